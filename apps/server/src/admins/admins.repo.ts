@@ -1,0 +1,84 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { AdminAuthType } from '@postern/protocol';
+import type { AdminsTable, Database } from '../store/schema.js';
+import { bool } from '../lib/rows.js';
+
+/** An administrator account as the services use it. */
+export interface Admin {
+  id: string;
+  name: string;
+  userName: string;
+  authType: AdminAuthType;
+  passwordHash: string | null;
+  ldapDn: string | null;
+  totpEnabled: boolean;
+  totpVerified: boolean;
+  loginEnabled: boolean;
+  createdAt: number;
+  lastLogin: number | null;
+}
+
+export type NewAdmin = Omit<Admin, 'lastLogin'>;
+
+function toAdmin(row: Selectable<AdminsTable>): Admin {
+  return {
+    id: row.id,
+    name: row.name,
+    userName: row.userName,
+    authType: row.authType as AdminAuthType,
+    passwordHash: row.passwordHash,
+    ldapDn: row.ldapDn,
+    totpEnabled: bool(row.totpEnabled),
+    totpVerified: bool(row.totpVerified),
+    loginEnabled: bool(row.loginEnabled),
+    createdAt: row.createdAt,
+    lastLogin: row.lastLogin,
+  };
+}
+
+export async function findAdminByUserName(db: Kysely<Database>, userName: string): Promise<Admin | null> {
+  const row = await db.selectFrom('admins').selectAll().where('userName', '=', userName).executeTakeFirst();
+  return row === undefined ? null : toAdmin(row);
+}
+
+export async function findAdminById(db: Kysely<Database>, id: string): Promise<Admin | null> {
+  const row = await db.selectFrom('admins').selectAll().where('id', '=', id).executeTakeFirst();
+  return row === undefined ? null : toAdmin(row);
+}
+
+export async function countAdmins(db: Kysely<Database>): Promise<number> {
+  const row = await db
+    .selectFrom('admins')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirst();
+  return Number(row?.count ?? 0);
+}
+
+export async function insertAdmin(db: Kysely<Database>, admin: NewAdmin): Promise<void> {
+  await db
+    .insertInto('admins')
+    .values({
+      id: admin.id,
+      name: admin.name,
+      userName: admin.userName,
+      authType: admin.authType,
+      passwordHash: admin.passwordHash,
+      ldapDn: admin.ldapDn,
+      totpEnabled: admin.totpEnabled,
+      totpVerified: admin.totpVerified,
+      totpSecret: null,
+      loginEnabled: admin.loginEnabled,
+      createdAt: admin.createdAt,
+      updatedAt: admin.createdAt,
+      lastLogin: null,
+    })
+    .execute();
+}
+
+export async function setAdminPasswordHash(db: Kysely<Database>, id: string, passwordHash: string, now: number) {
+  await db.updateTable('admins').set({ passwordHash, updatedAt: now }).where('id', '=', id).execute();
+}
+
+export async function recordAdminLogin(db: Kysely<Database>, id: string, now: number): Promise<void> {
+  await db.updateTable('admins').set({ lastLogin: now }).where('id', '=', id).execute();
+}

@@ -1,0 +1,21 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Database } from './store/schema.js';
+import type { StoreDialect } from './store/store.js';
+import type { Clock } from './lib/clock.js';
+import type { PosternConfig } from './config/config.js';
+
+/** What every service needs: the store, the time and the settings that shape behaviour. */
+export interface AppContext {
+  db: Kysely<Database>;
+  dialect: StoreDialect;
+  clock: Clock;
+  logger: Logger;
+  config: Pick<PosternConfig, 'insecureHttp' | 'trustedProxies' | 'publicUrl'>;
+}
+
+/** Who is asking, as far as the network can tell. */
+export interface RequestMeta {
+  ipAddress: string;
+  userAgent: string;
+}

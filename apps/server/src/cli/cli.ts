@@ -1,0 +1,104 @@
+import { Command } from 'commander';
+import { BOOTSTRAP_ADMIN_USERNAME, POSTERN_VERSION } from '@postern/protocol';
+import { loadConfig, describeSettings, CONFIG_FILE_ENV } from '../config/config.js';
+import { createLogger } from '../logger.js';
+import { contextFor, openPreparedStore, startServer } from '../server.js';
+import { createAdmin, resetAdminPassword } from '../admins/admins.service.js';
+import { readPasswordFromStdin } from './read-stdin.js';
+
+const SETTINGS_HELP = [
+  '',
+  'Settings (environment variables; the same keys can sit in a JSON file named by ' + CONFIG_FILE_ENV + '):',
+  ...describeSettings().map((s) => `  ${s.env.padEnd(26)} ${s.default === '' ? '(unset)' : `default ${s.default}`}`),
+].join('\n');
+
+/** The `postern` command line. Each action resolves when its work is done (serve: when stopped). */
+export function buildCli(): Command {
+  const program = new Command('postern')
+    .description('Postern: just-in-time network access portal')
+    .version(POSTERN_VERSION, '-v, --version')
+    .addHelpText('after', SETTINGS_HELP)
+    .showHelpAfterError();
+
+  program
+    .command('serve', { isDefault: true })
+    .description('start the portal (migrates the store and creates the first admin when needed)')
+    .action(async () => {
+      const config = loadConfig();
+      const logger = createLogger(config.logLevel);
+      const server = await startServer(config, logger);
+      await waitForStopSignal();
+      logger.info('stopping');
+      await server.stop();
+    });
+
+  program
+    .command('migrate')
+    .description('apply pending store migrations and exit')
+    .action(async () => {
+      const config = loadConfig();
+      const logger = createLogger(config.logLevel);
+      const store = await openPreparedStore(config, logger);
+      await store.close();
+      process.stdout.write(`${store.description} is up to date\n`);
+    });
+
+  const admin = program.command('admin').description('manage administrator accounts');
+  admin
+    .command('create')
+    .description('create a local administrator; prints a generated password unless --password-stdin')
+    .requiredOption('-u, --username <name>', 'sign-in name')
+    .option('-n, --name <display name>', 'name shown in the console')
+    .option('--password-stdin', 'read the password from standard input')
+    .action(async (options: { username: string; name?: string; passwordStdin?: boolean }) => {
+      await withContext(async (ctx) => {
+        const given = options.passwordStdin === true ? await readPasswordFromStdin() : undefined;
+        const password = await createAdmin(ctx, {
+          userName: options.username,
+          name: options.name ?? options.username,
+          ...(given === undefined ? {} : { password: given }),
+        });
+        process.stdout.write(`Created admin "${options.username}".\n`);
+        if (given === undefined) process.stdout.write(`Password (shown once): ${password}\n`);
+      });
+    });
+  admin
+    .command('reset-password')
+    .description('set a new password for an administrator and end their sessions')
+    .argument('[username]', 'sign-in name', BOOTSTRAP_ADMIN_USERNAME)
+    .option('--password-stdin', 'read the new password from standard input')
+    .action(async (userName: string, options: { passwordStdin?: boolean }) => {
+      await withContext(async (ctx) => {
+        const given = options.passwordStdin === true ? await readPasswordFromStdin() : undefined;
+        const password = await resetAdminPassword(ctx, userName, given);
+        process.stdout.write(`Reset the password of admin "${userName}"; their sessions have ended.\n`);
+        if (given === undefined) process.stdout.write(`New password (shown once): ${password}\n`);
+      });
+    });
+
+  return program;
+}
+
+async function withContext(work: (ctx: ReturnType<typeof contextFor>) => Promise<void>): Promise<void> {
+  const config = loadConfig();
+  // Commands print their own results; only warnings and worse from the internals.
+  const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
+  const store = await openPreparedStore(config, logger);
+  try {
+    await work(contextFor(config, store, logger));
+  } finally {
+    await store.close();
+  }
+}
+
+function waitForStopSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

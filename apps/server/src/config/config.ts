@@ -1,0 +1,223 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { isIP } from 'node:net';
+import { z } from 'zod';
+import { ConfigError } from './config-error.js';
+
+/**
+ * Every setting: its environment variable, its key in the optional JSON config file, how to parse
+ * it and its default. The environment wins over the file, the file over the default.
+ */
+const SETTINGS = {
+  host: { env: 'POSTERN_HOST', default: '127.0.0.1' },
+  port: { env: 'POSTERN_PORT', default: '8080' },
+  dataDir: { env: 'POSTERN_DATA_DIR', default: './data' },
+  databaseUrl: { env: 'DATABASE_URL', default: '' },
+  trustedProxies: { env: 'POSTERN_TRUSTED_PROXIES', default: '' },
+  publicUrl: { env: 'POSTERN_PUBLIC_URL', default: '' },
+  secretKey: { env: 'POSTERN_SECRET_KEY', default: '' },
+  insecureHttp: { env: 'POSTERN_INSECURE_HTTP', default: 'false' },
+  logLevel: { env: 'POSTERN_LOG_LEVEL', default: 'info' },
+  webDir: { env: 'POSTERN_WEB_DIR', default: '' },
+} as const;
+
+type SettingKey = keyof typeof SETTINGS;
+
+/** The environment variable that names the optional JSON config file. */
+export const CONFIG_FILE_ENV = 'POSTERN_CONFIG';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export interface PosternConfig {
+  host: string;
+  port: number;
+  /** Absolute path of the directory holding the embedded store and the key file. */
+  dataDir: string;
+  /** Where the store lives: the embedded SQLite file, or a PostgreSQL URL. */
+  store: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
+  /** Peers whose X-Forwarded-For / X-Forwarded-Proto are believed: IPs or CIDRs. Empty: none. */
+  trustedProxies: string[];
+  /** The URL people use to reach Postern, when it differs from what requests show (e.g. behind TLS). */
+  publicUrl: string | null;
+  /** 32-byte key for secrets at rest; when absent, a key file in the data directory is used. */
+  secretKey: Buffer | null;
+  /** Plain-HTTP development mode: session cookies without `Secure` and without the `__Host-` prefix. */
+  insecureHttp: boolean;
+  logLevel: (typeof LOG_LEVELS)[number];
+  /** Directory of the built web app, or null for the one built beside the server. */
+  webDir: string | null;
+}
+
+type RawSettings = Record<SettingKey, string>;
+
+/** Reads settings from the environment and the optional config file, and validates every one. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): PosternConfig {
+  const raw = mergeSources(env, readConfigFile(env, cwd));
+  return {
+    host: parseHost(raw.host),
+    port: parsePort(raw.port),
+    dataDir: path.resolve(cwd, nonEmpty('dataDir', raw.dataDir)),
+    store: parseStore(raw.databaseUrl, path.resolve(cwd, raw.dataDir)),
+    trustedProxies: parseTrustedProxies(raw.trustedProxies),
+    publicUrl: parsePublicUrl(raw.publicUrl),
+    secretKey: parseSecretKey(raw.secretKey),
+    insecureHttp: parseBoolean('insecureHttp', raw.insecureHttp),
+    logLevel: parseLogLevel(raw.logLevel),
+    webDir: raw.webDir === '' ? null : path.resolve(cwd, raw.webDir),
+  };
+}
+
+/** A description of every setting, for `--help` and the README. */
+export function describeSettings(): { env: string; fileKey: string; default: string }[] {
+  return Object.entries(SETTINGS).map(([fileKey, s]) => ({ env: s.env, fileKey, default: s.default }));
+}
+
+function readConfigFile(env: NodeJS.ProcessEnv, cwd: string): Partial<RawSettings> {
+  const file = env[CONFIG_FILE_ENV];
+  if (file === undefined || file === '') return {};
+  const fullPath = path.resolve(cwd, file);
+  let text: string;
+  try {
+    text = readFileSync(fullPath, 'utf8');
+  } catch (error) {
+    throw new ConfigError(CONFIG_FILE_ENV, `cannot read ${fullPath} (${errorCode(error)})`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ConfigError(CONFIG_FILE_ENV, `${fullPath} is not valid JSON`);
+  }
+  const shape = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]));
+  const result = shape.safeParse(parsed);
+  if (!result.success) {
+    throw new ConfigError(CONFIG_FILE_ENV, `${fullPath} must hold one JSON object of settings`);
+  }
+  const settings: Partial<RawSettings> = {};
+  for (const [key, value] of Object.entries(result.data)) {
+    if (!(key in SETTINGS)) {
+      throw new ConfigError(CONFIG_FILE_ENV, `${fullPath} has an unknown setting "${key}"`);
+    }
+    settings[key as SettingKey] = Array.isArray(value) ? value.join(',') : String(value);
+  }
+  return settings;
+}
+
+function mergeSources(env: NodeJS.ProcessEnv, file: Partial<RawSettings>): RawSettings {
+  const merged = {} as RawSettings;
+  for (const [key, setting] of Object.entries(SETTINGS) as [SettingKey, (typeof SETTINGS)[SettingKey]][]) {
+    merged[key] = env[setting.env] ?? file[key] ?? setting.default;
+  }
+  return merged;
+}
+
+function nonEmpty(key: SettingKey, value: string): string {
+  if (value.trim() === '') throw new ConfigError(SETTINGS[key].env, 'must not be empty');
+  return value;
+}
+
+function parseHost(value: string): string {
+  const host = value.trim();
+  // A host name, an IPv4 or an IPv6 literal; no scheme, no port, no path.
+  if (host === '' || (!isIP(host) && !/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(host))) {
+    throw new ConfigError(SETTINGS.host.env, `must be a host name or IP address (got "${value}")`);
+  }
+  return host;
+}
+
+function parsePort(value: string): number {
+  const port = /^\d+$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new ConfigError(SETTINGS.port.env, `must be a whole number from 1 to 65535 (got "${value}")`);
+  }
+  return port;
+}
+
+function parseStore(databaseUrl: string, dataDir: string): PosternConfig['store'] {
+  const value = databaseUrl.trim();
+  if (value === '') return { kind: 'sqlite', file: path.join(dataDir, 'postern.db') };
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(SETTINGS.databaseUrl.env, 'must be a URL such as postgres://user@host:5432/postern');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError(
+      SETTINGS.databaseUrl.env,
+      `must start with postgres:// or postgresql:// (got ${url.protocol}//); leave it unset for the embedded store`,
+    );
+  }
+  if (url.hostname === '' && !url.searchParams.has('host')) {
+    throw new ConfigError(SETTINGS.databaseUrl.env, 'must name a host, such as postgres://user@127.0.0.1:5432/postern');
+  }
+  return { kind: 'postgres', url: value };
+}
+
+function parseTrustedProxies(value: string): string[] {
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    if (!isIpOrCidr(entry)) {
+      throw new ConfigError(SETTINGS.trustedProxies.env, `"${entry}" is not an IP address or CIDR range`);
+    }
+  }
+  return entries;
+}
+
+function isIpOrCidr(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  if (!/^\d{1,3}$/.test(prefix)) return false;
+  return Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+function parsePublicUrl(value: string): string | null {
+  if (value.trim() === '') return null;
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw new ConfigError(SETTINGS.publicUrl.env, `must be an http or https URL (got "${value}")`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(SETTINGS.publicUrl.env, 'URL must be http or https');
+  }
+  return url.origin;
+}
+
+function parseSecretKey(value: string): Buffer | null {
+  if (value.trim() === '') return null;
+  const key = Buffer.from(value.trim(), 'base64');
+  if (key.length !== 32) {
+    throw new ConfigError(
+      SETTINGS.secretKey.env,
+      'must be 32 random bytes in base64 (for example: openssl rand -base64 32)',
+    );
+  }
+  return key;
+}
+
+function parseBoolean(key: SettingKey, value: string): boolean {
+  const normalised = value.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(normalised)) return true;
+  if (['0', 'false', 'no', 'off', ''].includes(normalised)) return false;
+  throw new ConfigError(SETTINGS[key].env, `must be true or false (got "${value}")`);
+}
+
+function parseLogLevel(value: string): PosternConfig['logLevel'] {
+  const level = value.trim().toLowerCase();
+  const match = LOG_LEVELS.find((candidate) => candidate === level);
+  if (match === undefined) {
+    throw new ConfigError(SETTINGS.logLevel.env, `must be one of ${LOG_LEVELS.join(', ')} (got "${value}")`);
+  }
+  return match;
+}
+
+function errorCode(error: unknown): string {
+  return error instanceof Error && 'code' in error ? String(error.code) : 'unreadable';
+}

@@ -1,0 +1,80 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import fastifyCookie from '@fastify/cookie';
+import fastifyHelmet from '@fastify/helmet';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { AppContext } from '../app-context.js';
+import { installErrorHandler } from './error-handler.js';
+import { installOriginCheck } from './origin-check.js';
+import { registerWebApp, type WebApp } from './web-app.js';
+import { registerAuthRoutes } from '../auth/auth.routes.js';
+import { registerStatusRoutes } from '../status/status.routes.js';
+import { uuidv7 } from '../lib/ids.js';
+
+/** Request bodies larger than this are refused with 413 (logo uploads raise it on their route). */
+const BODY_LIMIT_BYTES = 256 * 1024;
+
+/**
+ * Builds the HTTP application: security headers, CSRF guard, routes, the web app and the one error
+ * handler. It does not listen; `server.ts` does, and tests use `app.inject`.
+ */
+export async function buildApp(ctx: AppContext, webApp: WebApp): Promise<FastifyInstance> {
+  const app = Fastify({
+    // Typed as Fastify's base logger so the instance matches the plain FastifyInstance the routes take.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
+    loggerInstance: ctx.logger as FastifyBaseLogger,
+    // X-Forwarded-* are believed only from the configured proxies.
+    trustProxy: ctx.config.trustedProxies.length > 0 ? ctx.config.trustedProxies : false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    genReqId: () => uuidv7(),
+    // One line per request, written by the onResponse hook below, instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
+    return503OnClosing: true,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  installErrorHandler(app);
+
+  await app.register(fastifyCookie);
+  await app.register(fastifyHelmet, {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        // Mantine sets inline style attributes and injects CSS variables at run time.
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:', 'blob:'],
+        fontSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+      },
+    },
+    referrerPolicy: { policy: 'same-origin' },
+    // Only meaningful over HTTPS; browsers ignore it on plain HTTP.
+    hsts: { maxAge: 31_536_000, includeSubDomains: false },
+  });
+  app.addHook('onSend', async (request, reply) => {
+    // API answers are per person and per moment: never cache them anywhere.
+    if (request.url.startsWith('/api/')) void reply.header('cache-control', 'no-store');
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        url: request.url.split('?')[0],
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
+      'request',
+    );
+  });
+  installOriginCheck(app, ctx.config.publicUrl);
+
+  registerAuthRoutes(app, ctx);
+  registerStatusRoutes(app, ctx, webApp.bundleHash);
+  await registerWebApp(app, webApp);
+  return app;
+}

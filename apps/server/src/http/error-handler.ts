@@ -1,0 +1,86 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ErrorCodes, type ApiErrorBody, type ErrorCode } from '@postern/protocol';
+import { ApiError } from './errors.js';
+
+/** Fastify's own client-error codes, mapped to ours. */
+const FASTIFY_CLIENT_ERRORS: Record<string, { status: number; code: ErrorCode; extra?: string }> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: ErrorCodes.badRequest, extra: 'Malformed JSON body' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: ErrorCodes.badRequest, extra: 'Empty JSON body' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: ErrorCodes.badRequest, extra: 'Content-Length' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: ErrorCodes.payloadTooLarge },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: ErrorCodes.unsupportedMediaType },
+};
+
+/** Driver error codes that mean "the store is unreachable or overloaded", not "the request is wrong". */
+const STORE_UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01', // admin_shutdown
+  '57P03', // cannot_connect_now
+  '08000', // connection_exception
+  '08003', // connection_does_not_exist
+  '08006', // connection_failure
+  '53300', // too_many_connections
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+]);
+
+/** The single place where any thrown error becomes an HTTP answer. */
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const { status, body, headers } = toResponse(error);
+    if (status >= 500) {
+      request.log.error({ err: error }, 'request failed');
+    } else {
+      request.log.info({ status, err: body.Err, extra: body.Extra }, 'request refused');
+    }
+    void reply.code(status).headers(headers).send(body);
+  });
+}
+
+function toResponse(error: FastifyError): { status: number; body: ApiErrorBody; headers: Record<string, string> } {
+  if (error instanceof ApiError) {
+    return { status: error.statusCode, body: errorBody(error.code, error.extra), headers: error.headers };
+  }
+  if (Array.isArray(error.validation) && error.validation.length > 0) {
+    return { status: 400, body: errorBody(ErrorCodes.badRequest, describeValidation(error)), headers: {} };
+  }
+  const known = FASTIFY_CLIENT_ERRORS[error.code];
+  if (known !== undefined) return { status: known.status, body: errorBody(known.code, known.extra), headers: {} };
+  if (isStoreUnavailable(error)) {
+    return { status: 503, body: errorBody(ErrorCodes.storeUnavailable), headers: { 'retry-after': '5' } };
+  }
+  const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
+  if (status >= 400 && status < 500) {
+    // Any other client error Fastify raises (a poisoned JSON prototype, a bad header): generic 400s.
+    const code = status === 404 ? ErrorCodes.notFound : ErrorCodes.badRequest;
+    return { status: status === 404 ? 404 : 400, body: errorBody(code), headers: {} };
+  }
+  return { status: 500, body: errorBody(ErrorCodes.internalServerError), headers: {} };
+}
+
+export function errorBody(code: ErrorCode, extra?: string): ApiErrorBody {
+  return extra === undefined ? { Err: code } : { Err: code, Extra: extra };
+}
+
+/** "UserName: Invalid input: expected string, received undefined" — the field first. */
+function describeValidation(error: FastifyError): string {
+  const first = error.validation?.[0];
+  if (first === undefined) return error.message;
+  const field = first.instancePath.replace(/^\//, '').replaceAll('/', '.');
+  const where = field === '' ? (error.validationContext ?? 'body') : field;
+  return `${where}: ${first.message ?? 'invalid'}`;
+}
+
+function isStoreUnavailable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth += 1) {
+    if ('code' in current && typeof current.code === 'string' && STORE_UNAVAILABLE_CODES.has(current.code)) {
+      return true;
+    }
+    current = current.cause;
+  }
+  return false;
+}

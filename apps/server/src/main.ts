@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+import { buildCli } from './cli/cli.js';
+import { ConfigError, EXIT_CONFIG_ERROR } from './config/config-error.js';
+import { MigrationFailedError, StoreTooNewError } from './store/migrate.js';
+import { ApiError } from './http/errors.js';
+
+/**
+ * Entry point of the `postern` command. Problems the operator can fix end with one line and a
+ * distinct exit code; nothing here prints a stack trace.
+ */
+try {
+  await buildCli().parseAsync(process.argv);
+} catch (error) {
+  process.exitCode = reportFailure(error);
+}
+
+function reportFailure(error: unknown): number {
+  if (error instanceof ConfigError || error instanceof StoreTooNewError) {
+    process.stderr.write(`postern: ${error.message}\n`);
+    return EXIT_CONFIG_ERROR;
+  }
+  if (error instanceof ApiError) {
+    process.stderr.write(`postern: ${error.extra ?? error.code}\n`);
+    return 1;
+  }
+  if (error instanceof MigrationFailedError) {
+    process.stderr.write(`postern: ${error.message}\n`);
+    return 1;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`postern: unexpected failure: ${message}\n`);
+  return 1;
+}

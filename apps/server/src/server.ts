@@ -1,0 +1,102 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { AppContext } from './app-context.js';
+import type { PosternConfig } from './config/config.js';
+import { ConfigError } from './config/config-error.js';
+import { prepareDataDir } from './config/data-dir.js';
+import { openStore, type Store } from './store/store.js';
+import { migrateToLatest } from './store/migrate.js';
+import { buildApp } from './http/app.js';
+import { loadWebApp } from './http/web-app.js';
+import { ensureBootstrapAdmin } from './admins/admins.service.js';
+import { systemClock } from './lib/clock.js';
+import { BOOTSTRAP_ADMIN_USERNAME } from '@postern/protocol';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  store: Store;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Opens (and if needed migrates) the store, then the data directory and store are ready to use. */
+export async function openPreparedStore(config: PosternConfig, logger: Logger): Promise<Store> {
+  const { warning } = prepareDataDir(config.dataDir);
+  if (warning !== null) logger.warn(warning);
+  const store = await openStore(config.store, { logger });
+  try {
+    const applied = await migrateToLatest(store.db);
+    if (applied.length > 0) logger.info({ migrations: applied, store: store.description }, 'store migrated');
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return store;
+}
+
+export function contextFor(config: PosternConfig, store: Store, logger: Logger): AppContext {
+  return { db: store.db, dialect: store.dialect, clock: systemClock, logger, config };
+}
+
+/** Starts the portal: store, first admin, HTTP listener. */
+export async function startServer(config: PosternConfig, logger: Logger): Promise<RunningServer> {
+  const store = await openPreparedStore(config, logger);
+  const ctx = contextFor(config, store, logger);
+  let app: FastifyInstance | undefined;
+  try {
+    const bootstrapPassword = await ensureBootstrapAdmin(ctx);
+    const webApp = loadWebApp(config.webDir);
+    if (webApp.dir === null) logger.warn('the web app is not built; run npm run build');
+    app = await buildApp(ctx, webApp);
+    await listen(app, config);
+    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+    logger.info({ url, store: store.description }, 'Postern is listening');
+    if (bootstrapPassword !== null) printBootstrapPassword(bootstrapPassword, config.publicUrl ?? url);
+    const running = app;
+    return {
+      app: running,
+      store,
+      url,
+      stop: async () => {
+        await running.close();
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await app?.close();
+    await store.close();
+    throw error;
+  }
+}
+
+async function listen(app: FastifyInstance, config: PosternConfig): Promise<void> {
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    const code = error instanceof Error && 'code' in error ? String(error.code) : '';
+    if (code === 'EADDRINUSE') throw new ConfigError('POSTERN_PORT', `port ${config.port} is already in use`);
+    if (code === 'EACCES') throw new ConfigError('POSTERN_PORT', `no permission to listen on port ${config.port}`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+      throw new ConfigError('POSTERN_HOST', `cannot listen on ${config.host} (${code})`);
+    }
+    throw error;
+  }
+}
+
+/** Shown on the terminal exactly once, when the store is new. */
+function printBootstrapPassword(password: string, baseUrl: string): void {
+  process.stdout.write(
+    [
+      '',
+      `  Postern created the administrator account "${BOOTSTRAP_ADMIN_USERNAME}".`,
+      `  Its password is shown only this once:`,
+      '',
+      `      ${password}`,
+      '',
+      `  Sign in at ${baseUrl}/admin and keep the password somewhere safe.`,
+      `  Lost it? Run: npm run postern -- admin reset-password ${BOOTSTRAP_ADMIN_USERNAME}`,
+      '',
+      '',
+    ].join('\n'),
+  );
+}

@@ -1,0 +1,67 @@
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import {
+  ACCENTS,
+  DEFAULT_ACCENT,
+  KIOSK_SESSION_MINUTES_DEFAULT,
+  KIOSK_SESSION_MINUTES_MAX,
+  KIOSK_SESSION_MINUTES_MIN,
+} from '@postern/protocol';
+import type { Database } from '../store/schema.js';
+
+/**
+ * Settings an administrator changes at run time, kept in the store (one row each, JSON values) so
+ * every replica sees the same. Each has a default; a stored value that no longer parses falls back to
+ * the default instead of breaking sign-in.
+ */
+const SETTING_SCHEMAS = {
+  Accent: z.enum(ACCENTS).catch(DEFAULT_ACCENT),
+  HighAccessibility: z.boolean().catch(false),
+  NewUserDashboard: z.boolean().catch(true),
+  DiscoverIP: z.boolean().catch(false),
+  DiscoverIPURL: z.string().catch(''),
+  KioskSessionDuration: z
+    .number()
+    .int()
+    .min(KIOSK_SESSION_MINUTES_MIN)
+    .max(KIOSK_SESSION_MINUTES_MAX)
+    .catch(KIOSK_SESSION_MINUTES_DEFAULT),
+  DebugMode: z.boolean().catch(false),
+  GELFListenerURL: z.string().catch(''),
+};
+
+const SettingsSchema = z.object(SETTING_SCHEMAS);
+export type Settings = z.infer<typeof SettingsSchema>;
+export type SettingKey = keyof Settings;
+
+/** All settings in one query, defaults filled in. */
+export async function readSettings(db: Kysely<Database>): Promise<Settings> {
+  const rows = await db.selectFrom('settings').select(['key', 'value']).execute();
+  const stored: Record<string, unknown> = {};
+  for (const row of rows) {
+    if (row.key in SETTING_SCHEMAS) stored[row.key] = parseJson(row.value);
+  }
+  return SettingsSchema.parse(stored);
+}
+
+export async function writeSetting<K extends SettingKey>(
+  db: Kysely<Database>,
+  key: K,
+  value: Settings[K],
+  now: number,
+): Promise<void> {
+  const json = JSON.stringify(value);
+  await db
+    .insertInto('settings')
+    .values({ key, value: json, updatedAt: now })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value: json, updatedAt: now }))
+    .execute();
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

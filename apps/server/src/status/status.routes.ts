@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { AdminStatusResponse, SystemStatusResponse, ThemeResponse, UserStatusResponse } from '@postern/protocol';
+import type { AppContext } from '../app-context.js';
+import { requestMeta, requireAdmin, requireUser } from '../auth/request-auth.js';
+import { adminStatus, systemStatus, theme, userStatus } from './status.service.js';
+
+export function registerStatusRoutes(app: FastifyInstance, ctx: AppContext, bundleHash: string): void {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+
+  routes.get('/api/status', { schema: { response: { 200: UserStatusResponse } } }, async (request) => {
+    const { user, session } = await requireUser(ctx, request);
+    return { data: await userStatus(ctx, user, session, requestMeta(request)) };
+  });
+
+  routes.get('/api/admin/status', { schema: { response: { 200: AdminStatusResponse } } }, async (request) => {
+    const { admin } = await requireAdmin(ctx, request);
+    return { data: await adminStatus(ctx, admin) };
+  });
+
+  routes.get('/api/theme', { schema: { response: { 200: ThemeResponse } } }, async () => ({
+    data: await theme(ctx),
+  }));
+
+  routes.get('/api/system_status', { schema: { response: { 200: SystemStatusResponse } } }, async () => ({
+    data: await systemStatus(ctx, bundleHash),
+  }));
+}

@@ -1,0 +1,80 @@
+import {
+  MINIMUM_AGENT_VERSION,
+  POSTERN_VERSION,
+  type AdminStatus,
+  type SystemStatus,
+  type Theme,
+  type UserStatus,
+} from '@postern/protocol';
+import type { AppContext, RequestMeta } from '../app-context.js';
+import type { User } from '../users/users.repo.js';
+import type { Admin } from '../admins/admins.repo.js';
+import type { UserSession } from '../auth/sessions.repo.js';
+import { countUsers } from '../users/users.repo.js';
+import { countActiveUserSessions } from '../auth/sessions.repo.js';
+import { adminSessionInfo } from '../auth/auth.service.js';
+import { recentAudit } from '../audit/audit.js';
+import { readSettings } from '../settings/settings.js';
+import { currentLicensing } from '../licence/licence.js';
+import { isoOrNull } from '../lib/rows.js';
+
+/** How many audit entries the admin home's "recent activity" shows. */
+const RECENT_ACTIVITY_ENTRIES = 10;
+
+export async function userStatus(
+  ctx: AppContext,
+  user: User,
+  session: UserSession,
+  meta: RequestMeta,
+): Promise<UserStatus> {
+  const [settings, licensing] = await Promise.all([readSettings(ctx.db), currentLicensing(ctx)]);
+  return {
+    Name: user.name,
+    CurrentAddress: meta.ipAddress,
+    Ends: new Date(session.endsAt).toISOString(),
+    ValidUntil: isoOrNull(user.validUntil),
+    Licensed: licensing.Licensed,
+    UserLicensed: licensing.Licensed,
+    AuthType: user.authType,
+    NewUserDashboard: settings.NewUserDashboard,
+    AutoBrowseToURI: null,
+    // The grant engine fills this; without it no ACL can be offered.
+    ACLs: [],
+  };
+}
+
+export async function adminStatus(ctx: AppContext, admin: Admin): Promise<AdminStatus> {
+  const now = ctx.clock.now();
+  const [userCount, sessionCount, activity, licensing] = await Promise.all([
+    countUsers(ctx.db),
+    countActiveUserSessions(ctx.db, now),
+    recentAudit(ctx.db, RECENT_ACTIVITY_ENTRIES),
+    currentLicensing(ctx),
+  ]);
+  return {
+    ...adminSessionInfo(admin),
+    Cloud: false,
+    ServerVersion: POSTERN_VERSION,
+    // Postern does not phone home for updates, so it knows of no newer release.
+    AvailableServerVersions: [],
+    LatestChangeLogsUrl: '',
+    MinimumRequiredAgentVersion: MINIMUM_AGENT_VERSION,
+    UserCount: userCount,
+    ExperimentalFeatures: [],
+    SessionCount: sessionCount,
+    ACLCount: 0,
+    Activity: activity,
+    Licensing: licensing,
+    AvailableAgentVersions: [],
+  };
+}
+
+export async function theme(ctx: AppContext): Promise<Theme> {
+  const settings = await readSettings(ctx.db);
+  return { Accent: settings.Accent, HighAccessibility: settings.HighAccessibility };
+}
+
+export async function systemStatus(ctx: AppContext, bundleHash: string): Promise<SystemStatus> {
+  const settings = await readSettings(ctx.db);
+  return { IPApi: settings.DiscoverIP ? settings.DiscoverIPURL : '', JsBundleHash: bundleHash };
+}

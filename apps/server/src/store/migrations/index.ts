@@ -1,0 +1,12 @@
+import type { Migration } from 'kysely';
+import * as identity from './0001-identity.js';
+
+/**
+ * Every migration, in order. Append only: a released migration is never edited, because stores in
+ * the field have already run it. Names sort in the order they must run.
+ */
+export const MIGRATIONS: Readonly<Record<string, Migration>> = {
+  '0001-identity': identity,
+};
+
+export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS);

@@ -1,0 +1,60 @@
+import { USER_SESSION_MINUTES_DEFAULT } from '@postern/protocol';
+import type { AppContext } from '../app-context.js';
+import { hashPassword } from '../auth/passwords.js';
+import { insertUser, type NewUser } from '../users/users.repo.js';
+import { insertAdmin, type NewAdmin } from '../admins/admins.repo.js';
+import { uuidv7 } from '../lib/ids.js';
+
+let sequence = 0;
+
+/** A local user with a known password; override any field. */
+export async function givenUser(
+  ctx: AppContext,
+  overrides: Partial<NewUser> & { password?: string } = {},
+): Promise<NewUser & { password: string }> {
+  sequence += 1;
+  const { password = 'correct horse battery', ...fields } = overrides;
+  const user: NewUser = {
+    id: uuidv7(ctx.clock.now()),
+    name: `Test User ${sequence}`,
+    userName: `user${sequence}`,
+    company: 'Example Pty Ltd',
+    authType: 'local',
+    passwordHash: await hashPassword(password),
+    ldapDn: null,
+    durationMinutes: USER_SESSION_MINUTES_DEFAULT,
+    sessionLimit: null,
+    totpEnabled: false,
+    totpVerified: false,
+    disabled: false,
+    validUntil: null,
+    createdAt: ctx.clock.now(),
+    ...fields,
+  };
+  await insertUser(ctx.db, user);
+  return { ...user, password };
+}
+
+/** A local admin with a known password; override any field. */
+export async function givenAdmin(
+  ctx: AppContext,
+  overrides: Partial<NewAdmin> & { password?: string } = {},
+): Promise<NewAdmin & { password: string }> {
+  sequence += 1;
+  const { password = 'admin password 1', ...fields } = overrides;
+  const admin: NewAdmin = {
+    id: uuidv7(ctx.clock.now()),
+    name: `Test Admin ${sequence}`,
+    userName: `admin${sequence}`,
+    authType: 'local',
+    passwordHash: await hashPassword(password),
+    ldapDn: null,
+    totpEnabled: false,
+    totpVerified: false,
+    loginEnabled: true,
+    createdAt: ctx.clock.now(),
+    ...fields,
+  };
+  await insertAdmin(ctx.db, admin);
+  return { ...admin, password };
+}

@@ -1,0 +1,100 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import type { AppContext } from '../app-context.js';
+import type { PosternConfig } from '../config/config.js';
+import { openStore, type Store } from '../store/store.js';
+import { migrateToLatest } from '../store/migrate.js';
+import { buildApp } from '../http/app.js';
+import type { WebApp } from '../http/web-app.js';
+import { ManualClock } from '../lib/clock.js';
+import { randomBytes } from 'node:crypto';
+
+export type TestStoreKind = 'sqlite' | 'postgres';
+
+/** SQLite always; PostgreSQL too when POSTERN_TEST_DATABASE_URL names a server (CI sets it). */
+export function testStoreKinds(): TestStoreKind[] {
+  return process.env.POSTERN_TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+}
+
+export interface TestStore {
+  store: Store;
+  location: PosternConfig['store'];
+  /** PostgreSQL schema the store lives in (tests get one each), or null for SQLite. */
+  postgresSchema: string | null;
+  dispose(): Promise<void>;
+}
+
+/** A fresh, empty store: a SQLite file in a temporary directory, or a new PostgreSQL schema. */
+export async function createTestStore(kind: TestStoreKind, { migrate = true } = {}): Promise<TestStore> {
+  if (kind === 'sqlite') {
+    const dir = mkdtempSync(path.join(tmpdir(), 'postern-test-'));
+    const location = { kind: 'sqlite' as const, file: path.join(dir, 'postern.db') };
+    const store = await openStore(location);
+    if (migrate) await migrateToLatest(store.db);
+    return {
+      store,
+      location,
+      postgresSchema: null,
+      dispose: async () => {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const url = process.env.POSTERN_TEST_DATABASE_URL ?? '';
+  const schema = `postern_test_${randomBytes(6).toString('hex')}`;
+  const admin = await openStore({ kind: 'postgres', url });
+  await sql`create schema ${sql.id(schema)}`.execute(admin.db);
+  const location = { kind: 'postgres' as const, url };
+  const store = await openStore(location, { postgresSchema: schema });
+  if (migrate) await migrateToLatest(store.db);
+  return {
+    store,
+    location,
+    postgresSchema: schema,
+    dispose: async () => {
+      await store.close();
+      await sql`drop schema ${sql.id(schema)} cascade`.execute(admin.db);
+      await admin.close();
+    },
+  };
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+  clock: ManualClock;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  config?: Partial<AppContext['config']>;
+  webApp?: WebApp;
+}
+
+/** The real HTTP app on a real, empty, migrated store, with a clock the test moves. */
+export async function createTestApp(kind: TestStoreKind, options: TestAppOptions = {}): Promise<TestApp> {
+  const testStore = await createTestStore(kind);
+  const clock = new ManualClock(Date.UTC(2026, 10, 22, 9, 0, 0));
+  const ctx: AppContext = {
+    db: testStore.store.db,
+    dialect: testStore.store.dialect,
+    clock,
+    logger: pino({ level: process.env.POSTERN_TEST_LOG_LEVEL ?? 'silent' }),
+    config: { insecureHttp: false, trustedProxies: [], publicUrl: null, ...options.config },
+  };
+  const app = await buildApp(ctx, options.webApp ?? { dir: null, indexHtml: null, bundleHash: 'test-bundle' });
+  return {
+    app,
+    ctx,
+    clock,
+    close: async () => {
+      await app.close();
+      await testStore.dispose();
+    },
+  };
+}

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+
+/**
+ * The audit catalogue: every action the server records. The web app translates each name; a test
+ * fails when one lacks an English or German text.
+ */
+export const AuditActions = {
+  UserLogin: 'UserLogin',
+  UserLoginFailed: 'UserLoginFailed',
+  UserLogout: 'UserLogout',
+  AdminLogin: 'AdminLogin',
+  AdminLoginFailed: 'AdminLoginFailed',
+  AdminLogout: 'AdminLogout',
+  AdminCreatedAutomatically: 'AdminCreatedAutomatically',
+  AdminCreated: 'AdminCreated',
+  AdminPasswordReset: 'AdminPasswordReset',
+} as const;
+export type AuditAction = (typeof AuditActions)[keyof typeof AuditActions];
+export const ALL_AUDIT_ACTIONS: readonly AuditAction[] = Object.values(AuditActions);
+
+/** The inner fields of an audit entry; which ones are set depends on the action. */
+export const AuditDetail = z.object({
+  UserName: z.string().optional(),
+  AdminName: z.string().optional(),
+  AgentName: z.string().optional(),
+  IpAddress: z.string().optional(),
+  ErrorMessage: z.string().optional(),
+  AclDescription: z.string().optional(),
+  Description: z.string().optional(),
+});
+export type AuditDetail = z.infer<typeof AuditDetail>;
+
+/** An audit entry as the API shows it: `Entry` has one key, the action's name. */
+export const AuditEntry = z.object({
+  Date: z.string(),
+  Entry: z.record(z.string(), AuditDetail),
+});
+export type AuditEntry = z.infer<typeof AuditEntry>;

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { dataEnvelope } from './envelope.js';
+
+/** How a user account proves who it is. */
+export const USER_AUTH_TYPES = ['local', 'SAML', 'LDAP', 'apikey'] as const;
+export const UserAuthType = z.enum(USER_AUTH_TYPES);
+export type UserAuthType = z.infer<typeof UserAuthType>;
+
+/** How an admin account proves who it is. */
+export const ADMIN_AUTH_TYPES = ['local', 'SAML', 'LDAP'] as const;
+export const AdminAuthType = z.enum(ADMIN_AUTH_TYPES);
+export type AdminAuthType = z.infer<typeof AdminAuthType>;
+
+/**
+ * Sign-in attempts are capped well above any real credential so that a huge body cannot make the
+ * server hash megabytes; the 8–64 rule applies when a password is set, not when one is tried.
+ */
+const MAX_CREDENTIAL_LENGTH = 1024;
+
+/** POST /api/login */
+export const LoginBody = z.object({
+  UserName: z.string().trim().min(1).max(MAX_CREDENTIAL_LENGTH),
+  Password: z.string().min(1).max(MAX_CREDENTIAL_LENGTH),
+  /** "This is a public computer": a short session whose cookie dies with the browser. */
+  KioskMode: z.boolean().default(false),
+});
+export type LoginBody = z.infer<typeof LoginBody>;
+
+/** POST /api/admin/login */
+export const AdminLoginBody = LoginBody.omit({ KioskMode: true });
+export type AdminLoginBody = z.infer<typeof AdminLoginBody>;
+
+/** What the web app keeps in session storage about a signed-in user. */
+export const UserSessionInfo = z.object({
+  Name: z.string(),
+  UserName: z.string(),
+  AuthType: UserAuthType,
+  /** ISO 8601 instant at which the session, and every grant made in it, ends. */
+  Ends: z.string(),
+  KioskMode: z.boolean(),
+  /** Whether the user lands on the new dashboard (/home/new) rather than /home. */
+  NewUserDashboard: z.boolean(),
+});
+export type UserSessionInfo = z.infer<typeof UserSessionInfo>;
+export const LoginResponse = dataEnvelope(UserSessionInfo);
+export type LoginResponse = z.infer<typeof LoginResponse>;
+
+/** What the web app keeps in session storage about a signed-in admin. */
+export const AdminSessionInfo = z.object({
+  Name: z.string(),
+  UserName: z.string(),
+  AuthType: AdminAuthType,
+  /** A second factor is required before this session may use the console. */
+  TotpEnabled: z.boolean(),
+  /** This session has passed (or does not need) the second factor. */
+  AdminTotpVerified: z.boolean(),
+  /** The admin may postpone setting up a second factor ("Do this next time"). */
+  TotpEnrolmentDeferable: z.boolean(),
+});
+export type AdminSessionInfo = z.infer<typeof AdminSessionInfo>;
+export const AdminLoginResponse = dataEnvelope(AdminSessionInfo);
+export type AdminLoginResponse = z.infer<typeof AdminLoginResponse>;

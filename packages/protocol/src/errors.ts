@@ -1,0 +1,51 @@
+import { z } from 'zod';
+
+/**
+ * Every error code the server sends as `Err`. The web app translates each one; a test fails when a
+ * code lacks an English or German text. Add codes here, never as string literals elsewhere.
+ */
+export const ErrorCodes = {
+  badRequest: 'err.badRequest',
+  invalidCredentials: 'err.invalidCredentials',
+  invalidSession: 'err.invalidSession',
+  sessionExpired: 'err.sessionExpired',
+  unauthorised: 'err.unauthorised',
+  forbiddenOrigin: 'err.forbiddenOrigin',
+  notFound: 'err.notFound',
+  conflict: 'err.conflict',
+  payloadTooLarge: 'err.payloadTooLarge',
+  unsupportedMediaType: 'err.unsupportedMediaType',
+  tooManyRequests: 'err.tooManyRequests',
+  internalServerError: 'err.internalServerError',
+  storeUnavailable: 'err.storeUnavailable',
+  failedSettingCookie: 'err.failedSettingCookie',
+  failedToCreateSession: 'err.failedToCreateSession',
+  loginNotPermitted: 'err.loginNotPermitted',
+  accountDisabled: 'err.accountDisabled',
+  authenticationFailed: 'err.authenticationFailed',
+  totpVerificationRequired: 'err.totpVerificationRequired',
+  totpEnrolmentRequired: 'err.totpEnrolmentRequired',
+  alreadyVerified2fa: 'err.alreadyVerified2fa',
+  userAlreadyVerified: 'err.userAlreadyVerified',
+  invalidCode: 'err.invalidCode',
+  samlNotConfigured: 'err.samlNotConfigured',
+  licenceRequired: 'err.licenceRequired',
+  cannotResetOwn2fa: 'err.cannotResetOwn2fa',
+  cannotDisableOwn2fa: 'err.cannotDisableOwn2fa',
+  failedToRecordGrants: 'err.failedToRecordGrants',
+  agentNameExists: 'err.agentNameExists',
+  agentHasBackends: 'err.agentHasBackends',
+  mismatchingIds: 'err.mismatchingIds',
+} as const;
+
+export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
+
+/** All error codes, for exhaustive checks (translations, docs). */
+export const ALL_ERROR_CODES: readonly ErrorCode[] = Object.values(ErrorCodes);
+
+/** The body of every failed API call. `Extra` names the field or detail; it may itself be an `err.` key. */
+export const ApiErrorBody = z.object({
+  Err: z.string(),
+  Extra: z.string().optional(),
+});
+export type ApiErrorBody = z.infer<typeof ApiErrorBody>;

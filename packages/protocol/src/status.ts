@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { dataEnvelope } from './envelope.js';
+import { AdminAuthType, UserAuthType } from './auth.js';
+import { ACCENTS } from './limits.js';
+import { AuditEntry } from './audit.js';
+
+/** One ACL (knoc) as a user sees it on the dashboard. */
+export const AclEntry = z.object({
+  ID: z.string(),
+  ACLID: z.string(),
+  ParentID: z.string().nullable(),
+  Description: z.string(),
+  URL: z.string(),
+  Icon: z.string(),
+  Category: z.string(),
+  /** A GrantStatus code. */
+  Status: z.number().int(),
+  Error: z.string(),
+  /** ISO 8601 instant at which the current grant ends, or null when nothing is granted. */
+  ExpiredAfter: z.string().nullable(),
+  ClickToGrant: z.boolean(),
+  CGNATOpen: z.boolean(),
+  HideFromUsers: z.boolean(),
+  DisableForUser: z.boolean(),
+  GrantTypeFixedIps: z.boolean(),
+  AutoBrowseUsers: z.boolean(),
+  Config: z.object({ UriToken: z.string() }),
+});
+export type AclEntry = z.infer<typeof AclEntry>;
+
+/** GET /api/status */
+export const UserStatus = z.object({
+  Name: z.string(),
+  /** The address the server sees this request from. */
+  CurrentAddress: z.string(),
+  /** ISO 8601 end of the session. */
+  Ends: z.string(),
+  /** ISO 8601 account expiry, or null when the account does not expire. */
+  ValidUntil: z.string().nullable(),
+  /** The installation holds a valid licence. */
+  Licensed: z.boolean(),
+  /** This user is within the licence's user limit. */
+  UserLicensed: z.boolean(),
+  AuthType: UserAuthType,
+  NewUserDashboard: z.boolean(),
+  /** A URL the dashboard opens on its own, or null. */
+  AutoBrowseToURI: z.string().nullable(),
+  ACLs: z.array(AclEntry),
+});
+export type UserStatus = z.infer<typeof UserStatus>;
+export const UserStatusResponse = dataEnvelope(UserStatus);
+
+/** GET /api/theme */
+export const Theme = z.object({
+  Accent: z.enum(ACCENTS),
+  HighAccessibility: z.boolean(),
+});
+export type Theme = z.infer<typeof Theme>;
+export const ThemeResponse = dataEnvelope(Theme);
+
+/** GET /api/system_status */
+export const SystemStatus = z.object({
+  /** Base URL the browser probes on the discovery ports to learn its other addresses; empty when off. */
+  IPApi: z.string(),
+  /** Changes whenever a new web app build is served; the app reloads when it sees a new value. */
+  JsBundleHash: z.string(),
+});
+export type SystemStatus = z.infer<typeof SystemStatus>;
+export const SystemStatusResponse = dataEnvelope(SystemStatus);
+
+export const UPDATE_URGENCIES = ['low', 'medium', 'high', 'critical'] as const;
+
+/** The licence block of the admin status. */
+export const LicensingSummary = z.object({
+  Licensed: z.boolean(),
+  /** ISO 8601 expiry, or null when unlicensed. */
+  Expires: z.string().nullable(),
+  UserLimit: z.number().int(),
+  UserLimitOverage: z.number().int(),
+  UserLimitOveragePercentage: z.number(),
+  SessionLimit: z.number().int(),
+});
+export type LicensingSummary = z.infer<typeof LicensingSummary>;
+
+/** GET /api/admin/status */
+export const AdminStatus = z.object({
+  Name: z.string(),
+  UserName: z.string(),
+  AuthType: AdminAuthType,
+  TotpEnabled: z.boolean(),
+  AdminTotpVerified: z.boolean(),
+  TotpEnrolmentDeferable: z.boolean(),
+  Cloud: z.boolean(),
+  ServerVersion: z.string(),
+  AvailableServerVersions: z.array(z.object({ version: z.string(), urgency: z.enum(UPDATE_URGENCIES) })),
+  LatestChangeLogsUrl: z.string(),
+  MinimumRequiredAgentVersion: z.string(),
+  UserCount: z.number().int(),
+  ExperimentalFeatures: z.array(z.string()),
+  SessionCount: z.number().int(),
+  ACLCount: z.number().int(),
+  Activity: z.array(AuditEntry),
+  Licensing: LicensingSummary,
+  AvailableAgentVersions: z.array(
+    z.object({
+      version: z.string(),
+      urgency: z.enum(UPDATE_URGENCIES),
+      description: z.string(),
+      changelog_link: z.string(),
+    }),
+  ),
+});
+export type AdminStatus = z.infer<typeof AdminStatus>;
+export const AdminStatusResponse = dataEnvelope(AdminStatus);
