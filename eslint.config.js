@@ -31,6 +31,11 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
   },
   {
+    // Classic scripts the web app loads before its bundle run in the browser, not in Node.
+    files: ['apps/web/public/**/*.js'],
+    languageOptions: { sourceType: 'script', globals: { ...globals.browser } },
+  },
+  {
     files: ['scripts/**', '.ci/**'],
     rules: { 'no-console': 'off' },
   },

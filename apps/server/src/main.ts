@@ -1,12 +1,13 @@
 #!/usr/bin/env node
+import { CommanderError } from 'commander';
 import { buildCli } from './cli/cli.js';
 import { ConfigError, EXIT_CONFIG_ERROR } from './config/config-error.js';
 import { MigrationFailedError, StoreTooNewError } from './store/migrate.js';
 import { ApiError } from './http/errors.js';
 
 /**
- * Entry point of the `postern` command. Problems the operator can fix end with one line and a
- * distinct exit code; nothing here prints a stack trace.
+ * Entry point of the `postern` command. Problems the operator can fix (settings, command line, a store
+ * from a newer release) end with one line and exit code 2; nothing here prints a stack trace.
  */
 try {
   await buildCli().parseAsync(process.argv);
@@ -15,6 +16,10 @@ try {
 }
 
 function reportFailure(error: unknown): number {
+  if (error instanceof CommanderError) {
+    // Commander has printed help, the version or what was wrong with the command line already.
+    return error.exitCode === 0 ? 0 : EXIT_CONFIG_ERROR;
+  }
   if (error instanceof ConfigError || error instanceof StoreTooNewError) {
     process.stderr.write(`postern: ${error.message}\n`);
     return EXIT_CONFIG_ERROR;

@@ -46,7 +46,8 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
   try {
     const bootstrapPassword = await ensureBootstrapAdmin(ctx);
     const webApp = loadWebApp(config.webDir);
-    if (webApp.dir === null) logger.warn('the web app is not built; run npm run build');
+    if (webApp.current().indexHtml === null)
+      logger.warn({ dir: webApp.dir }, 'the web app is not built; run npm run build');
     app = await buildApp(ctx, webApp);
     await listen(app, config);
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;

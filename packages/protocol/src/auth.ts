@@ -50,9 +50,9 @@ export const AdminSessionInfo = z.object({
   Name: z.string(),
   UserName: z.string(),
   AuthType: AdminAuthType,
-  /** A second factor is required before this session may use the console. */
+  /** The account signs in with a second factor (TOTP). */
   TotpEnabled: z.boolean(),
-  /** This session has passed (or does not need) the second factor. */
+  /** The account has enrolled an authenticator and verified a code from it. */
   AdminTotpVerified: z.boolean(),
   /** The admin may postpone setting up a second factor ("Do this next time"). */
   TotpEnrolmentDeferable: z.boolean(),

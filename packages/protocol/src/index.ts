@@ -6,3 +6,4 @@ export * from './grants.js';
 export * from './audit.js';
 export * from './status.js';
 export * from './version.js';
+export * from './agent.js';

@@ -31,10 +31,13 @@ export type AclEntry = z.infer<typeof AclEntry>;
 /** GET /api/status */
 export const UserStatus = z.object({
   Name: z.string(),
+  UserName: z.string(),
   /** The address the server sees this request from. */
   CurrentAddress: z.string(),
   /** ISO 8601 end of the session. */
   Ends: z.string(),
+  /** The session was started as "This is a public computer". */
+  KioskMode: z.boolean(),
   /** ISO 8601 account expiry, or null when the account does not expire. */
   ValidUntil: z.string().nullable(),
   /** The installation holds a valid licence. */

@@ -18,7 +18,9 @@ export function buildCli(): Command {
     .description('Postern: just-in-time network access portal')
     .version(POSTERN_VERSION, '-v, --version')
     .addHelpText('after', SETTINGS_HELP)
-    .showHelpAfterError();
+    .showHelpAfterError()
+    // Throw instead of exiting, so main decides the exit code (2 for a usage error, like bad settings).
+    .exitOverride();
 
   program
     .command('serve', { isDefault: true })

@@ -74,7 +74,7 @@ export async function buildApp(ctx: AppContext, webApp: WebApp): Promise<Fastify
   installOriginCheck(app, ctx.config.publicUrl);
 
   registerAuthRoutes(app, ctx);
-  registerStatusRoutes(app, ctx, webApp.bundleHash);
+  registerStatusRoutes(app, ctx, webApp);
   await registerWebApp(app, webApp);
   return app;
 }

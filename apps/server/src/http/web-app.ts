@@ -1,31 +1,58 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
-import { errorBody } from './error-handler.js';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ErrorCodes } from '@postern/protocol';
+import { errorBody } from './error-handler.js';
 
-/** The built single-page app the server hands out. */
-export interface WebApp {
-  /** Directory of the build, or null when no build exists. */
-  dir: string | null;
+/** The page and bundle hash of the build being served right now. */
+export interface WebAppBuild {
   indexHtml: string | null;
   /** Changes with every build (it hashes index.html, which names the hashed bundles). */
   bundleHash: string;
 }
 
+/** The built single-page app the server hands out. */
+export interface WebApp {
+  /** Directory of the build. */
+  dir: string;
+  /** The current build; a rebuild while the server runs is picked up on the next request. */
+  current(): WebAppBuild;
+}
+
 /** apps/web/dist beside this package, whether we run from src (tests) or dist (production). */
 const DEFAULT_WEB_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../web/dist');
+const UNBUILT: WebAppBuild = { indexHtml: null, bundleHash: 'unbuilt' };
 
+/**
+ * Serves the web app from `dir` (default: the build beside the server). index.html is re-read when
+ * its modification time changes, so a rebuild is served, and announced through the bundle hash,
+ * without a restart.
+ */
 export function loadWebApp(dir: string | null): WebApp {
   const root = dir ?? DEFAULT_WEB_DIR;
   const indexPath = path.join(root, 'index.html');
-  if (!existsSync(indexPath)) return { dir: null, indexHtml: null, bundleHash: 'unbuilt' };
-  const indexHtml = readFileSync(indexPath, 'utf8');
-  const bundleHash = createHash('sha256').update(indexHtml).digest('hex').slice(0, 16);
-  return { dir: root, indexHtml, bundleHash };
+  let cached: { mtimeMs: number; build: WebAppBuild } | null = null;
+  return {
+    dir: root,
+    current() {
+      let mtimeMs: number;
+      try {
+        mtimeMs = statSync(indexPath).mtimeMs;
+      } catch {
+        cached = null;
+        return UNBUILT;
+      }
+      if (cached?.mtimeMs !== mtimeMs) {
+        const indexHtml = readFileSync(indexPath, 'utf8');
+        const bundleHash = createHash('sha256').update(indexHtml).digest('hex').slice(0, 16);
+        cached = { mtimeMs, build: { indexHtml, bundleHash } };
+      }
+      return cached.build;
+    },
+  };
 }
 
 const NOT_BUILT_PAGE =
@@ -37,29 +64,38 @@ const NOT_BUILT_PAGE =
  * with index.html, so the app's own router can handle it (and redirect unknown ones).
  */
 export async function registerWebApp(app: FastifyInstance, webApp: WebApp): Promise<void> {
-  if (webApp.dir !== null) {
-    await app.register(fastifyStatic, {
-      root: webApp.dir,
-      wildcard: false,
-      index: false,
-      setHeaders(response, filePath) {
-        // Vite puts content hashes in asset names, so they never change; everything else is revalidated.
-        const immutable = filePath.includes(`${path.sep}assets${path.sep}`);
-        response.setHeader('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
-      },
-    });
-  }
+  await app.register(fastifyStatic, {
+    root: webApp.dir,
+    // Files are looked up per request rather than listed at start, so a rebuild's new assets are served.
+    wildcard: true,
+    index: false,
+    // Our setHeaders decides caching; the plugin's default would override it with max-age=0.
+    cacheControl: false,
+    setHeaders(response, filePath) {
+      // Vite puts content hashes in asset names, so they never change; everything else is revalidated.
+      const immutable = filePath.includes(`${path.sep}assets${path.sep}`);
+      response.setHeader('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+    },
+  });
 
-  app.setNotFoundHandler(async (request, reply) => {
+  const sendApp = (reply: FastifyReply) => {
+    const { indexHtml } = webApp.current();
+    return reply
+      .code(indexHtml === null ? 503 : 200)
+      .header('cache-control', 'no-cache')
+      .type('text/html; charset=utf-8')
+      .send(indexHtml ?? NOT_BUILT_PAGE);
+  };
+
+  // The static handler would treat "/" as a directory listing request; it is the app's entry page.
+  app.get('/', (_request, reply) => sendApp(reply));
+
+  app.setNotFoundHandler((request, reply) => {
     const pathname = request.url.split('?')[0] ?? '';
     const wantsPage = request.method === 'GET' || request.method === 'HEAD';
     if (pathname.startsWith('/api/') || pathname === '/api' || !wantsPage || pathname.startsWith('/assets/')) {
       return reply.code(404).send(errorBody(ErrorCodes.notFound));
     }
-    return reply
-      .code(webApp.indexHtml === null ? 503 : 200)
-      .header('cache-control', 'no-cache')
-      .type('text/html; charset=utf-8')
-      .send(webApp.indexHtml ?? NOT_BUILT_PAGE);
+    return sendApp(reply);
   });
 }

@@ -2,10 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { AdminStatusResponse, SystemStatusResponse, ThemeResponse, UserStatusResponse } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
+import type { WebApp } from '../http/web-app.js';
 import { requestMeta, requireAdmin, requireUser } from '../auth/request-auth.js';
 import { adminStatus, systemStatus, theme, userStatus } from './status.service.js';
 
-export function registerStatusRoutes(app: FastifyInstance, ctx: AppContext, bundleHash: string): void {
+export function registerStatusRoutes(app: FastifyInstance, ctx: AppContext, webApp: WebApp): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
   routes.get('/api/status', { schema: { response: { 200: UserStatusResponse } } }, async (request) => {
@@ -23,6 +24,6 @@ export function registerStatusRoutes(app: FastifyInstance, ctx: AppContext, bund
   }));
 
   routes.get('/api/system_status', { schema: { response: { 200: SystemStatusResponse } } }, async () => ({
-    data: await systemStatus(ctx, bundleHash),
+    data: await systemStatus(ctx, webApp.current().bundleHash),
   }));
 }

@@ -30,8 +30,10 @@ export async function userStatus(
   const [settings, licensing] = await Promise.all([readSettings(ctx.db), currentLicensing(ctx)]);
   return {
     Name: user.name,
+    UserName: user.userName,
     CurrentAddress: meta.ipAddress,
     Ends: new Date(session.endsAt).toISOString(),
+    KioskMode: session.kiosk,
     ValidUntil: isoOrNull(user.validUntil),
     Licensed: licensing.Licensed,
     UserLicensed: licensing.Licensed,

@@ -84,7 +84,8 @@ function parserWithNumericInt8(oid: number, format?: 'text' | 'binary'): (value:
 export function describeUrl(url: string): string {
   try {
     const parsed = new URL(url);
-    const host = parsed.hostname === '' ? (parsed.searchParams.get('host') ?? 'localhost') : parsed.hostname;
+    // libpq's ?host= (a socket directory, say) wins over the URL's host part.
+    const host = parsed.searchParams.get('host') ?? (parsed.hostname === '' ? 'localhost' : parsed.hostname);
     return `${host}:${parsed.port === '' ? '5432' : parsed.port}${parsed.pathname}`;
   } catch {
     return '(unparsable URL)';

@@ -64,6 +64,12 @@ export async function createTestStore(kind: TestStoreKind, { migrate = true } = 
   };
 }
 
+/** API tests need no web build: a directory that does not exist and a fixed bundle hash. */
+const NO_WEB_APP: WebApp = {
+  dir: path.join(tmpdir(), 'postern-test-no-web-app'),
+  current: () => ({ indexHtml: null, bundleHash: 'test-bundle' }),
+};
+
 export interface TestApp {
   app: FastifyInstance;
   ctx: AppContext;
@@ -87,7 +93,7 @@ export async function createTestApp(kind: TestStoreKind, options: TestAppOptions
     logger: pino({ level: process.env.POSTERN_TEST_LOG_LEVEL ?? 'silent' }),
     config: { insecureHttp: false, trustedProxies: [], publicUrl: null, ...options.config },
   };
-  const app = await buildApp(ctx, options.webApp ?? { dir: null, indexHtml: null, bundleHash: 'test-bundle' });
+  const app = await buildApp(ctx, options.webApp ?? NO_WEB_APP);
   return {
     app,
     ctx,

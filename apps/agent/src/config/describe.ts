@@ -1,0 +1,34 @@
+import type { AgentConfig } from './config.js';
+import { REDACTED } from './secret.js';
+import type { HaproxySocket } from './settings.js';
+
+/**
+ * The effective configuration as plain JSON, shaped like the config file (plus `configFile` and
+ * `connectUrl`), for the start log line and `check-config`. The token shows only as "[set]".
+ */
+export function describeConfig(config: AgentConfig) {
+  return {
+    configFile: config.configFile,
+    serverUrl: config.serverUrl,
+    connectUrl: config.connectUrl,
+    token: REDACTED,
+    tokenFile: config.tokenFile,
+    stateFile: config.stateFile,
+    caFile: config.caFile,
+    insecureSkipVerify: config.insecureSkipVerify,
+    scripts: { ...config.scripts },
+    ipset: { allowedSets: [...config.ipset.allowedSets], useSudo: config.ipset.useSudo },
+    haproxy: { socket: config.haproxy.socket === null ? null : formatHaproxySocket(config.haproxy.socket) },
+    heartbeatSeconds: config.heartbeatSeconds,
+    logLevel: config.logLevel,
+  };
+}
+
+/** The effective configuration as {@link describeConfig} shows it. */
+export type EffectiveConfig = ReturnType<typeof describeConfig>;
+
+/** A socket as an operator writes it (and as the agent reports it to the server as socket_location). */
+export function formatHaproxySocket(socket: HaproxySocket): string {
+  if (socket.kind === 'unix') return socket.path;
+  return `tcp://${socket.host.includes(':') ? `[${socket.host}]` : socket.host}:${socket.port}`;
+}

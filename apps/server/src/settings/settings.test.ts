@@ -1,0 +1,48 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { KIOSK_SESSION_MINUTES_DEFAULT } from '@postern/protocol';
+import { createTestStore, testStoreKinds, type TestStore } from '../test-support/test-app.js';
+import { readSettings, writeSetting } from './settings.js';
+
+describe.each(testStoreKinds())('settings store (%s)', (kind) => {
+  let t: TestStore;
+  beforeEach(async () => {
+    t = await createTestStore(kind);
+  });
+  afterEach(async () => {
+    await t.dispose();
+  });
+
+  it('reads defaults from an empty store', async () => {
+    expect(await readSettings(t.store.db)).toEqual({
+      Accent: 'grape',
+      HighAccessibility: false,
+      NewUserDashboard: true,
+      DiscoverIP: false,
+      DiscoverIPURL: '',
+      KioskSessionDuration: KIOSK_SESSION_MINUTES_DEFAULT,
+      DebugMode: false,
+      GELFListenerURL: '',
+    });
+  });
+
+  it('keeps the last value written', async () => {
+    await writeSetting(t.store.db, 'KioskSessionDuration', 30, 1);
+    await writeSetting(t.store.db, 'KioskSessionDuration', 45, 2);
+    expect((await readSettings(t.store.db)).KioskSessionDuration).toBe(45);
+  });
+
+  it('falls back to the default for a stored value that no longer parses', async () => {
+    await t.store.db
+      .insertInto('settings')
+      .values([
+        { key: 'Accent', value: '"chartreuse"', updatedAt: 1 },
+        { key: 'KioskSessionDuration', value: 'not json', updatedAt: 1 },
+        { key: 'HighAccessibility', value: 'true', updatedAt: 1 },
+      ])
+      .execute();
+    const settings = await readSettings(t.store.db);
+    expect(settings.Accent).toBe('grape');
+    expect(settings.KioskSessionDuration).toBe(KIOSK_SESSION_MINUTES_DEFAULT);
+    expect(settings.HighAccessibility).toBe(true);
+  });
+});

@@ -1,0 +1,163 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ErrorCodes, MINIMUM_AGENT_VERSION, POSTERN_VERSION, AuditActions } from '@postern/protocol';
+import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { givenAdmin, givenUser } from '../test-support/factories.js';
+import { signInAdmin, signInUser } from '../test-support/http.js';
+import { writeSetting } from '../settings/settings.js';
+
+const MINUTE = 60_000;
+
+describe.each(testStoreKinds())('status endpoints (%s)', (kind) => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await createTestApp(kind);
+  });
+  afterEach(async () => {
+    await t.close();
+  });
+
+  const get = (url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers });
+
+  it('tells a signed-in user who they are, where they come from and when the session ends', async () => {
+    const validUntil = t.clock.now() + 30 * 24 * 60 * MINUTE;
+    const user = await givenUser(t.ctx, { name: 'Noor', userName: 'noor', validUntil, durationMinutes: 60 });
+    const cookie = await signInUser(t.app, 'noor', user.password);
+
+    const response = await get('/api/status', { cookie });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({
+      data: {
+        Name: 'Noor',
+        UserName: 'noor',
+        CurrentAddress: '127.0.0.1',
+        Ends: new Date(t.clock.now() + 60 * MINUTE).toISOString(),
+        KioskMode: false,
+        ValidUntil: new Date(validUntil).toISOString(),
+        Licensed: false,
+        UserLicensed: false,
+        AuthType: 'local',
+        NewUserDashboard: true,
+        AutoBrowseToURI: null,
+        ACLs: [],
+      },
+    });
+  });
+
+  it('follows the NewUserDashboard setting', async () => {
+    await writeSetting(t.ctx.db, 'NewUserDashboard', false, t.clock.now());
+    const user = await givenUser(t.ctx);
+    const cookie = await signInUser(t.app, user.userName, user.password);
+    expect(
+      (await get('/api/status', { cookie })).json<{ data: { NewUserDashboard: boolean } }>().data.NewUserDashboard,
+    ).toBe(false);
+  });
+
+  it('believes X-Forwarded-For only from a trusted proxy', async () => {
+    const user = await givenUser(t.ctx);
+    const cookie = await signInUser(t.app, user.userName, user.password);
+    const spoofed = await get('/api/status', { cookie, 'x-forwarded-for': '203.0.113.9' });
+    expect(spoofed.json<{ data: { CurrentAddress: string } }>().data.CurrentAddress).toBe('127.0.0.1');
+
+    const proxied = await createTestApp(kind, { config: { trustedProxies: ['127.0.0.0/8'] } });
+    try {
+      const proxiedUser = await givenUser(proxied.ctx);
+      const proxiedCookie = await signInUser(proxied.app, proxiedUser.userName, proxiedUser.password);
+      const response = await proxied.app.inject({
+        method: 'GET',
+        url: '/api/status',
+        headers: { cookie: proxiedCookie, 'x-forwarded-for': '198.51.100.4, 203.0.113.9' },
+      });
+      expect(response.json<{ data: { CurrentAddress: string } }>().data.CurrentAddress).toBe('203.0.113.9');
+    } finally {
+      await proxied.close();
+    }
+  });
+
+  it('gives admins real counters and the recent activity, newest first', async () => {
+    const admin = await givenAdmin(t.ctx, { userName: 'ops', name: 'Ops' });
+    const alice = await givenUser(t.ctx, { userName: 'alice' });
+    const bob = await givenUser(t.ctx, { userName: 'bob' });
+    await givenUser(t.ctx, { userName: 'carol' });
+    await signInUser(t.app, 'alice', alice.password);
+    t.clock.advance(1000);
+    await signInUser(t.app, 'bob', bob.password);
+    t.clock.advance(1000);
+    const adminCookie = await signInAdmin(t.app, 'ops', admin.password);
+
+    const response = await get('/api/admin/status', { cookie: adminCookie });
+    expect(response.statusCode).toBe(200);
+    const data = response.json<{ data: Record<string, unknown> }>().data;
+    expect(data).toMatchObject({
+      Name: 'Ops',
+      UserName: 'ops',
+      TotpEnabled: false,
+      AdminTotpVerified: false,
+      TotpEnrolmentDeferable: false,
+      Cloud: false,
+      ServerVersion: POSTERN_VERSION,
+      MinimumRequiredAgentVersion: MINIMUM_AGENT_VERSION,
+      UserCount: 3,
+      SessionCount: 2,
+      ACLCount: 0,
+      ExperimentalFeatures: [],
+      AvailableServerVersions: [],
+      AvailableAgentVersions: [],
+      Licensing: { Licensed: false, Expires: null },
+    });
+    expect(data.Activity).toEqual([
+      {
+        Date: new Date(t.clock.now()).toISOString(),
+        Entry: { [AuditActions.AdminLogin]: { AdminName: 'ops', IpAddress: '127.0.0.1' } },
+      },
+      {
+        Date: new Date(t.clock.now() - 1000).toISOString(),
+        Entry: { [AuditActions.UserLogin]: { UserName: 'bob', IpAddress: '127.0.0.1' } },
+      },
+      {
+        Date: new Date(t.clock.now() - 2000).toISOString(),
+        Entry: { [AuditActions.UserLogin]: { UserName: 'alice', IpAddress: '127.0.0.1' } },
+      },
+    ]);
+  });
+
+  it('counts only sessions that are still running', async () => {
+    const admin = await givenAdmin(t.ctx);
+    const shortUser = await givenUser(t.ctx, { durationMinutes: 5 });
+    const longUser = await givenUser(t.ctx, { durationMinutes: 60 });
+    const loggedOut = await givenUser(t.ctx);
+    await signInUser(t.app, shortUser.userName, shortUser.password);
+    await signInUser(t.app, longUser.userName, longUser.password);
+    const cookie = await signInUser(t.app, loggedOut.userName, loggedOut.password);
+    await t.app.inject({ method: 'POST', url: '/api/logout', headers: { cookie } });
+    t.clock.advance(6 * MINUTE);
+
+    const adminCookie = await signInAdmin(t.app, admin.userName, admin.password);
+    const data = (await get('/api/admin/status', { cookie: adminCookie })).json<{ data: { SessionCount: number } }>()
+      .data;
+    expect(data.SessionCount).toBe(1);
+  });
+
+  it('refuses the status endpoints without the right session', async () => {
+    for (const url of ['/api/status', '/api/admin/status']) {
+      const response = await get(url);
+      expect(response.statusCode).toBe(401);
+      expect(response.json()).toEqual({ Err: ErrorCodes.invalidSession });
+    }
+  });
+
+  it('serves the theme publicly, following the settings', async () => {
+    await writeSetting(t.ctx.db, 'Accent', 'teal', t.clock.now());
+    await writeSetting(t.ctx.db, 'HighAccessibility', true, t.clock.now());
+    expect((await get('/api/theme')).json()).toEqual({ data: { Accent: 'teal', HighAccessibility: true } });
+  });
+
+  it('publishes the bundle hash and the IP discovery URL only when discovery is on', async () => {
+    expect((await get('/api/system_status')).json()).toEqual({ data: { IPApi: '', JsBundleHash: 'test-bundle' } });
+    await writeSetting(t.ctx.db, 'DiscoverIPURL', 'https://ip.example.com', t.clock.now());
+    expect((await get('/api/system_status')).json()).toEqual({ data: { IPApi: '', JsBundleHash: 'test-bundle' } });
+    await writeSetting(t.ctx.db, 'DiscoverIP', true, t.clock.now());
+    expect((await get('/api/system_status')).json()).toEqual({
+      data: { IPApi: 'https://ip.example.com', JsBundleHash: 'test-bundle' },
+    });
+  });
+});

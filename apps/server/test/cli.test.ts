@@ -1,0 +1,171 @@
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { POSTERN_VERSION } from '@postern/protocol';
+import { cleanEnv, freePort, REPO_ROOT, startSourceCommand, type Finished } from '@postern/test-support';
+
+const MAIN = path.join(REPO_ROOT, 'apps/server/src/main.ts');
+const PASSWORD_LINE = /Its password is shown only this once:\n\n\s+(\S+)\n/;
+
+let dataDir: string;
+beforeEach(() => {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'postern-cli-'));
+});
+afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+/** The runner's environment minus any Postern setting, pointed at this test's data directory. */
+function env(extra: Record<string, string> = {}) {
+  return cleanEnv(['POSTERN_', 'DATABASE_URL'], { POSTERN_DATA_DIR: path.join(dataDir, 'data'), ...extra });
+}
+
+function postern(args: string[], extra: Record<string, string> = {}, input?: string): Promise<Finished> {
+  return startSourceCommand(MAIN, args, { env: env(extra), ...(input === undefined ? {} : { input }) }).finished;
+}
+
+async function signIn(port: number, password: string) {
+  const response = await fetch(`http://127.0.0.1:${port}/api/admin/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ UserName: 'postern-admin', Password: password }),
+  });
+  return response.status;
+}
+
+/** One line on stderr, naming what is wrong, and no stack trace. */
+function expectOneLineError(result: Finished, pattern: RegExp) {
+  expect(result.code).toBe(2);
+  const lines = result.stderr.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(pattern);
+  expect(result.stderr).not.toMatch(/\n\s+at /);
+}
+
+// Each case starts real processes from source (about two seconds apiece under tsx).
+describe('postern command line', { timeout: 60_000 }, () => {
+  it('prints its version', async () => {
+    const result = await postern(['--version']);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toBe(POSTERN_VERSION);
+  });
+
+  it.each([
+    [{ POSTERN_PORT: 'abc' }, /^postern: POSTERN_PORT: must be a whole number from 1 to 65535 \(got "abc"\)$/],
+    [{ DATABASE_URL: 'mysql://root@localhost/x' }, /^postern: DATABASE_URL: must start with postgres:\/\//],
+    [
+      { DATABASE_URL: 'postgres://postern:hunter2@127.0.0.1:1/postern' },
+      /^postern: DATABASE_URL: cannot connect to PostgreSQL 127\.0\.0\.1:1\/postern \(ECONNREFUSED/,
+    ],
+    [
+      { POSTERN_TRUSTED_PROXIES: 'everyone' },
+      /^postern: POSTERN_TRUSTED_PROXIES: "everyone" is not an IP address or CIDR range$/,
+    ],
+  ])('stops with exit code 2 and one line for %o', async (settings, message) => {
+    const result = await postern(['serve'], settings);
+    expectOneLineError(result, message);
+    expect(result.stderr).not.toContain('hunter2');
+  });
+
+  it('stops with exit code 2 when the data directory cannot be written', async () => {
+    const file = path.join(dataDir, 'not-a-dir');
+    writeFileSync(file, '');
+    const result = await postern(['serve'], { POSTERN_DATA_DIR: path.join(file, 'data') });
+    expectOneLineError(
+      result,
+      /^postern: POSTERN_DATA_DIR: .*not-a-dir\/data is not a writable directory \(ENOTDIR\)$/,
+    );
+  });
+
+  it('stops with exit code 2 when its port is taken', async () => {
+    const blocker: Server = createServer();
+    const port = await freePort();
+    await new Promise<void>((resolve) => blocker.listen(port, '127.0.0.1', resolve));
+    try {
+      const result = await postern(['serve'], { POSTERN_PORT: String(port) });
+      expectOneLineError(result, new RegExp(`^postern: POSTERN_PORT: port ${port} is already in use$`));
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('answers a mistyped command line with exit code 2', async () => {
+    const result = await postern(['serve', '--no-such-flag']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("unknown option '--no-such-flag'");
+  });
+
+  it('migrates a new store into a private data directory', async () => {
+    const result = await postern(['migrate']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^SQLite .*postern\.db is up to date$/m);
+    expect(statSync(path.join(dataDir, 'data')).mode & 0o777).toBe(0o700);
+    expect(statSync(path.join(dataDir, 'data', 'postern.db')).isFile()).toBe(true);
+  });
+
+  it('refuses a store from a newer release with exit code 2', async () => {
+    expect((await postern(['migrate'])).code).toBe(0);
+    const db = new BetterSqlite3(path.join(dataDir, 'data', 'postern.db'));
+    db.prepare("insert into postern_migration (name, timestamp) values ('9000-future', '2030-01-01')").run();
+    db.close();
+    const result = await postern(['migrate']);
+    expectOneLineError(
+      result,
+      /^postern: the store's schema is newer than this Postern \(it has migration 9000-future/,
+    );
+  });
+
+  it('creates the first admin once, prints the password once, and keeps it across restarts', async () => {
+    const port = await freePort();
+    const first = startSourceCommand(MAIN, ['serve'], { env: env({ POSTERN_PORT: String(port) }) });
+    await first.waitForOutput(/Postern is listening/, 30_000);
+    const password = PASSWORD_LINE.exec(first.stdout())?.[1];
+    expect(password).toMatch(/^[A-Za-z0-9]{24}$/);
+    expect(await signIn(port, password ?? '')).toBe(200);
+    expect(await signIn(port, 'wrong password')).toBe(401);
+    expect((await first.stop()).code).toBe(0);
+
+    const second = startSourceCommand(MAIN, ['serve'], { env: env({ POSTERN_PORT: String(port) }) });
+    await second.waitForOutput(/Postern is listening/, 30_000);
+    expect(second.stdout()).not.toMatch(/password/i);
+    expect(await signIn(port, password ?? '')).toBe(200);
+    expect((await second.stop()).code).toBe(0);
+  });
+
+  it('creates an admin with a generated or a piped password', async () => {
+    const generated = await postern(['admin', 'create', '--username', 'ops', '--name', 'Operations']);
+    expect(generated.code).toBe(0);
+    expect(generated.stdout).toMatch(/^Created admin "ops"\.\nPassword \(shown once\): [A-Za-z0-9]{24}\n$/);
+
+    const piped = await postern(['admin', 'create', '-u', 'sec', '--password-stdin'], {}, 'a piped password\n');
+    expect(piped.code).toBe(0);
+    expect(piped.stdout).toBe('Created admin "sec".\n');
+
+    const duplicate = await postern(['admin', 'create', '-u', 'ops']);
+    expect(duplicate.code).toBe(1);
+    expect(duplicate.stderr).toBe('postern: an admin named "ops" exists\n');
+
+    const tooShort = await postern(['admin', 'create', '-u', 'tiny', '--password-stdin'], {}, 'short\n');
+    expect(tooShort.code).toBe(1);
+    expect(tooShort.stderr).toBe('postern: Password: Must be between 8 and 64 characters\n');
+  });
+
+  it('resets an admin password so the old one stops working', async () => {
+    const port = await freePort();
+    const server = startSourceCommand(MAIN, ['serve'], { env: env({ POSTERN_PORT: String(port) }) });
+    await server.waitForOutput(/Postern is listening/, 30_000);
+    const oldPassword = PASSWORD_LINE.exec(server.stdout())?.[1] ?? '';
+
+    const reset = await postern(['admin', 'reset-password', '--password-stdin'], {}, 'brand new password\n');
+    expect(reset.code).toBe(0);
+    expect(reset.stdout).toBe('Reset the password of admin "postern-admin"; their sessions have ended.\n');
+    expect(await signIn(port, oldPassword)).toBe(401);
+    expect(await signIn(port, 'brand new password')).toBe(200);
+
+    const unknown = await postern(['admin', 'reset-password', 'nobody']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe('postern: no admin named "nobody"\n');
+    await server.stop();
+  });
+});

@@ -1,0 +1,58 @@
+import { lazy, type ComponentType } from 'react';
+import { areaOf } from '../area';
+import type { AppRoute, RouteId, RoutePageProps } from './route-types';
+import LoginPage from '../../pages/user/Login/Page';
+import HomePage from '../../pages/user/Home/Page';
+import NewUserDashboardPage from '../../pages/user/NewUserDashboard/Page';
+import PlaceholderPage from '../../pages/common/Placeholder/Page';
+
+// The admin console is loaded on demand, so the portal's first download does not carry it.
+const AdminLoginPage = lazy(() => import('../../pages/admin/AdminLogin/Page'));
+const AdminHomePage = lazy(() => import('../../pages/admin/AdminHome/Page'));
+
+type Flags = Pick<AppRoute, 'requiresUserLogin' | 'requiresAdminLogin' | 'isLogin'>;
+const PUBLIC: Flags = { requiresUserLogin: false, requiresAdminLogin: false, isLogin: false };
+const LOGIN: Flags = { ...PUBLIC, isLogin: true };
+const USER: Flags = { ...PUBLIC, requiresUserLogin: true };
+const ADMIN: Flags = { ...PUBLIC, requiresAdminLogin: true };
+
+function route(id: RouteId, path: string, flags: Flags, Page: ComponentType<RoutePageProps>): AppRoute {
+  return { id, path, area: areaOf(path), ...flags, Page };
+}
+
+/** The complete route table, user side then admin side. Unknown paths are handled by AppRoutes. */
+export const ROUTES: readonly AppRoute[] = [
+  route('login', '/', LOGIN, LoginPage),
+  route('home', '/home', USER, HomePage),
+  route('dashboard', '/home/new', USER, NewUserDashboardPage),
+  route('twoFactor', '/otp/verify', PUBLIC, PlaceholderPage),
+  route('twoFactorOnboard', '/otp/onboard', PUBLIC, PlaceholderPage),
+
+  route('adminLogin', '/admin', LOGIN, AdminLoginPage),
+  route('adminTwoFactor', '/admin/otp/verify', LOGIN, PlaceholderPage),
+  route('adminTwoFactorOnboard', '/admin/otp/onboard', LOGIN, PlaceholderPage),
+  route('adminHome', '/admin/home', ADMIN, AdminHomePage),
+  route('agents', '/admin/agents', ADMIN, PlaceholderPage),
+  route('knocs', '/admin/knocs', ADMIN, PlaceholderPage),
+  route('knocsNew', '/admin/knocs/new', ADMIN, PlaceholderPage),
+  route('knocsNewLinux', '/admin/knocs/new/linux', ADMIN, PlaceholderPage),
+  route('knocsNewApplication', '/admin/knocs/new/application', ADMIN, PlaceholderPage),
+  route('knocsNewProxy', '/admin/knocs/new/proxy', ADMIN, PlaceholderPage),
+  route('knocsNewScript', '/admin/knocs/new/script', ADMIN, PlaceholderPage),
+  route('knocUpdate', '/admin/knocs/:knocId/update', ADMIN, PlaceholderPage),
+  route('backends', '/admin/backends', ADMIN, PlaceholderPage),
+  route('acls', '/admin/acls', ADMIN, PlaceholderPage),
+  route('groups', '/admin/groups', ADMIN, PlaceholderPage),
+  route('users', '/admin/users', ADMIN, PlaceholderPage),
+  route('admins', '/admin/admins', ADMIN, PlaceholderPage),
+  route('logs', '/admin/logs', ADMIN, PlaceholderPage),
+  route('apiKeys', '/admin/api-keys', ADMIN, PlaceholderPage),
+  route('settings', '/admin/settings', ADMIN, PlaceholderPage),
+];
+
+/** The route with this id (the table is the only place paths are written). */
+export function routeById(id: RouteId): AppRoute {
+  const found = ROUTES.find((candidate) => candidate.id === id);
+  if (found === undefined) throw new Error(`No route ${id}`);
+  return found;
+}

@@ -1,0 +1,69 @@
+import { Alert, Button, Container, Group, Loader, Stack, Text, Title } from '@mantine/core';
+import { IconLogout } from '@tabler/icons-react';
+import dayjs from 'dayjs';
+import { useTranslation } from 'react-i18next';
+import { Logo } from '../../components/Logo';
+import { ColorSchemeToggle } from '../../theme/ColorSchemeToggle';
+import { renderError } from '../../lib/api/render-error';
+import { useUserSession } from '../../lib/session/session-store';
+import { useLogout } from '../auth/api';
+import { useUserStatus } from '../status/api';
+
+/** Props of {@link InterimUserHome}. */
+export interface InterimUserHomeProps {
+  /** The page's h1. */
+  heading: string;
+}
+
+/**
+ * The first cut of /home and /home/new: greeting, when the session ends, and logout. The ACL list,
+ * countdown and the rest of the dashboard arrive in later issues.
+ */
+export function InterimUserHome({ heading }: InterimUserHomeProps) {
+  const { t } = useTranslation();
+  const session = useUserSession();
+  const status = useUserStatus();
+  const logout = useLogout('user');
+  const name = status.data?.Name ?? session?.Name ?? '';
+  const ends = status.data?.Ends;
+
+  return (
+    <Container size="md" py="md">
+      <Group justify="space-between" mb="xl" component="header">
+        <Group gap="sm">
+          <Logo size={36} />
+          <Title order={1} fz="h2">
+            {heading}
+          </Title>
+        </Group>
+        <Group gap="sm">
+          <ColorSchemeToggle />
+          <Button
+            variant="default"
+            leftSection={<IconLogout size={16} aria-hidden />}
+            loading={logout.isPending}
+            onClick={() => logout.mutate()}
+          >
+            {t('home.logout')}
+          </Button>
+        </Group>
+      </Group>
+      <Stack component="main">
+        <Text size="lg">{t('home.greeting', { name })}</Text>
+        {status.isPending ? <Loader size="sm" role="status" aria-label={t('app.loading')} /> : null}
+        {status.isError ? (
+          <Alert color="red" title={t('error.title')}>
+            {renderError(status.error, t)}
+          </Alert>
+        ) : null}
+        {ends === undefined ? null : (
+          <Text>
+            <time dateTime={ends} title={dayjs(ends).format('LLL')}>
+              {t('home.sessionEnds', { relative: dayjs(ends).fromNow() })}
+            </time>
+          </Text>
+        )}
+      </Stack>
+    </Container>
+  );
+}

@@ -1,0 +1,108 @@
+import { ALL_AUDIT_ACTIONS, ALL_ERROR_CODES } from '@postern/protocol';
+import { describe, expect, it } from 'vitest';
+import i18n, { dayjsLocaleFor, resources } from './i18n';
+import { ROUTES } from '../app/routes/route-table';
+import { routeTitleKey } from '../app/routes/route-types';
+
+type Tree = { [key: string]: string | Tree };
+
+/** Every leaf key of a resource tree, dotted ("login.username"). */
+function leafKeys(tree: Tree, prefix = ''): string[] {
+  return Object.entries(tree).flatMap(([key, value]) =>
+    typeof value === 'string' ? [`${prefix}${key}`] : leafKeys(value, `${prefix}${key}.`),
+  );
+}
+
+/** The text at a dotted key, or undefined. */
+function textAt(tree: Tree, key: string): string | undefined {
+  let node: string | Tree | undefined = tree;
+  for (const part of key.split('.')) {
+    if (typeof node !== 'object') return undefined;
+    node = node[part];
+  }
+  return typeof node === 'string' ? node : undefined;
+}
+
+const en = resources.en.translation as unknown as Tree;
+const de = resources.de.translation as unknown as Tree;
+
+/** Source files of the app, read at build time by Vite (tests excluded: they quote texts, not keys). */
+const sources = import.meta.glob<string>(['../**/*.{ts,tsx}', '!../**/*.test.{ts,tsx}', '!../i18n/locales/**'], {
+  query: '?raw',
+  import: 'default',
+  eager: true,
+});
+
+/** Keys used literally: t('a.b') calls, and quoted strings under one of our top-level namespaces. */
+function literalKeys(): Map<string, string> {
+  const namespaces = Object.keys(en).join('|');
+  const patterns = [/\bt\(\s*['"]([\w.]+)['"]/g, new RegExp(`['"]((?:${namespaces})\\.[\\w.]+)['"]`, 'g')];
+  const found = new Map<string, string>();
+  for (const [file, text] of Object.entries(sources)) {
+    for (const pattern of patterns) {
+      for (const match of text.matchAll(pattern)) if (match[1] !== undefined) found.set(match[1], file);
+    }
+  }
+  return found;
+}
+
+describe('translations', () => {
+  it('have the same keys in English and German', () => {
+    const english = leafKeys(en).sort();
+    const german = leafKeys(de).sort();
+    expect(german.filter((key) => !english.includes(key))).toEqual([]);
+    expect(english.filter((key) => !german.includes(key))).toEqual([]);
+  });
+
+  it('have no empty texts', () => {
+    for (const tree of [en, de]) {
+      expect(leafKeys(tree).filter((key) => textAt(tree, key)?.trim() === '')).toEqual([]);
+    }
+  });
+
+  it.each(ALL_ERROR_CODES)('translate the error code %s in both languages', (code) => {
+    expect(textAt(en, code)).toBeTruthy();
+    expect(textAt(de, code)).toBeTruthy();
+  });
+
+  it.each(ALL_AUDIT_ACTIONS)('translate the audit action %s in both languages', (action) => {
+    expect(textAt(en, `audit.action.${action}`)).toBeTruthy();
+    expect(textAt(de, `audit.action.${action}`)).toBeTruthy();
+  });
+
+  it('name every route in both languages', () => {
+    for (const route of ROUTES) {
+      expect(textAt(en, routeTitleKey(route.id))).toBeTruthy();
+      expect(textAt(de, routeTitleKey(route.id))).toBeTruthy();
+    }
+  });
+
+  it('contain every key the source code uses literally', () => {
+    const used = literalKeys();
+    expect(used.size).toBeGreaterThan(20);
+    const missing = [...used].filter(([key]) => textAt(en, key) === undefined).map(([key, file]) => `${key} (${file})`);
+    expect(missing).toEqual([]);
+  });
+});
+
+describe('language resolution', () => {
+  it.each([
+    ['en-AU', 'Sign in'],
+    ['en-US', 'Sign in'],
+    ['fr', 'Sign in'],
+    ['de', 'Anmelden'],
+    ['de-AT', 'Anmelden'],
+  ])('shows %s visitors the right texts', (language, text) => {
+    expect(i18n.getFixedT(language)('login.submit')).toBe(text);
+  });
+
+  it('falls back to en-AU, then English', () => {
+    expect(i18n.options.fallbackLng).toEqual(['en-AU', 'en']);
+  });
+
+  it('matches dayjs to the language', () => {
+    expect(dayjsLocaleFor('de-DE')).toBe('de');
+    expect(dayjsLocaleFor('en')).toBe('en-au');
+    expect(dayjsLocaleFor('fr')).toBe('en-au');
+  });
+});

@@ -1,0 +1,63 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { installFakeApi } from '../../test-support/fake-api';
+import { adminStatus, signInAdmin, signInUser } from '../../test-support/fixtures';
+import { currentPath, renderApp } from '../../test-support/render-app';
+import { SESSION_KEYS } from '../../lib/session/session-store';
+
+describe('admin shell', () => {
+  it('lists the sections in a navigation landmark and marks the current one', async () => {
+    installFakeApi({ 'GET /api/admin/status': { body: { data: adminStatus() } } });
+    signInAdmin();
+    renderApp('/admin/knocs/new/linux');
+    const nav = await screen.findByRole('navigation', { name: 'Admin navigation' });
+    const links = within(nav).getAllByRole('link');
+    expect(links.map((link) => link.textContent)).toEqual([
+      'Home',
+      'Agents',
+      'Knocs',
+      'Groups',
+      'Users',
+      'Admins',
+      'Logs',
+      'API keys',
+      'Settings',
+    ]);
+    expect(within(nav).getByRole('link', { name: 'Knocs' })).toHaveAttribute('aria-current', 'page');
+    expect(within(nav).getByRole('link', { name: 'Home' })).not.toHaveAttribute('aria-current');
+    expect(within(nav).getByRole('button', { name: 'Log out' })).toBeInTheDocument();
+  });
+
+  it('shows the product, the admin and the colour-scheme toggle in the header', async () => {
+    installFakeApi({ 'GET /api/admin/status': { body: { data: adminStatus() } } });
+    signInAdmin({ Name: 'Grace Hopper' });
+    renderApp('/admin/agents');
+    const header = await screen.findByRole('banner');
+    expect(within(header).getByText('Postern admin')).toBeInTheDocument();
+    expect(within(header).getByText('Grace Hopper')).toBeInTheDocument();
+    expect(within(header).getByRole('button', { name: 'Change colour scheme' })).toBeInTheDocument();
+  });
+
+  it('navigates between sections', async () => {
+    installFakeApi({ 'GET /api/admin/status': { body: { data: adminStatus() } } });
+    signInAdmin();
+    const { user } = renderApp('/admin/home');
+    const nav = await screen.findByRole('navigation', { name: 'Admin navigation' });
+    await user.click(within(nav).getByRole('link', { name: 'Agents' }));
+    await waitFor(() => expect(currentPath()).toBe('/admin/agents'));
+    expect(await screen.findByRole('heading', { level: 1, name: 'Agents' })).toBeInTheDocument();
+    expect(screen.getByText('This screen arrives in a later release')).toBeInTheDocument();
+  });
+
+  it('logs out: tells the server, forgets only the admin session, returns to the admin login', async () => {
+    const api = installFakeApi({ 'GET /api/admin/status': { body: { data: adminStatus() } } });
+    signInAdmin();
+    signInUser();
+    const { user } = renderApp('/admin/agents');
+    await user.click(await screen.findByRole('button', { name: 'Log out' }));
+    await waitFor(() => expect(currentPath()).toBe('/admin'));
+    expect(api.calls('POST /api/admin/logout')).toHaveLength(1);
+    expect(window.sessionStorage.getItem(SESSION_KEYS.admin)).toBeNull();
+    expect(window.sessionStorage.getItem(SESSION_KEYS.user)).not.toBeNull();
+  });
+});

@@ -1,0 +1,54 @@
+import { screen, waitFor } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { installFakeApi } from '../../../test-support/fake-api';
+import { adminSession, adminStatus } from '../../../test-support/fixtures';
+import { currentPath, renderApp } from '../../../test-support/render-app';
+import { SESSION_KEYS } from '../../../lib/session/session-store';
+
+async function signIn(user: ReturnType<typeof renderApp>['user']) {
+  await user.type(await screen.findByLabelText('Username'), 'grace');
+  await user.type(screen.getByLabelText('Password', { selector: 'input' }), 'admin-password');
+  await user.click(screen.getByRole('button', { name: 'Sign in' }));
+}
+
+describe('admin login', () => {
+  it('stores the admin session and opens the admin home', async () => {
+    const session = adminSession();
+    const api = installFakeApi({
+      'POST /api/admin/login': { body: { data: session } },
+      'GET /api/admin/status': { body: { data: adminStatus() } },
+    });
+    const { user } = renderApp('/admin');
+    await signIn(user);
+    await waitFor(() => expect(currentPath()).toBe('/admin/home'));
+    expect(api.calls('POST /api/admin/login')[0]?.body).toEqual({ UserName: 'grace', Password: 'admin-password' });
+    expect(JSON.parse(window.sessionStorage.getItem(SESSION_KEYS.admin) ?? 'null')).toEqual(session);
+    expect(await screen.findByRole('heading', { level: 1, name: 'Home' })).toBeInTheDocument();
+  });
+
+  it.each([
+    [{ TotpEnabled: true, AdminTotpVerified: true }, '/admin/otp/verify'],
+    [{ TotpEnabled: true, AdminTotpVerified: false }, '/admin/otp/onboard'],
+  ])('sends an admin with %o to %s', async (totp, target) => {
+    installFakeApi({ 'POST /api/admin/login': { body: { data: adminSession(totp) } } });
+    const { user } = renderApp('/admin');
+    await signIn(user);
+    await waitFor(() => expect(currentPath()).toBe(target));
+    expect(window.sessionStorage.getItem(SESSION_KEYS.adminSecondFactor)).toBe(target);
+  });
+
+  it('shows a refusal inside the form', async () => {
+    installFakeApi({ 'POST /api/admin/login': { status: 403, body: { Err: 'err.loginNotPermitted' } } });
+    const { user } = renderApp('/admin');
+    await signIn(user);
+    expect(await screen.findByRole('alert')).toHaveTextContent('Error: Login not permitted');
+    expect(currentPath()).toBe('/admin');
+  });
+
+  it('has no public-computer box', async () => {
+    installFakeApi();
+    renderApp('/admin');
+    await screen.findByRole('button', { name: 'Sign in' });
+    expect(screen.queryByRole('checkbox')).not.toBeInTheDocument();
+  });
+});

@@ -1,0 +1,74 @@
+import { vi } from 'vitest';
+
+/** One canned answer of the fake server. */
+export interface FakeAnswer {
+  status?: number;
+  body?: unknown;
+}
+
+/** A request the app made, as the fake server saw it. */
+export interface FakeRequest {
+  method: string;
+  path: string;
+  search: string;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+/** An answer, a function of the request, or an Error to simulate a network failure. */
+export type FakeHandler = FakeAnswer | Error | ((request: FakeRequest) => FakeAnswer | Error);
+
+/** Answers every test gets unless it overrides them: public calls succeed, no session exists. */
+const DEFAULT_ROUTES: Record<string, FakeHandler> = {
+  'GET /api/theme': { body: { data: { Accent: 'grape', HighAccessibility: false } } },
+  'GET /api/system_status': { body: { data: { IPApi: '', JsBundleHash: 'build-1' } } },
+  'GET /api/status': { status: 401, body: { Err: 'err.invalidSession' } },
+  'GET /api/admin/status': { status: 401, body: { Err: 'err.invalidSession' } },
+  'POST /api/logout': { body: { data: null } },
+  'POST /api/admin/logout': { body: { data: null } },
+};
+
+function headerRecord(headers: HeadersInit | undefined): Record<string, string> {
+  return Object.fromEntries(new Headers(headers).entries());
+}
+
+/**
+ * Replaces the global fetch with a fake Postern server keyed by "METHOD /path". It stands in for the
+ * network only; every module of the app runs for real.
+ */
+export function installFakeApi(routes: Record<string, FakeHandler> = {}) {
+  const table = { ...DEFAULT_ROUTES, ...routes };
+  const requests: FakeRequest[] = [];
+
+  const fetchMock = vi.fn((input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const url = new URL(input instanceof Request ? input.url : input.toString(), 'http://localhost');
+    const request: FakeRequest = {
+      method: (init?.method ?? 'GET').toUpperCase(),
+      path: url.pathname,
+      search: url.search,
+      body: typeof init?.body === 'string' ? (JSON.parse(init.body) as unknown) : undefined,
+      headers: headerRecord(init?.headers),
+    };
+    requests.push(request);
+    const handler = table[`${request.method} ${request.path}`];
+    const answer: FakeAnswer | Error =
+      handler === undefined
+        ? { status: 404, body: { Err: 'err.notFound' } }
+        : typeof handler === 'function'
+          ? handler(request)
+          : handler;
+    if (answer instanceof Error) return Promise.reject(answer);
+    const text = answer.body === undefined ? '' : JSON.stringify(answer.body);
+    return Promise.resolve(
+      new Response(text, { status: answer.status ?? 200, headers: { 'content-type': 'application/json' } }),
+    );
+  });
+  vi.stubGlobal('fetch', fetchMock);
+
+  return {
+    fetchMock,
+    requests,
+    /** The requests made to one "METHOD /path". */
+    calls: (key: string) => requests.filter((request) => `${request.method} ${request.path}` === key),
+  };
+}

@@ -1,0 +1,88 @@
+import type { AdminSessionInfo, AdminStatus, UserSessionInfo, UserStatus } from '@postern/protocol';
+import { SESSION_KEYS } from '../lib/session/session-store';
+
+/** A user session as /api/login returns it. */
+export function userSession(overrides: Partial<UserSessionInfo> = {}): UserSessionInfo {
+  return {
+    Name: 'Ada Lovelace',
+    UserName: 'ada',
+    AuthType: 'local',
+    Ends: new Date(Date.now() + 8 * 3_600_000).toISOString(),
+    KioskMode: false,
+    NewUserDashboard: false,
+    ...overrides,
+  };
+}
+
+/** An admin session as /api/admin/login returns it (no second factor). */
+export function adminSession(overrides: Partial<AdminSessionInfo> = {}): AdminSessionInfo {
+  return {
+    Name: 'Grace Hopper',
+    UserName: 'grace',
+    AuthType: 'local',
+    TotpEnabled: false,
+    AdminTotpVerified: false,
+    TotpEnrolmentDeferable: false,
+    ...overrides,
+  };
+}
+
+/** GET /api/status for a signed-in user. */
+export function userStatus(overrides: Partial<UserStatus> = {}): UserStatus {
+  return {
+    Name: 'Ada Lovelace',
+    UserName: 'ada',
+    CurrentAddress: '192.0.2.10',
+    Ends: new Date(Date.now() + 8 * 3_600_000).toISOString(),
+    KioskMode: false,
+    ValidUntil: null,
+    Licensed: true,
+    UserLicensed: true,
+    AuthType: 'local',
+    NewUserDashboard: false,
+    AutoBrowseToURI: null,
+    ACLs: [],
+    ...overrides,
+  };
+}
+
+/** GET /api/admin/status for a signed-in admin. */
+export function adminStatus(overrides: Partial<AdminStatus> = {}): AdminStatus {
+  return {
+    ...adminSession(),
+    Cloud: false,
+    ServerVersion: '0.1.0',
+    AvailableServerVersions: [],
+    LatestChangeLogsUrl: '',
+    MinimumRequiredAgentVersion: '0.1.0',
+    UserCount: 0,
+    ExperimentalFeatures: [],
+    SessionCount: 0,
+    ACLCount: 0,
+    Activity: [],
+    Licensing: {
+      Licensed: false,
+      Expires: null,
+      UserLimit: 0,
+      UserLimitOverage: 0,
+      UserLimitOveragePercentage: 0,
+      SessionLimit: 0,
+    },
+    AvailableAgentVersions: [],
+    ...overrides,
+  };
+}
+
+/** Puts a user session in session storage, as a sign-in in this tab would have. */
+export function signInUser(overrides: Partial<UserSessionInfo> = {}): UserSessionInfo {
+  const info = userSession(overrides);
+  window.sessionStorage.setItem(SESSION_KEYS.user, JSON.stringify(info));
+  return info;
+}
+
+/** Puts an admin session in session storage. */
+export function signInAdmin(overrides: Partial<AdminSessionInfo> = {}): AdminSessionInfo {
+  const info = adminSession(overrides);
+  window.sessionStorage.setItem(SESSION_KEYS.admin, JSON.stringify(info));
+  return info;
+}

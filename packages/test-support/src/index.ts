@@ -1,0 +1,4 @@
+export * from './process.js';
+export * from './wait.js';
+export * from './ports.js';
+export * from './paths.js';

@@ -1,0 +1,155 @@
+// npm run bench: starts the built server on a fresh store and prints figures: start-up time, memory,
+// sign-in latency, request throughput and the web app's initial JavaScript weight. Figures only; the
+// tests never assert timings.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { build, ensureDependencies, ensureNodeVersion, ROOT } from './lib.mjs';
+
+ensureNodeVersion();
+ensureDependencies();
+build();
+
+const LOAD_SECONDS = 3;
+const CONCURRENCY = 16;
+
+const port = await freePort();
+const dataDir = mkdtempSync(path.join(tmpdir(), 'postern-bench-'));
+const started = performance.now();
+const server = spawn(process.execPath, [path.join(ROOT, 'apps/server/dist/main.js'), 'serve'], {
+  env: { ...process.env, POSTERN_DATA_DIR: dataDir, POSTERN_PORT: String(port), POSTERN_LOG_LEVEL: 'warn' },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+let output = '';
+server.stdout.on('data', (chunk) => (output += chunk));
+const password = await new Promise((resolve, reject) => {
+  const timer = setTimeout(() => reject(new Error('server did not start within 30 s')), 30_000);
+  server.stdout.on('data', () => {
+    const match = /shown only this once:\n\n\s+(\S+)\n/.exec(output);
+    if (match) {
+      clearTimeout(timer);
+      resolve(match[1]);
+    }
+  });
+});
+const startupMs = performance.now() - started;
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+try {
+  const rssIdle = rssMiB(server.pid);
+  const loginMs = [];
+  let cookie = '';
+  for (let i = 0; i < 10; i += 1) {
+    const t0 = performance.now();
+    const response = await request('POST', '/api/admin/login', { UserName: 'postern-admin', Password: password });
+    loginMs.push(performance.now() - t0);
+    cookie = String(response.headers['set-cookie']?.[0] ?? '').split(';')[0];
+  }
+  const theme = await load('GET', '/api/theme');
+  const adminStatus = await load('GET', '/api/admin/status', cookie);
+  const rssLoaded = rssMiB(server.pid);
+
+  const rows = [
+    ['server start-up (new store, migrations, first admin)', `${startupMs.toFixed(0)} ms`],
+    ['server memory idle (RSS)', `${rssIdle.toFixed(1)} MiB`],
+    ['server memory after load (RSS)', `${rssLoaded.toFixed(1)} MiB`],
+    ['admin sign-in (argon2id m=46 MiB), median of 10', `${median(loginMs).toFixed(1)} ms`],
+    [`GET /api/theme, ${CONCURRENCY} concurrent`, describeLoad(theme)],
+    [`GET /api/admin/status (signed in), ${CONCURRENCY} concurrent`, describeLoad(adminStatus)],
+    ['user portal initial JavaScript (gzip)', `${(initialJavaScriptBytes() / 1024).toFixed(1)} KiB`],
+  ];
+  const width = Math.max(...rows.map(([name]) => name.length));
+  console.log('\nPostern benchmarks');
+  for (const [name, value] of rows) console.log(`  ${name.padEnd(width)}  ${value}`);
+} finally {
+  agent.destroy();
+  server.kill('SIGTERM');
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+function request(method, url, body, cookie) {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path: url,
+        agent,
+        headers: {
+          ...(payload ? { 'content-type': 'application/json' } : {}),
+          ...(cookie ? { cookie } : {}),
+        },
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve(response));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** Runs CONCURRENCY request loops for LOAD_SECONDS; returns throughput and latency percentiles. */
+async function load(method, url, cookie) {
+  const latencies = [];
+  let errors = 0;
+  const deadline = performance.now() + LOAD_SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < deadline) {
+        const t0 = performance.now();
+        const response = await request(method, url, undefined, cookie);
+        if (response.statusCode !== 200) errors += 1;
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  return {
+    perSecond: latencies.length / LOAD_SECONDS,
+    p50: latencies[Math.floor(latencies.length * 0.5)] ?? 0,
+    p99: latencies[Math.floor(latencies.length * 0.99)] ?? 0,
+    errors,
+  };
+}
+
+function describeLoad({ perSecond, p50, p99, errors }) {
+  return `${perSecond.toFixed(0)} req/s, p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, ${errors} errors`;
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+function rssMiB(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kib / 1024;
+}
+
+/** Gzipped size of the scripts index.html loads up front (entry and modulepreloads). */
+function initialJavaScriptBytes() {
+  const dist = path.join(ROOT, 'apps/web/dist');
+  const html = readFileSync(path.join(dist, 'index.html'), 'utf8');
+  const files = [...html.matchAll(/(?:src|href)="\/?(assets\/[^"]+\.js)"/g)].map((match) => match[1]);
+  return files.reduce((sum, file) => sum + gzipSync(readFileSync(path.join(dist, file))).length, 0);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address();
+      probe.close(() => resolve(free));
+    });
+  });
+}

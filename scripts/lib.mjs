@@ -1,0 +1,121 @@
+// Helpers for the root npm scripts. Plain Node only: these run before dependencies are installed.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const MINIMUM_NODE = [20, 19];
+
+/** Stops with a clear message on a Node.js older than the project supports. */
+export function ensureNodeVersion() {
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  if (major < MINIMUM_NODE[0] || (major === MINIMUM_NODE[0] && minor < MINIMUM_NODE[1])) {
+    console.error(`Postern needs Node.js ${MINIMUM_NODE.join('.')} or newer (this is ${process.versions.node}).`);
+    process.exit(1);
+  }
+}
+
+/** Runs a command in the repository, output shown; returns its exit code. */
+export function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { cwd: ROOT, stdio: 'inherit', ...options });
+  if (result.error) {
+    console.error(`could not run ${command}: ${result.error.message}`);
+    return 1;
+  }
+  return result.status ?? 1;
+}
+
+/** Runs a command and stops the script when it fails. */
+export function runOrExit(command, args, options = {}) {
+  const code = run(command, args, options);
+  if (code !== 0) process.exit(code);
+}
+
+/**
+ * Installs dependencies when node_modules is missing or older than the lockfile (npm writes
+ * node_modules/.package-lock.json at the end of every install).
+ */
+export function ensureDependencies() {
+  const lockfile = path.join(ROOT, 'package-lock.json');
+  const installed = path.join(ROOT, 'node_modules', '.package-lock.json');
+  if (existsSync(installed) && statSync(installed).mtimeMs >= statSync(lockfile).mtimeMs) return;
+  console.log('Installing dependencies (the first time this compiles the SQLite driver; it takes a minute or two)...');
+  runOrExit('npm', ['ci', '--no-audit', '--no-fund']);
+}
+
+/** What each build step reads and how it builds. Later steps depend on earlier ones. */
+const SHARED_INPUTS = ['package-lock.json', 'tsconfig.base.json', 'tsconfig.build.base.json', 'packages/protocol/src'];
+const TARGETS = [
+  {
+    name: 'protocol',
+    dir: 'packages/protocol',
+    inputs: ['packages/protocol'],
+    build: () => tsc('packages/protocol'),
+  },
+  {
+    name: 'server',
+    dir: 'apps/server',
+    inputs: ['apps/server/src', 'apps/server/package.json', 'apps/server/tsconfig.build.json'],
+    build: () => tsc('apps/server') || makeExecutable('apps/server/dist/main.js'),
+  },
+  {
+    name: 'agent',
+    dir: 'apps/agent',
+    inputs: ['apps/agent/src', 'apps/agent/package.json', 'apps/agent/tsconfig.build.json'],
+    build: () => tsc('apps/agent') || makeExecutable('apps/agent/dist/main.js'),
+  },
+  {
+    name: 'web',
+    dir: 'apps/web',
+    // The whole app folder (newestMtime skips node_modules and dist): sources, public files, configs.
+    inputs: ['apps/web'],
+    build: () => run('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: path.join(ROOT, 'apps/web') }),
+  },
+];
+
+function tsc(packageDir) {
+  rmSync(path.join(ROOT, packageDir, 'dist'), { recursive: true, force: true });
+  return run('npx', ['tsc', '-p', path.join(packageDir, 'tsconfig.build.json')]);
+}
+
+function makeExecutable(file) {
+  chmodSync(path.join(ROOT, file), 0o755);
+  return 0;
+}
+
+/**
+ * Builds every part whose sources changed since its last build (a stamp file in its dist records
+ * when). `force` rebuilds everything.
+ */
+export function build({ force = false, only } = {}) {
+  for (const target of TARGETS) {
+    if (only !== undefined && !only.includes(target.name)) continue;
+    const stamp = path.join(ROOT, target.dir, 'dist', '.build-stamp');
+    const newestInput = Math.max(
+      ...[...SHARED_INPUTS, ...target.inputs].map((input) => newestMtime(path.join(ROOT, input))),
+    );
+    if (!force && existsSync(stamp) && statSync(stamp).mtimeMs >= newestInput) continue;
+    console.log(`Building ${target.name}...`);
+    const code = target.build();
+    if (code !== 0) {
+      console.error(`Building ${target.name} failed.`);
+      process.exit(code);
+    }
+    mkdirSync(path.dirname(stamp), { recursive: true });
+    writeFileSync(stamp, new Date().toISOString());
+  }
+}
+
+/** The newest modification time of a file, or of any file below a directory (0 when missing). */
+function newestMtime(target) {
+  if (!existsSync(target)) return 0;
+  const stats = statSync(target);
+  if (!stats.isDirectory()) return stats.mtimeMs;
+  let newest = stats.mtimeMs;
+  for (const entry of readdirSync(target)) {
+    if (entry === 'node_modules' || entry === 'dist') continue;
+    newest = Math.max(newest, newestMtime(path.join(target, entry)));
+  }
+  return newest;
+}

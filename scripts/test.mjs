@@ -1,0 +1,37 @@
+// npm test: type checks, lint and formatting, then every workspace's unit, component and API tests.
+// Each check counts as one result next to the tests; the last line is "N passed, N failed".
+import path from 'node:path';
+import { rmSync } from 'node:fs';
+import { ensureDependencies, ensureNodeVersion, run } from './lib.mjs';
+import { countVitestReport, printCounts, RESULTS_DIR, writeSummary } from './results.mjs';
+
+ensureNodeVersion();
+ensureDependencies();
+
+const WORKSPACES = ['packages/protocol', 'packages/test-support', 'apps/server', 'apps/agent', 'apps/web', '.'];
+const checks = [
+  ...WORKSPACES.map((workspace) => ({ name: `typecheck ${workspace}`, command: ['npx', 'tsc', '-p', workspace] })),
+  { name: 'lint', command: ['npx', 'eslint', '.'] },
+  { name: 'formatting', command: ['npx', 'prettier', '--check', '--log-level', 'warn', '.'] },
+];
+
+const counts = { passed: 0, failed: 0 };
+for (const check of checks) {
+  console.log(`\n> ${check.name}`);
+  const ok = run(check.command[0], check.command.slice(1)) === 0;
+  counts[ok ? 'passed' : 'failed'] += 1;
+  if (!ok) console.error(`${check.name} failed`);
+}
+
+const report = path.join(RESULTS_DIR, 'unit.json');
+rmSync(report, { force: true });
+console.log('\n> unit, component and API tests');
+run('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`]);
+const tests = countVitestReport(report);
+counts.passed += tests.passed;
+counts.failed += tests.failed;
+
+writeSummary('unit', counts);
+console.log('');
+printCounts(counts);
+process.exit(counts.failed === 0 ? 0 : 1);
