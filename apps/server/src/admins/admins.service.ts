@@ -9,7 +9,7 @@ import type { AppContext } from '../app-context.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../http/errors.js';
 import { recordAudit } from '../audit/audit.js';
 import { hashPassword } from '../auth/passwords.js';
-import { endAllAdminSessionsOf } from '../auth/sessions.repo.js';
+import { endAllSessionsOf } from '../auth/sessions.repo.js';
 import { generatePassword } from '../lib/random-secret.js';
 import { uuidv7 } from '../lib/ids.js';
 import { isUniqueViolation } from '../lib/unique-violation.js';
@@ -61,7 +61,7 @@ export async function resetAdminPassword(ctx: AppContext, userName: string, pass
   const now = ctx.clock.now();
   await ctx.db.transaction().execute(async (trx) => {
     await setAdminPasswordHash(trx, admin.id, passwordHash, now);
-    await endAllAdminSessionsOf(trx, admin.id, 'account-changed', now);
+    await endAllSessionsOf(trx, 'admin', admin.id, 'account-changed', now);
     await recordAudit(trx, now, AuditActions.AdminPasswordReset, { AdminName: admin.userName });
   });
   return newPassword;

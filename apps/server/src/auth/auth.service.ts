@@ -16,9 +16,9 @@ import { findAdminById, findAdminByUserName, recordAdminLogin, type Admin } from
 import { uuidv7 } from '../lib/ids.js';
 import { verifyAgainstDecoy, verifyPassword } from './passwords.js';
 import { hashSessionToken, newSessionToken } from './session-tokens.js';
+import type { SessionRealm } from './cookies.js';
 import {
-  endAdminSession,
-  endUserSession,
+  endSession,
   findActiveAdminSession,
   findActiveUserSession,
   insertAdminSession,
@@ -48,10 +48,7 @@ export async function loginUser(
   previousToken: string | undefined,
 ): Promise<StartedSession<UserSessionInfo>> {
   const user = await findUserByUserName(ctx.db, body.UserName);
-  const passwordMatches =
-    user !== null && user.authType === 'local' && user.passwordHash !== null
-      ? await verifyPassword(user.passwordHash, body.Password)
-      : await verifyAgainstDecoy(body.Password);
+  const passwordMatches = await localPasswordMatches(user, body.Password);
   const now = ctx.clock.now();
   if (user === null || !passwordMatches) {
     await recordAudit(ctx.db, now, AuditActions.UserLoginFailed, {
@@ -71,7 +68,7 @@ export async function loginUser(
   const endsAt = Math.min(now + minutes * MINUTE_MS, user.validUntil ?? Number.POSITIVE_INFINITY);
   const { token, tokenHash } = newSessionToken();
   await ctx.db.transaction().execute(async (trx) => {
-    if (previousToken !== undefined) await endUserSessionByToken(trx, previousToken, now);
+    if (previousToken !== undefined) await endSessionByToken(trx, 'user', previousToken, now);
     await insertUserSession(trx, {
       id: uuidv7(now),
       tokenHash,
@@ -99,10 +96,7 @@ export async function loginAdmin(
   previousToken: string | undefined,
 ): Promise<StartedSession<AdminSessionInfo>> {
   const admin = await findAdminByUserName(ctx.db, body.UserName);
-  const passwordMatches =
-    admin !== null && admin.authType === 'local' && admin.passwordHash !== null
-      ? await verifyPassword(admin.passwordHash, body.Password)
-      : await verifyAgainstDecoy(body.Password);
+  const passwordMatches = await localPasswordMatches(admin, body.Password);
   const now = ctx.clock.now();
   if (admin === null || !passwordMatches) {
     await recordAudit(ctx.db, now, AuditActions.AdminLoginFailed, {
@@ -116,7 +110,7 @@ export async function loginAdmin(
   const endsAt = now + ADMIN_SESSION_MINUTES * MINUTE_MS;
   const { token, tokenHash } = newSessionToken();
   await ctx.db.transaction().execute(async (trx) => {
-    if (previousToken !== undefined) await endAdminSessionByToken(trx, previousToken, now);
+    if (previousToken !== undefined) await endSessionByToken(trx, 'admin', previousToken, now);
     await insertAdminSession(trx, {
       id: uuidv7(now),
       tokenHash,
@@ -138,7 +132,7 @@ export async function logoutUser(ctx: AppContext, token: string, meta: RequestMe
   const found = await authenticateUser(ctx, token);
   if (found === null) return;
   await ctx.db.transaction().execute(async (trx) => {
-    if (await endUserSession(trx, found.session.id, 'logout', now)) {
+    if (await endSession(trx, 'user', found.session.id, 'logout', now)) {
       await recordAudit(trx, now, AuditActions.UserLogout, {
         UserName: found.user.userName,
         IpAddress: meta.ipAddress,
@@ -152,7 +146,7 @@ export async function logoutAdmin(ctx: AppContext, token: string, meta: RequestM
   const found = await authenticateAdmin(ctx, token);
   if (found === null) return;
   await ctx.db.transaction().execute(async (trx) => {
-    if (await endAdminSession(trx, found.session.id, 'logout', now)) {
+    if (await endSession(trx, 'admin', found.session.id, 'logout', now)) {
       await recordAudit(trx, now, AuditActions.AdminLogout, {
         AdminName: found.admin.userName,
         IpAddress: meta.ipAddress,
@@ -184,14 +178,25 @@ export async function authenticateAdmin(
   return { session, admin };
 }
 
-async function endUserSessionByToken(db: AppContext['db'], token: string, now: number): Promise<void> {
-  const session = await findActiveUserSession(db, hashSessionToken(token), now);
-  if (session !== null) await endUserSession(db, session.id, 'superseded', now);
+/**
+ * Checks a password against a local account. An unknown account, or one that signs in elsewhere
+ * (SAML, LDAP), costs the same work and fails, so timing does not tell them apart.
+ */
+async function localPasswordMatches(
+  account: { authType: string; passwordHash: string | null } | null,
+  password: string,
+): Promise<boolean> {
+  if (account === null || account.authType !== 'local' || account.passwordHash === null) {
+    return verifyAgainstDecoy(password);
+  }
+  return verifyPassword(account.passwordHash, password);
 }
 
-async function endAdminSessionByToken(db: AppContext['db'], token: string, now: number): Promise<void> {
-  const session = await findActiveAdminSession(db, hashSessionToken(token), now);
-  if (session !== null) await endAdminSession(db, session.id, 'superseded', now);
+/** Ends the session a sign-in replaces, so each privilege step gets a fresh token. */
+async function endSessionByToken(db: AppContext['db'], realm: SessionRealm, token: string, now: number) {
+  const find = realm === 'user' ? findActiveUserSession : findActiveAdminSession;
+  const session = await find(db, hashSessionToken(token), now);
+  if (session !== null) await endSession(db, realm, session.id, 'superseded', now);
 }
 
 export function userSessionInfo(

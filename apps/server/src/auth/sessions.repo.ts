@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { bool } from '../lib/rows.js';
+import type { SessionRealm } from './cookies.js';
 
 /** Why a session stopped before (or at) its end. Kept for the audit trail and the session lists. */
 export type SessionEndReason = 'logout' | 'invalidated' | 'expired' | 'superseded' | 'account-changed';
@@ -82,15 +83,22 @@ export async function findActiveAdminSession(
   return row ?? null;
 }
 
-/** Ends a running user session; true when it was running. */
-export async function endUserSession(
+/** The sessions table of each realm and the column naming whose session a row is. */
+const SESSION_TABLES = {
+  user: { table: 'userSessions', principal: 'userId' },
+  admin: { table: 'adminSessions', principal: 'adminId' },
+} as const;
+
+/** Ends a running session of either realm; true when it was running. */
+export async function endSession(
   db: Kysely<Database>,
+  realm: SessionRealm,
   id: string,
   reason: SessionEndReason,
   now: number,
 ): Promise<boolean> {
   const result = await db
-    .updateTable('userSessions')
+    .updateTable(SESSION_TABLES[realm].table)
     .set({ endedAt: now, endReason: reason })
     .where('id', '=', id)
     .where('endedAt', 'is', null)
@@ -98,32 +106,19 @@ export async function endUserSession(
   return result.numUpdatedRows > 0n;
 }
 
-export async function endAdminSession(
+/** Ends every running session of one account (after a password reset, say); returns how many. */
+export async function endAllSessionsOf(
   db: Kysely<Database>,
-  id: string,
-  reason: SessionEndReason,
-  now: number,
-): Promise<boolean> {
-  const result = await db
-    .updateTable('adminSessions')
-    .set({ endedAt: now, endReason: reason })
-    .where('id', '=', id)
-    .where('endedAt', 'is', null)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
-}
-
-/** Ends every running session of one admin (after a password reset, say); returns how many. */
-export async function endAllAdminSessionsOf(
-  db: Kysely<Database>,
-  adminId: string,
+  realm: SessionRealm,
+  principalId: string,
   reason: SessionEndReason,
   now: number,
 ): Promise<number> {
+  const { table, principal } = SESSION_TABLES[realm];
   const result = await db
-    .updateTable('adminSessions')
+    .updateTable(table)
     .set({ endedAt: now, endReason: reason })
-    .where('adminId', '=', adminId)
+    .where(principal, '=', principalId)
     .where('endedAt', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);

@@ -103,6 +103,14 @@ describe.each(testStoreKinds())('envelope, errors and statuses (%s)', (kind) => 
     expect((await t.app.inject({ method: 'GET', url: '/assets/missing.js' })).statusCode).toBe(404);
   });
 
+  it.each(['/../../../../etc/passwd', '/%2e%2e/%2e%2e/%2e%2e/etc/passwd', '/assets/..%2f..%2f..%2fetc%2fpasswd'])(
+    'never serves a file outside the build for %s',
+    async (url) => {
+      const response = await t.app.inject({ method: 'GET', url });
+      expect(response.body).not.toContain('root:');
+    },
+  );
+
   it('picks up a rebuild of the web app without a restart', async () => {
     const before = (await t.app.inject({ method: 'GET', url: '/api/system_status' })).json<{
       data: { JsBundleHash: string };
