@@ -4,6 +4,7 @@ import type { Database } from './store/schema.js';
 import type { StoreDialect } from './store/store.js';
 import type { Clock } from './lib/clock.js';
 import type { PosternConfig } from './config/config.js';
+import type { SecretBox } from './secrets/secret-box.js';
 
 /** What every service needs: the store, the time and the settings that shape behaviour. */
 export interface AppContext {
@@ -11,7 +12,9 @@ export interface AppContext {
   dialect: StoreDialect;
   clock: Clock;
   logger: Logger;
-  config: Pick<PosternConfig, 'insecureHttp' | 'trustedProxies' | 'publicUrl'>;
+  config: Pick<PosternConfig, 'insecureHttp' | 'trustedProxies' | 'publicUrl' | 'dataDir' | 'licencePublicKeys'>;
+  /** Seals and opens secrets stored in the database. */
+  secrets: SecretBox;
 }
 
 /** Who is asking, as far as the network can tell. */

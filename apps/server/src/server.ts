@@ -10,6 +10,8 @@ import { buildApp } from './http/app.js';
 import { loadWebApp } from './http/web-app.js';
 import { ensureBootstrapAdmin } from './admins/admins.service.js';
 import { systemClock } from './lib/clock.js';
+import { SecretBox } from './secrets/secret-box.js';
+import { loadSecretKey } from './secrets/secret-key.js';
 import { BOOTSTRAP_ADMIN_USERNAME } from '@postern/protocol';
 
 export interface RunningServer {
@@ -35,7 +37,13 @@ export async function openPreparedStore(config: PosternConfig, logger: Logger): 
 }
 
 export function contextFor(config: PosternConfig, store: Store, logger: Logger): AppContext {
-  return { db: store.db, dialect: store.dialect, clock: systemClock, logger, config };
+  const { key, fromFile } = loadSecretKey(config.secretKey, config.dataDir);
+  if (fromFile && store.dialect === 'postgres') {
+    logger.warn(
+      'secrets are sealed with the key file in the data directory; set POSTERN_SECRET_KEY so every replica sharing this PostgreSQL can read them',
+    );
+  }
+  return { db: store.db, dialect: store.dialect, clock: systemClock, logger, config, secrets: new SecretBox([key]) };
 }
 
 /** Starts the portal: store, first admin, HTTP listener. */

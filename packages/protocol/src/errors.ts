@@ -36,6 +36,39 @@ export const ErrorCodes = {
   agentNameExists: 'err.agentNameExists',
   agentHasBackends: 'err.agentHasBackends',
   mismatchingIds: 'err.mismatchingIds',
+  // Validation messages of the specification, used as zod messages so forms and API say the same.
+  urlMustBeHttp: 'err.urlMustBeHttp',
+  urlMustBeLdap: 'err.urlMustBeLdap',
+  urlMustBeGelf: 'err.urlMustBeGelf',
+  kioskDurationRange: 'err.kioskDurationRange',
+  passwordLength: 'err.passwordLength',
+  passwordsDontMatch: 'err.passwordsDontMatch',
+  invalidCidr: 'err.invalidCidr',
+  invalidScope: 'err.invalidScope',
+  ldapDnRequired: 'err.ldapDnRequired',
+  logoFormat: 'err.logoFormat',
+  logoTooLarge: 'err.logoTooLarge',
+  // Directory rules.
+  userNameExists: 'err.userNameExists',
+  adminNameExists: 'err.adminNameExists',
+  groupNameExists: 'err.groupNameExists',
+  apiKeyNameExists: 'err.apiKeyNameExists',
+  cannotChangeIdentity: 'err.cannotChangeIdentity',
+  groupTypeFixed: 'err.groupTypeFixed',
+  apiKeyFieldFixed: 'err.apiKeyFieldFixed',
+  cannotDeleteSelf: 'err.cannotDeleteSelf',
+  lastAdmin: 'err.lastAdmin',
+  userLimitReached: 'err.userLimitReached',
+  passwordChangeNotAllowed: 'err.passwordChangeNotAllowed',
+  totpNotEnabled: 'err.totpNotEnabled',
+  totpEnrolmentNotDeferable: 'err.totpEnrolmentNotDeferable',
+  // Licence.
+  licenceInvalid: 'err.licenceInvalid',
+  licenceExpired: 'err.licenceExpired',
+  failedToRefreshLicenseStatus: 'err.failedToRefreshLicenseStatus',
+  // Outbound services an admin configured.
+  ldapUnavailable: 'err.ldapUnavailable',
+  samlMetadataUnavailable: 'err.samlMetadataUnavailable',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

@@ -57,6 +57,10 @@ export const UserStatusResponse = dataEnvelope(UserStatus);
 export const Theme = z.object({
   Accent: z.enum(ACCENTS),
   HighAccessibility: z.boolean(),
+  /** Where the dark-mode logo is served, or '' when none is set. */
+  LogoURL: z.string(),
+  /** Where the light-mode logo is served, or '' when none is set. */
+  LightModeLogoURL: z.string(),
 });
 export type Theme = z.infer<typeof Theme>;
 export const ThemeResponse = dataEnvelope(Theme);

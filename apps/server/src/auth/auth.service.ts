@@ -17,6 +17,7 @@ import { uuidv7 } from '../lib/ids.js';
 import { verifyAgainstDecoy, verifyPassword } from './passwords.js';
 import { hashSessionToken, newSessionToken } from './session-tokens.js';
 import type { SessionRealm } from './cookies.js';
+import type { SessionStage } from '../store/schema.js';
 import {
   endSession,
   findActiveAdminSession,
@@ -155,13 +156,17 @@ export async function logoutAdmin(ctx: AppContext, token: string, meta: RequestM
   });
 }
 
-/** The running session and its user for a cookie token, or null. */
+/**
+ * The running session and its user for a cookie token, or null. Sessions still waiting for their
+ * second factor count only when `stage` asks for them (the OTP endpoints do).
+ */
 export async function authenticateUser(
   ctx: AppContext,
   token: string,
+  stage: 'active' | 'pending' = 'active',
 ): Promise<{ session: UserSession; user: User } | null> {
   const session = await findActiveUserSession(ctx.db, hashSessionToken(token), ctx.clock.now());
-  if (session === null) return null;
+  if (session === null || !stageMatches(session.stage, stage)) return null;
   const user = await findUserById(ctx.db, session.userId);
   if (user === null || user.disabled) return null;
   return { session, user };
@@ -170,12 +175,17 @@ export async function authenticateUser(
 export async function authenticateAdmin(
   ctx: AppContext,
   token: string,
+  stage: 'active' | 'pending' = 'active',
 ): Promise<{ session: AdminSession; admin: Admin } | null> {
   const session = await findActiveAdminSession(ctx.db, hashSessionToken(token), ctx.clock.now());
-  if (session === null) return null;
+  if (session === null || !stageMatches(session.stage, stage)) return null;
   const admin = await findAdminById(ctx.db, session.adminId);
   if (admin === null || !admin.loginEnabled) return null;
   return { session, admin };
+}
+
+function stageMatches(actual: SessionStage, wanted: 'active' | 'pending'): boolean {
+  return wanted === 'active' ? actual === 'active' : actual !== 'active';
 }
 
 /**

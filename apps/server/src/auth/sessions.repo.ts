@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../store/schema.js';
+import type { Database, SessionStage } from '../store/schema.js';
 import { bool } from '../lib/rows.js';
 import type { SessionRealm } from './cookies.js';
 
@@ -13,6 +13,8 @@ export interface UserSession {
   endsAt: number;
   ipAddress: string;
   kiosk: boolean;
+  /** 'active', or waiting for a second factor; only active sessions open the API. */
+  stage: SessionStage;
 }
 
 export interface AdminSession {
@@ -21,6 +23,7 @@ export interface AdminSession {
   createdAt: number;
   endsAt: number;
   ipAddress: string;
+  stage: SessionStage;
 }
 
 export interface NewSessionFields {
@@ -34,7 +37,7 @@ export interface NewSessionFields {
 
 export async function insertUserSession(
   db: Kysely<Database>,
-  session: NewSessionFields & { userId: string; kiosk: boolean },
+  session: NewSessionFields & { userId: string; kiosk: boolean; stage?: SessionStage },
 ): Promise<void> {
   await db
     .insertInto('userSessions')
@@ -44,7 +47,7 @@ export async function insertUserSession(
 
 export async function insertAdminSession(
   db: Kysely<Database>,
-  session: NewSessionFields & { adminId: string },
+  session: NewSessionFields & { adminId: string; stage?: SessionStage },
 ): Promise<void> {
   await db
     .insertInto('adminSessions')
@@ -60,7 +63,7 @@ export async function findActiveUserSession(
 ): Promise<UserSession | null> {
   const row = await db
     .selectFrom('userSessions')
-    .select(['id', 'userId', 'createdAt', 'endsAt', 'ipAddress', 'kiosk'])
+    .select(['id', 'userId', 'createdAt', 'endsAt', 'ipAddress', 'kiosk', 'stage'])
     .where('tokenHash', '=', tokenHash)
     .where('endedAt', 'is', null)
     .where('endsAt', '>', now)
@@ -75,7 +78,7 @@ export async function findActiveAdminSession(
 ): Promise<AdminSession | null> {
   const row = await db
     .selectFrom('adminSessions')
-    .select(['id', 'adminId', 'createdAt', 'endsAt', 'ipAddress'])
+    .select(['id', 'adminId', 'createdAt', 'endsAt', 'ipAddress', 'stage'])
     .where('tokenHash', '=', tokenHash)
     .where('endedAt', 'is', null)
     .where('endsAt', '>', now)

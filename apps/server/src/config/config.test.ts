@@ -27,6 +27,7 @@ describe('configuration', () => {
       insecureHttp: false,
       logLevel: 'info',
       webDir: null,
+      licencePublicKeys: [],
     });
   });
 
@@ -43,6 +44,7 @@ describe('configuration', () => {
       POSTERN_INSECURE_HTTP: 'yes',
       POSTERN_LOG_LEVEL: 'DEBUG',
       POSTERN_WEB_DIR: 'web',
+      POSTERN_LICENCE_PUBLIC_KEYS: `${Buffer.alloc(32, 1).toString('base64')}, ${Buffer.alloc(32, 2).toString('base64')}`,
     });
     expect(config).toEqual({
       host: '0.0.0.0',
@@ -55,6 +57,7 @@ describe('configuration', () => {
       insecureHttp: true,
       logLevel: 'debug',
       webDir: path.join(dir, 'web'),
+      licencePublicKeys: [Buffer.alloc(32, 1), Buffer.alloc(32, 2)],
     });
   });
 

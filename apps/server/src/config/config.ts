@@ -19,6 +19,7 @@ const SETTINGS = {
   insecureHttp: { env: 'POSTERN_INSECURE_HTTP', default: 'false' },
   logLevel: { env: 'POSTERN_LOG_LEVEL', default: 'info' },
   webDir: { env: 'POSTERN_WEB_DIR', default: '' },
+  licencePublicKeys: { env: 'POSTERN_LICENCE_PUBLIC_KEYS', default: '' },
 } as const;
 
 type SettingKey = keyof typeof SETTINGS;
@@ -46,6 +47,8 @@ export interface PosternConfig {
   logLevel: (typeof LOG_LEVELS)[number];
   /** Directory of the built web app, or null for the one built beside the server. */
   webDir: string | null;
+  /** Ed25519 public keys (32 bytes each) that licence keys must be signed with. */
+  licencePublicKeys: Buffer[];
 }
 
 type RawSettings = Record<SettingKey, string>;
@@ -64,6 +67,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     insecureHttp: parseBoolean('insecureHttp', raw.insecureHttp),
     logLevel: parseLogLevel(raw.logLevel),
     webDir: raw.webDir === '' ? null : path.resolve(cwd, raw.webDir),
+    licencePublicKeys: parseLicencePublicKeys(raw.licencePublicKeys),
   };
 }
 
@@ -200,6 +204,23 @@ function parseSecretKey(value: string): Buffer | null {
     );
   }
   return key;
+}
+
+function parseLicencePublicKeys(value: string): Buffer[] {
+  return value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+    .map((entry) => {
+      const key = Buffer.from(entry, 'base64');
+      if (key.length !== 32 || !/^[A-Za-z0-9+/_-]+=*$/.test(entry)) {
+        throw new ConfigError(
+          SETTINGS.licencePublicKeys.env,
+          `"${entry}" is not an Ed25519 public key (32 bytes in base64, as postern licence keygen prints)`,
+        );
+      }
+      return key;
+    });
 }
 
 function parseBoolean(key: SettingKey, value: string): boolean {

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ErrorCodes, type ApiErrorBody, type ErrorCode } from '@postern/protocol';
+import { ALL_ERROR_CODES, ErrorCodes, type ApiErrorBody, type ErrorCode } from '@postern/protocol';
 import { ApiError } from './errors.js';
 
 /** Fastify's own client-error codes, mapped to ours. */
@@ -45,7 +45,7 @@ function toResponse(error: FastifyError): { status: number; body: ApiErrorBody; 
     return { status: error.statusCode, body: errorBody(error.code, error.extra), headers: error.headers };
   }
   if (Array.isArray(error.validation) && error.validation.length > 0) {
-    return { status: 400, body: errorBody(ErrorCodes.badRequest, describeValidation(error)), headers: {} };
+    return { status: 400, body: validationBody(error), headers: {} };
   }
   const known = FASTIFY_CLIENT_ERRORS[error.code];
   if (known !== undefined) return { status: known.status, body: errorBody(known.code, known.extra), headers: {} };
@@ -65,13 +65,24 @@ export function errorBody(code: ErrorCode, extra?: string): ApiErrorBody {
   return extra === undefined ? { Err: code } : { Err: code, Extra: extra };
 }
 
-/** "UserName: Invalid input: expected string, received undefined" — the field first. */
-function describeValidation(error: FastifyError): string {
+/**
+ * A failed validation names the field. Rules from the specification carry their own code as the
+ * message (`err.urlMustBeHttp`): then that code is the error and the field is the detail, e.g.
+ * `{Err: "err.urlMustBeHttp", Extra: "DiscoverIPURL"}`. Anything else is
+ * `{Err: "err.badRequest", Extra: "UserName: Invalid input: expected string, received undefined"}`.
+ */
+function validationBody(error: FastifyError): ApiErrorBody {
   const first = error.validation?.[0];
-  if (first === undefined) return error.message;
+  if (first === undefined) return errorBody(ErrorCodes.badRequest, error.message);
   const field = first.instancePath.replace(/^\//, '').replaceAll('/', '.');
   const where = field === '' ? (error.validationContext ?? 'body') : field;
-  return `${where}: ${first.message ?? 'invalid'}`;
+  const message = first.message ?? 'invalid';
+  if (isErrorCode(message)) return errorBody(message, where);
+  return errorBody(ErrorCodes.badRequest, `${where}: ${message}`);
+}
+
+function isErrorCode(value: string): value is ErrorCode {
+  return (ALL_ERROR_CODES as readonly string[]).includes(value);
 }
 
 function isStoreUnavailable(error: unknown): boolean {

@@ -22,6 +22,7 @@ describe.each(testStoreKinds())('settings store (%s)', (kind) => {
       KioskSessionDuration: KIOSK_SESSION_MINUTES_DEFAULT,
       DebugMode: false,
       GELFListenerURL: '',
+      License: '',
     });
   });
 

@@ -28,6 +28,8 @@ const SETTING_SCHEMAS = {
     .catch(KIOSK_SESSION_MINUTES_DEFAULT),
   DebugMode: z.boolean().catch(false),
   GELFListenerURL: z.string().catch(''),
+  /** The installed licence key ('' for none); verified whenever it is read. */
+  License: z.string().catch(''),
 };
 
 const SettingsSchema = z.object(SETTING_SCHEMAS);

@@ -73,7 +73,7 @@ export async function adminStatus(ctx: AppContext, admin: Admin): Promise<AdminS
 
 export async function theme(ctx: AppContext): Promise<Theme> {
   const settings = await readSettings(ctx.db);
-  return { Accent: settings.Accent, HighAccessibility: settings.HighAccessibility };
+  return { Accent: settings.Accent, HighAccessibility: settings.HighAccessibility, LogoURL: '', LightModeLogoURL: '' };
 }
 
 export async function systemStatus(ctx: AppContext, bundleHash: string): Promise<SystemStatus> {

@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /**
  * The store's tables as Kysely sees them (camelCase here, snake_case in SQL via CamelCasePlugin).
  * Conventions that keep one codebase on SQLite and PostgreSQL: ids are text (UUIDs), instants are
@@ -14,6 +16,9 @@ export interface AdminsTable {
   totpEnabled: boolean;
   totpVerified: boolean;
   totpSecret: string | null;
+  totpPendingSecret: string | null;
+  totpLastStep: number | null;
+  totpDeferrals: Generated<number>;
   loginEnabled: boolean;
   createdAt: number;
   updatedAt: number;
@@ -35,6 +40,8 @@ export interface UsersTable {
   totpEnabled: boolean;
   totpVerified: boolean;
   totpSecret: string | null;
+  totpPendingSecret: string | null;
+  totpLastStep: number | null;
   disabled: boolean;
   validUntil: number | null;
   createdAt: number;
@@ -55,6 +62,7 @@ export interface UserSessionsTable {
   ipAddress: string;
   userAgent: string;
   kiosk: boolean;
+  stage: Generated<SessionStage>;
 }
 
 export interface AdminSessionsTable {
@@ -67,6 +75,7 @@ export interface AdminSessionsTable {
   endReason: string | null;
   ipAddress: string;
   userAgent: string;
+  stage: Generated<SessionStage>;
 }
 
 export interface AuditLogTable {
@@ -85,6 +94,79 @@ export interface SettingsTable {
   updatedAt: number;
 }
 
+/** 'active', or waiting for the second factor: a code ('totp') or an enrolment ('totp-enrol'). */
+export type SessionStage = 'active' | 'totp' | 'totp-enrol';
+
+export interface KnocsTable {
+  id: string;
+  description: string;
+  url: Generated<string>;
+  icon: Generated<string>;
+  category: Generated<string>;
+  parentId: string | null;
+  hideFromAdmins: Generated<boolean>;
+  hideFromUsers: Generated<boolean>;
+  createdAt: number;
+  updatedAt: number;
+  lastModifiedBy: Generated<string>;
+}
+
+export interface UserAclsTable {
+  userId: string;
+  aclId: string;
+}
+
+export interface GroupsTable {
+  id: string;
+  name: string;
+  description: string;
+  type: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface GroupUsersTable {
+  groupId: string;
+  userId: string;
+}
+
+export interface GroupAclsTable {
+  groupId: string;
+  aclId: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  name: string;
+  keyHash: string;
+  /** JSON array of scope strings. */
+  scopes: string;
+  /** JSON array of { Prefix, Note }. */
+  allowedFrom: string;
+  expiresAt: number | null;
+  createdAt: number;
+  lastUsedAt: number | null;
+}
+
+export interface LoginThrottleTable {
+  /** 'account:user:<name>', 'account:admin:<name>' or 'address:<ip>'. */
+  key: string;
+  failures: number;
+  windowStartedAt: number;
+  blockedUntil: number | null;
+}
+
+export interface SamlRequestsTable {
+  id: string;
+  realm: string;
+  createdAt: number;
+}
+
+export interface SamlAssertionsTable {
+  id: string;
+  expiresAt: number;
+}
+
 export interface Database {
   admins: AdminsTable;
   users: UsersTable;
@@ -92,4 +174,13 @@ export interface Database {
   adminSessions: AdminSessionsTable;
   auditLog: AuditLogTable;
   settings: SettingsTable;
+  knocs: KnocsTable;
+  userAcls: UserAclsTable;
+  groups: GroupsTable;
+  groupUsers: GroupUsersTable;
+  groupAcls: GroupAclsTable;
+  apiKeys: ApiKeysTable;
+  loginThrottle: LoginThrottleTable;
+  samlRequests: SamlRequestsTable;
+  samlAssertions: SamlAssertionsTable;
 }

@@ -58,3 +58,25 @@ export async function givenAdmin(
   await insertAdmin(ctx.db, admin);
   return { ...admin, password };
 }
+
+/** A knoc row as far as memberships need one (the grant engine's fields come later). */
+export async function givenKnoc(
+  ctx: AppContext,
+  overrides: { id?: string; description?: string; hideFromAdmins?: boolean } = {},
+): Promise<{ id: string; description: string }> {
+  sequence += 1;
+  const knoc = {
+    id: overrides.id ?? uuidv7(ctx.clock.now()),
+    description: overrides.description ?? `Knoc ${sequence}`,
+  };
+  await ctx.db
+    .insertInto('knocs')
+    .values({
+      ...knoc,
+      hideFromAdmins: overrides.hideFromAdmins ?? false,
+      createdAt: ctx.clock.now(),
+      updatedAt: ctx.clock.now(),
+    })
+    .execute();
+  return knoc;
+}

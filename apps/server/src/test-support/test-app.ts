@@ -11,6 +11,7 @@ import { migrateToLatest } from '../store/migrate.js';
 import { buildApp } from '../http/app.js';
 import type { WebApp } from '../http/web-app.js';
 import { ManualClock } from '../lib/clock.js';
+import { SecretBox } from '../secrets/secret-box.js';
 import { randomBytes } from 'node:crypto';
 
 export type TestStoreKind = 'sqlite' | 'postgres';
@@ -23,6 +24,8 @@ export function testStoreKinds(): TestStoreKind[] {
 export interface TestStore {
   store: Store;
   location: PosternConfig['store'];
+  /** A private temporary data directory (SQLite keeps its file here). */
+  dataDir: string;
   /** PostgreSQL schema the store lives in (tests get one each), or null for SQLite. */
   postgresSchema: string | null;
   dispose(): Promise<void>;
@@ -30,18 +33,20 @@ export interface TestStore {
 
 /** A fresh, empty store: a SQLite file in a temporary directory, or a new PostgreSQL schema. */
 export async function createTestStore(kind: TestStoreKind, { migrate = true } = {}): Promise<TestStore> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'postern-test-'));
+  const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
   if (kind === 'sqlite') {
-    const dir = mkdtempSync(path.join(tmpdir(), 'postern-test-'));
-    const location = { kind: 'sqlite' as const, file: path.join(dir, 'postern.db') };
+    const location = { kind: 'sqlite' as const, file: path.join(dataDir, 'postern.db') };
     const store = await openStore(location);
     if (migrate) await migrateToLatest(store.db);
     return {
       store,
       location,
+      dataDir,
       postgresSchema: null,
       dispose: async () => {
         await store.close();
-        rmSync(dir, { recursive: true, force: true });
+        removeDataDir();
       },
     };
   }
@@ -55,11 +60,13 @@ export async function createTestStore(kind: TestStoreKind, { migrate = true } = 
   return {
     store,
     location,
+    dataDir,
     postgresSchema: schema,
     dispose: async () => {
       await store.close();
       await sql`drop schema ${sql.id(schema)} cascade`.execute(admin.db);
       await admin.close();
+      removeDataDir();
     },
   };
 }
@@ -91,7 +98,15 @@ export async function createTestApp(kind: TestStoreKind, options: TestAppOptions
     dialect: testStore.store.dialect,
     clock,
     logger: pino({ level: process.env.POSTERN_TEST_LOG_LEVEL ?? 'silent' }),
-    config: { insecureHttp: false, trustedProxies: [], publicUrl: null, ...options.config },
+    config: {
+      insecureHttp: false,
+      trustedProxies: [],
+      publicUrl: null,
+      dataDir: testStore.dataDir,
+      licencePublicKeys: [],
+      ...options.config,
+    },
+    secrets: new SecretBox([randomBytes(32)]),
   };
   const app = await buildApp(ctx, options.webApp ?? NO_WEB_APP);
   return {

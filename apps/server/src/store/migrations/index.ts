@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import * as identity from './0001-identity.js';
+import * as directory from './0002-directory.js';
 
 /**
  * Every migration, in order. Append only: a released migration is never edited, because stores in
@@ -7,6 +8,7 @@ import * as identity from './0001-identity.js';
  */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-identity': identity,
+  '0002-directory': directory,
 };
 
 export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS);

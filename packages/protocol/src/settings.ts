@@ -1,0 +1,128 @@
+import { z } from 'zod';
+import { dataEnvelope } from './envelope.js';
+import { ErrorCodes } from './errors.js';
+import { emptyOr, GelfUrl, HttpUrl, LdapUrl } from './common.js';
+import { ACCENTS, KIOSK_SESSION_MINUTES_MAX, KIOSK_SESSION_MINUTES_MIN } from './limits.js';
+
+/** Largest logo accepted, in bytes of image data. */
+export const LOGO_MAX_BYTES = 512 * 1024;
+
+/** GET /api/admin/settings */
+export const SettingsRecord = z.object({
+  /** The installed licence key, or '' when none. */
+  License: z.string(),
+  /** Licence keys the store holds (at most one is in force). */
+  CachedLicenses: z.array(z.string()),
+  DiscoverIP: z.boolean(),
+  DiscoverIPURL: z.string(),
+  DebugMode: z.boolean(),
+  GELFListenerURL: z.string(),
+  KioskSessionDuration: z.number().int(),
+  Accent: z.enum(ACCENTS),
+  /** The dark-mode logo as a data: URL, or '' when none. */
+  Logo: z.string(),
+  LightModeLogo: z.string(),
+  HighAccessibility: z.boolean(),
+  NewUserDashboard: z.boolean(),
+});
+export type SettingsRecord = z.infer<typeof SettingsRecord>;
+export const SettingsResponse = dataEnvelope(SettingsRecord);
+
+/** PUT /api/admin/settings/config */
+export const SettingsConfigBody = z.object({
+  DiscoverIP: z.boolean(),
+  DiscoverIPURL: emptyOr(HttpUrl),
+  DebugMode: z.boolean(),
+  GELFListenerURL: emptyOr(GelfUrl),
+  KioskSessionDuration: z
+    .number()
+    .int(ErrorCodes.kioskDurationRange)
+    .min(KIOSK_SESSION_MINUTES_MIN, ErrorCodes.kioskDurationRange)
+    .max(KIOSK_SESSION_MINUTES_MAX, ErrorCodes.kioskDurationRange),
+});
+export type SettingsConfigBody = z.infer<typeof SettingsConfigBody>;
+
+/** A PNG or JPEG as a base64 data: URL. The server also checks the bytes are what the URL claims. */
+export const LogoDataUrl = z
+  .string()
+  .regex(/^data:image\/(png|jpeg);base64,[A-Za-z0-9+/]+=*$/, ErrorCodes.logoFormat)
+  .refine((value) => (value.length - value.indexOf(',') - 1) * 0.75 <= LOGO_MAX_BYTES, ErrorCodes.logoTooLarge);
+
+/** PUT /api/admin/settings/customize: a logo left out stays as it is; null removes it. */
+export const SettingsCustomizeBody = z.object({
+  Accent: z.enum(ACCENTS),
+  HighAccessibility: z.boolean(),
+  NewUserDashboard: z.boolean(),
+  Logo: LogoDataUrl.nullable().optional(),
+  LightModeLogo: LogoDataUrl.nullable().optional(),
+});
+export type SettingsCustomizeBody = z.infer<typeof SettingsCustomizeBody>;
+
+/** The files each SAML realm needs, by their settings name (the admin realm prefixes "Admin"). */
+export const SAML_FILE_FIELDS = ['SAMLMetadataFile', 'SAMLKeyFile', 'SAMLCertFile'] as const;
+
+/** GET /api/admin/settings/authentication: which files are stored, never the private keys. */
+export const AuthenticationSettings = z.object({
+  SAMLMetadataURL: z.string(),
+  SAMLMetadataFileSet: z.boolean(),
+  SAMLKeyFileSet: z.boolean(),
+  SAMLCertFileSet: z.boolean(),
+  /** The users' SP certificate (public), for giving to the IdP; '' when none. */
+  SAMLCert: z.string(),
+  AdminSAMLMetadataURL: z.string(),
+  AdminSAMLMetadataFileSet: z.boolean(),
+  AdminSAMLKeyFileSet: z.boolean(),
+  AdminSAMLCertFileSet: z.boolean(),
+  AdminSAMLCert: z.string(),
+  PublicURL: z.string(),
+  LDAPURL: z.string(),
+  LDAPStartTLS: z.boolean(),
+  LDAPSkipVerifyTLS: z.boolean(),
+  /** SAML sign-in is usable: metadata, key, certificate and public URL are all there. */
+  UserSAMLConfigured: z.boolean(),
+  AdminSAMLConfigured: z.boolean(),
+});
+export type AuthenticationSettings = z.infer<typeof AuthenticationSettings>;
+export const AuthenticationSettingsResponse = dataEnvelope(AuthenticationSettings);
+
+/** A stored file's new content (with Set) or its removal (with Remove); neither leaves it alone. */
+function fileField() {
+  return {
+    content: z.string().max(1_000_000).optional(),
+    set: z.boolean().optional(),
+    remove: z.boolean().optional(),
+  };
+}
+const userFile = fileField();
+
+/** PUT /api/admin/settings/authentication */
+export const AuthenticationSettingsBody = z.object({
+  SAMLMetadataURL: emptyOr(HttpUrl),
+  SAMLMetadataFile: userFile.content,
+  SAMLMetadataFileSet: userFile.set,
+  SAMLMetadataFileRemove: userFile.remove,
+  SAMLKeyFile: userFile.content,
+  SAMLKeyFileSet: userFile.set,
+  SAMLKeyFileRemove: userFile.remove,
+  SAMLCertFile: userFile.content,
+  SAMLCertFileSet: userFile.set,
+  SAMLCertFileRemove: userFile.remove,
+  AdminSAMLMetadataURL: emptyOr(HttpUrl),
+  AdminSAMLMetadataFile: userFile.content,
+  AdminSAMLMetadataFileSet: userFile.set,
+  AdminSAMLMetadataFileRemove: userFile.remove,
+  AdminSAMLKeyFile: userFile.content,
+  AdminSAMLKeyFileSet: userFile.set,
+  AdminSAMLKeyFileRemove: userFile.remove,
+  AdminSAMLCertFile: userFile.content,
+  AdminSAMLCertFileSet: userFile.set,
+  AdminSAMLCertFileRemove: userFile.remove,
+  PublicURL: emptyOr(HttpUrl),
+  LDAPURL: emptyOr(LdapUrl),
+  LDAPStartTLS: z.boolean(),
+  LDAPSkipVerifyTLS: z.boolean(),
+});
+export type AuthenticationSettingsBody = z.infer<typeof AuthenticationSettingsBody>;
+
+/** POST /api/admin/settings/generate{User,Admin}SamlKeyCert: the new certificate (the key stays on the server). */
+export const SamlKeyCertResponse = dataEnvelope(z.object({ Certificate: z.string() }));
