@@ -5,6 +5,7 @@ import type { StoreDialect } from './store/store.js';
 import type { Clock } from './lib/clock.js';
 import type { PosternConfig } from './config/config.js';
 import type { SecretBox } from './secrets/secret-box.js';
+import type { SessionEvents } from './auth/session-events.js';
 
 /** What every service needs: the store, the time and the settings that shape behaviour. */
 export interface AppContext {
@@ -15,6 +16,8 @@ export interface AppContext {
   config: Pick<PosternConfig, 'insecureHttp' | 'trustedProxies' | 'publicUrl' | 'dataDir' | 'licencePublicKeys'>;
   /** Seals and opens secrets stored in the database. */
   secrets: SecretBox;
+  /** Announces ended user sessions (the grant engine revokes their grants). */
+  sessionEvents: SessionEvents;
 }
 
 /** Who is asking, as far as the network can tell. */

@@ -9,9 +9,11 @@ import { migrateToLatest } from './store/migrate.js';
 import { buildApp } from './http/app.js';
 import { loadWebApp } from './http/web-app.js';
 import { ensureBootstrapAdmin } from './admins/admins.service.js';
+import { startSessionSweeper } from './sessions/session-sweeper.js';
 import { systemClock } from './lib/clock.js';
 import { SecretBox } from './secrets/secret-box.js';
 import { loadSecretKey } from './secrets/secret-key.js';
+import { SessionEvents } from './auth/session-events.js';
 import { BOOTSTRAP_ADMIN_USERNAME } from '@postern/protocol';
 
 export interface RunningServer {
@@ -43,7 +45,15 @@ export function contextFor(config: PosternConfig, store: Store, logger: Logger):
       'secrets are sealed with the key file in the data directory; set POSTERN_SECRET_KEY so every replica sharing this PostgreSQL can read them',
     );
   }
-  return { db: store.db, dialect: store.dialect, clock: systemClock, logger, config, secrets: new SecretBox([key]) };
+  return {
+    db: store.db,
+    dialect: store.dialect,
+    clock: systemClock,
+    logger,
+    config,
+    secrets: new SecretBox([key]),
+    sessionEvents: new SessionEvents(logger),
+  };
 }
 
 /** Starts the portal: store, first admin, HTTP listener. */
@@ -62,11 +72,13 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
     logger.info({ url, store: store.description }, 'Postern is listening');
     if (bootstrapPassword !== null) printBootstrapPassword(bootstrapPassword, config.publicUrl ?? url);
     const running = app;
+    const sweeper = startSessionSweeper(ctx);
     return {
       app: running,
       store,
       url,
       stop: async () => {
+        await sweeper.stop();
         await running.close();
         await store.close();
       },

@@ -35,8 +35,20 @@ function urlWithScheme(schemes: readonly string[], message: string) {
 export const HttpUrl = urlWithScheme(['http', 'https'], ErrorCodes.urlMustBeHttp);
 /** An LDAP server URL (ldap, ldaps, ldapi, cldap), or 'URL must be ldap or ldaps'. */
 export const LdapUrl = urlWithScheme(['ldap', 'ldaps', 'ldapi', 'cldap'], ErrorCodes.urlMustBeLdap);
-/** A GELF listener (udp, tcp, tls), or 'URL must be udp, tcp, or tls'. */
-export const GelfUrl = urlWithScheme(['udp', 'tcp', 'tls'], ErrorCodes.urlMustBeGelf);
+/**
+ * A GELF listener: udp, tcp or tls, a host and a port, nothing else (no credentials, path or query);
+ * otherwise 'URL must be udp, tcp, or tls'.
+ */
+export const GelfUrl = urlWithScheme(['udp', 'tcp', 'tls'], ErrorCodes.urlMustBeGelf).refine((value) => {
+  try {
+    const url = new URL(value);
+    const port = Number(url.port);
+    const bare = url.username === '' && url.password === '' && url.search === '' && url.hash === '';
+    return bare && url.hostname !== '' && (url.pathname === '' || url.pathname === '/') && port >= 1 && port <= 65535;
+  } catch {
+    return false;
+  }
+}, ErrorCodes.urlMustBeGelf);
 
 /** Either empty (the feature is off) or a valid value of `schema`. */
 export function emptyOr<T extends z.ZodType<string>>(schema: T) {

@@ -13,12 +13,18 @@ export interface Admin {
   ldapDn: string | null;
   totpEnabled: boolean;
   totpVerified: boolean;
+  /** Sealed TOTP secret (see secrets/secret-box.ts), or null before enrolment. */
+  totpSecret: string | null;
+  totpPendingSecret: string | null;
+  totpLastStep: number | null;
+  /** Times the admin postponed setting up an authenticator. */
+  totpDeferrals: number;
   loginEnabled: boolean;
   createdAt: number;
   lastLogin: number | null;
 }
 
-export type NewAdmin = Omit<Admin, 'lastLogin'>;
+export type NewAdmin = Omit<Admin, 'lastLogin' | 'totpSecret' | 'totpPendingSecret' | 'totpLastStep' | 'totpDeferrals'>;
 
 function toAdmin(row: Selectable<AdminsTable>): Admin {
   return {
@@ -30,6 +36,10 @@ function toAdmin(row: Selectable<AdminsTable>): Admin {
     ldapDn: row.ldapDn,
     totpEnabled: bool(row.totpEnabled),
     totpVerified: bool(row.totpVerified),
+    totpSecret: row.totpSecret,
+    totpPendingSecret: row.totpPendingSecret,
+    totpLastStep: row.totpLastStep,
+    totpDeferrals: Number(row.totpDeferrals),
     loginEnabled: bool(row.loginEnabled),
     createdAt: row.createdAt,
     lastLogin: row.lastLogin,
@@ -81,4 +91,31 @@ export async function setAdminPasswordHash(db: Kysely<Database>, id: string, pas
 
 export async function recordAdminLogin(db: Kysely<Database>, id: string, now: number): Promise<void> {
   await db.updateTable('admins').set({ lastLogin: now }).where('id', '=', id).execute();
+}
+
+export async function listAdmins(db: Kysely<Database>): Promise<Admin[]> {
+  const rows = await db.selectFrom('admins').selectAll().orderBy('name').orderBy('id').execute();
+  return rows.map(toAdmin);
+}
+
+/** The fields an admin may change on an existing admin. */
+export interface AdminChanges {
+  name: string;
+  totpEnabled: boolean;
+  loginEnabled: boolean;
+  ldapDn: string | null;
+  /** A new password's hash; omitted keeps the current one. */
+  passwordHash?: string;
+}
+
+export async function updateAdmin(db: Kysely<Database>, id: string, changes: AdminChanges, now: number): Promise<void> {
+  await db
+    .updateTable('admins')
+    .set({ ...changes, updatedAt: now })
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function deleteAdmin(db: Kysely<Database>, id: string): Promise<void> {
+  await db.deleteFrom('admins').where('id', '=', id).execute();
 }

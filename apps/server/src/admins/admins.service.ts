@@ -4,31 +4,49 @@ import {
   ErrorCodes,
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
+  type AdminCreateBody,
+  type AdminRecord,
+  type AdminUpdateBody,
+  type AuditAction,
 } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../http/errors.js';
 import { recordAudit } from '../audit/audit.js';
 import { hashPassword } from '../auth/passwords.js';
-import { endAllSessionsOf } from '../auth/sessions.repo.js';
+import { resetTotp } from '../auth/totp-store.js';
+import { endAdminSessions } from '../auth/sessions.repo.js';
 import { generatePassword } from '../lib/random-secret.js';
 import { uuidv7 } from '../lib/ids.js';
 import { isUniqueViolation } from '../lib/unique-violation.js';
-import { countAdmins, findAdminByUserName, insertAdmin, setAdminPasswordHash } from './admins.repo.js';
+import { toAdminRecord } from './admin-record.js';
+import {
+  countAdmins,
+  deleteAdmin as deleteAdminRow,
+  findAdminById,
+  findAdminByUserName,
+  insertAdmin,
+  listAdmins as listAdminRows,
+  setAdminPasswordHash,
+  updateAdmin as updateAdminRow,
+  type Admin,
+} from './admins.repo.js';
 
 /**
  * On an empty store, creates the administrator `postern-admin` with a random password and returns
  * the password so it can be shown once. Returns null when any admin exists already (every later
- * start), including when another replica created it a moment ago.
+ * start), including when another replica created it a moment ago. Like every admin it has TOTP on;
+ * it may postpone enrolment a few times ("Do this next time").
  */
 export async function ensureBootstrapAdmin(ctx: AppContext): Promise<string | null> {
   if ((await countAdmins(ctx.db)) > 0) return null;
   const password = generatePassword();
   try {
-    await createLocalAdmin(ctx, {
+    await insertLocalAdmin(ctx, {
       userName: BOOTSTRAP_ADMIN_USERNAME,
       name: 'Postern administrator',
       password,
       action: AuditActions.AdminCreatedAutomatically,
+      actor: null,
     });
   } catch (error) {
     if (error instanceof ConflictError) return null;
@@ -45,9 +63,9 @@ export interface CreateAdminInput {
 }
 
 /** Creates a local admin (the CLI's `admin create`); returns the password in force. */
-export async function createAdmin(ctx: AppContext, input: CreateAdminInput): Promise<string> {
+export async function createAdminFromCli(ctx: AppContext, input: CreateAdminInput): Promise<string> {
   const password = input.password ?? generatePassword();
-  await createLocalAdmin(ctx, { ...input, password, action: AuditActions.AdminCreated });
+  await insertLocalAdmin(ctx, { ...input, password, action: AuditActions.AdminCreated, actor: null });
   return password;
 }
 
@@ -61,20 +79,141 @@ export async function resetAdminPassword(ctx: AppContext, userName: string, pass
   const now = ctx.clock.now();
   await ctx.db.transaction().execute(async (trx) => {
     await setAdminPasswordHash(trx, admin.id, passwordHash, now);
-    await endAllSessionsOf(trx, 'admin', admin.id, 'account-changed', now);
+    await endAdminSessions(trx, { adminId: admin.id }, 'account-changed', now);
     await recordAudit(trx, now, AuditActions.AdminPasswordReset, { AdminName: admin.userName });
   });
   return newPassword;
 }
 
-async function createLocalAdmin(
+export async function listAdmins(ctx: AppContext): Promise<AdminRecord[]> {
+  return (await listAdminRows(ctx.db)).map(toAdminRecord);
+}
+
+export async function getAdmin(ctx: AppContext, id: string): Promise<AdminRecord> {
+  return toAdminRecord(await existingAdmin(ctx, id));
+}
+
+/** POST /api/admin/admins */
+export async function createAdmin(ctx: AppContext, actor: Admin, body: AdminCreateBody): Promise<AdminRecord> {
+  const now = ctx.clock.now();
+  const admin: Admin = {
+    id: uuidv7(now),
+    name: body.Name,
+    userName: body.UserName,
+    authType: body.AuthType,
+    passwordHash: body.AuthType === 'local' ? await hashPassword(body.PlainPassword ?? '') : null,
+    ldapDn: body.AuthType === 'LDAP' ? (body.ThirdPartyAuth?.DN ?? null) : null,
+    // OTP applies only to admins who do not sign in through SAML (spec).
+    totpEnabled: body.TOTPEnabled && body.AuthType !== 'SAML',
+    totpVerified: false,
+    totpSecret: null,
+    totpPendingSecret: null,
+    totpLastStep: null,
+    totpDeferrals: 0,
+    loginEnabled: body.LoginEnabled,
+    createdAt: now,
+    lastLogin: null,
+  };
+  try {
+    await ctx.db.transaction().execute(async (trx) => {
+      await insertAdmin(trx, admin);
+      await recordAudit(trx, now, AuditActions.AdminCreated, { AdminName: actor.userName, Description: admin.userName });
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new ConflictError(ErrorCodes.adminNameExists, 'UserName');
+    throw error;
+  }
+  return toAdminRecord(admin);
+}
+
+/**
+ * Updates an admin. The sign-in name and kind of account are fixed; an admin cannot turn off their own
+ * second factor or their own sign-in (so someone who can sign in always remains). A new
+ * password or a disabled sign-in ends the admin's sessions (the asking admin keeps the current one).
+ */
+export async function updateAdmin(
   ctx: AppContext,
-  input: {
-    userName: string;
-    name: string;
-    password: string;
-    action: typeof AuditActions.AdminCreated | typeof AuditActions.AdminCreatedAutomatically;
-  },
+  actor: Admin,
+  currentSessionId: string,
+  id: string,
+  body: AdminUpdateBody,
+): Promise<AdminRecord> {
+  if (body.ID !== id) throw new BadRequestError(undefined, ErrorCodes.mismatchingIds);
+  const existing = await existingAdmin(ctx, id);
+  const newPassword = body.PlainPassword ?? '';
+  if (
+    body.UserName !== existing.userName ||
+    body.AuthType !== existing.authType ||
+    (newPassword !== '' && existing.authType !== 'local')
+  ) {
+    throw new BadRequestError(undefined, ErrorCodes.cannotChangeIdentity);
+  }
+  const self = actor.id === id;
+  const totpEnabled = body.TOTPEnabled && existing.authType !== 'SAML';
+  if (self && existing.totpEnabled && !totpEnabled) throw new BadRequestError(undefined, ErrorCodes.cannotDisableOwn2fa);
+  if (self && !body.LoginEnabled) throw new BadRequestError('LoginEnabled', ErrorCodes.cannotDeleteSelf);
+  const passwordHash = newPassword === '' ? undefined : await hashPassword(newPassword);
+  const now = ctx.clock.now();
+  await ctx.db.transaction().execute(async (trx) => {
+    await updateAdminRow(
+      trx,
+      id,
+      {
+        name: body.Name,
+        totpEnabled,
+        loginEnabled: body.LoginEnabled,
+        ldapDn: existing.authType === 'LDAP' ? (body.ThirdPartyAuth?.DN ?? existing.ldapDn) : null,
+        ...(passwordHash === undefined ? {} : { passwordHash }),
+      },
+      now,
+    );
+    if (passwordHash !== undefined || !body.LoginEnabled) {
+      const selection = self ? { adminId: id, exceptSessionId: currentSessionId } : { adminId: id };
+      await endAdminSessions(trx, selection, 'account-changed', now);
+    }
+    await recordAudit(trx, now, AuditActions.AdminUpdated, { AdminName: actor.userName, Description: existing.userName });
+  });
+  return getAdmin(ctx, id);
+}
+
+/**
+ * Deletes another admin, never yourself. With that rule and the one that you cannot turn off your own
+ * sign-in, the admin asking always remains, so the console can never be left without an admin.
+ */
+export async function deleteAdmin(ctx: AppContext, actor: Admin, id: string): Promise<void> {
+  const admin = await existingAdmin(ctx, id);
+  if (actor.id === id) throw new BadRequestError(undefined, ErrorCodes.cannotDeleteSelf);
+  const now = ctx.clock.now();
+  await ctx.db.transaction().execute(async (trx) => {
+    await endAdminSessions(trx, { adminId: id }, 'account-deleted', now);
+    await deleteAdminRow(trx, id);
+    await recordAudit(trx, now, AuditActions.AdminDeleted, { AdminName: actor.userName, Description: admin.userName });
+  });
+}
+
+/** DELETE /api/admin/admins/{id}/totpToken: another admin's authenticator is forgotten; they enrol again. */
+export async function resetAdminTotp(ctx: AppContext, actor: Admin, id: string): Promise<void> {
+  if (actor.id === id) throw new BadRequestError(undefined, ErrorCodes.cannotResetOwn2fa);
+  const admin = await existingAdmin(ctx, id);
+  if (!admin.totpEnabled) throw new BadRequestError(undefined, ErrorCodes.totpNotEnabled);
+  const now = ctx.clock.now();
+  await ctx.db.transaction().execute(async (trx) => {
+    await resetTotp(trx, 'admins', id, now);
+    // Enrolment starts over, including the allowance to postpone it.
+    await trx.updateTable('admins').set({ totpDeferrals: 0 }).where('id', '=', id).execute();
+    await recordAudit(trx, now, AuditActions.AdminTotpReset, { AdminName: actor.userName, Description: admin.userName });
+  });
+}
+
+async function existingAdmin(ctx: AppContext, id: string): Promise<Admin> {
+  const admin = await findAdminById(ctx.db, id);
+  if (admin === null) throw new NotFoundError('admin');
+  return admin;
+}
+
+async function insertLocalAdmin(
+  ctx: AppContext,
+  input: { userName: string; name: string; password: string; action: AuditAction; actor: Admin | null },
 ): Promise<void> {
   const userName = input.userName.trim();
   if (userName === '') throw new BadRequestError('UserName');
@@ -91,8 +230,7 @@ async function createLocalAdmin(
         authType: 'local',
         passwordHash,
         ldapDn: null,
-        // Second factors arrive with TOTP support; until then an admin signs in with a password.
-        totpEnabled: false,
+        totpEnabled: true,
         totpVerified: false,
         loginEnabled: true,
         createdAt: now,
@@ -100,13 +238,16 @@ async function createLocalAdmin(
       await recordAudit(trx, now, input.action, { AdminName: userName });
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw new ConflictError(ErrorCodes.conflict, `an admin named "${userName}" exists`);
+    if (isUniqueViolation(error)) throw new ConflictError(ErrorCodes.adminNameExists, `an admin named "${userName}" exists`);
     throw error;
   }
 }
 
 function checkPasswordLength(password: string): void {
   if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
-    throw new BadRequestError(`Password: Must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters`);
+    throw new BadRequestError(
+      `Password: Must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters`,
+      ErrorCodes.passwordLength,
+    );
   }
 }

@@ -1,27 +1,53 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { AdminLoginBody, AdminLoginResponse, EmptyResponse, LoginBody, LoginResponse } from '@postern/protocol';
+import {
+  AdminLoginBody,
+  AdminLoginResponse,
+  ApiErrorBody,
+  EmptyResponse,
+  ErrorCodes,
+  LoginBody,
+  LoginResponse,
+} from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { loginAdmin, loginUser, logoutAdmin, logoutUser } from './auth.service.js';
+import { errorBody } from '../http/error-handler.js';
+import { UnauthenticatedError } from '../http/errors.js';
+import { authenticateAdmin } from './authenticate.js';
+import { adminSessionInfo } from './session-info.js';
+import { signInAdmin, signInUser, signOutAdmin, signOutUser } from './login.service.js';
 import { clearSessionCookie, requestMeta, sessionToken, setSessionCookie } from './request-auth.js';
 
 /** Sign-in and sign-out for both realms. Logout always succeeds: its goal is met either way. */
 export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
+  const previousTokens = (request: Parameters<typeof sessionToken>[1]) => ({
+    user: sessionToken(ctx, request, 'user'),
+    admin: sessionToken(ctx, request, 'admin'),
+  });
 
   routes.post(
     '/api/login',
-    { schema: { body: LoginBody, response: { 200: LoginResponse } } },
+    { schema: { body: LoginBody, response: { 200: LoginResponse, 401: ApiErrorBody, 403: ApiErrorBody } } },
     async (request, reply) => {
-      const started = await loginUser(ctx, request.body, requestMeta(request), sessionToken(ctx, request, 'user'));
-      setSessionCookie(ctx, reply, 'user', started.token, started.cookieExpiresAt);
-      return { data: started.info };
+      const outcome = await signInUser(ctx, request.body, requestMeta(request), previousTokens(request));
+      switch (outcome.kind) {
+        case 'signed-in':
+          setSessionCookie(ctx, reply, 'user', outcome.session.token, outcome.kiosk ? null : outcome.session.endsAt);
+          return { data: outcome.info };
+        case 'second-factor':
+          // The pending sign-in's cookie lives only as long as it may wait for the code.
+          setSessionCookie(ctx, reply, 'user', outcome.session.token, outcome.session.endsAt);
+          return reply.code(401).send(errorBody(outcome.error));
+        case 'admin':
+          setSessionCookie(ctx, reply, 'admin', outcome.session.token, outcome.session.endsAt);
+          return reply.code(403).send(errorBody(ErrorCodes.unauthorised));
+      }
     },
   );
 
   routes.post('/api/logout', { schema: { response: { 200: EmptyResponse } } }, async (request, reply) => {
     const token = sessionToken(ctx, request, 'user');
-    if (token !== undefined) await logoutUser(ctx, token, requestMeta(request));
+    if (token !== undefined) await signOutUser(ctx, token, requestMeta(request));
     clearSessionCookie(ctx, reply, 'user');
     return { data: null };
   });
@@ -30,15 +56,23 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
     '/api/admin/login',
     { schema: { body: AdminLoginBody, response: { 200: AdminLoginResponse } } },
     async (request, reply) => {
-      const started = await loginAdmin(ctx, request.body, requestMeta(request), sessionToken(ctx, request, 'admin'));
-      setSessionCookie(ctx, reply, 'admin', started.token, started.cookieExpiresAt);
-      return { data: started.info };
+      const outcome = await signInAdmin(ctx, request.body, requestMeta(request), previousTokens(request));
+      setSessionCookie(ctx, reply, 'admin', outcome.session.token, outcome.session.endsAt);
+      return { data: outcome.info };
     },
   );
 
+  /** The admin sign-in behind the cookie, finished or still waiting for its second factor. */
+  routes.get('/api/admin/session', { schema: { response: { 200: AdminLoginResponse } } }, async (request) => {
+    const token = sessionToken(ctx, request, 'admin');
+    const found = token === undefined ? null : await authenticateAdmin(ctx, token, 'any');
+    if (found === null) throw new UnauthenticatedError();
+    return { data: adminSessionInfo(found.admin) };
+  });
+
   routes.post('/api/admin/logout', { schema: { response: { 200: EmptyResponse } } }, async (request, reply) => {
     const token = sessionToken(ctx, request, 'admin');
-    if (token !== undefined) await logoutAdmin(ctx, token, requestMeta(request));
+    if (token !== undefined) await signOutAdmin(ctx, token, requestMeta(request));
     clearSessionCookie(ctx, reply, 'admin');
     return { data: null };
   });

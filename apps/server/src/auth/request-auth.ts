@@ -1,8 +1,8 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext, RequestMeta } from '../app-context.js';
 import { UnauthenticatedError } from '../http/errors.js';
 import { clientAddress } from '../http/client-address.js';
-import { authenticateAdmin, authenticateUser } from './auth.service.js';
+import { authenticateAdmin, authenticateUser } from './authenticate.js';
 import { sessionCookieName, sessionCookieOptions, type SessionRealm } from './cookies.js';
 
 /** Longest User-Agent kept with a session; enough to recognise a browser, bounded for storage. */
@@ -28,12 +28,45 @@ export async function requireUser(ctx: AppContext, request: FastifyRequest) {
   return found;
 }
 
-/** The signed-in admin behind this request, or 401 err.invalidSession. */
-export async function requireAdmin(ctx: AppContext, request: FastifyRequest) {
+type AdminAuth = NonNullable<Awaited<ReturnType<typeof authenticateAdmin>>>;
+const authenticatedAdmins = new WeakMap<FastifyRequest, AdminAuth>();
+
+/**
+ * The signed-in admin behind this request, or 401 err.invalidSession. The admin guard has usually
+ * looked it up already in onRequest; the answer is kept per request.
+ */
+export async function requireAdmin(ctx: AppContext, request: FastifyRequest): Promise<AdminAuth> {
+  const known = authenticatedAdmins.get(request);
+  if (known !== undefined) return known;
   const token = sessionToken(ctx, request, 'admin');
   const found = token === undefined ? null : await authenticateAdmin(ctx, token);
   if (found === null) throw new UnauthenticatedError();
+  authenticatedAdmins.set(request, found);
   return found;
+}
+
+/** Admin API paths that serve people who are not (yet) signed in. */
+const PUBLIC_ADMIN_PATHS = new Set([
+  '/api/admin/login',
+  '/api/admin/logout',
+  '/api/admin/session',
+  '/api/admin/otp/generate',
+  '/api/admin/otp/verify',
+  '/api/admin/saml/metadata',
+  '/api/admin/login/saml',
+  '/api/admin/saml/acs',
+]);
+
+/**
+ * Every other /api/admin/ request must come from a signed-in admin, checked in onRequest: before the
+ * body is read or validated, so a stranger learns nothing but 401 (not which fields were wrong, nor
+ * which routes exist).
+ */
+export function installAdminGuard(app: FastifyInstance, ctx: AppContext): void {
+  app.addHook('onRequest', async (request) => {
+    const path = request.url.split('?')[0] ?? '';
+    if (path.startsWith('/api/admin/') && !PUBLIC_ADMIN_PATHS.has(path)) await requireAdmin(ctx, request);
+  });
 }
 
 export function setSessionCookie(

@@ -1,10 +1,18 @@
 import type { Kysely } from 'kysely';
 import type { Database, SessionStage } from '../store/schema.js';
 import { bool } from '../lib/rows.js';
-import type { SessionRealm } from './cookies.js';
+import type { EndedUserSession } from './session-events.js';
 
 /** Why a session stopped before (or at) its end. Kept for the audit trail and the session lists. */
-export type SessionEndReason = 'logout' | 'invalidated' | 'expired' | 'superseded' | 'account-changed';
+export type SessionEndReason =
+  | 'logout'
+  | 'invalidated'
+  | 'expired'
+  | 'superseded'
+  | 'account-changed'
+  | 'account-deleted'
+  | 'session-limit'
+  | 'second-factor-passed';
 
 export interface UserSession {
   id: string;
@@ -33,11 +41,12 @@ export interface NewSessionFields {
   endsAt: number;
   ipAddress: string;
   userAgent: string;
+  stage: SessionStage;
 }
 
 export async function insertUserSession(
   db: Kysely<Database>,
-  session: NewSessionFields & { userId: string; kiosk: boolean; stage?: SessionStage },
+  session: NewSessionFields & { userId: string; kiosk: boolean },
 ): Promise<void> {
   await db
     .insertInto('userSessions')
@@ -47,7 +56,7 @@ export async function insertUserSession(
 
 export async function insertAdminSession(
   db: Kysely<Database>,
-  session: NewSessionFields & { adminId: string; stage?: SessionStage },
+  session: NewSessionFields & { adminId: string },
 ): Promise<void> {
   await db
     .insertInto('adminSessions')
@@ -55,8 +64,8 @@ export async function insertAdminSession(
     .execute();
 }
 
-/** The running session with this token hash, or null when there is none or it has ended. */
-export async function findActiveUserSession(
+/** The running session (any stage) with this token hash, or null when there is none or it has ended. */
+export async function findRunningUserSession(
   db: Kysely<Database>,
   tokenHash: string,
   now: number,
@@ -71,7 +80,7 @@ export async function findActiveUserSession(
   return row === undefined ? null : { ...row, kiosk: bool(row.kiosk) };
 }
 
-export async function findActiveAdminSession(
+export async function findRunningAdminSession(
   db: Kysely<Database>,
   tokenHash: string,
   now: number,
@@ -86,54 +95,127 @@ export async function findActiveAdminSession(
   return row ?? null;
 }
 
-/** The sessions table of each realm and the column naming whose session a row is. */
-const SESSION_TABLES = {
-  user: { table: 'userSessions', principal: 'userId' },
-  admin: { table: 'adminSessions', principal: 'adminId' },
-} as const;
+/** Which running user sessions to end. */
+export type UserSessionSelection =
+  | { sessionId: string }
+  | { userId: string; exceptSessionId?: string }
+  | { all: true }
+  /** Sessions whose end has passed but that nobody has closed yet (the sweeper's work). */
+  | { expiredAt: number };
 
-/** Ends a running session of either realm; true when it was running. */
-export async function endSession(
+/**
+ * Ends running user sessions and returns them, so the caller can announce them (after commit) to
+ * the session-ended listeners. A session already ended is never ended (or announced) twice.
+ */
+export async function endUserSessions(
   db: Kysely<Database>,
-  realm: SessionRealm,
-  id: string,
+  selection: UserSessionSelection,
   reason: SessionEndReason,
   now: number,
-): Promise<boolean> {
-  const result = await db
-    .updateTable(SESSION_TABLES[realm].table)
-    .set({ endedAt: now, endReason: reason })
-    .where('id', '=', id)
-    .where('endedAt', 'is', null)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+): Promise<EndedUserSession[]> {
+  let query = db.updateTable('userSessions').where('endedAt', 'is', null);
+  if ('sessionId' in selection) query = query.where('id', '=', selection.sessionId);
+  if ('userId' in selection) {
+    query = query.where('userId', '=', selection.userId);
+    if (selection.exceptSessionId !== undefined) query = query.where('id', '!=', selection.exceptSessionId);
+  }
+  // An expired session ended at its end time, not when the sweeper noticed.
+  if ('expiredAt' in selection) query = query.where('endsAt', '<=', selection.expiredAt);
+  const rows = await query
+    .set((eb) => ({ endedAt: 'expiredAt' in selection ? eb.ref('endsAt') : eb.val(now), endReason: reason }))
+    .returning(['id', 'userId'])
+    .execute();
+  return rows.map((row) => ({ sessionId: row.id, userId: row.userId, reason }));
 }
 
-/** Ends every running session of one account (after a password reset, say); returns how many. */
-export async function endAllSessionsOf(
+/** Which running admin sessions to end. */
+export type AdminSessionSelection =
+  | { sessionId: string }
+  | { adminId: string; exceptSessionId?: string }
+  | { allExcept: string }
+  | { expiredAt: number };
+
+/** Ends running admin sessions; returns how many. */
+export async function endAdminSessions(
   db: Kysely<Database>,
-  realm: SessionRealm,
-  principalId: string,
+  selection: AdminSessionSelection,
   reason: SessionEndReason,
   now: number,
 ): Promise<number> {
-  const { table, principal } = SESSION_TABLES[realm];
-  const result = await db
-    .updateTable(table)
-    .set({ endedAt: now, endReason: reason })
-    .where(principal, '=', principalId)
-    .where('endedAt', 'is', null)
+  let query = db.updateTable('adminSessions').where('endedAt', 'is', null);
+  if ('sessionId' in selection) query = query.where('id', '=', selection.sessionId);
+  if ('adminId' in selection) {
+    query = query.where('adminId', '=', selection.adminId);
+    if (selection.exceptSessionId !== undefined) query = query.where('id', '!=', selection.exceptSessionId);
+  }
+  if ('allExcept' in selection) query = query.where('id', '!=', selection.allExcept);
+  if ('expiredAt' in selection) query = query.where('endsAt', '<=', selection.expiredAt);
+  const result = await query
+    .set((eb) => ({ endedAt: 'expiredAt' in selection ? eb.ref('endsAt') : eb.val(now), endReason: reason }))
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
-/** User sessions that are running now. */
+/** Fully signed-in user sessions running now (pending second factors are not sessions yet). */
 export async function countActiveUserSessions(db: Kysely<Database>, now: number): Promise<number> {
   const row = await db
     .selectFrom('userSessions')
     .select((eb) => eb.fn.countAll<number>().as('count'))
     .where('endedAt', 'is', null)
     .where('endsAt', '>', now)
+    .where('stage', '=', 'active')
     .executeTakeFirst();
   return Number(row?.count ?? 0);
+}
+
+/** One user's fully signed-in sessions running now, oldest first. */
+export async function activeSessionsOfUser(db: Kysely<Database>, userId: string, now: number): Promise<UserSession[]> {
+  const rows = await db
+    .selectFrom('userSessions')
+    .select(['id', 'userId', 'createdAt', 'endsAt', 'ipAddress', 'kiosk', 'stage'])
+    .where('userId', '=', userId)
+    .where('endedAt', 'is', null)
+    .where('endsAt', '>', now)
+    .where('stage', '=', 'active')
+    .orderBy('createdAt')
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => ({ ...row, kiosk: bool(row.kiosk) }));
+}
+
+/** One admin's fully signed-in sessions running now, oldest first. */
+export async function activeSessionsOfAdmin(
+  db: Kysely<Database>,
+  adminId: string,
+  now: number,
+): Promise<AdminSession[]> {
+  return db
+    .selectFrom('adminSessions')
+    .select(['id', 'adminId', 'createdAt', 'endsAt', 'ipAddress', 'stage'])
+    .where('adminId', '=', adminId)
+    .where('endedAt', 'is', null)
+    .where('endsAt', '>', now)
+    .where('stage', '=', 'active')
+    .orderBy('createdAt')
+    .orderBy('id')
+    .execute();
+}
+
+/** Ids of users with at least one fully signed-in session now. */
+export async function usersWithActiveSessions(db: Kysely<Database>, now: number): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('userSessions')
+    .select('userId')
+    .distinct()
+    .where('endedAt', 'is', null)
+    .where('endsAt', '>', now)
+    .where('stage', '=', 'active')
+    .execute();
+  return new Set(rows.map((row) => row.userId));
+}
+
+/** Deletes session rows that ended long ago (the history the lists and audit no longer need). */
+export async function purgeEndedSessions(db: Kysely<Database>, endedBefore: number): Promise<void> {
+  await db.deleteFrom('userSessions').where('endedAt', '<', endedBefore).execute();
+  await db.deleteFrom('adminSessions').where('endedAt', '<', endedBefore).execute();
 }

@@ -3,8 +3,9 @@ import { BOOTSTRAP_ADMIN_USERNAME, POSTERN_VERSION } from '@postern/protocol';
 import { loadConfig, describeSettings, CONFIG_FILE_ENV } from '../config/config.js';
 import { createLogger } from '../logger.js';
 import { contextFor, openPreparedStore, startServer } from '../server.js';
-import { createAdmin, resetAdminPassword } from '../admins/admins.service.js';
+import { createAdminFromCli, resetAdminPassword } from '../admins/admins.service.js';
 import { readPasswordFromStdin } from './read-stdin.js';
+import { registerLicenceCommands } from '../licence/licence-cli.js';
 
 const SETTINGS_HELP = [
   '',
@@ -55,7 +56,7 @@ export function buildCli(): Command {
     .action(async (options: { username: string; name?: string; passwordStdin?: boolean }) => {
       await withContext(async (ctx) => {
         const given = options.passwordStdin === true ? await readPasswordFromStdin() : undefined;
-        const password = await createAdmin(ctx, {
+        const password = await createAdminFromCli(ctx, {
           userName: options.username,
           name: options.name ?? options.username,
           ...(given === undefined ? {} : { password: given }),
@@ -78,6 +79,7 @@ export function buildCli(): Command {
       });
     });
 
+  registerLicenceCommands(program, withContext);
   return program;
 }
 

@@ -7,6 +7,13 @@ import { installErrorHandler } from './error-handler.js';
 import { installOriginCheck } from './origin-check.js';
 import { registerWebApp, type WebApp } from './web-app.js';
 import { registerAuthRoutes } from '../auth/auth.routes.js';
+import { installAdminGuard } from '../auth/request-auth.js';
+import { registerOtpRoutes } from '../auth/otp.routes.js';
+import { registerPasswordRoutes } from '../auth/password.routes.js';
+import { registerSessionRoutes } from '../sessions/sessions.routes.js';
+import { registerUserRoutes } from '../users/users.routes.js';
+import { registerAdminRoutes } from '../admins/admins.routes.js';
+import { registerLicenceRoutes } from '../licence/licence.routes.js';
 import { registerStatusRoutes } from '../status/status.routes.js';
 import { uuidv7 } from '../lib/ids.js';
 
@@ -72,8 +79,15 @@ export async function buildApp(ctx: AppContext, webApp: WebApp): Promise<Fastify
     );
   });
   installOriginCheck(app, ctx.config.publicUrl);
+  installAdminGuard(app, ctx);
 
   registerAuthRoutes(app, ctx);
+  registerOtpRoutes(app, ctx);
+  registerPasswordRoutes(app, ctx);
+  registerSessionRoutes(app, ctx);
+  registerUserRoutes(app, ctx);
+  registerAdminRoutes(app, ctx);
+  registerLicenceRoutes(app, ctx);
   registerStatusRoutes(app, ctx, webApp);
   await registerWebApp(app, webApp);
   return app;

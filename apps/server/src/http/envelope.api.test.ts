@@ -5,6 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCodes } from '@postern/protocol';
 import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
 import { loadWebApp } from './web-app.js';
+import { givenAdmin } from '../test-support/factories.js';
+import { signInAdmin } from '../test-support/http.js';
 
 describe.each(testStoreKinds())('envelope, errors and statuses (%s)', (kind) => {
   let t: TestApp;
@@ -76,10 +78,19 @@ describe.each(testStoreKinds())('envelope, errors and statuses (%s)', (kind) => 
   it.each([
     ['GET', '/api/no-such-thing'],
     ['POST', '/api/no-such-thing'],
-    ['DELETE', '/api/admin/nothing/here'],
+    ['DELETE', '/api/nothing/here'],
     ['GET', '/api'],
   ])('answers an unknown API route %s %s with a JSON 404', async (method, url) => {
     const response = await t.app.inject({ method: method as 'GET', url });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({ Err: ErrorCodes.notFound });
+  });
+
+  it('answers unknown admin routes with 401 to strangers and a JSON 404 to admins', async () => {
+    expect((await t.app.inject({ method: 'DELETE', url: '/api/admin/nothing/here' })).statusCode).toBe(401);
+    const admin = await givenAdmin(t.ctx);
+    const cookie = await signInAdmin(t.app, admin.userName, admin.password);
+    const response = await t.app.inject({ method: 'DELETE', url: '/api/admin/nothing/here', headers: { cookie } });
     expect(response.statusCode).toBe(404);
     expect(response.json()).toEqual({ Err: ErrorCodes.notFound });
   });

@@ -23,6 +23,20 @@ describe.each(testStoreKinds())('settings store (%s)', (kind) => {
       DebugMode: false,
       GELFListenerURL: '',
       License: '',
+      Logo: '',
+      LightModeLogo: '',
+      LDAPURL: '',
+      LDAPStartTLS: false,
+      LDAPSkipVerifyTLS: false,
+      PublicURL: '',
+      SAMLMetadataURL: '',
+      SAMLMetadataFile: '',
+      SAMLKeyFile: '',
+      SAMLCertFile: '',
+      AdminSAMLMetadataURL: '',
+      AdminSAMLMetadataFile: '',
+      AdminSAMLKeyFile: '',
+      AdminSAMLCertFile: '',
     });
   });
 

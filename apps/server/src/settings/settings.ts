@@ -30,6 +30,25 @@ const SETTING_SCHEMAS = {
   GELFListenerURL: z.string().catch(''),
   /** The installed licence key ('' for none); verified whenever it is read. */
   License: z.string().catch(''),
+  /** Branding: PNG or JPEG data: URLs, '' for none. */
+  Logo: z.string().catch(''),
+  LightModeLogo: z.string().catch(''),
+  /** Directory sign-in. */
+  LDAPURL: z.string().catch(''),
+  LDAPStartTLS: z.boolean().catch(false),
+  LDAPSkipVerifyTLS: z.boolean().catch(false),
+  /** The URL people reach Postern at; SAML needs it for its endpoints. */
+  PublicURL: z.string().catch(''),
+  /** SAML for users. The SP key is sealed (see secrets/secret-box.ts); the rest is public. */
+  SAMLMetadataURL: z.string().catch(''),
+  SAMLMetadataFile: z.string().catch(''),
+  SAMLKeyFile: z.string().catch(''),
+  SAMLCertFile: z.string().catch(''),
+  /** SAML for admins, configured separately. */
+  AdminSAMLMetadataURL: z.string().catch(''),
+  AdminSAMLMetadataFile: z.string().catch(''),
+  AdminSAMLKeyFile: z.string().catch(''),
+  AdminSAMLCertFile: z.string().catch(''),
 };
 
 const SettingsSchema = z.object(SETTING_SCHEMAS);

@@ -12,10 +12,10 @@ import type { Admin } from '../admins/admins.repo.js';
 import type { UserSession } from '../auth/sessions.repo.js';
 import { countUsers } from '../users/users.repo.js';
 import { countActiveUserSessions } from '../auth/sessions.repo.js';
-import { adminSessionInfo } from '../auth/auth.service.js';
+import { adminSessionInfo } from '../auth/session-info.js';
 import { recentAudit } from '../audit/audit.js';
 import { readSettings } from '../settings/settings.js';
-import { currentLicensing } from '../licence/licence.js';
+import { currentLicensing, usersAreLicensed } from '../licence/licence.js';
 import { isoOrNull } from '../lib/rows.js';
 
 /** How many audit entries the admin home's "recent activity" shows. */
@@ -27,7 +27,11 @@ export async function userStatus(
   session: UserSession,
   meta: RequestMeta,
 ): Promise<UserStatus> {
-  const [settings, licensing] = await Promise.all([readSettings(ctx.db), currentLicensing(ctx)]);
+  const [settings, licensing, userLicensed] = await Promise.all([
+    readSettings(ctx.db),
+    currentLicensing(ctx),
+    usersAreLicensed(ctx),
+  ]);
   return {
     Name: user.name,
     UserName: user.userName,
@@ -36,7 +40,7 @@ export async function userStatus(
     KioskMode: session.kiosk,
     ValidUntil: isoOrNull(user.validUntil),
     Licensed: licensing.Licensed,
-    UserLicensed: licensing.Licensed,
+    UserLicensed: userLicensed,
     AuthType: user.authType,
     NewUserDashboard: settings.NewUserDashboard,
     AutoBrowseToURI: null,

@@ -12,6 +12,7 @@ import { buildApp } from '../http/app.js';
 import type { WebApp } from '../http/web-app.js';
 import { ManualClock } from '../lib/clock.js';
 import { SecretBox } from '../secrets/secret-box.js';
+import { SessionEvents } from '../auth/session-events.js';
 import { randomBytes } from 'node:crypto';
 
 export type TestStoreKind = 'sqlite' | 'postgres';
@@ -93,11 +94,12 @@ export interface TestAppOptions {
 export async function createTestApp(kind: TestStoreKind, options: TestAppOptions = {}): Promise<TestApp> {
   const testStore = await createTestStore(kind);
   const clock = new ManualClock(Date.UTC(2026, 10, 22, 9, 0, 0));
+  const logger = pino({ level: process.env.POSTERN_TEST_LOG_LEVEL ?? 'silent' });
   const ctx: AppContext = {
     db: testStore.store.db,
     dialect: testStore.store.dialect,
     clock,
-    logger: pino({ level: process.env.POSTERN_TEST_LOG_LEVEL ?? 'silent' }),
+    logger,
     config: {
       insecureHttp: false,
       trustedProxies: [],
@@ -107,6 +109,7 @@ export async function createTestApp(kind: TestStoreKind, options: TestAppOptions
       ...options.config,
     },
     secrets: new SecretBox([randomBytes(32)]),
+    sessionEvents: new SessionEvents(logger),
   };
   const app = await buildApp(ctx, options.webApp ?? NO_WEB_APP);
   return {

@@ -16,13 +16,17 @@ export interface User {
   sessionLimit: number | null;
   totpEnabled: boolean;
   totpVerified: boolean;
+  /** Sealed TOTP secret (see secrets/secret-box.ts), or null before enrolment. */
+  totpSecret: string | null;
+  totpPendingSecret: string | null;
+  totpLastStep: number | null;
   disabled: boolean;
   validUntil: number | null;
   createdAt: number;
   lastLogin: number | null;
 }
 
-export type NewUser = Omit<User, 'lastLogin'>;
+export type NewUser = Omit<User, 'lastLogin' | 'totpSecret' | 'totpPendingSecret' | 'totpLastStep'>;
 
 function toUser(row: Selectable<UsersTable>): User {
   return {
@@ -37,6 +41,9 @@ function toUser(row: Selectable<UsersTable>): User {
     sessionLimit: row.sessionLimit,
     totpEnabled: bool(row.totpEnabled),
     totpVerified: bool(row.totpVerified),
+    totpSecret: row.totpSecret,
+    totpPendingSecret: row.totpPendingSecret,
+    totpLastStep: row.totpLastStep,
     disabled: bool(row.disabled),
     validUntil: row.validUntil,
     createdAt: row.createdAt,
@@ -89,4 +96,63 @@ export async function insertUser(db: Kysely<Database>, user: NewUser): Promise<v
 
 export async function recordUserLogin(db: Kysely<Database>, id: string, now: number): Promise<void> {
   await db.updateTable('users').set({ lastLogin: now }).where('id', '=', id).execute();
+}
+
+export async function listUsers(db: Kysely<Database>): Promise<User[]> {
+  const rows = await db.selectFrom('users').selectAll().orderBy('name').orderBy('id').execute();
+  return rows.map(toUser);
+}
+
+/** The fields an admin may change on an existing user. */
+export interface UserChanges {
+  name: string;
+  company: string;
+  durationMinutes: number;
+  sessionLimit: number | null;
+  totpEnabled: boolean;
+  disabled: boolean;
+  validUntil: number | null;
+  ldapDn: string | null;
+  /** A new password's hash; omitted keeps the current one. */
+  passwordHash?: string;
+}
+
+export async function updateUser(db: Kysely<Database>, id: string, changes: UserChanges, now: number): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ ...changes, updatedAt: now })
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function deleteUser(db: Kysely<Database>, id: string): Promise<void> {
+  await db.deleteFrom('users').where('id', '=', id).execute();
+}
+
+export async function setUserPasswordHash(db: Kysely<Database>, id: string, passwordHash: string, now: number) {
+  await db.updateTable('users').set({ passwordHash, updatedAt: now }).where('id', '=', id).execute();
+}
+
+/** Each user's directly assigned ACL ids (group grants are separate). */
+export async function directAclIds(db: Kysely<Database>, userId?: string): Promise<Map<string, string[]>> {
+  let query = db.selectFrom('userAcls').select(['userId', 'aclId']).orderBy('aclId');
+  if (userId !== undefined) query = query.where('userId', '=', userId);
+  const byUser = new Map<string, string[]>();
+  for (const row of await query.execute()) {
+    const list = byUser.get(row.userId) ?? [];
+    list.push(row.aclId);
+    byUser.set(row.userId, list);
+  }
+  return byUser;
+}
+
+/** Replaces a user's directly assigned ACLs. */
+export async function setDirectAclIds(db: Kysely<Database>, userId: string, aclIds: readonly string[]): Promise<void> {
+  await db.deleteFrom('userAcls').where('userId', '=', userId).execute();
+  if (aclIds.length > 0) {
+    await db
+      .insertInto('userAcls')
+      .values([...new Set(aclIds)].map((aclId) => ({ userId, aclId })))
+      .execute();
+  }
 }

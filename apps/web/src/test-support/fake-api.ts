@@ -3,7 +3,11 @@ import { vi } from 'vitest';
 /** One canned answer of the fake server. */
 export interface FakeAnswer {
   status?: number;
+  /** Sent as JSON. */
   body?: unknown;
+  /** Sent as it is instead of `body` (an XML document, say). */
+  text?: string;
+  headers?: Record<string, string>;
 }
 
 /** A request the app made, as the fake server saw it. */
@@ -20,12 +24,23 @@ export type FakeHandler = FakeAnswer | Error | ((request: FakeRequest) => FakeAn
 
 /** Answers every test gets unless it overrides them: public calls succeed, no session exists. */
 const DEFAULT_ROUTES: Record<string, FakeHandler> = {
-  'GET /api/theme': { body: { data: { Accent: 'grape', HighAccessibility: false } } },
+  'GET /api/theme': {
+    body: { data: { Accent: 'grape', HighAccessibility: false, LogoURL: '', LightModeLogoURL: '' } },
+  },
   'GET /api/system_status': { body: { data: { IPApi: '', JsBundleHash: 'build-1' } } },
   'GET /api/status': { status: 401, body: { Err: 'err.invalidSession' } },
   'GET /api/admin/status': { status: 401, body: { Err: 'err.invalidSession' } },
   'POST /api/logout': { body: { data: null } },
   'POST /api/admin/logout': { body: { data: null } },
+  // No single sign-on unless a test configures it.
+  'GET /api/saml/metadata': { status: 404, body: { Err: 'err.samlNotConfigured' } },
+  'GET /api/admin/saml/metadata': { status: 404, body: { Err: 'err.samlNotConfigured' } },
+};
+
+/** What /api/saml/metadata answers when single sign-on is configured. */
+export const SAML_METADATA_ANSWER: FakeAnswer = {
+  text: '<?xml version="1.0"?><md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="postern"/>',
+  headers: { 'content-type': 'application/samlmetadata+xml' },
 };
 
 function headerRecord(headers: HeadersInit | undefined): Record<string, string> {
@@ -58,10 +73,9 @@ export function installFakeApi(routes: Record<string, FakeHandler> = {}) {
           ? handler(request)
           : handler;
     if (answer instanceof Error) return Promise.reject(answer);
-    const text = answer.body === undefined ? '' : JSON.stringify(answer.body);
-    return Promise.resolve(
-      new Response(text, { status: answer.status ?? 200, headers: { 'content-type': 'application/json' } }),
-    );
+    const text = answer.text ?? (answer.body === undefined ? '' : JSON.stringify(answer.body));
+    const headers = { 'content-type': 'application/json', ...answer.headers };
+    return Promise.resolve(new Response(text, { status: answer.status ?? 200, headers }));
   });
   vi.stubGlobal('fetch', fetchMock);
 

@@ -31,7 +31,11 @@ describe('colour scheme', () => {
   });
 
   it('uses the accent colour from the theme call', async () => {
-    installFakeApi({ 'GET /api/theme': { body: { data: { Accent: 'iceberg', HighAccessibility: false } } } });
+    installFakeApi({
+      'GET /api/theme': {
+        body: { data: { Accent: 'iceberg', HighAccessibility: false, LogoURL: '', LightModeLogoURL: '' } },
+      },
+    });
     renderApp('/');
     await waitFor(() =>
       expect(document.documentElement.outerHTML).toContain(

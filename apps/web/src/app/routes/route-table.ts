@@ -5,10 +5,15 @@ import LoginPage from '../../pages/user/Login/Page';
 import HomePage from '../../pages/user/Home/Page';
 import NewUserDashboardPage from '../../pages/user/NewUserDashboard/Page';
 import PlaceholderPage from '../../pages/common/Placeholder/Page';
+import TwoFactorPage from '../../pages/user/TwoFactor/Page';
 
 // The admin console is loaded on demand, so the portal's first download does not carry it.
 const AdminLoginPage = lazy(() => import('../../pages/admin/AdminLogin/Page'));
 const AdminHomePage = lazy(() => import('../../pages/admin/AdminHome/Page'));
+const AdminTwoFactorPage = lazy(() => import('../../pages/admin/AdminTwoFactor/Page'));
+const AdminTwoFactorOnboardPage = lazy(() => import('../../pages/admin/AdminTwoFactorOnboard/Page'));
+// Enrolment is rare and carries the QR code library: only those who need it download it.
+const TwoFactorOnboardPage = lazy(() => import('../../pages/user/TwoFactorOnboard/Page'));
 
 type Flags = Pick<AppRoute, 'requiresUserLogin' | 'requiresAdminLogin' | 'isLogin'>;
 const PUBLIC: Flags = { requiresUserLogin: false, requiresAdminLogin: false, isLogin: false };
@@ -25,12 +30,12 @@ export const ROUTES: readonly AppRoute[] = [
   route('login', '/', LOGIN, LoginPage),
   route('home', '/home', USER, HomePage),
   route('dashboard', '/home/new', USER, NewUserDashboardPage),
-  route('twoFactor', '/otp/verify', PUBLIC, PlaceholderPage),
-  route('twoFactorOnboard', '/otp/onboard', PUBLIC, PlaceholderPage),
+  route('twoFactor', '/otp/verify', PUBLIC, TwoFactorPage),
+  route('twoFactorOnboard', '/otp/onboard', PUBLIC, TwoFactorOnboardPage),
 
   route('adminLogin', '/admin', LOGIN, AdminLoginPage),
-  route('adminTwoFactor', '/admin/otp/verify', LOGIN, PlaceholderPage),
-  route('adminTwoFactorOnboard', '/admin/otp/onboard', LOGIN, PlaceholderPage),
+  route('adminTwoFactor', '/admin/otp/verify', LOGIN, AdminTwoFactorPage),
+  route('adminTwoFactorOnboard', '/admin/otp/onboard', LOGIN, AdminTwoFactorOnboardPage),
   route('adminHome', '/admin/home', ADMIN, AdminHomePage),
   route('agents', '/admin/agents', ADMIN, PlaceholderPage),
   route('knocs', '/admin/knocs', ADMIN, PlaceholderPage),

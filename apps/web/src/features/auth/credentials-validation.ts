@@ -1,22 +1,27 @@
 import type { TFunction } from 'i18next';
 import type { FormErrors } from '@mantine/form';
-import type { z } from 'zod';
+import { LoginBody } from '@postern/protocol';
 
-/** The login fields the forms validate; both login bodies have them. */
-type CredentialField = 'UserName' | 'Password';
+/** The fields both login forms ask for. */
+export interface Credentials {
+  UserName: string;
+  Password: string;
+}
 
-const REQUIRED_KEY: Record<CredentialField, string> = {
+/** The rules of those fields, taken from the shared request schema so form and server agree. */
+const CREDENTIALS = LoginBody.pick({ UserName: true, Password: true });
+
+const REQUIRED_KEY: Record<keyof Credentials, string> = {
   UserName: 'login.usernameRequired',
   Password: 'login.passwordRequired',
 };
 
 /**
- * Form errors for a login form, from the shared request schema (so the form and the server agree
- * on the rule): an empty field gets the spec's "You must specify …" text, an oversized one a
- * "too long" text.
+ * Form errors for a login form: an empty field gets the spec's "You must specify …" text, an
+ * oversized one a "too long" text.
  */
-export function credentialErrors(schema: z.ZodType, values: unknown, t: TFunction): FormErrors {
-  const result = schema.safeParse(values);
+export function credentialErrors(values: Credentials, t: TFunction): FormErrors {
+  const result = CREDENTIALS.safeParse(values);
   if (result.success) return {};
   const errors: FormErrors = {};
   for (const issue of result.error.issues) {

@@ -1,3 +1,4 @@
+import { useMemo } from 'react';
 import { Alert, Button, Container, Group, Loader, Stack, Text, Title } from '@mantine/core';
 import { IconLogout } from '@tabler/icons-react';
 import dayjs from 'dayjs';
@@ -6,6 +7,7 @@ import { Logo } from '../../components/Logo';
 import { ColorSchemeToggle } from '../../theme/ColorSchemeToggle';
 import { renderError } from '../../lib/api/render-error';
 import { useUserSession } from '../../lib/session/session-store';
+import { ChangePasswordButton } from '../account/components/ChangePasswordButton';
 import { useLogout } from '../auth/api';
 import { useUserStatus } from '../status/api';
 
@@ -16,8 +18,8 @@ export interface InterimUserHomeProps {
 }
 
 /**
- * The first cut of /home and /home/new: greeting, when the session ends, and logout. The ACL list,
- * countdown and the rest of the dashboard arrive in later issues.
+ * The first cut of /home and /home/new: greeting, when the session ends, change password (local
+ * accounts) and logout. The ACL list, countdown and the rest of the dashboard arrive in later issues.
  */
 export function InterimUserHome({ heading }: InterimUserHomeProps) {
   const { t } = useTranslation();
@@ -26,6 +28,10 @@ export function InterimUserHome({ heading }: InterimUserHomeProps) {
   const logout = useLogout('user');
   const name = status.data?.Name ?? session?.Name ?? '';
   const ends = status.data?.Ends;
+  const userName = status.data?.UserName ?? session?.UserName ?? '';
+  // Only local accounts have a password here to change (spec §6).
+  const local = (status.data?.AuthType ?? session?.AuthType) === 'local';
+  const names = useMemo(() => [name, userName], [name, userName]);
 
   return (
     <Container size="md" py="md">
@@ -37,6 +43,7 @@ export function InterimUserHome({ heading }: InterimUserHomeProps) {
           </Title>
         </Group>
         <Group gap="sm">
+          {local ? <ChangePasswordButton names={names} /> : null}
           <ColorSchemeToggle />
           <Button
             variant="default"

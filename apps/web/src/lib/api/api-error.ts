@@ -9,8 +9,10 @@ export class ApiError extends Error {
   readonly err: string | undefined;
   /** The detail the server added: a field name, a duration, or another `err.` key. */
   readonly extra: string | undefined;
+  /** Seconds to wait before asking again, from a Retry-After header given in seconds. */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(status: number, err: string | undefined, extra?: string) {
+  constructor(status: number, err: string | undefined, extra?: string, retryAfterSeconds?: number) {
     // The message stays empty without a code: the renderer then shows its generic internal-error text
     // instead of something like "HTTP 502" that means nothing to a person.
     super(err === undefined ? '' : extra === undefined ? err : `${err}: ${extra}`);
@@ -18,6 +20,7 @@ export class ApiError extends Error {
     this.status = status;
     this.err = err;
     this.extra = extra;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 

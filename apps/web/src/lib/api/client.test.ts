@@ -31,6 +31,14 @@ describe('api client', () => {
     expect(failure).toMatchObject({ status: 400, err: 'err.badRequest', extra: 'NewPassword' });
   });
 
+  it('reads the seconds of a Retry-After header', async () => {
+    installFakeApi({
+      'POST /api/login': { status: 429, body: { Err: 'err.tooManyRequests', Extra: '40s' }, headers: { 'Retry-After': '40' } },
+    });
+    const failure = await api.post('/login', {}).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ status: 429, extra: '40s', retryAfterSeconds: 40 });
+  });
+
   it('throws an ApiError without a code when the answer is not ours', async () => {
     installFakeApi({ 'DELETE /api/thing': { status: 502, body: '<html>Bad gateway</html>' } });
     const failure = await api.delete('/thing').catch((error: unknown) => error);

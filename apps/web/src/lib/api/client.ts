@@ -28,6 +28,12 @@ async function readJson(response: Response): Promise<unknown> {
   }
 }
 
+/** Retry-After in its delta-seconds form; the HTTP-date form is not worth parsing for a message. */
+function retryAfterSeconds(response: Response): number | undefined {
+  const value = response.headers.get('retry-after')?.trim();
+  return value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined;
+}
+
 function errorFields(body: unknown): { err?: string; extra?: string } {
   if (typeof body !== 'object' || body === null) return {};
   const { Err, Extra } = body as { Err?: unknown; Extra?: unknown };
@@ -60,7 +66,7 @@ async function request<S extends z.ZodType>(
     if (response.status === 401 && err === ErrorCodes.invalidSession && options.ignoreInvalidSession !== true) {
       notifyInvalidSession();
     }
-    throw new ApiError(response.status, err, extra);
+    throw new ApiError(response.status, err, extra, retryAfterSeconds(response));
   }
   const data = (json as { data?: unknown } | undefined)?.data;
   if (schema === undefined) return data as z.infer<S>;

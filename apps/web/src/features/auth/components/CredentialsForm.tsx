@@ -1,39 +1,31 @@
-import { Button, Checkbox, PasswordInput, Stack, TextInput } from '@mantine/core';
+import type { ReactNode } from 'react';
+import { Button, PasswordInput, Stack, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { AdminLoginBody, LoginBody } from '@postern/protocol';
 import { useTranslation } from 'react-i18next';
 import { FormError } from '../../../components/FormError';
 import { renderError } from '../../../lib/api/render-error';
-import { credentialErrors } from '../credentials-validation';
-
-/** The values of both login forms; the admin form has no kiosk box and never sends KioskMode. */
-interface CredentialsValues {
-  UserName: string;
-  Password: string;
-  KioskMode: boolean;
-}
+import { credentialErrors, type Credentials } from '../credentials-validation';
 
 /** Props of {@link CredentialsForm}. */
 export interface CredentialsFormProps {
-  /** Shows "This is a public computer" (the user form only). */
-  withKiosk: boolean;
   pending: boolean;
   /** The last failure of the sign-in call, shown as "Error: …" inside the form. */
   error: unknown;
-  onSubmit: (values: CredentialsValues) => void;
+  onSubmit: (values: Credentials) => void;
+  /** More controls between the password and the button (the user form's kiosk box). */
+  children?: ReactNode;
 }
 
 /**
- * Username, password (and for users the kiosk box) with the shared sign-in rules. Both fields are
- * required (aria-required) without an asterisk, so their accessible names stay exactly
- * "Username" and "Password".
+ * Username and password with the shared sign-in rules. Both fields are required (aria-required)
+ * without an asterisk, so their accessible names stay exactly "Username" and "Password".
  */
-export function CredentialsForm({ withKiosk, pending, error, onSubmit }: CredentialsFormProps) {
+export function CredentialsForm({ pending, error, onSubmit, children }: CredentialsFormProps) {
   const { t } = useTranslation();
-  const form = useForm<CredentialsValues>({
+  const form = useForm<Credentials>({
     mode: 'controlled',
-    initialValues: { UserName: '', Password: '', KioskMode: false },
-    validate: (values) => credentialErrors(withKiosk ? LoginBody : AdminLoginBody, values, t),
+    initialValues: { UserName: '', Password: '' },
+    validate: (values) => credentialErrors(values, t),
   });
 
   return (
@@ -56,13 +48,7 @@ export function CredentialsForm({ withKiosk, pending, error, onSubmit }: Credent
           withAsterisk={false}
           {...form.getInputProps('Password')}
         />
-        {withKiosk ? (
-          <Checkbox
-            label={t('login.kiosk')}
-            description={t('login.kioskHint')}
-            {...form.getInputProps('KioskMode', { type: 'checkbox' })}
-          />
-        ) : null}
+        {children}
         <Button type="submit" fullWidth loading={pending}>
           {t('login.submit')}
         </Button>

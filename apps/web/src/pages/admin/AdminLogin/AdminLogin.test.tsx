@@ -1,6 +1,7 @@
 import { screen, waitFor } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
-import { installFakeApi } from '../../../test-support/fake-api';
+import { describe, expect, it, vi } from 'vitest';
+import { browserLocation } from '../../../lib/navigation/browser-location';
+import { installFakeApi, SAML_METADATA_ANSWER } from '../../../test-support/fake-api';
 import { adminSession, adminStatus } from '../../../test-support/fixtures';
 import { currentPath, renderApp } from '../../../test-support/render-app';
 import { SESSION_KEYS } from '../../../lib/session/session-store';
@@ -50,5 +51,41 @@ describe('admin login', () => {
     renderApp('/admin');
     await screen.findByRole('button', { name: 'Sign in' });
     expect(screen.queryByRole('checkbox')).not.toBeInTheDocument();
+  });
+});
+
+describe('admin login with single sign-on', () => {
+  it('offers no SSO when the admin metadata call answers 404', async () => {
+    const api = installFakeApi();
+    renderApp('/admin');
+    expect(await screen.findByRole('button', { name: 'Sign in' })).toBeVisible();
+    await waitFor(() => expect(api.calls('GET /api/admin/saml/metadata')).toHaveLength(1));
+    expect(screen.queryByRole('button', { name: 'Sign in with SSO' })).not.toBeInTheDocument();
+  });
+
+  it('shows SSO with the local form folded away, and starts admin SSO from the button', async () => {
+    installFakeApi({ 'GET /api/admin/saml/metadata': SAML_METADATA_ANSWER });
+    const navigation = vi.spyOn(browserLocation, 'assign').mockImplementation(() => undefined);
+    const { user } = renderApp('/admin');
+    const button = await screen.findByRole('button', { name: 'Sign in with SSO' });
+    await waitFor(() => expect(screen.getByLabelText('Username')).not.toBeVisible());
+    await user.click(button);
+    expect(navigation).toHaveBeenCalledWith('/api/admin/login/saml');
+  });
+
+  it('starts admin SSO when Enter is pressed while no field has the focus', async () => {
+    installFakeApi({ 'GET /api/admin/saml/metadata': SAML_METADATA_ANSWER });
+    const navigation = vi.spyOn(browserLocation, 'assign').mockImplementation(() => undefined);
+    const { user } = renderApp('/admin');
+    await screen.findByRole('button', { name: 'Sign in with SSO' });
+    await user.keyboard('{Enter}');
+    expect(navigation).toHaveBeenCalledExactlyOnceWith('/api/admin/login/saml');
+  });
+
+  it('uses the admin metadata, not the user one', async () => {
+    installFakeApi({ 'GET /api/saml/metadata': SAML_METADATA_ANSWER });
+    renderApp('/admin');
+    expect(await screen.findByRole('button', { name: 'Sign in' })).toBeVisible();
+    expect(screen.queryByRole('button', { name: 'Sign in with SSO' })).not.toBeInTheDocument();
   });
 });

@@ -49,11 +49,23 @@ describe('user login', () => {
     expect(currentPath()).toBe('/');
   });
 
-  it('shows a rate-limit answer with its detail', async () => {
-    installFakeApi({ 'POST /api/login': { status: 429, body: { Err: 'err.tooManyRequests', Extra: '30s' } } });
+  it('shows a rate-limit answer with the wait in words', async () => {
+    installFakeApi({ 'POST /api/login': { status: 429, body: { Err: 'err.tooManyRequests', Extra: '840s' } } });
     const { user } = renderApp('/');
     await fillAndSubmit(user, 'ada', 'any-password');
-    expect(await screen.findByText('Error: Too many requests, please try again in: 30s')).toBeInTheDocument();
+    expect(await screen.findByText('Error: Too many requests, please try again in 14 minutes')).toBeInTheDocument();
+  });
+
+  it('shows a rate-limit answer with the wait in German words', async () => {
+    await i18n.changeLanguage('de');
+    installFakeApi({ 'POST /api/login': { status: 429, body: { Err: 'err.tooManyRequests', Extra: '40s' } } });
+    const { user } = renderApp('/');
+    await user.type(await screen.findByLabelText('Benutzername'), 'ada');
+    await user.type(screen.getByLabelText('Passwort', { selector: 'input' }), 'irgendwas');
+    await user.click(screen.getByRole('button', { name: 'Anmelden' }));
+    expect(
+      await screen.findByText('Fehler: Zu viele Anfragen, bitte versuchen Sie es in 40 Sekunden erneut'),
+    ).toBeInTheDocument();
   });
 
   it.each([false, true])('sends KioskMode %s from the public-computer box', async (kiosk) => {

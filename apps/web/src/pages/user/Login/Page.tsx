@@ -1,37 +1,52 @@
+import { useCallback, useState } from 'react';
 import { Anchor, Center, Stack } from '@mantine/core';
 import { Link, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { AuthLayout } from '../../../components/AuthLayout';
 import { FormError } from '../../../components/FormError';
 import { CredentialsForm } from '../../../features/auth/components/CredentialsForm';
+import { KioskCheckbox } from '../../../features/auth/components/KioskCheckbox';
+import { SignInNoticeAlert } from '../../../features/auth/components/SignInNoticeAlert';
+import { SignInMethods } from '../../../features/auth/components/SignInMethods';
+import { startSso, useEnterStartsSso, useSsoAvailable } from '../../../features/auth/sso';
 import { useUserSignIn } from '../../../features/auth/use-sign-in';
 import { translateErrorKey } from '../../../lib/api/render-error';
 
-/** The user login (/): local credentials, the kiosk box, and a link to the admin console. */
+/**
+ * The user login (/): local credentials and the kiosk box, SSO first when it is set up (the local
+ * form then folds away), and a link to the admin console.
+ */
 export default function LoginPage() {
   const { t } = useTranslation();
   const [searchParams] = useSearchParams();
   const queryError = searchParams.get('error');
   const signIn = useUserSignIn();
+  const ssoAvailable = useSsoAvailable('user');
+  const [kioskMode, setKioskMode] = useState(false);
+  const startUserSso = useCallback(() => startSso('user', kioskMode), [kioskMode]);
+  useEnterStartsSso(ssoAvailable === true, startUserSso);
+
+  const kioskBox = <KioskCheckbox checked={kioskMode} onChange={setKioskMode} />;
+  const localForm = (
+    <CredentialsForm
+      pending={signIn.pending}
+      error={signIn.error}
+      onSubmit={({ UserName, Password }) => signIn.submit({ UserName, Password, KioskMode: kioskMode })}
+    >
+      {/* With SSO the box sits outside the folded form, so that it applies to SSO too. */}
+      {ssoAvailable === true ? null : kioskBox}
+    </CredentialsForm>
+  );
 
   return (
     <AuthLayout heading={t('login.heading')}>
       <Stack>
         {/* Another page (a guard, a failed SSO round trip) sends people here with ?error=… */}
         {queryError === null || queryError === '' ? null : <FormError message={translateErrorKey(queryError, t)} />}
-
-        {/*
-          SSO goes here (a later issue): a "Sign in with SSO" button, shown only when
-          GET /api/saml/metadata answers. When it is shown, the local form below becomes a collapsible
-          section, and Enter with no focused field starts SSO.
-        */}
-
-        <CredentialsForm
-          withKiosk
-          pending={signIn.pending}
-          error={signIn.error}
-          onSubmit={({ UserName, Password, KioskMode }) => signIn.submit({ UserName, Password, KioskMode })}
-        />
+        <SignInNoticeAlert />
+        <SignInMethods ssoAvailable={ssoAvailable} onStartSso={startUserSso} ssoOptions={kioskBox}>
+          {localForm}
+        </SignInMethods>
         <Center>
           <Anchor component={Link} to="/admin" size="sm">
             {t('login.adminLink')}

@@ -1,0 +1,44 @@
+import type { AppContext } from '../app-context.js';
+import type { SessionStage } from '../store/schema.js';
+import { findUserById, type User } from '../users/users.repo.js';
+import { findAdminById, type Admin } from '../admins/admins.repo.js';
+import { hashSessionToken } from './session-tokens.js';
+import {
+  findRunningAdminSession,
+  findRunningUserSession,
+  type AdminSession,
+  type UserSession,
+} from './sessions.repo.js';
+
+/** Which sessions a caller accepts: fully signed in (every API), or waiting for a second factor (the OTP API). */
+export type WantedStage = 'active' | 'pending';
+
+function stageMatches(actual: SessionStage, wanted: WantedStage): boolean {
+  return wanted === 'active' ? actual === 'active' : actual !== 'active';
+}
+
+/** The running session and its user for a cookie token, or null. A disabled user has no session. */
+export async function authenticateUser(
+  ctx: AppContext,
+  token: string,
+  wanted: WantedStage = 'active',
+): Promise<{ session: UserSession; user: User } | null> {
+  const session = await findRunningUserSession(ctx.db, hashSessionToken(token), ctx.clock.now());
+  if (session === null || !stageMatches(session.stage, wanted)) return null;
+  const user = await findUserById(ctx.db, session.userId);
+  if (user === null || user.disabled) return null;
+  return { session, user };
+}
+
+/** The running session and its admin for a cookie token, or null. An admin without login has no session. */
+export async function authenticateAdmin(
+  ctx: AppContext,
+  token: string,
+  wanted: WantedStage | 'any' = 'active',
+): Promise<{ session: AdminSession; admin: Admin } | null> {
+  const session = await findRunningAdminSession(ctx.db, hashSessionToken(token), ctx.clock.now());
+  if (session === null || (wanted !== 'any' && !stageMatches(session.stage, wanted))) return null;
+  const admin = await findAdminById(ctx.db, session.adminId);
+  if (admin === null || !admin.loginEnabled) return null;
+  return { session, admin };
+}

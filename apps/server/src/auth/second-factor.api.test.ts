@@ -1,0 +1,205 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AuditActions, ErrorCodes } from '@postern/protocol';
+import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { givenAdmin, givenUser } from '../test-support/factories.js';
+import { cookieFrom, setCookies } from '../test-support/http.js';
+import { givenEnrolledTotp, wrongCode } from '../test-support/totp.js';
+import { totpCodeAt } from './totp.js';
+import { recentAudit } from '../audit/audit.js';
+
+const STEP = 30_000;
+
+describe.each(testStoreKinds())('second factor (%s)', (kind) => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await createTestApp(kind);
+  });
+  afterEach(async () => {
+    await t.close();
+  });
+
+  const inject = (method: 'GET' | 'POST', url: string, cookie?: string, payload?: object) =>
+    t.app.inject({ method, url, headers: cookie === undefined ? {} : { cookie }, ...(payload ? { payload } : {}) });
+
+  async function userPasswordStep(userName: string, password: string) {
+    const response = await inject('POST', '/api/login', undefined, { UserName: userName, Password: password });
+    return { response, cookie: cookieFrom(response, 'postern_session') };
+  }
+
+  describe('users', () => {
+    it('asks an enrolled user for a code, then signs them in with a new session', async () => {
+      const user = await givenUser(t.ctx, { totpEnabled: true });
+      const secret = await givenEnrolledTotp(t, 'users', user.id);
+
+      const { response, cookie } = await userPasswordStep(user.userName, user.password);
+      expect(response.statusCode).toBe(401);
+      expect(response.json()).toEqual({ Err: ErrorCodes.totpVerificationRequired });
+      expect(cookie).toBeDefined();
+      // The pending sign-in opens nothing but the OTP endpoints.
+      expect((await inject('GET', '/api/status', cookie)).statusCode).toBe(401);
+
+      t.clock.advance(STEP);
+      const verified = await inject('POST', '/api/otp/verify', cookie, { Code: totpCodeAt(secret, t.clock.now()) });
+      expect(verified.statusCode).toBe(200);
+      expect(verified.json()).toEqual({ data: { Outcome: 'SignedIn' } });
+      const fullCookie = cookieFrom(verified, 'postern_session');
+      expect(fullCookie).not.toBe(cookie);
+      expect((await inject('GET', '/api/status', fullCookie)).statusCode).toBe(200);
+      expect((await inject('GET', '/api/status', cookie)).statusCode).toBe(401);
+    });
+
+    it('accepts each code once and refuses wrong ones as err.invalidCode', async () => {
+      const user = await givenUser(t.ctx, { totpEnabled: true });
+      const secret = await givenEnrolledTotp(t, 'users', user.id);
+      t.clock.advance(STEP);
+      const code = totpCodeAt(secret, t.clock.now());
+
+      const first = await userPasswordStep(user.userName, user.password);
+      expect((await inject('POST', '/api/otp/verify', first.cookie, { Code: wrongCode(secret, t.clock.now()) })).json()).toEqual({
+        Err: ErrorCodes.invalidCode,
+      });
+      expect((await inject('POST', '/api/otp/verify', first.cookie, { Code: code })).statusCode).toBe(200);
+
+      const second = await userPasswordStep(user.userName, user.password);
+      const replay = await inject('POST', '/api/otp/verify', second.cookie, { Code: code });
+      expect(replay.statusCode).toBe(400);
+      expect(replay.json()).toEqual({ Err: ErrorCodes.invalidCode });
+    });
+
+    it('enrols a new user: a fresh secret, a code from it, then back to sign in', async () => {
+      const user = await givenUser(t.ctx, { totpEnabled: true, userName: 'enrolee' });
+      const { response, cookie } = await userPasswordStep('enrolee', user.password);
+      expect(response.json()).toEqual({ Err: ErrorCodes.totpEnrolmentRequired });
+
+      const generated = await inject('GET', '/api/otp/generate', cookie);
+      expect(generated.statusCode).toBe(200);
+      const { Secret, URL } = generated.json<{ data: { Secret: string; URL: string } }>().data;
+      expect(Secret).toMatch(/^[A-Z2-7]{32}$/);
+      expect(URL).toContain(`secret=${Secret}`);
+      expect(URL).toContain('otpauth://totp/Postern:enrolee');
+
+      const enrolled = await inject('POST', '/api/otp/verify', cookie, { Code: totpCodeAt(Secret, t.clock.now()) });
+      expect(enrolled.json()).toEqual({ data: { Outcome: 'Enrolled' } });
+      expect(setCookies(enrolled)[0]).toMatch(/^__Host-postern_session=;/);
+
+      // Next sign-in asks for a code from the enrolled secret.
+      const again = await userPasswordStep('enrolee', user.password);
+      expect(again.response.json()).toEqual({ Err: ErrorCodes.totpVerificationRequired });
+      t.clock.advance(STEP);
+      const signedIn = await inject('POST', '/api/otp/verify', again.cookie, { Code: totpCodeAt(Secret, t.clock.now()) });
+      expect(signedIn.json()).toEqual({ data: { Outcome: 'SignedIn' } });
+      const row = await t.ctx.db.selectFrom('users').selectAll().where('id', '=', user.id).executeTakeFirstOrThrow();
+      expect(row.totpSecret).not.toContain(Secret);
+      expect(row.totpPendingSecret).toBeNull();
+    });
+
+    it('says "Already verified 2FA" when an enrolled sign-in asks for a new secret', async () => {
+      const user = await givenUser(t.ctx, { totpEnabled: true });
+      await givenEnrolledTotp(t, 'users', user.id);
+      const { cookie } = await userPasswordStep(user.userName, user.password);
+      const response = await inject('GET', '/api/otp/generate', cookie);
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toEqual({ Err: ErrorCodes.alreadyVerified2fa });
+    });
+
+    it('lets a pending sign-in lapse after five minutes', async () => {
+      const user = await givenUser(t.ctx, { totpEnabled: true });
+      const secret = await givenEnrolledTotp(t, 'users', user.id);
+      const { cookie } = await userPasswordStep(user.userName, user.password);
+      t.clock.advance(5 * 60_000);
+      const response = await inject('POST', '/api/otp/verify', cookie, { Code: totpCodeAt(secret, t.clock.now()) });
+      expect(response.statusCode).toBe(401);
+      expect(response.json()).toEqual({ Err: ErrorCodes.invalidSession });
+    });
+
+    it('counts wrong codes towards the account lock', async () => {
+      const user = await givenUser(t.ctx, { totpEnabled: true });
+      const secret = await givenEnrolledTotp(t, 'users', user.id);
+      const { cookie } = await userPasswordStep(user.userName, user.password);
+      for (let i = 0; i < 4; i += 1) {
+        await inject('POST', '/api/otp/verify', cookie, { Code: wrongCode(secret, t.clock.now(), i) });
+      }
+      const fifth = await inject('POST', '/api/otp/verify', cookie, { Code: wrongCode(secret, t.clock.now(), 9) });
+      expect(fifth.json()).toEqual({ Err: ErrorCodes.invalidCode });
+      t.clock.advance(STEP);
+      const locked = await inject('POST', '/api/otp/verify', cookie, { Code: totpCodeAt(secret, t.clock.now()) });
+      expect(locked.statusCode).toBe(429);
+      expect(locked.headers['retry-after']).toBe(String(15 * 60 - 30));
+      const actions = (await recentAudit(t.ctx.db, 3)).map((entry) => Object.keys(entry.Entry)[0]);
+      expect(actions).toContain(AuditActions.SignInBlocked);
+    });
+
+    it('needs no code from SAML users, whose IdP owns the second factor', async () => {
+      // SAML users cannot use the password form at all; the rule is checked where sessions start.
+      const user = await givenUser(t.ctx, { totpEnabled: true, authType: 'SAML', passwordHash: null });
+      const response = await userPasswordStep(user.userName, 'anything at all');
+      expect(response.response.json()).toEqual({ Err: ErrorCodes.invalidCredentials });
+    });
+  });
+
+  describe('admins', () => {
+    async function adminPasswordStep(userName: string, password: string) {
+      const response = await inject('POST', '/api/admin/login', undefined, { UserName: userName, Password: password });
+      return { response, cookie: cookieFrom(response, 'postern_admin_session') };
+    }
+
+    it('signs an enrolled admin in only after a code', async () => {
+      const admin = await givenAdmin(t.ctx, { totpEnabled: true, userName: 'secops' });
+      const secret = await givenEnrolledTotp(t, 'admins', admin.id);
+      const { response, cookie } = await adminPasswordStep('secops', admin.password);
+      expect(response.json()).toMatchObject({ data: { TotpEnabled: true, AdminTotpVerified: true, TotpEnrolmentDeferable: false } });
+      expect((await inject('GET', '/api/admin/status', cookie)).statusCode).toBe(401);
+      expect((await inject('GET', '/api/admin/session', cookie)).json()).toMatchObject({ data: { UserName: 'secops' } });
+
+      t.clock.advance(STEP);
+      const verified = await inject('POST', '/api/admin/otp/verify', cookie, { Code: totpCodeAt(secret, t.clock.now()) });
+      expect(verified.json()).toEqual({ data: { Outcome: 'SignedIn' } });
+      expect((await inject('GET', '/api/admin/status', cookieFrom(verified, 'postern_admin_session'))).statusCode).toBe(200);
+    });
+
+    it('lets an admin defer enrolment a limited number of times', async () => {
+      const admin = await givenAdmin(t.ctx, { totpEnabled: true });
+      for (let i = 0; i < 5; i += 1) {
+        const { response, cookie } = await adminPasswordStep(admin.userName, admin.password);
+        expect(response.json()).toMatchObject({ data: { TotpEnrolmentDeferable: true, AdminTotpVerified: false } });
+        const deferred = await inject('POST', '/api/admin/otp/verify', cookie, { deferEnrolment: true });
+        expect(deferred.json()).toEqual({ data: { Outcome: 'Deferred' } });
+        expect((await inject('GET', '/api/admin/status', cookieFrom(deferred, 'postern_admin_session'))).statusCode).toBe(200);
+      }
+      const { response, cookie } = await adminPasswordStep(admin.userName, admin.password);
+      expect(response.json()).toMatchObject({ data: { TotpEnrolmentDeferable: false } });
+      const refused = await inject('POST', '/api/admin/otp/verify', cookie, { deferEnrolment: true });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json()).toEqual({ Err: ErrorCodes.totpEnrolmentNotDeferable });
+    });
+
+    it('enrols an admin and audits it', async () => {
+      const admin = await givenAdmin(t.ctx, { totpEnabled: true, userName: 'newadmin' });
+      const { cookie } = await adminPasswordStep('newadmin', admin.password);
+      const { Secret } = (await inject('GET', '/api/admin/otp/generate', cookie)).json<{ data: { Secret: string } }>().data;
+      const enrolled = await inject('POST', '/api/admin/otp/verify', cookie, { Code: totpCodeAt(Secret, t.clock.now()) });
+      expect(enrolled.json()).toEqual({ data: { Outcome: 'Enrolled' } });
+      const [entry] = await recentAudit(t.ctx.db, 1);
+      expect(entry?.Entry).toEqual({ [AuditActions.TotpEnrolled]: { AdminName: 'newadmin' } });
+    });
+
+    it('tells a fully signed-in admin asking to verify that they already have', async () => {
+      const admin = await givenAdmin(t.ctx);
+      const { cookie } = await adminPasswordStep(admin.userName, admin.password);
+      const response = await inject('POST', '/api/admin/otp/verify', cookie, { Code: '123456' });
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toEqual({ Err: ErrorCodes.userAlreadyVerified });
+    });
+
+    it('signs in an admin who used the user form, as an admin, and says unauthorised', async () => {
+      const admin = await givenAdmin(t.ctx, { userName: 'ops-person' });
+      const response = await inject('POST', '/api/login', undefined, { UserName: 'ops-person', Password: admin.password });
+      expect(response.statusCode).toBe(403);
+      expect(response.json()).toEqual({ Err: ErrorCodes.unauthorised });
+      const adminCookie = cookieFrom(response, 'postern_admin_session');
+      expect(adminCookie).toBeDefined();
+      expect(cookieFrom(response, '__Host-postern_session')).toBeUndefined();
+      expect((await inject('GET', '/api/admin/status', adminCookie)).statusCode).toBe(200);
+    });
+  });
+});

@@ -1,0 +1,213 @@
+import { AuditActions, ErrorCodes, type OtpSecret, type OtpVerifyResult } from '@postern/protocol';
+import type { AppContext, RequestMeta } from '../app-context.js';
+import { BadRequestError, UnauthenticatedError } from '../http/errors.js';
+import { recordAudit } from '../audit/audit.js';
+import { readSettings } from '../settings/settings.js';
+import type { User } from '../users/users.repo.js';
+import type { Admin } from '../admins/admins.repo.js';
+import type { UserSession, AdminSession } from './sessions.repo.js';
+import { endAdminSessions, endUserSessions } from './sessions.repo.js';
+import { authenticateAdmin, authenticateUser } from './authenticate.js';
+import { adminSessionInfo, MAX_TOTP_DEFERRALS, userSessionInfo } from './session-info.js';
+import { effectiveSessionLimit, startAdminSession, startUserSession, type IssuedSession } from './session-issue.js';
+import { countFailure, refuseWhileBlocked } from './login.service.js';
+import { signInKeys } from './throttle.js';
+import { newTotpSecret, totpUri, verifyTotp } from './totp.js';
+import {
+  claimStep,
+  confirmEnrolment,
+  openPendingSecret,
+  openSecret,
+  storePendingSecret,
+  type TotpTable,
+} from './totp-store.js';
+import type { AdminSessionInfo, UserSessionInfo } from '@postern/protocol';
+
+type Realm = 'user' | 'admin';
+
+/** The outcome of a code, with the session to put in the cookie when one started. */
+export interface VerifiedSecondFactor<Info> {
+  result: OtpVerifyResult;
+  /** The fully signed-in session that replaces the pending one, when the outcome signs in. */
+  session: IssuedSession | null;
+  /** The session as the web app keeps it, when one started. */
+  info: Info | null;
+}
+
+interface PendingSignIn<Account> {
+  account: Account;
+  session: UserSession | AdminSession;
+}
+
+/** GET /api/otp/generate (and the admin twin): a new secret for a sign-in that must enrol. */
+export async function generateSecret(ctx: AppContext, realm: Realm, token: string | undefined): Promise<OtpSecret> {
+  const pending = await pendingSignIn(ctx, realm, token);
+  if (pending.session.stage !== 'totp-enrol') throw new BadRequestError(undefined, ErrorCodes.alreadyVerified2fa);
+  const secret = newTotpSecret();
+  await storePendingSecret(ctx.db, ctx.secrets, tableOf(realm), pending.account.id, secret);
+  return { Secret: secret, URL: totpUri(secret, pending.account.userName) };
+}
+
+/** POST /api/otp/verify: a code either finishes a sign-in or confirms an enrolment. */
+export async function verifyUserCode(
+  ctx: AppContext,
+  token: string | undefined,
+  code: string,
+  meta: RequestMeta,
+): Promise<VerifiedSecondFactor<UserSessionInfo>> {
+  const { account: user, session } = await pendingSignIn<User>(ctx, 'user', token);
+  const proven = await checkCode(ctx, 'user', user, session.stage, code, meta);
+  const now = ctx.clock.now();
+  if (session.stage === 'totp-enrol') {
+    await finishEnrolment(ctx, 'user', user, session.id, proven, now);
+    return { result: { Outcome: 'Enrolled' }, session: null, info: null };
+  }
+  const kiosk = 'kiosk' in session && session.kiosk;
+  const sessionLimit = await effectiveSessionLimit(ctx, user);
+  const started = await ctx.db.transaction().execute(async (trx) => {
+    const ended = await endUserSessions(trx, { sessionId: session.id }, 'second-factor-passed', now);
+    const issued = await startUserSession(trx, { user, kiosk, sessionLimit, meta, now, previousToken: undefined });
+    return { ...issued, ended: [...ended, ...issued.ended] };
+  });
+  await ctx.sessionEvents.userSessionsEnded(started.ended);
+  const settings = await readSettings(ctx.db);
+  return {
+    result: { Outcome: 'SignedIn' },
+    session: started,
+    info: userSessionInfo(user, started.endsAt, kiosk, settings.NewUserDashboard),
+  };
+}
+
+/** POST /api/admin/otp/verify: a code, or a request to set up the authenticator next time. */
+export async function verifyAdminCode(
+  ctx: AppContext,
+  token: string | undefined,
+  request: { code: string } | { defer: true },
+  meta: RequestMeta,
+): Promise<VerifiedSecondFactor<AdminSessionInfo>> {
+  const { account: admin, session } = await pendingSignIn<Admin>(ctx, 'admin', token);
+  const now = ctx.clock.now();
+  if ('defer' in request) {
+    if (session.stage !== 'totp-enrol' || admin.totpDeferrals >= MAX_TOTP_DEFERRALS) {
+      throw new BadRequestError(undefined, ErrorCodes.totpEnrolmentNotDeferable);
+    }
+    const started = await ctx.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('admins')
+        .set({ totpDeferrals: admin.totpDeferrals + 1 })
+        .where('id', '=', admin.id)
+        .execute();
+      await recordAudit(trx, now, AuditActions.TotpEnrolmentDeferred, {
+        AdminName: admin.userName,
+        IpAddress: meta.ipAddress,
+      });
+      return upgradeAdminSession(trx, admin, session.id, meta, now);
+    });
+    return {
+      result: { Outcome: 'Deferred' },
+      session: started,
+      info: adminSessionInfo({ ...admin, totpDeferrals: admin.totpDeferrals + 1 }),
+    };
+  }
+  const proven = await checkCode(ctx, 'admin', admin, session.stage, request.code, meta);
+  if (session.stage === 'totp-enrol') {
+    await finishEnrolment(ctx, 'admin', admin, session.id, proven, now);
+    return { result: { Outcome: 'Enrolled' }, session: null, info: null };
+  }
+  const started = await ctx.db.transaction().execute((trx) => upgradeAdminSession(trx, admin, session.id, meta, now));
+  return { result: { Outcome: 'SignedIn' }, session: started, info: adminSessionInfo(admin) };
+}
+
+async function upgradeAdminSession(
+  trx: AppContext['db'],
+  admin: Admin,
+  pendingSessionId: string,
+  meta: RequestMeta,
+  now: number,
+): Promise<IssuedSession> {
+  await endAdminSessions(trx, { sessionId: pendingSessionId }, 'second-factor-passed', now);
+  return startAdminSession(trx, { admin, stage: 'active', meta, now, previousToken: undefined });
+}
+
+/**
+ * The sign-in waiting for a second factor behind `token`. A fully signed-in session asking is told it
+ * has verified already; anything else is an ended or unknown sign-in.
+ */
+async function pendingSignIn<Account extends User | Admin>(
+  ctx: AppContext,
+  realm: Realm,
+  token: string | undefined,
+): Promise<PendingSignIn<Account>> {
+  if (token === undefined) throw new UnauthenticatedError();
+  const pending =
+    realm === 'user' ? await authenticateUser(ctx, token, 'pending') : await authenticateAdmin(ctx, token, 'pending');
+  if (pending !== null) {
+    const account = 'user' in pending ? pending.user : pending.admin;
+    return { account: account as Account, session: pending.session };
+  }
+  const active = realm === 'user' ? await authenticateUser(ctx, token) : await authenticateAdmin(ctx, token);
+  if (active !== null) throw new BadRequestError(undefined, ErrorCodes.userAlreadyVerified);
+  throw new UnauthenticatedError();
+}
+
+/**
+ * Checks a code against the secret the stage calls for, counting failures like wrong passwords.
+ * Returns the time step the code belongs to (claimed, so the same code cannot be used again) and
+ * the secret it matched.
+ */
+async function checkCode(
+  ctx: AppContext,
+  realm: Realm,
+  account: User | Admin,
+  stage: string,
+  code: string,
+  meta: RequestMeta,
+): Promise<{ step: number; secret: string }> {
+  const keys = signInKeys(realm, account.userName, meta.ipAddress);
+  await refuseWhileBlocked(ctx, keys);
+  const table = tableOf(realm);
+  const sealed = stage === 'totp-enrol' ? account.totpPendingSecret : account.totpSecret;
+  if (sealed === null) {
+    // Enrolment without a generated secret: nothing to check against.
+    throw new BadRequestError(undefined, ErrorCodes.invalidCode);
+  }
+  const secret =
+    stage === 'totp-enrol'
+      ? openPendingSecret(ctx.secrets, table, account.id, sealed)
+      : openSecret(ctx.secrets, table, account.id, sealed);
+  const now = ctx.clock.now();
+  const step = verifyTotp(secret, code, now, account.totpLastStep);
+  if (step === null || !(await claimStep(ctx.db, table, account.id, step))) {
+    const who = realm === 'user' ? { UserName: account.userName } : { AdminName: account.userName };
+    await countFailure(ctx, keys, meta, who, AuditActions.TotpFailed);
+    throw new BadRequestError(undefined, ErrorCodes.invalidCode);
+  }
+  return { step, secret };
+}
+
+/** The enrolled secret becomes the account's; the pending sign-in ends (the person signs in again). */
+async function finishEnrolment(
+  ctx: AppContext,
+  realm: Realm,
+  account: User | Admin,
+  pendingSessionId: string,
+  proven: { step: number; secret: string },
+  now: number,
+): Promise<void> {
+  const table = tableOf(realm);
+  const ended = await ctx.db.transaction().execute(async (trx) => {
+    await confirmEnrolment(trx, ctx.secrets, table, account.id, proven.secret, proven.step);
+    const who = realm === 'user' ? { UserName: account.userName } : { AdminName: account.userName };
+    await recordAudit(trx, now, AuditActions.TotpEnrolled, who);
+    if (realm === 'admin') {
+      await endAdminSessions(trx, { sessionId: pendingSessionId }, 'second-factor-passed', now);
+      return [];
+    }
+    return endUserSessions(trx, { sessionId: pendingSessionId }, 'second-factor-passed', now);
+  });
+  await ctx.sessionEvents.userSessionsEnded(ended);
+}
+
+function tableOf(realm: Realm): TotpTable {
+  return realm === 'user' ? 'users' : 'admins';
+}

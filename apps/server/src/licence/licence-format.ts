@@ -1,0 +1,147 @@
+import { createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import { z } from 'zod';
+import { USER_LIMIT_OVERAGE_MAX_PERCENT } from '@postern/protocol';
+
+/**
+ * The licence key format, version 1:
+ *
+ *   postern-licence-v1.<base64url(JSON payload)>.<base64url(Ed25519 signature)>
+ *
+ * The signature covers the ASCII bytes `postern-licence-v1.<payload part>`, so the version prefix is
+ * signed too. Licences are checked offline against the installation's trusted public keys; nothing
+ * here talks to a network.
+ */
+export const LICENCE_PREFIX = 'postern-licence-v1';
+
+/** The longest licence text accepted (the API's LicenceBody allows the same). */
+export const LICENCE_MAX_LENGTH = 8192;
+
+const ED25519_SIGNATURE_BYTES = 64;
+const ED25519_PUBLIC_KEY_BYTES = 32;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+/** What a licence grants. Field names match the API's licence status. */
+export const LicencePayload = z
+  .object({
+    ID: z.string().trim().min(1).max(128),
+    Licensee: z.string().trim().min(1).max(256),
+    UserLimit: z.number().int().min(1),
+    /** Share of UserLimit that may be exceeded (the grace allowance), in percent. */
+    UserLimitOveragePercentage: z.number().int().min(0).max(USER_LIMIT_OVERAGE_MAX_PERCENT),
+    /** Concurrent sessions per user. */
+    SessionLimit: z.number().int().min(1),
+    /** Agents allowed; 0 sets no limit. */
+    MaxMachines: z.number().int().min(0),
+    IssuedAt: z.iso.datetime({ offset: true }),
+    Expires: z.iso.datetime({ offset: true }),
+  })
+  .refine((payload) => Date.parse(payload.Expires) > Date.parse(payload.IssuedAt), {
+    message: 'Expires must be after IssuedAt',
+    path: ['Expires'],
+  });
+export type LicencePayload = z.infer<typeof LicencePayload>;
+
+/**
+ * The outcome of checking a licence text. `expired` still carries the payload so the status can show
+ * what the licence was; `untrusted` does not, because nothing in it can be believed.
+ */
+export type LicenceCheck =
+  | { kind: 'valid'; licence: LicencePayload }
+  | { kind: 'expired'; licence: LicencePayload }
+  | { kind: 'untrusted' }
+  | { kind: 'malformed'; reason: string };
+
+/** Signs a payload with an Ed25519 private key and returns the licence text. */
+export function issueLicence(payload: LicencePayload, privateKey: KeyObject): string {
+  if (privateKey.type !== 'private' || privateKey.asymmetricKeyType !== 'ed25519') {
+    throw new TypeError('licences are signed with an Ed25519 private key');
+  }
+  const checked = LicencePayload.parse(payload);
+  const signed = `${LICENCE_PREFIX}.${Buffer.from(JSON.stringify(checked), 'utf8').toString('base64url')}`;
+  const signature = sign(null, Buffer.from(signed, 'ascii'), privateKey);
+  return `${signed}.${signature.toString('base64url')}`;
+}
+
+/**
+ * Parses a licence text and verifies it against the trusted public keys (any one may match).
+ * Order: the shape (prefix, parts, encoding, payload fields) first, so pasted garbage reads as
+ * malformed; then the signature; then the expiry against `now` (epoch milliseconds).
+ */
+export function checkLicence(text: string, trustedKeys: readonly KeyObject[], now: number): LicenceCheck {
+  const trimmed = text.trim();
+  if (trimmed.length === 0) return { kind: 'malformed', reason: 'empty' };
+  if (trimmed.length > LICENCE_MAX_LENGTH) return { kind: 'malformed', reason: 'too long' };
+  const parts = trimmed.split('.');
+  if (parts.length !== 3) return { kind: 'malformed', reason: `expected ${LICENCE_PREFIX}.<payload>.<signature>` };
+  const [prefix = '', payloadPart = '', signaturePart = ''] = parts;
+  if (prefix !== LICENCE_PREFIX) return { kind: 'malformed', reason: `not a ${LICENCE_PREFIX} licence` };
+
+  const payloadBytes = decodeBase64Url(payloadPart);
+  const signature = decodeBase64Url(signaturePart);
+  if (payloadBytes === null) return { kind: 'malformed', reason: 'payload is not base64url' };
+  if (signature?.length !== ED25519_SIGNATURE_BYTES) return { kind: 'malformed', reason: 'signature is not 64 bytes' };
+
+  let json: unknown;
+  try {
+    json = JSON.parse(payloadBytes.toString('utf8'));
+  } catch {
+    return { kind: 'malformed', reason: 'payload is not JSON' };
+  }
+  const parsed = LicencePayload.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return { kind: 'malformed', reason: `payload ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}` };
+  }
+
+  const signed = Buffer.from(`${prefix}.${payloadPart}`, 'ascii');
+  if (!trustedKeys.some((key) => verifiesWith(key, signed, signature))) return { kind: 'untrusted' };
+  if (now >= Date.parse(parsed.data.Expires)) return { kind: 'expired', licence: parsed.data };
+  return { kind: 'valid', licence: parsed.data };
+}
+
+/** A fresh Ed25519 key pair for signing licences. */
+export function generateLicenceKeyPair(): { privateKey: KeyObject; publicKey: KeyObject } {
+  return generateKeyPairSync('ed25519');
+}
+
+/** The private key as PKCS#8 PEM, as `postern licence keygen` writes it. */
+export function privateKeyPem(privateKey: KeyObject): string {
+  return privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+}
+
+/** The public key as base64 of its raw 32 bytes (the form POSTERN_LICENCE_PUBLIC_KEYS takes). */
+export function publicKeyBase64(publicKey: KeyObject): string {
+  const { x } = publicKey.export({ format: 'jwk' });
+  if (x === undefined) throw new TypeError('not an Ed25519 public key');
+  return Buffer.from(x, 'base64url').toString('base64');
+}
+
+/** A public key from its raw 32 bytes. */
+export function publicKeyFromRaw(raw: Buffer): KeyObject {
+  if (raw.length !== ED25519_PUBLIC_KEY_BYTES) throw new TypeError('an Ed25519 public key is 32 bytes');
+  return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: raw.toString('base64url') }, format: 'jwk' });
+}
+
+/** A public key from base64 or base64url of its raw 32 bytes, or null when it is not one. */
+export function publicKeyFromBase64(text: string): KeyObject | null {
+  const value = text.trim();
+  if (!/^[A-Za-z0-9+/_-]+=*$/.test(value)) return null;
+  const raw = Buffer.from(value, 'base64');
+  return raw.length === ED25519_PUBLIC_KEY_BYTES ? publicKeyFromRaw(raw) : null;
+}
+
+/** Strict base64url: Buffer.from ignores stray characters, so check the alphabet and round trip. */
+function decodeBase64Url(text: string): Buffer | null {
+  if (!BASE64URL.test(text)) return null;
+  const bytes = Buffer.from(text, 'base64url');
+  return bytes.toString('base64url') === text ? bytes : null;
+}
+
+function verifiesWith(key: KeyObject, data: Buffer, signature: Buffer): boolean {
+  try {
+    return verify(null, data, key, signature);
+  } catch {
+    // A key of another type cannot have signed it.
+    return false;
+  }
+}

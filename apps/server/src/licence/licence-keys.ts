@@ -1,0 +1,77 @@
+import { appendFileSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { KeyObject } from 'node:crypto';
+import type { AppContext } from '../app-context.js';
+import { publicKeyFromBase64, publicKeyFromRaw } from './licence-format.js';
+
+/**
+ * The file in the data directory that lists further trusted licence public keys: one base64 key a
+ * line, `#` starts a comment. `postern licence keygen` appends to it, so an installation that made its
+ * own signing key trusts it without an environment change.
+ */
+export const TRUSTED_KEYS_FILE = 'licence-public-keys';
+
+export function trustedKeysFile(dataDir: string): string {
+  return path.join(dataDir, TRUSTED_KEYS_FILE);
+}
+
+/**
+ * Every key a licence may be signed with: POSTERN_LICENCE_PUBLIC_KEYS, then the data directory's
+ * file. The file is read on every call (it is tiny) so a key added by `keygen` counts at once, on a
+ * running server too. A line that is not a key is skipped with a warning rather than breaking status.
+ */
+export async function trustedLicenceKeys(ctx: AppContext): Promise<KeyObject[]> {
+  const fromConfig = ctx.config.licencePublicKeys.map((raw) => publicKeyFromRaw(raw));
+  const file = trustedKeysFile(ctx.config.dataDir);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if (!isMissing(error)) ctx.logger.warn({ file, err: error }, 'cannot read the trusted licence keys file');
+    return fromConfig;
+  }
+  const { keys, badLines } = parseTrustedKeys(text);
+  if (badLines.length > 0) {
+    ctx.logger.warn({ file, lines: badLines }, 'skipped lines that are not Ed25519 public keys');
+  }
+  return [...fromConfig, ...keys];
+}
+
+/** The keys in a trusted-keys file, and the (1-based) numbers of lines that are not keys. */
+export function parseTrustedKeys(text: string): { keys: KeyObject[]; badLines: number[] } {
+  const keys: KeyObject[] = [];
+  const badLines: number[] = [];
+  text.split('\n').forEach((rawLine, index) => {
+    const line = rawLine.replace(/#.*$/, '').trim();
+    if (line === '') return;
+    const key = publicKeyFromBase64(line);
+    if (key === null) badLines.push(index + 1);
+    else keys.push(key);
+  });
+  return { keys, badLines };
+}
+
+/**
+ * Adds a public key (base64) to the data directory's trusted-keys file, creating it with mode 0600.
+ * Returns the file's path. A key already listed is not added twice.
+ */
+export function appendTrustedKey(dataDir: string, publicKey: string, comment: string): string {
+  const file = trustedKeysFile(dataDir);
+  let existing = '';
+  try {
+    existing = readFileSync(file, 'utf8');
+  } catch (error) {
+    if (!isMissing(error)) throw error;
+  }
+  const listed = existing.split('\n').some((line) => line.replace(/#.*$/, '').trim() === publicKey);
+  if (!listed) {
+    const separator = existing === '' || existing.endsWith('\n') ? '' : '\n';
+    appendFileSync(file, `${separator}# ${comment}\n${publicKey}\n`, { mode: 0o600 });
+  }
+  return file;
+}
+
+function isMissing(error: unknown): boolean {
+  return error instanceof Error && 'code' in error && error.code === 'ENOENT';
+}

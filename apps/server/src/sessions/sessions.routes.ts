@@ -1,0 +1,49 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { EmptyResponse, Id, SessionsEndedResponse } from '@postern/protocol';
+import type { AppContext } from '../app-context.js';
+import { requireAdmin } from '../auth/request-auth.js';
+import {
+  invalidateAdminSession,
+  invalidateAllUserSessions,
+  invalidateOtherAdminSessions,
+  invalidateUserSession,
+} from './sessions.service.js';
+
+const ById = z.object({ id: Id });
+
+/** Admins ending sessions: all users', one user's, all other admins', one admin's. */
+export function registerSessionRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+
+  routes.delete('/api/admin/sessions', { schema: { response: { 200: SessionsEndedResponse } } }, async (request) => {
+    const { admin } = await requireAdmin(ctx, request);
+    return { data: { Ended: await invalidateAllUserSessions(ctx, admin) } };
+  });
+
+  routes.delete(
+    '/api/admin/sessions/:id',
+    { schema: { params: ById, response: { 200: EmptyResponse } } },
+    async (request) => {
+      const { admin } = await requireAdmin(ctx, request);
+      await invalidateUserSession(ctx, admin, request.params.id);
+      return { data: null };
+    },
+  );
+
+  routes.delete('/api/admin/adminsessions', { schema: { response: { 200: SessionsEndedResponse } } }, async (request) => {
+    const { admin, session } = await requireAdmin(ctx, request);
+    return { data: { Ended: await invalidateOtherAdminSessions(ctx, admin, session) } };
+  });
+
+  routes.delete(
+    '/api/admin/adminsessions/:id',
+    { schema: { params: ById, response: { 200: EmptyResponse } } },
+    async (request) => {
+      const { admin } = await requireAdmin(ctx, request);
+      await invalidateAdminSession(ctx, admin, request.params.id);
+      return { data: null };
+    },
+  );
+}

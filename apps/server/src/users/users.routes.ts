@@ -1,0 +1,108 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  dataEnvelope,
+  EmptyResponse,
+  GroupListResponse,
+  Id,
+  UserCreateBody,
+  UserCreateResponse,
+  UserListResponse,
+  UserResponse,
+  UserSessionListResponse,
+  UserUpdateBody,
+} from '@postern/protocol';
+import type { AppContext } from '../app-context.js';
+import { requireAdmin } from '../auth/request-auth.js';
+import { listUserSessions } from '../sessions/sessions.service.js';
+import {
+  aclsOfUser,
+  createUser,
+  deleteUser,
+  getUser,
+  groupsOfUser,
+  listUsers,
+  resetUserTotp,
+  updateUser,
+} from './users.service.js';
+
+const ById = z.object({ id: Id });
+const UserAclListResponse = dataEnvelope(z.array(z.object({ ID: z.string(), Description: z.string() })));
+
+/** /api/admin/users: the user directory. */
+export function registerUserRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+
+  routes.get('/api/admin/users', { schema: { response: { 200: UserListResponse } } }, async (request) => {
+    await requireAdmin(ctx, request);
+    return { data: await listUsers(ctx) };
+  });
+
+  routes.get('/api/admin/users/:id', { schema: { params: ById, response: { 200: UserResponse } } }, async (request) => {
+    await requireAdmin(ctx, request);
+    return { data: await getUser(ctx, request.params.id) };
+  });
+
+  routes.post(
+    '/api/admin/users',
+    { schema: { body: UserCreateBody, response: { 200: UserCreateResponse } } },
+    async (request) => {
+      const { admin } = await requireAdmin(ctx, request);
+      return { data: await createUser(ctx, admin, request.body) };
+    },
+  );
+
+  routes.put(
+    '/api/admin/users/:id',
+    { schema: { params: ById, body: UserUpdateBody, response: { 200: UserResponse } } },
+    async (request) => {
+      const { admin } = await requireAdmin(ctx, request);
+      return { data: await updateUser(ctx, admin, request.params.id, request.body) };
+    },
+  );
+
+  routes.delete('/api/admin/users/:id', { schema: { params: ById, response: { 200: EmptyResponse } } }, async (request) => {
+    const { admin } = await requireAdmin(ctx, request);
+    await deleteUser(ctx, admin, request.params.id);
+    return { data: null };
+  });
+
+  routes.delete(
+    '/api/admin/users/:id/totpToken',
+    { schema: { params: ById, response: { 200: EmptyResponse } } },
+    async (request) => {
+      const { admin } = await requireAdmin(ctx, request);
+      await resetUserTotp(ctx, admin, request.params.id);
+      return { data: null };
+    },
+  );
+
+  routes.get(
+    '/api/admin/users/:id/sessions',
+    { schema: { params: ById, response: { 200: UserSessionListResponse } } },
+    async (request) => {
+      await requireAdmin(ctx, request);
+      await getUser(ctx, request.params.id);
+      return { data: await listUserSessions(ctx, request.params.id) };
+    },
+  );
+
+  routes.get(
+    '/api/admin/users/:id/groups',
+    { schema: { params: ById, response: { 200: GroupListResponse } } },
+    async (request) => {
+      await requireAdmin(ctx, request);
+      return { data: await groupsOfUser(ctx, request.params.id) };
+    },
+  );
+
+  routes.get(
+    '/api/admin/users/:id/acls',
+    { schema: { params: ById, response: { 200: UserAclListResponse } } },
+    async (request) => {
+      await requireAdmin(ctx, request);
+      return { data: await aclsOfUser(ctx, request.params.id) };
+    },
+  );
+}

@@ -1,0 +1,88 @@
+import { useEffect } from 'react';
+import { Button, Center, Group, Loader, Stack } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
+import { ErrorCodes } from '@postern/protocol';
+import { FormError } from '../../../components/FormError';
+import { hasErrorCode } from '../../../lib/api/api-error';
+import { renderError } from '../../../lib/api/render-error';
+import type { Area } from '../../../app/area';
+import { useOtpSecret } from '../api';
+import { useLeavePendingSignIn, useSecondFactor } from '../use-second-factor';
+import { BackToLogin } from './BackToLogin';
+import { CodeForm } from './CodeForm';
+import { EnrolmentSecret } from './EnrolmentSecret';
+
+/** Props of {@link TwoFactorOnboarding}. */
+export interface TwoFactorOnboardingProps {
+  realm: Area;
+  /** Offer "Do this next time" (an admin whose enrolment the server lets them postpone). */
+  deferable?: boolean;
+}
+
+/**
+ * TwoFactorOnboard and AdminTwoFactorOnboard: a new secret as QR code and text, then a code from
+ * the app to prove it is set up. Afterwards the person signs in again (or, for a deferred admin
+ * enrolment, goes straight in).
+ */
+export function TwoFactorOnboarding({ realm, deferable = false }: TwoFactorOnboardingProps) {
+  const { t } = useTranslation();
+  const secret = useOtpSecret(realm);
+  const secondFactor = useSecondFactor(realm);
+  const leave = useLeavePendingSignIn(realm);
+  const expired = hasErrorCode(secret.error, ErrorCodes.invalidSession);
+
+  useEffect(() => {
+    if (expired) leave();
+  }, [expired, leave]);
+
+  if (secret.isPending || expired) {
+    return (
+      <Center py="xl" role="status" aria-label={t('app.loading')}>
+        <Loader />
+      </Center>
+    );
+  }
+
+  if (secret.isError) {
+    // 'Already verified 2FA' (or any other refusal): say so, and offer the way back.
+    const canRetry = !hasErrorCode(secret.error, ErrorCodes.alreadyVerified2fa);
+    return (
+      <Stack>
+        <FormError message={renderError(secret.error, t)} />
+        {canRetry ? (
+          <Group justify="center">
+            <Button variant="default" onClick={() => void secret.refetch()}>
+              {t('twoFactor.retry')}
+            </Button>
+          </Group>
+        ) : null}
+        <BackToLogin realm={realm} />
+      </Stack>
+    );
+  }
+
+  return (
+    <Stack>
+      <EnrolmentSecret secret={secret.data} />
+      <CodeForm
+        pending={secondFactor.pending === 'code'}
+        error={secondFactor.error}
+        onSubmit={secondFactor.submitCode}
+        secondaryAction={
+          deferable ? (
+            <Button
+              variant="default"
+              fullWidth
+              loading={secondFactor.pending === 'defer'}
+              disabled={secondFactor.pending === 'code'}
+              onClick={secondFactor.defer}
+            >
+              {t('twoFactor.deferEnrolment')}
+            </Button>
+          ) : null
+        }
+      />
+      <BackToLogin realm={realm} />
+    </Stack>
+  );
+}

@@ -1,0 +1,16 @@
+import { Stack } from '@mantine/core';
+import type { Area } from '../../../app/area';
+import { useSecondFactor } from '../use-second-factor';
+import { BackToLogin } from './BackToLogin';
+import { CodeForm } from './CodeForm';
+
+/** TwoFactor and AdminTwoFactor: a code from the enrolled authenticator finishes the sign-in. */
+export function TwoFactorVerification({ realm }: { realm: Area }) {
+  const secondFactor = useSecondFactor(realm);
+  return (
+    <Stack>
+      <CodeForm pending={secondFactor.pending !== null} error={secondFactor.error} onSubmit={secondFactor.submitCode} />
+      <BackToLogin realm={realm} />
+    </Stack>
+  );
+}
