@@ -9,6 +9,12 @@ const ADMIN_MODULES = /[\\/]src[\\/](pages[\\/]admin|layouts[\\/]AdminShell)[\\/
 const NODE_MODULES = /[\\/]node_modules[\\/]/;
 const REACT = /[\\/]node_modules[\\/](react|react-dom|scheduler|react-router)[\\/]/;
 const MANTINE = /[\\/]node_modules[\\/](@mantine|@floating-ui)[\\/]/;
+/** Two-factor enrolment (users' and admins'): the QR code library and the screens that draw it. */
+const ENROLMENT =
+  /[\\/](node_modules[\\/]qrcode\.react|src[\\/]features[\\/]two-factor[\\/]components[\\/](EnrolmentSecret|TwoFactorOnboarding))[\\/.]/;
+/** The password strength estimator; its word lists are large, so each gets a chunk of its own. */
+const ZXCVBN = /[\\/]node_modules[\\/](@zxcvbn-ts[\\/]core|fastest-levenshtein)[\\/]/;
+const ZXCVBN_LANGUAGE = /[\\/]node_modules[\\/]@zxcvbn-ts[\\/]language-(common|en|de)[\\/]/;
 
 export default defineConfig({
   plugins: [react()],
@@ -33,6 +39,15 @@ export default defineConfig({
             { name: 'vendor', test: NODE_MODULES, tags: ['$initial'], priority: 30 },
             // The portal's own code, in one chunk with the entry's imports.
             { name: 'app', tags: ['$initial'], priority: 20 },
+            // Fetched only by whoever enrols an authenticator, from the portal or the console.
+            { name: 'two-factor-enrolment', test: ENROLMENT, priority: 15 },
+            // Fetched when a change-password dialog opens (dynamic imports in password-strength.ts).
+            { name: 'zxcvbn', test: ZXCVBN, priority: 15 },
+            {
+              name: (id) => `zxcvbn-${ZXCVBN_LANGUAGE.exec(id)?.[1] ?? 'language'}`,
+              test: ZXCVBN_LANGUAGE,
+              priority: 15,
+            },
             // The admin console and whatever only it uses: fetched when someone opens /admin.
             { name: 'admin', test: ADMIN_MODULES, priority: 10 },
           ],

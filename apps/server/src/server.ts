@@ -10,6 +10,7 @@ import { buildApp } from './http/app.js';
 import { loadWebApp } from './http/web-app.js';
 import { ensureBootstrapAdmin } from './admins/admins.service.js';
 import { startSessionSweeper } from './sessions/session-sweeper.js';
+import { RuntimeSettings } from './settings/runtime-settings.js';
 import { systemClock } from './lib/clock.js';
 import { SecretBox } from './secrets/secret-box.js';
 import { loadSecretKey } from './secrets/secret-key.js';
@@ -56,36 +57,36 @@ export function contextFor(config: PosternConfig, store: Store, logger: Logger):
   };
 }
 
-/** Starts the portal: store, first admin, HTTP listener. */
+/** Starts the portal: store, first admin, background jobs, HTTP listener. */
 export async function startServer(config: PosternConfig, logger: Logger): Promise<RunningServer> {
   const store = await openPreparedStore(config, logger);
   const ctx = contextFor(config, store, logger);
+  const runtime = new RuntimeSettings(ctx);
   let app: FastifyInstance | undefined;
+  let sweeper: { stop(): Promise<void> } | undefined;
+  const stop = async () => {
+    await sweeper?.stop();
+    await runtime.stop();
+    await app?.close();
+    await store.close();
+  };
   try {
     const bootstrapPassword = await ensureBootstrapAdmin(ctx);
     const webApp = loadWebApp(config.webDir);
-    if (webApp.current().indexHtml === null)
+    if (webApp.current().indexHtml === null) {
       logger.warn({ dir: webApp.dir }, 'the web app is not built; run npm run build');
-    app = await buildApp(ctx, webApp);
+    }
+    await runtime.applyOnce();
+    runtime.start();
+    app = await buildApp(ctx, webApp, { onConfigChanged: () => runtime.applyOnce() });
     await listen(app, config);
+    sweeper = startSessionSweeper(ctx);
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
     logger.info({ url, store: store.description }, 'Postern is listening');
     if (bootstrapPassword !== null) printBootstrapPassword(bootstrapPassword, config.publicUrl ?? url);
-    const running = app;
-    const sweeper = startSessionSweeper(ctx);
-    return {
-      app: running,
-      store,
-      url,
-      stop: async () => {
-        await sweeper.stop();
-        await running.close();
-        await store.close();
-      },
-    };
+    return { app, store, url, stop };
   } catch (error) {
-    await app?.close();
-    await store.close();
+    await stop();
     throw error;
   }
 }

@@ -7,7 +7,8 @@ import { Cidr, Id, IsoDateTime, RequiredName } from './common.js';
  * What a key may do. `allowlist.read:{ACL ID}` fetches that ACL's allowlist; `agent.register` enrols
  * agents; `user.sessions` reads /api/v1/user_sessions; `user.auth:{user ID}` acts as that user.
  */
-export const API_KEY_SCOPE_PATTERN = /^(allowlist\.read:[A-Za-z0-9-]{1,64}|agent\.register|user\.sessions|user\.auth:[A-Za-z0-9-]{1,64})$/;
+export const API_KEY_SCOPE_PATTERN =
+  /^(allowlist\.read:[A-Za-z0-9-]{1,64}|agent\.register|user\.sessions|user\.auth:[A-Za-z0-9-]{1,64})$/;
 export const ApiKeyScope = z.string().regex(API_KEY_SCOPE_PATTERN, ErrorCodes.invalidScope);
 
 /** Where a key may be used from: a CIDR and a note saying why. */

@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { dataEnvelope } from './envelope.js';
 
 /** Six digits, as authenticator apps show them. */
-export const TotpCode = z.string().trim().regex(/^\d{6}$/);
+export const TotpCode = z
+  .string()
+  .trim()
+  .regex(/^\d{6}$/);
 
 /** GET /api/otp/generate and /api/admin/otp/generate: a new secret to enrol. */
 export const OtpSecret = z.object({

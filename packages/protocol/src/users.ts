@@ -62,7 +62,12 @@ const userFields = {
  * a password needs its confirmation, an LDAP account needs its DN.
  */
 export function checkAccountCredentials(
-  value: { AuthType: string; PlainPassword?: string | undefined; ConfirmPassword?: string | undefined; ThirdPartyAuth: ThirdPartyAuth | null },
+  value: {
+    AuthType: string;
+    PlainPassword?: string | undefined;
+    ConfirmPassword?: string | undefined;
+    ThirdPartyAuth: ThirdPartyAuth | null;
+  },
   context: z.RefinementCtx,
   passwordRequired: boolean,
 ) {
@@ -91,9 +96,7 @@ export const UserCreateBody = z
 export type UserCreateBody = z.infer<typeof UserCreateBody>;
 
 /** The answer to a create: the user, and the plaintext of a key created with it (shown once). */
-export const UserCreateResponse = dataEnvelope(
-  z.object({ User: UserRecord, PlaintextKey: z.string().nullable() }),
-);
+export const UserCreateResponse = dataEnvelope(z.object({ User: UserRecord, PlaintextKey: z.string().nullable() }));
 
 /** PUT /api/admin/users/{id}: an empty password keeps the current one. */
 export const UserUpdateBody = z

@@ -40,14 +40,26 @@ describe.each(testStoreKinds())('admin directory API (%s)', (kind) => {
       url: '/api/admin/login',
       payload: { UserName: 'second', Password: 'second password' },
     });
-    expect(login.json()).toMatchObject({ data: { TotpEnabled: true, AdminTotpVerified: false, TotpEnrolmentDeferable: true } });
+    expect(login.json()).toMatchObject({
+      data: { TotpEnabled: true, AdminTotpVerified: false, TotpEnrolmentDeferable: true },
+    });
   });
 
   it.each([
     ['a duplicate user name', { UserName: 'me' }, 409, { Err: ErrorCodes.adminNameExists, Extra: 'UserName' }],
     ['no password', { PlainPassword: '' }, 400, { Err: ErrorCodes.passwordLength, Extra: 'PlainPassword' }],
-    ['a mismatched confirmation', { ConfirmPassword: 'nope nope nope' }, 400, { Err: ErrorCodes.passwordsDontMatch, Extra: 'ConfirmPassword' }],
-    ['an LDAP admin without a DN', { AuthType: 'LDAP', PlainPassword: undefined, ConfirmPassword: undefined }, 400, { Err: ErrorCodes.ldapDnRequired }],
+    [
+      'a mismatched confirmation',
+      { ConfirmPassword: 'nope nope nope' },
+      400,
+      { Err: ErrorCodes.passwordsDontMatch, Extra: 'ConfirmPassword' },
+    ],
+    [
+      'an LDAP admin without a DN',
+      { AuthType: 'LDAP', PlainPassword: undefined, ConfirmPassword: undefined },
+      400,
+      { Err: ErrorCodes.ldapDnRequired },
+    ],
   ])('refuses to create an admin with %s', async (_name, change, status, expected) => {
     const response = await call('POST', '/api/admin/admins', {
       Name: 'X',
@@ -62,7 +74,12 @@ describe.each(testStoreKinds())('admin directory API (%s)', (kind) => {
   });
 
   it('never enables TOTP for SAML admins', async () => {
-    const response = await call('POST', '/api/admin/admins', { Name: 'S', UserName: 's', AuthType: 'SAML', TOTPEnabled: true });
+    const response = await call('POST', '/api/admin/admins', {
+      Name: 'S',
+      UserName: 's',
+      AuthType: 'SAML',
+      TOTPEnabled: true,
+    });
     expect(response.json()).toMatchObject({ data: { TOTPEnabled: false } });
   });
 
@@ -85,7 +102,9 @@ describe.each(testStoreKinds())('admin directory API (%s)', (kind) => {
       guardedCookie,
     );
     expect(ownTotpOff.json()).toEqual({ Err: ErrorCodes.cannotDisableOwn2fa });
-    expect((await call('DELETE', `/api/admin/admins/${withTotp.id}/totpToken`, undefined, guardedCookie)).json()).toEqual({
+    expect(
+      (await call('DELETE', `/api/admin/admins/${withTotp.id}/totpToken`, undefined, guardedCookie)).json(),
+    ).toEqual({
       Err: ErrorCodes.cannotResetOwn2fa,
     });
     expect((await update(me.id, { LoginEnabled: false, TOTPEnabled: false })).json()).toEqual({
@@ -112,7 +131,11 @@ describe.each(testStoreKinds())('admin directory API (%s)', (kind) => {
 
   it('changing your own password keeps this session and ends your others', async () => {
     const elsewhere = await signInAdmin(t.app, 'me', me.password);
-    const response = await update(me.id, { PlainPassword: 'fresh password', ConfirmPassword: 'fresh password', TOTPEnabled: false });
+    const response = await update(me.id, {
+      PlainPassword: 'fresh password',
+      ConfirmPassword: 'fresh password',
+      TOTPEnabled: false,
+    });
     expect(response.statusCode).toBe(200);
     expect((await call('GET', '/api/admin/status')).statusCode).toBe(200);
     expect((await call('GET', '/api/admin/status', undefined, elsewhere)).statusCode).toBe(401);
@@ -122,13 +145,21 @@ describe.each(testStoreKinds())('admin directory API (%s)', (kind) => {
     const other = await givenAdmin(t.ctx, { userName: 'enrolled', totpEnabled: true });
     await givenEnrolledTotp(t, 'admins', other.id);
     expect((await call('DELETE', `/api/admin/admins/${other.id}/totpToken`)).statusCode).toBe(200);
-    const login = await t.app.inject({ method: 'POST', url: '/api/admin/login', payload: { UserName: 'enrolled', Password: other.password } });
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/api/admin/login',
+      payload: { UserName: 'enrolled', Password: other.password },
+    });
     expect(login.json()).toMatchObject({ data: { AdminTotpVerified: false, TotpEnrolmentDeferable: true } });
   });
 
   it('refuses a change of user name or kind of account, and mismatching IDs', async () => {
-    expect((await update(me.id, { UserName: 'renamed', TOTPEnabled: false })).json()).toEqual({ Err: ErrorCodes.cannotChangeIdentity });
-    expect((await update(me.id, { ID: 'other', TOTPEnabled: false })).json()).toEqual({ Err: ErrorCodes.mismatchingIds });
+    expect((await update(me.id, { UserName: 'renamed', TOTPEnabled: false })).json()).toEqual({
+      Err: ErrorCodes.cannotChangeIdentity,
+    });
+    expect((await update(me.id, { ID: 'other', TOTPEnabled: false })).json()).toEqual({
+      Err: ErrorCodes.mismatchingIds,
+    });
   });
 
   it('lists admins without secrets', async () => {

@@ -26,15 +26,23 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext): void
     return { data: await listAdmins(ctx) };
   });
 
-  routes.get('/api/admin/admins/:id', { schema: { params: ById, response: { 200: AdminResponse } } }, async (request) => {
-    await requireAdmin(ctx, request);
-    return { data: await getAdmin(ctx, request.params.id) };
-  });
+  routes.get(
+    '/api/admin/admins/:id',
+    { schema: { params: ById, response: { 200: AdminResponse } } },
+    async (request) => {
+      await requireAdmin(ctx, request);
+      return { data: await getAdmin(ctx, request.params.id) };
+    },
+  );
 
-  routes.post('/api/admin/admins', { schema: { body: AdminCreateBody, response: { 200: AdminResponse } } }, async (request) => {
-    const { admin } = await requireAdmin(ctx, request);
-    return { data: await createAdmin(ctx, admin, request.body) };
-  });
+  routes.post(
+    '/api/admin/admins',
+    { schema: { body: AdminCreateBody, response: { 200: AdminResponse } } },
+    async (request) => {
+      const { admin } = await requireAdmin(ctx, request);
+      return { data: await createAdmin(ctx, admin, request.body) };
+    },
+  );
 
   routes.put(
     '/api/admin/admins/:id',
@@ -45,11 +53,15 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext): void
     },
   );
 
-  routes.delete('/api/admin/admins/:id', { schema: { params: ById, response: { 200: EmptyResponse } } }, async (request) => {
-    const { admin } = await requireAdmin(ctx, request);
-    await deleteAdmin(ctx, admin, request.params.id);
-    return { data: null };
-  });
+  routes.delete(
+    '/api/admin/admins/:id',
+    { schema: { params: ById, response: { 200: EmptyResponse } } },
+    async (request) => {
+      const { admin } = await requireAdmin(ctx, request);
+      await deleteAdmin(ctx, admin, request.params.id);
+      return { data: null };
+    },
+  );
 
   routes.delete(
     '/api/admin/admins/:id/totpToken',

@@ -117,7 +117,10 @@ export async function createAdmin(ctx: AppContext, actor: Admin, body: AdminCrea
   try {
     await ctx.db.transaction().execute(async (trx) => {
       await insertAdmin(trx, admin);
-      await recordAudit(trx, now, AuditActions.AdminCreated, { AdminName: actor.userName, Description: admin.userName });
+      await recordAudit(trx, now, AuditActions.AdminCreated, {
+        AdminName: actor.userName,
+        Description: admin.userName,
+      });
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw new ConflictError(ErrorCodes.adminNameExists, 'UserName');
@@ -150,7 +153,8 @@ export async function updateAdmin(
   }
   const self = actor.id === id;
   const totpEnabled = body.TOTPEnabled && existing.authType !== 'SAML';
-  if (self && existing.totpEnabled && !totpEnabled) throw new BadRequestError(undefined, ErrorCodes.cannotDisableOwn2fa);
+  if (self && existing.totpEnabled && !totpEnabled)
+    throw new BadRequestError(undefined, ErrorCodes.cannotDisableOwn2fa);
   if (self && !body.LoginEnabled) throw new BadRequestError('LoginEnabled', ErrorCodes.cannotDeleteSelf);
   const passwordHash = newPassword === '' ? undefined : await hashPassword(newPassword);
   const now = ctx.clock.now();
@@ -171,7 +175,10 @@ export async function updateAdmin(
       const selection = self ? { adminId: id, exceptSessionId: currentSessionId } : { adminId: id };
       await endAdminSessions(trx, selection, 'account-changed', now);
     }
-    await recordAudit(trx, now, AuditActions.AdminUpdated, { AdminName: actor.userName, Description: existing.userName });
+    await recordAudit(trx, now, AuditActions.AdminUpdated, {
+      AdminName: actor.userName,
+      Description: existing.userName,
+    });
   });
   return getAdmin(ctx, id);
 }
@@ -201,7 +208,10 @@ export async function resetAdminTotp(ctx: AppContext, actor: Admin, id: string):
     await resetTotp(trx, 'admins', id, now);
     // Enrolment starts over, including the allowance to postpone it.
     await trx.updateTable('admins').set({ totpDeferrals: 0 }).where('id', '=', id).execute();
-    await recordAudit(trx, now, AuditActions.AdminTotpReset, { AdminName: actor.userName, Description: admin.userName });
+    await recordAudit(trx, now, AuditActions.AdminTotpReset, {
+      AdminName: actor.userName,
+      Description: admin.userName,
+    });
   });
 }
 
@@ -238,7 +248,8 @@ async function insertLocalAdmin(
       await recordAudit(trx, now, input.action, { AdminName: userName });
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw new ConflictError(ErrorCodes.adminNameExists, `an admin named "${userName}" exists`);
+    if (isUniqueViolation(error))
+      throw new ConflictError(ErrorCodes.adminNameExists, `an admin named "${userName}" exists`);
     throw error;
   }
 }

@@ -11,7 +11,7 @@ import {
   Id,
 } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { adminGuard, signedInAdmin } from '../groups/admin-guard.js';
+import { requireAdmin } from '../auth/request-auth.js';
 import { createStandaloneApiKey, deleteApiKey, getApiKey, listApiKeys, updateApiKey } from './apikeys.service.js';
 
 const ApiKeyParams = z.object({ id: Id });
@@ -22,39 +22,39 @@ const ApiKeyParams = z.object({ id: Id });
  */
 export function registerApiKeyRoutes(app: FastifyInstance, ctx: AppContext): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  const guard = adminGuard(ctx);
-  const actor = (request: FastifyRequest) => ({ AdminName: signedInAdmin(request).admin.userName });
+  // The admin guard (auth/request-auth.ts) has already refused anyone else; this names the admin.
+  const actor = async (request: FastifyRequest) => ({ AdminName: (await requireAdmin(ctx, request)).admin.userName });
 
-  routes.get('/api/admin/api-keys', { ...guard, schema: { response: { 200: ApiKeyListResponse } } }, async () => ({
+  routes.get('/api/admin/api-keys', { schema: { response: { 200: ApiKeyListResponse } } }, async () => ({
     data: await listApiKeys(ctx),
   }));
 
   routes.get(
     '/api/admin/api-keys/:id',
-    { ...guard, schema: { params: ApiKeyParams, response: { 200: ApiKeyResponse } } },
+    { schema: { params: ApiKeyParams, response: { 200: ApiKeyResponse } } },
     async (request) => ({ data: await getApiKey(ctx, request.params.id) }),
   );
 
   routes.post(
     '/api/admin/api-keys',
-    { ...guard, schema: { body: ApiKeyCreateBody, response: { 200: ApiKeyCreateResponse } } },
+    { schema: { body: ApiKeyCreateBody, response: { 200: ApiKeyCreateResponse } } },
     async (request) => {
-      const { record, plaintext } = await createStandaloneApiKey(ctx, request.body, actor(request));
+      const { record, plaintext } = await createStandaloneApiKey(ctx, request.body, await actor(request));
       return { data: { ...record, PlaintextKey: plaintext } };
     },
   );
 
   routes.put(
     '/api/admin/api-keys/:id',
-    { ...guard, schema: { params: ApiKeyParams, body: ApiKeyUpdateBody, response: { 200: ApiKeyResponse } } },
-    async (request) => ({ data: await updateApiKey(ctx, request.params.id, request.body, actor(request)) }),
+    { schema: { params: ApiKeyParams, body: ApiKeyUpdateBody, response: { 200: ApiKeyResponse } } },
+    async (request) => ({ data: await updateApiKey(ctx, request.params.id, request.body, await actor(request)) }),
   );
 
   routes.delete(
     '/api/admin/api-keys/:id',
-    { ...guard, schema: { params: ApiKeyParams, response: { 200: EmptyResponse } } },
+    { schema: { params: ApiKeyParams, response: { 200: EmptyResponse } } },
     async (request) => {
-      await deleteApiKey(ctx, request.params.id, actor(request));
+      await deleteApiKey(ctx, request.params.id, await actor(request));
       return { data: null };
     },
   );

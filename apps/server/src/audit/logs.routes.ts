@@ -2,20 +2,19 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { LogClearResponse, LogListResponse } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { adminGuard, signedInAdmin } from '../groups/admin-guard.js';
+import { requireAdmin } from '../auth/request-auth.js';
 import { clearOldAuditLog, listAuditLog } from './logs.service.js';
 
 /** /api/admin/logs: read the audit log, and clear the entries older than 30 days. Admins only. */
 export function registerLogRoutes(app: FastifyInstance, ctx: AppContext): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  const guard = adminGuard(ctx);
 
-  routes.get('/api/admin/logs', { ...guard, schema: { response: { 200: LogListResponse } } }, async () => ({
+  routes.get('/api/admin/logs', { schema: { response: { 200: LogListResponse } } }, async () => ({
     data: await listAuditLog(ctx),
   }));
 
-  routes.delete('/api/admin/logs', { ...guard, schema: { response: { 200: LogClearResponse } } }, async (request) => {
-    const deleted = await clearOldAuditLog(ctx, { AdminName: signedInAdmin(request).admin.userName });
+  routes.delete('/api/admin/logs', { schema: { response: { 200: LogClearResponse } } }, async (request) => {
+    const deleted = await clearOldAuditLog(ctx, { AdminName: (await requireAdmin(ctx, request)).admin.userName });
     return { data: { Deleted: deleted } };
   });
 }

@@ -16,7 +16,12 @@ describe.each(testStoreKinds())('password change (%s)', (kind) => {
   });
 
   const change = (cookie: string | undefined, body: object) =>
-    t.app.inject({ method: 'PUT', url: '/api/password', headers: cookie === undefined ? {} : { cookie }, payload: body });
+    t.app.inject({
+      method: 'PUT',
+      url: '/api/password',
+      headers: cookie === undefined ? {} : { cookie },
+      payload: body,
+    });
   const status = (cookie: string) => t.app.inject({ method: 'GET', url: '/api/status', headers: { cookie } });
 
   it('changes the password, keeps this session and ends the others', async () => {
@@ -34,9 +39,21 @@ describe.each(testStoreKinds())('password change (%s)', (kind) => {
   });
 
   it.each([
-    ['a wrong current password', { ExistingPassword: 'not it', NewPassword: 'a brand new one' }, { Err: ErrorCodes.invalidCredentials, Extra: 'ExistingPassword' }],
-    ['a short new password', { ExistingPassword: 'x', NewPassword: 'short' }, { Err: ErrorCodes.passwordLength, Extra: 'NewPassword' }],
-    ['a long new password', { ExistingPassword: 'x', NewPassword: 'y'.repeat(65) }, { Err: ErrorCodes.passwordLength, Extra: 'NewPassword' }],
+    [
+      'a wrong current password',
+      { ExistingPassword: 'not it', NewPassword: 'a brand new one' },
+      { Err: ErrorCodes.invalidCredentials, Extra: 'ExistingPassword' },
+    ],
+    [
+      'a short new password',
+      { ExistingPassword: 'x', NewPassword: 'short' },
+      { Err: ErrorCodes.passwordLength, Extra: 'NewPassword' },
+    ],
+    [
+      'a long new password',
+      { ExistingPassword: 'x', NewPassword: 'y'.repeat(65) },
+      { Err: ErrorCodes.passwordLength, Extra: 'NewPassword' },
+    ],
   ])('refuses %s', async (_name, body, expected) => {
     const user = await givenUser(t.ctx);
     const cookie = await signInUser(t.app, user.userName, user.password);
@@ -58,7 +75,10 @@ describe.each(testStoreKinds())('password change (%s)', (kind) => {
         previousToken: undefined,
       }),
     );
-    const response = await change(`__Host-postern_session=${issued.token}`, { ExistingPassword: 'x', NewPassword: 'a new password' });
+    const response = await change(`__Host-postern_session=${issued.token}`, {
+      ExistingPassword: 'x',
+      NewPassword: 'a new password',
+    });
     expect(response.statusCode).toBe(403);
     expect(response.json()).toEqual({ Err: ErrorCodes.passwordChangeNotAllowed });
   });
@@ -71,7 +91,8 @@ describe.each(testStoreKinds())('password change (%s)', (kind) => {
   it('counts wrong current passwords towards the account lock', async () => {
     const user = await givenUser(t.ctx);
     const cookie = await signInUser(t.app, user.userName, user.password);
-    for (let i = 0; i < 5; i += 1) await change(cookie, { ExistingPassword: `wrong ${i}`, NewPassword: 'a brand new one' });
+    for (let i = 0; i < 5; i += 1)
+      await change(cookie, { ExistingPassword: `wrong ${i}`, NewPassword: 'a brand new one' });
     const locked = await change(cookie, { ExistingPassword: user.password, NewPassword: 'a brand new one' });
     expect(locked.statusCode).toBe(429);
   });

@@ -55,7 +55,9 @@ describe.each(testStoreKinds())('second factor (%s)', (kind) => {
       const code = totpCodeAt(secret, t.clock.now());
 
       const first = await userPasswordStep(user.userName, user.password);
-      expect((await inject('POST', '/api/otp/verify', first.cookie, { Code: wrongCode(secret, t.clock.now()) })).json()).toEqual({
+      expect(
+        (await inject('POST', '/api/otp/verify', first.cookie, { Code: wrongCode(secret, t.clock.now()) })).json(),
+      ).toEqual({
         Err: ErrorCodes.invalidCode,
       });
       expect((await inject('POST', '/api/otp/verify', first.cookie, { Code: code })).statusCode).toBe(200);
@@ -86,7 +88,9 @@ describe.each(testStoreKinds())('second factor (%s)', (kind) => {
       const again = await userPasswordStep('enrolee', user.password);
       expect(again.response.json()).toEqual({ Err: ErrorCodes.totpVerificationRequired });
       t.clock.advance(STEP);
-      const signedIn = await inject('POST', '/api/otp/verify', again.cookie, { Code: totpCodeAt(Secret, t.clock.now()) });
+      const signedIn = await inject('POST', '/api/otp/verify', again.cookie, {
+        Code: totpCodeAt(Secret, t.clock.now()),
+      });
       expect(signedIn.json()).toEqual({ data: { Outcome: 'SignedIn' } });
       const row = await t.ctx.db.selectFrom('users').selectAll().where('id', '=', user.id).executeTakeFirstOrThrow();
       expect(row.totpSecret).not.toContain(Secret);
@@ -147,14 +151,22 @@ describe.each(testStoreKinds())('second factor (%s)', (kind) => {
       const admin = await givenAdmin(t.ctx, { totpEnabled: true, userName: 'secops' });
       const secret = await givenEnrolledTotp(t, 'admins', admin.id);
       const { response, cookie } = await adminPasswordStep('secops', admin.password);
-      expect(response.json()).toMatchObject({ data: { TotpEnabled: true, AdminTotpVerified: true, TotpEnrolmentDeferable: false } });
+      expect(response.json()).toMatchObject({
+        data: { TotpEnabled: true, AdminTotpVerified: true, TotpEnrolmentDeferable: false },
+      });
       expect((await inject('GET', '/api/admin/status', cookie)).statusCode).toBe(401);
-      expect((await inject('GET', '/api/admin/session', cookie)).json()).toMatchObject({ data: { UserName: 'secops' } });
+      expect((await inject('GET', '/api/admin/session', cookie)).json()).toMatchObject({
+        data: { UserName: 'secops' },
+      });
 
       t.clock.advance(STEP);
-      const verified = await inject('POST', '/api/admin/otp/verify', cookie, { Code: totpCodeAt(secret, t.clock.now()) });
+      const verified = await inject('POST', '/api/admin/otp/verify', cookie, {
+        Code: totpCodeAt(secret, t.clock.now()),
+      });
       expect(verified.json()).toEqual({ data: { Outcome: 'SignedIn' } });
-      expect((await inject('GET', '/api/admin/status', cookieFrom(verified, 'postern_admin_session'))).statusCode).toBe(200);
+      expect((await inject('GET', '/api/admin/status', cookieFrom(verified, 'postern_admin_session'))).statusCode).toBe(
+        200,
+      );
     });
 
     it('lets an admin defer enrolment a limited number of times', async () => {
@@ -164,7 +176,9 @@ describe.each(testStoreKinds())('second factor (%s)', (kind) => {
         expect(response.json()).toMatchObject({ data: { TotpEnrolmentDeferable: true, AdminTotpVerified: false } });
         const deferred = await inject('POST', '/api/admin/otp/verify', cookie, { deferEnrolment: true });
         expect(deferred.json()).toEqual({ data: { Outcome: 'Deferred' } });
-        expect((await inject('GET', '/api/admin/status', cookieFrom(deferred, 'postern_admin_session'))).statusCode).toBe(200);
+        expect(
+          (await inject('GET', '/api/admin/status', cookieFrom(deferred, 'postern_admin_session'))).statusCode,
+        ).toBe(200);
       }
       const { response, cookie } = await adminPasswordStep(admin.userName, admin.password);
       expect(response.json()).toMatchObject({ data: { TotpEnrolmentDeferable: false } });
@@ -176,8 +190,11 @@ describe.each(testStoreKinds())('second factor (%s)', (kind) => {
     it('enrols an admin and audits it', async () => {
       const admin = await givenAdmin(t.ctx, { totpEnabled: true, userName: 'newadmin' });
       const { cookie } = await adminPasswordStep('newadmin', admin.password);
-      const { Secret } = (await inject('GET', '/api/admin/otp/generate', cookie)).json<{ data: { Secret: string } }>().data;
-      const enrolled = await inject('POST', '/api/admin/otp/verify', cookie, { Code: totpCodeAt(Secret, t.clock.now()) });
+      const { Secret } = (await inject('GET', '/api/admin/otp/generate', cookie)).json<{ data: { Secret: string } }>()
+        .data;
+      const enrolled = await inject('POST', '/api/admin/otp/verify', cookie, {
+        Code: totpCodeAt(Secret, t.clock.now()),
+      });
       expect(enrolled.json()).toEqual({ data: { Outcome: 'Enrolled' } });
       const [entry] = await recentAudit(t.ctx.db, 1);
       expect(entry?.Entry).toEqual({ [AuditActions.TotpEnrolled]: { AdminName: 'newadmin' } });
@@ -193,7 +210,10 @@ describe.each(testStoreKinds())('second factor (%s)', (kind) => {
 
     it('signs in an admin who used the user form, as an admin, and says unauthorised', async () => {
       const admin = await givenAdmin(t.ctx, { userName: 'ops-person' });
-      const response = await inject('POST', '/api/login', undefined, { UserName: 'ops-person', Password: admin.password });
+      const response = await inject('POST', '/api/login', undefined, {
+        UserName: 'ops-person',
+        Password: admin.password,
+      });
       expect(response.statusCode).toBe(403);
       expect(response.json()).toEqual({ Err: ErrorCodes.unauthorised });
       const adminCookie = cookieFrom(response, 'postern_admin_session');

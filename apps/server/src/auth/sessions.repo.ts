@@ -130,10 +130,7 @@ export async function endUserSessions(
 
 /** Which running admin sessions to end. */
 export type AdminSessionSelection =
-  | { sessionId: string }
-  | { adminId: string; exceptSessionId?: string }
-  | { allExcept: string }
-  | { expiredAt: number };
+  { sessionId: string } | { adminId: string; exceptSessionId?: string } | { allExcept: string } | { expiredAt: number };
 
 /** Ends running admin sessions; returns how many. */
 export async function endAdminSessions(

@@ -21,24 +21,27 @@ describe.each(testStoreKinds())('brute-force protection at sign-in (%s)', (kind)
   it.each([
     ['user', '/api/login'],
     ['admin', '/api/admin/login'],
-  ] as const)('locks a %s account after five failures, answering the right password the same way', async (realm, url) => {
-    const account = realm === 'user' ? await givenUser(t.ctx) : await givenAdmin(t.ctx);
-    for (let i = 0; i < 5; i += 1) {
-      expect((await login(url, account.userName, `wrong ${i}`)).statusCode).toBe(401);
-    }
-    const right = await login(url, account.userName, account.password);
-    const wrong = await login(url, account.userName, 'wrong again');
-    for (const response of [right, wrong]) {
-      expect(response.statusCode).toBe(429);
-      expect(response.headers['retry-after']).toBe('900');
-      expect(response.json()).toEqual({ Err: ErrorCodes.tooManyRequests, Extra: '900s' });
-    }
-    // From another address the account is still locked: the lock is per account.
-    expect((await login(url, account.userName, account.password, '203.0.113.50')).statusCode).toBe(429);
+  ] as const)(
+    'locks a %s account after five failures, answering the right password the same way',
+    async (realm, url) => {
+      const account = realm === 'user' ? await givenUser(t.ctx) : await givenAdmin(t.ctx);
+      for (let i = 0; i < 5; i += 1) {
+        expect((await login(url, account.userName, `wrong ${i}`)).statusCode).toBe(401);
+      }
+      const right = await login(url, account.userName, account.password);
+      const wrong = await login(url, account.userName, 'wrong again');
+      for (const response of [right, wrong]) {
+        expect(response.statusCode).toBe(429);
+        expect(response.headers['retry-after']).toBe('900');
+        expect(response.json()).toEqual({ Err: ErrorCodes.tooManyRequests, Extra: '900s' });
+      }
+      // From another address the account is still locked: the lock is per account.
+      expect((await login(url, account.userName, account.password, '203.0.113.50')).statusCode).toBe(429);
 
-    t.clock.advance(15 * MINUTE);
-    expect((await login(url, account.userName, account.password)).statusCode).toBe(200);
-  });
+      t.clock.advance(15 * MINUTE);
+      expect((await login(url, account.userName, account.password)).statusCode).toBe(200);
+    },
+  );
 
   it('locks names that do not exist just like real ones, so locks reveal nothing', async () => {
     for (let i = 0; i < 5; i += 1) await login('/api/login', 'ghost', 'guess');

@@ -14,6 +14,10 @@ import { registerSessionRoutes } from '../sessions/sessions.routes.js';
 import { registerUserRoutes } from '../users/users.routes.js';
 import { registerAdminRoutes } from '../admins/admins.routes.js';
 import { registerLicenceRoutes } from '../licence/licence.routes.js';
+import { registerGroupRoutes } from '../groups/groups.routes.js';
+import { registerApiKeyRoutes } from '../apikeys/apikeys.routes.js';
+import { registerLogRoutes } from '../audit/logs.routes.js';
+import { registerSettingsRoutes } from '../settings/settings.routes.js';
 import { registerStatusRoutes } from '../status/status.routes.js';
 import { uuidv7 } from '../lib/ids.js';
 
@@ -24,7 +28,16 @@ const BODY_LIMIT_BYTES = 256 * 1024;
  * Builds the HTTP application: security headers, CSRF guard, routes, the web app and the one error
  * handler. It does not listen; `server.ts` does, and tests use `app.inject`.
  */
-export async function buildApp(ctx: AppContext, webApp: WebApp): Promise<FastifyInstance> {
+export interface BuildAppOptions {
+  /** Called after an admin changed the runtime configuration (DebugMode, GELF target). */
+  onConfigChanged?: () => Promise<void>;
+}
+
+export async function buildApp(
+  ctx: AppContext,
+  webApp: WebApp,
+  options: BuildAppOptions = {},
+): Promise<FastifyInstance> {
   const app = Fastify({
     // Typed as Fastify's base logger so the instance matches the plain FastifyInstance the routes take.
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
@@ -64,8 +77,9 @@ export async function buildApp(ctx: AppContext, webApp: WebApp): Promise<Fastify
     hsts: { maxAge: 31_536_000, includeSubDomains: false },
   });
   app.addHook('onSend', async (request, reply) => {
-    // API answers are per person and per moment: never cache them anywhere.
-    if (request.url.startsWith('/api/')) void reply.header('cache-control', 'no-store');
+    // API answers are per person and per moment: never cache them anywhere (unless a route says otherwise).
+    if (request.url.startsWith('/api/') && !reply.hasHeader('cache-control'))
+      void reply.header('cache-control', 'no-store');
   });
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
@@ -88,6 +102,10 @@ export async function buildApp(ctx: AppContext, webApp: WebApp): Promise<Fastify
   registerUserRoutes(app, ctx);
   registerAdminRoutes(app, ctx);
   registerLicenceRoutes(app, ctx);
+  registerGroupRoutes(app, ctx);
+  registerApiKeyRoutes(app, ctx);
+  registerLogRoutes(app, ctx);
+  registerSettingsRoutes(app, ctx, options.onConfigChanged ?? (() => Promise.resolve()));
   registerStatusRoutes(app, ctx, webApp);
   await registerWebApp(app, webApp);
   return app;

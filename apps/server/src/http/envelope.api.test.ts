@@ -37,7 +37,9 @@ describe.each(testStoreKinds())('envelope, errors and statuses (%s)', (kind) => 
     const response = await t.app.inject({ method: 'GET', url: '/api/theme' });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
-    expect(response.json()).toEqual({ data: { Accent: 'grape', HighAccessibility: false, LogoURL: '', LightModeLogoURL: '' } });
+    expect(response.json()).toEqual({
+      data: { Accent: 'grape', HighAccessibility: false, LogoURL: '', LightModeLogoURL: '' },
+    });
   });
 
   it.each([

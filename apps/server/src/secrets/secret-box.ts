@@ -45,7 +45,14 @@ export class SecretBox {
 
   open(sealed: string, context: SecretContext): string {
     const [version, id, iv, tag, ciphertext, ...rest] = sealed.split('.');
-    if (version !== FORMAT_VERSION || id === undefined || iv === undefined || tag === undefined || ciphertext === undefined || rest.length > 0) {
+    if (
+      version !== FORMAT_VERSION ||
+      id === undefined ||
+      iv === undefined ||
+      tag === undefined ||
+      ciphertext === undefined ||
+      rest.length > 0
+    ) {
       throw new SecretUnreadableError(context, 'not a sealed value');
     }
     const key = this.#keys.get(id);

@@ -17,7 +17,10 @@ export function loadSecretKey(configured: Buffer | null, dataDir: string): { key
   }
   const mode = statSync(file).mode & 0o777;
   if ((mode & 0o077) !== 0) {
-    throw new ConfigError('POSTERN_SECRET_KEY', `${file} has mode ${mode.toString(8)}; it must be 600 (chmod 600 ${file})`);
+    throw new ConfigError(
+      'POSTERN_SECRET_KEY',
+      `${file} has mode ${mode.toString(8)}; it must be 600 (chmod 600 ${file})`,
+    );
   }
   const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
   if (key.length !== 32) throw new ConfigError('POSTERN_SECRET_KEY', `${file} must hold 32 bytes in base64`);

@@ -20,7 +20,10 @@ export async function sweepOnce(ctx: AppContext): Promise<void> {
   await ctx.sessionEvents.userSessionsEnded(expired);
   await pruneThrottle(ctx.db, now);
   await purgeEndedSessions(ctx.db, now - ENDED_SESSION_RETENTION_MS);
-  await ctx.db.deleteFrom('samlRequests').where('createdAt', '<', now - SAML_REQUEST_LIFETIME_MS).execute();
+  await ctx.db
+    .deleteFrom('samlRequests')
+    .where('createdAt', '<', now - SAML_REQUEST_LIFETIME_MS)
+    .execute();
   await ctx.db.deleteFrom('samlAssertions').where('expiresAt', '<', now).execute();
 }
 

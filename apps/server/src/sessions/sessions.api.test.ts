@@ -23,13 +23,14 @@ describe.each(testStoreKinds())('sessions (%s)', (kind) => {
   });
 
   const status = (cookie: string) => t.app.inject({ method: 'GET', url: '/api/status', headers: { cookie } });
-  const as = (cookie: string, method: 'GET' | 'DELETE', url: string) => t.app.inject({ method, url, headers: { cookie } });
+  const as = (cookie: string, method: 'GET' | 'DELETE', url: string) =>
+    t.app.inject({ method, url, headers: { cookie } });
 
   it('announces a logout to the session-ended hook', async () => {
     const user = await givenUser(t.ctx);
     const cookie = await signInUser(t.app, user.userName, user.password);
     await t.app.inject({ method: 'POST', url: '/api/logout', headers: { cookie } });
-    expect(ended).toEqual([{ sessionId: expect.any(String), userId: user.id, reason: 'logout' }]);
+    expect(ended.map(({ userId, reason }) => ({ userId, reason }))).toEqual([{ userId: user.id, reason: 'logout' }]);
   });
 
   it('closes expired sessions in the sweeper, at their end time, and announces each once', async () => {
@@ -38,7 +39,7 @@ describe.each(testStoreKinds())('sessions (%s)', (kind) => {
     t.clock.advance(11 * MINUTE);
     await Promise.all([sweepOnce(t.ctx), sweepOnce(t.ctx)]);
     await sweepOnce(t.ctx);
-    expect(ended).toEqual([{ sessionId: expect.any(String), userId: user.id, reason: 'expired' }]);
+    expect(ended.map(({ userId, reason }) => ({ userId, reason }))).toEqual([{ userId: user.id, reason: 'expired' }]);
     const row = await t.ctx.db.selectFrom('userSessions').selectAll().executeTakeFirstOrThrow();
     expect(row.endedAt).toBe(row.endsAt);
   });
@@ -97,7 +98,8 @@ describe.each(testStoreKinds())('sessions (%s)', (kind) => {
     expect((await as(theirs, 'GET', '/api/admin/status')).statusCode).toBe(401);
     expect((await as(mine, 'GET', '/api/admin/status')).statusCode).toBe(200);
 
-    const [own] = (await as(mine, 'GET', `/api/admin/admins/${admin.id}/sessions`)).json<{ data: { ID: string }[] }>().data;
+    const [own] = (await as(mine, 'GET', `/api/admin/admins/${admin.id}/sessions`)).json<{ data: { ID: string }[] }>()
+      .data;
     expect((await as(mine, 'DELETE', `/api/admin/adminsessions/${own?.ID}`)).statusCode).toBe(200);
     expect((await as(mine, 'GET', '/api/admin/status')).statusCode).toBe(401);
   });

@@ -32,10 +32,14 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: AppContext): vo
     },
   );
 
-  routes.delete('/api/admin/adminsessions', { schema: { response: { 200: SessionsEndedResponse } } }, async (request) => {
-    const { admin, session } = await requireAdmin(ctx, request);
-    return { data: { Ended: await invalidateOtherAdminSessions(ctx, admin, session) } };
-  });
+  routes.delete(
+    '/api/admin/adminsessions',
+    { schema: { response: { 200: SessionsEndedResponse } } },
+    async (request) => {
+      const { admin, session } = await requireAdmin(ctx, request);
+      return { data: { Ended: await invalidateOtherAdminSessions(ctx, admin, session) } };
+    },
+  );
 
   routes.delete(
     '/api/admin/adminsessions/:id',

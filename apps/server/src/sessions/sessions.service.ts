@@ -72,7 +72,11 @@ export async function invalidateUserSession(ctx: AppContext, actor: Admin, sessi
  * DELETE /api/admin/adminsessions: ends every other admin session. The admin asking stays signed in,
  * so the action cannot lock the last person out of the console by accident.
  */
-export async function invalidateOtherAdminSessions(ctx: AppContext, actor: Admin, current: AdminSession): Promise<number> {
+export async function invalidateOtherAdminSessions(
+  ctx: AppContext,
+  actor: Admin,
+  current: AdminSession,
+): Promise<number> {
   const now = ctx.clock.now();
   return ctx.db.transaction().execute(async (trx) => {
     const ended = await endAdminSessions(trx, { allExcept: current.id }, 'invalidated', now);
@@ -90,6 +94,9 @@ export async function invalidateAdminSession(ctx: AppContext, actor: Admin, sess
   await ctx.db.transaction().execute(async (trx) => {
     const ended = await endAdminSessions(trx, { sessionId }, 'invalidated', now);
     if (ended === 0) throw new NotFoundError('no running admin session with that ID');
-    await recordAudit(trx, now, AuditActions.AdminSessionDeleted, { AdminName: actor.userName, Description: sessionId });
+    await recordAudit(trx, now, AuditActions.AdminSessionDeleted, {
+      AdminName: actor.userName,
+      Description: sessionId,
+    });
   });
 }

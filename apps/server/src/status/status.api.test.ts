@@ -148,7 +148,9 @@ describe.each(testStoreKinds())('status endpoints (%s)', (kind) => {
   it('serves the theme publicly, following the settings', async () => {
     await writeSetting(t.ctx.db, 'Accent', 'teal', t.clock.now());
     await writeSetting(t.ctx.db, 'HighAccessibility', true, t.clock.now());
-    expect((await get('/api/theme')).json()).toEqual({ data: { Accent: 'teal', HighAccessibility: true, LogoURL: '', LightModeLogoURL: '' } });
+    expect((await get('/api/theme')).json()).toEqual({
+      data: { Accent: 'teal', HighAccessibility: true, LogoURL: '', LightModeLogoURL: '' },
+    });
   });
 
   it('publishes the bundle hash and the IP discovery URL only when discovery is on', async () => {

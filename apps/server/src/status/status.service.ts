@@ -17,6 +17,7 @@ import { recentAudit } from '../audit/audit.js';
 import { readSettings } from '../settings/settings.js';
 import { currentLicensing, usersAreLicensed } from '../licence/licence.js';
 import { isoOrNull } from '../lib/rows.js';
+import { decodeLogo } from '../settings/settings.service.js';
 
 /** How many audit entries the admin home's "recent activity" shows. */
 const RECENT_ACTIVITY_ENTRIES = 10;
@@ -77,7 +78,18 @@ export async function adminStatus(ctx: AppContext, admin: Admin): Promise<AdminS
 
 export async function theme(ctx: AppContext): Promise<Theme> {
   const settings = await readSettings(ctx.db);
-  return { Accent: settings.Accent, HighAccessibility: settings.HighAccessibility, LogoURL: '', LightModeLogoURL: '' };
+  return {
+    Accent: settings.Accent,
+    HighAccessibility: settings.HighAccessibility,
+    LogoURL: logoUrl('dark', settings.Logo),
+    LightModeLogoURL: logoUrl('light', settings.LightModeLogo),
+  };
+}
+
+/** The logo's address with its content tag, so browsers fetch it again only when it changes. */
+function logoUrl(variant: 'dark' | 'light', dataUrl: string): string {
+  const logo = decodeLogo(dataUrl);
+  return logo === null ? '' : `/api/branding/logo/${variant}?v=${logo.etag}`;
 }
 
 export async function systemStatus(ctx: AppContext, bundleHash: string): Promise<SystemStatus> {

@@ -33,7 +33,8 @@ describe.each(testStoreKinds())('user directory API (%s)', (kind) => {
   it('creates a local user with the spec’s defaults and shows no secrets', async () => {
     const response = await create(VALID_LOCAL);
     expect(response.statusCode).toBe(200);
-    const { User, PlaintextKey } = response.json<{ data: { User: Record<string, unknown>; PlaintextKey: null } }>().data;
+    const { User, PlaintextKey } = response.json<{ data: { User: Record<string, unknown>; PlaintextKey: null } }>()
+      .data;
     expect(PlaintextKey).toBeNull();
     expect(User).toMatchObject({
       Name: 'Grace Hopper',
@@ -59,16 +60,46 @@ describe.each(testStoreKinds())('user directory API (%s)', (kind) => {
   it.each([
     ['a missing name', { ...VALID_LOCAL, Name: '' }, { Err: ErrorCodes.badRequest }, /^Name: /],
     ['a missing user name', { ...VALID_LOCAL, UserName: ' ' }, { Err: ErrorCodes.badRequest }, /^UserName: /],
-    ['a short password', { ...VALID_LOCAL, PlainPassword: 'short', ConfirmPassword: 'short' }, { Err: ErrorCodes.passwordLength, Extra: 'PlainPassword' }, null],
-    ['a long password', { ...VALID_LOCAL, PlainPassword: 'x'.repeat(65), ConfirmPassword: 'x'.repeat(65) }, { Err: ErrorCodes.passwordLength, Extra: 'PlainPassword' }, null],
-    ['no password for a local user', { ...VALID_LOCAL, PlainPassword: '', ConfirmPassword: '' }, { Err: ErrorCodes.passwordLength, Extra: 'PlainPassword' }, null],
-    ['a different confirmation', { ...VALID_LOCAL, ConfirmPassword: 'something else' }, { Err: ErrorCodes.passwordsDontMatch, Extra: 'ConfirmPassword' }, null],
-    ['an LDAP user without a DN', { Name: 'L', UserName: 'l', AuthType: 'LDAP' }, { Err: ErrorCodes.ldapDnRequired, Extra: 'ThirdPartyAuth.DN' }, null],
+    [
+      'a short password',
+      { ...VALID_LOCAL, PlainPassword: 'short', ConfirmPassword: 'short' },
+      { Err: ErrorCodes.passwordLength, Extra: 'PlainPassword' },
+      null,
+    ],
+    [
+      'a long password',
+      { ...VALID_LOCAL, PlainPassword: 'x'.repeat(65), ConfirmPassword: 'x'.repeat(65) },
+      { Err: ErrorCodes.passwordLength, Extra: 'PlainPassword' },
+      null,
+    ],
+    [
+      'no password for a local user',
+      { ...VALID_LOCAL, PlainPassword: '', ConfirmPassword: '' },
+      { Err: ErrorCodes.passwordLength, Extra: 'PlainPassword' },
+      null,
+    ],
+    [
+      'a different confirmation',
+      { ...VALID_LOCAL, ConfirmPassword: 'something else' },
+      { Err: ErrorCodes.passwordsDontMatch, Extra: 'ConfirmPassword' },
+      null,
+    ],
+    [
+      'an LDAP user without a DN',
+      { Name: 'L', UserName: 'l', AuthType: 'LDAP' },
+      { Err: ErrorCodes.ldapDnRequired, Extra: 'ThirdPartyAuth.DN' },
+      null,
+    ],
     ['a zero duration', { ...VALID_LOCAL, Duration: 0 }, { Err: ErrorCodes.badRequest }, /^Duration: /],
     ['a fractional duration', { ...VALID_LOCAL, Duration: 1.5 }, { Err: ErrorCodes.badRequest }, /^Duration: /],
     ['a zero session limit', { ...VALID_LOCAL, SessionLimit: 0 }, { Err: ErrorCodes.badRequest }, /^SessionLimit: /],
     ['an unknown auth type', { ...VALID_LOCAL, AuthType: 'kerberos' }, { Err: ErrorCodes.badRequest }, /^AuthType: /],
-    ['a ValidUntil that is not a date-time', { ...VALID_LOCAL, ValidUntil: '2027-01-01' }, { Err: ErrorCodes.badRequest }, /^ValidUntil: /],
+    [
+      'a ValidUntil that is not a date-time',
+      { ...VALID_LOCAL, ValidUntil: '2027-01-01' },
+      { Err: ErrorCodes.badRequest },
+      /^ValidUntil: /,
+    ],
   ])('refuses %s', async (_name, body, expected, extra) => {
     const response = await create(body);
     expect(response.statusCode).toBe(400);
@@ -113,10 +144,18 @@ describe.each(testStoreKinds())('user directory API (%s)', (kind) => {
     };
     const kept = await call('PUT', `/api/admin/users/${user.id}`, body);
     expect(kept.json()).toMatchObject({ data: { Name: 'Renamed', Company: 'Acme', Duration: 60, AclIds: [knoc.id] } });
-    expect((await t.app.inject({ method: 'GET', url: '/api/status', headers: { cookie: userCookie } })).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/status', headers: { cookie: userCookie } })).statusCode,
+    ).toBe(200);
 
-    await call('PUT', `/api/admin/users/${user.id}`, { ...body, PlainPassword: 'new password!', ConfirmPassword: 'new password!' });
-    expect((await t.app.inject({ method: 'GET', url: '/api/status', headers: { cookie: userCookie } })).statusCode).toBe(401);
+    await call('PUT', `/api/admin/users/${user.id}`, {
+      ...body,
+      PlainPassword: 'new password!',
+      ConfirmPassword: 'new password!',
+    });
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/status', headers: { cookie: userCookie } })).statusCode,
+    ).toBe(401);
     await signInUser(t.app, 'editable', 'new password!');
     expect((await call('GET', `/api/admin/users/${user.id}/acls`)).json()).toEqual({
       data: [{ ID: knoc.id, Description: knoc.description }],
@@ -126,7 +165,11 @@ describe.each(testStoreKinds())('user directory API (%s)', (kind) => {
   it.each([
     ['a different ID in the body', (id: string) => ({ ID: `${id}x` }), ErrorCodes.mismatchingIds],
     ['a new user name', () => ({ UserName: 'other-name' }), ErrorCodes.cannotChangeIdentity],
-    ['a new kind of account', () => ({ AuthType: 'LDAP', ThirdPartyAuth: { DN: 'uid=x' } }), ErrorCodes.cannotChangeIdentity],
+    [
+      'a new kind of account',
+      () => ({ AuthType: 'LDAP', ThirdPartyAuth: { DN: 'uid=x' } }),
+      ErrorCodes.cannotChangeIdentity,
+    ],
   ])('refuses an update with %s', async (_name, change, code) => {
     const user = await givenUser(t.ctx, { userName: 'fixed' });
     const response = await call('PUT', `/api/admin/users/${user.id}`, {
@@ -149,7 +192,12 @@ describe.each(testStoreKinds())('user directory API (%s)', (kind) => {
       AuthType: 'SAML',
     });
     expect(samlUpdate.json()).toEqual({ Err: ErrorCodes.cannotChangeIdentity });
-    const ldap = await givenUser(t.ctx, { authType: 'LDAP', passwordHash: null, ldapDn: 'uid=l', userName: 'ldap-person' });
+    const ldap = await givenUser(t.ctx, {
+      authType: 'LDAP',
+      passwordHash: null,
+      ldapDn: 'uid=l',
+      userName: 'ldap-person',
+    });
     const ldapUpdate = await call('PUT', `/api/admin/users/${ldap.id}`, {
       ID: ldap.id,
       Name: 'x',
@@ -185,8 +233,14 @@ describe.each(testStoreKinds())('user directory API (%s)', (kind) => {
       AuthType: 'local',
       Disabled: true,
     });
-    expect((await t.app.inject({ method: 'GET', url: '/api/status', headers: { cookie: userCookie } })).statusCode).toBe(401);
-    const login = await t.app.inject({ method: 'POST', url: '/api/login', payload: { UserName: 'leaver', Password: user.password } });
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/status', headers: { cookie: userCookie } })).statusCode,
+    ).toBe(401);
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      payload: { UserName: 'leaver', Password: user.password },
+    });
     expect(login.json()).toEqual({ Err: ErrorCodes.accountDisabled });
   });
 
@@ -206,16 +260,24 @@ describe.each(testStoreKinds())('user directory API (%s)', (kind) => {
     const user = await givenUser(t.ctx, { totpEnabled: true, userName: 'two-factor' });
     await givenEnrolledTotp(t, 'users', user.id);
     expect((await call('DELETE', `/api/admin/users/${user.id}/totpToken`)).statusCode).toBe(200);
-    const login = await t.app.inject({ method: 'POST', url: '/api/login', payload: { UserName: 'two-factor', Password: user.password } });
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      payload: { UserName: 'two-factor', Password: user.password },
+    });
     expect(login.json()).toEqual({ Err: ErrorCodes.totpEnrolmentRequired });
     const plain = await givenUser(t.ctx);
-    expect((await call('DELETE', `/api/admin/users/${plain.id}/totpToken`)).json()).toEqual({ Err: ErrorCodes.totpNotEnabled });
+    expect((await call('DELETE', `/api/admin/users/${plain.id}/totpToken`)).json()).toEqual({
+      Err: ErrorCodes.totpNotEnabled,
+    });
   });
 
   it('lists users with their session state and groups', async () => {
     const user = await givenUser(t.ctx, { userName: 'listed' });
     await signInUser(t.app, 'listed', user.password);
-    const list = (await call('GET', '/api/admin/users')).json<{ data: { UserName: string; ActiveSession: boolean }[] }>().data;
+    const list = (await call('GET', '/api/admin/users')).json<{
+      data: { UserName: string; ActiveSession: boolean }[];
+    }>().data;
     expect(list).toContainEqual(expect.objectContaining({ UserName: 'listed', ActiveSession: true }));
     expect((await call('GET', `/api/admin/users/${user.id}/groups`)).json()).toEqual({ data: [] });
   });

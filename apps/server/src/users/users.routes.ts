@@ -62,11 +62,15 @@ export function registerUserRoutes(app: FastifyInstance, ctx: AppContext): void 
     },
   );
 
-  routes.delete('/api/admin/users/:id', { schema: { params: ById, response: { 200: EmptyResponse } } }, async (request) => {
-    const { admin } = await requireAdmin(ctx, request);
-    await deleteUser(ctx, admin, request.params.id);
-    return { data: null };
-  });
+  routes.delete(
+    '/api/admin/users/:id',
+    { schema: { params: ById, response: { 200: EmptyResponse } } },
+    async (request) => {
+      const { admin } = await requireAdmin(ctx, request);
+      await deleteUser(ctx, admin, request.params.id);
+      return { data: null };
+    },
+  );
 
   routes.delete(
     '/api/admin/users/:id/totpToken',

@@ -19,8 +19,12 @@ export interface FakeRequest {
   headers: Record<string, string>;
 }
 
-/** An answer, a function of the request, or an Error to simulate a network failure. */
-export type FakeHandler = FakeAnswer | Error | ((request: FakeRequest) => FakeAnswer | Error);
+/**
+ * An answer, a function of the request, or an Error to simulate a network failure. A function may
+ * answer later (a promise), to hold a call back while the test looks at the page.
+ */
+export type FakeHandler =
+  FakeAnswer | Error | ((request: FakeRequest) => FakeAnswer | Error | Promise<FakeAnswer | Error>);
 
 /** Answers every test gets unless it overrides them: public calls succeed, no session exists. */
 const DEFAULT_ROUTES: Record<string, FakeHandler> = {
@@ -66,16 +70,18 @@ export function installFakeApi(routes: Record<string, FakeHandler> = {}) {
     };
     requests.push(request);
     const handler = table[`${request.method} ${request.path}`];
-    const answer: FakeAnswer | Error =
+    const answer: FakeAnswer | Error | Promise<FakeAnswer | Error> =
       handler === undefined
         ? { status: 404, body: { Err: 'err.notFound' } }
         : typeof handler === 'function'
           ? handler(request)
           : handler;
-    if (answer instanceof Error) return Promise.reject(answer);
-    const text = answer.text ?? (answer.body === undefined ? '' : JSON.stringify(answer.body));
-    const headers = { 'content-type': 'application/json', ...answer.headers };
-    return Promise.resolve(new Response(text, { status: answer.status ?? 200, headers }));
+    return Promise.resolve(answer).then((settled) => {
+      if (settled instanceof Error) throw settled;
+      const text = settled.text ?? (settled.body === undefined ? '' : JSON.stringify(settled.body));
+      const headers = { 'content-type': 'application/json', ...settled.headers };
+      return new Response(text, { status: settled.status ?? 200, headers });
+    });
   });
   vi.stubGlobal('fetch', fetchMock);
 

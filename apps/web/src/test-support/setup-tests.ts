@@ -1,5 +1,6 @@
 import '@testing-library/jest-dom/vitest';
 import { cleanup } from '@testing-library/react';
+import { notifications } from '@mantine/notifications';
 import { afterEach, vi } from 'vitest';
 import i18n from '../i18n/i18n';
 
@@ -29,6 +30,8 @@ Element.prototype.scrollIntoView = () => undefined;
 
 afterEach(async () => {
   cleanup();
+  // Mantine keeps notifications in a module-level store that outlives the rendered app.
+  notifications.clean();
   window.sessionStorage.clear();
   window.localStorage.clear();
   vi.unstubAllGlobals();

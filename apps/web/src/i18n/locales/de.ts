@@ -103,6 +103,7 @@ export const de: MirroredResource<Translation> = {
     confirmPasswordRequired: 'Sie müssen das neue Passwort bestätigen',
     submit: 'Passwort ändern',
     cancel: 'Abbrechen',
+    close: 'Schließen',
     passwordChanged: 'Passwort erfolgreich geändert',
     strengthLabel: 'Passwortstärke',
     strengthChecking: 'Stärke wird geprüft…',

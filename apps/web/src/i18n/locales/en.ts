@@ -206,6 +206,7 @@ export const en = {
     confirmPasswordRequired: 'You must confirm the new password',
     submit: 'Change password',
     cancel: 'Cancel',
+    close: 'Close',
     passwordChanged: 'Password changed successfully',
     strengthLabel: 'Password strength',
     strengthChecking: 'Checking strength…',

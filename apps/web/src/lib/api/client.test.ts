@@ -33,7 +33,11 @@ describe('api client', () => {
 
   it('reads the seconds of a Retry-After header', async () => {
     installFakeApi({
-      'POST /api/login': { status: 429, body: { Err: 'err.tooManyRequests', Extra: '40s' }, headers: { 'Retry-After': '40' } },
+      'POST /api/login': {
+        status: 429,
+        body: { Err: 'err.tooManyRequests', Extra: '40s' },
+        headers: { 'Retry-After': '40' },
+      },
     });
     const failure = await api.post('/login', {}).catch((error: unknown) => error);
     expect(failure).toMatchObject({ status: 429, extra: '40s', retryAfterSeconds: 40 });

@@ -107,7 +107,13 @@ function ChangePasswordForm({ onClose, userInputs }: Omit<ChangePasswordDialogPr
 export function ChangePasswordDialog({ opened, onClose, userInputs }: ChangePasswordDialogProps) {
   const { t } = useTranslation();
   return (
-    <Modal opened={opened} onClose={onClose} title={t('account.changePassword')} centered>
+    <Modal
+      opened={opened}
+      onClose={onClose}
+      title={t('account.changePassword')}
+      centered
+      closeButtonProps={{ 'aria-label': t('account.close') }}
+    >
       {opened ? <ChangePasswordForm onClose={onClose} userInputs={userInputs} /> : null}
     </Modal>
   );

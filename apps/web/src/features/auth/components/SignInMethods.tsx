@@ -41,6 +41,10 @@ export function SignInMethods({ ssoAvailable, onStartSso, ssoOptions, children }
           <Button
             variant="subtle"
             fullWidth
+            h="auto"
+            py={6}
+            // A long label (German especially) wraps instead of being cut off.
+            styles={{ label: { whiteSpace: 'normal', textAlign: 'center', lineHeight: 1.4 } }}
             aria-expanded={localOpen}
             aria-controls={sectionId}
             onClick={() => setLocalOpen((open) => !open)}

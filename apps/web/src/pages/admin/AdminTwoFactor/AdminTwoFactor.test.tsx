@@ -7,7 +7,11 @@ import { currentPath, renderApp } from '../../../test-support/render-app';
 
 /** An admin whose sign-in still owes its second factor, as /api/admin/login left it. */
 function pendingAdmin(step: '/admin/otp/verify' | '/admin/otp/onboard', deferable = false) {
-  signInAdmin({ TotpEnabled: true, AdminTotpVerified: step === '/admin/otp/verify', TotpEnrolmentDeferable: deferable });
+  signInAdmin({
+    TotpEnabled: true,
+    AdminTotpVerified: step === '/admin/otp/verify',
+    TotpEnrolmentDeferable: deferable,
+  });
   window.sessionStorage.setItem(SESSION_KEYS.adminSecondFactor, step);
 }
 
@@ -102,7 +106,10 @@ describe('admin two-factor verification (/admin/otp/verify)', () => {
   });
 });
 
-const SECRET = { Secret: 'KRSXG5CTMVRXEZLUKN2XAZLSKNSWG4TFOQ', URL: 'otpauth://totp/Postern%20admin:grace?secret=KRSX' };
+const SECRET = {
+  Secret: 'KRSXG5CTMVRXEZLUKN2XAZLSKNSWG4TFOQ',
+  URL: 'otpauth://totp/Postern%20admin:grace?secret=KRSX',
+};
 
 describe('admin two-factor enrolment (/admin/otp/onboard)', () => {
   it('shows the QR code and secret, and after enrolling returns to the admin login with the note', async () => {

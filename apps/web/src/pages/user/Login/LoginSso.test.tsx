@@ -95,15 +95,7 @@ describe('user login with single sign-on', () => {
   it('keeps the local form open for someone who was already typing when SSO turned out to exist', async () => {
     let answerMetadata: () => void = () => undefined;
     const metadata = new Promise<void>((resolve) => (answerMetadata = resolve));
-    installFakeApi();
-    const fetchMock = vi.mocked(globalThis.fetch);
-    const fakeFetch = fetchMock.getMockImplementation();
-    if (fakeFetch === undefined) throw new Error('installFakeApi gives fetch an implementation');
-    fetchMock.mockImplementation(async (input, init) => {
-      if (String(input) !== '/api/saml/metadata') return fakeFetch(input, init);
-      await metadata;
-      return new Response('<EntityDescriptor/>', { status: 200 });
-    });
+    installFakeApi({ 'GET /api/saml/metadata': () => metadata.then(() => SAML_METADATA_ANSWER) });
     const { user } = renderApp('/');
     await user.type(await screen.findByLabelText('Username'), 'ada');
     answerMetadata();

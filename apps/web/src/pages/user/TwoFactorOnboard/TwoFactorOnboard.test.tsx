@@ -112,7 +112,8 @@ describe('two-factor enrolment (/otp/onboard)', () => {
   it('offers to try again after another failure', async () => {
     let calls = 0;
     installFakeApi({
-      'GET /api/otp/generate': () => (++calls === 1 ? { status: 500, body: { Err: 'err.internalServerError' } } : GENERATED),
+      'GET /api/otp/generate': () =>
+        ++calls === 1 ? { status: 500, body: { Err: 'err.internalServerError' } } : GENERATED,
     });
     const { user } = renderApp('/otp/onboard');
     expect(await screen.findByRole('alert')).toHaveTextContent('Error: Internal server error');

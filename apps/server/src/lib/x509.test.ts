@@ -1,0 +1,43 @@
+import { execFileSync } from 'node:child_process';
+import { X509Certificate, createPrivateKey, generateKeyPairSync } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { createSelfSignedCertificate } from './x509.js';
+
+describe('self-signed certificates', () => {
+  const privateKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+  const now = new Date(Date.UTC(2026, 10, 22, 9, 0, 0));
+  const made = createSelfSignedCertificate({ commonName: 'access.example.com', days: 3650, now, privateKey });
+  const certificate = new X509Certificate(made.certificatePem);
+
+  it('is signed by its own key and names its subject and issuer', () => {
+    expect(certificate.verify(certificate.publicKey)).toBe(true);
+    expect(certificate.checkPrivateKey(createPrivateKey(made.privateKeyPem))).toBe(true);
+    expect(certificate.subject).toBe('CN=access.example.com');
+    expect(certificate.issuer).toBe('CN=access.example.com');
+  });
+
+  it('is valid from now for the days asked, past 2049 with GeneralizedTime', () => {
+    expect(new Date(certificate.validFrom).toISOString()).toBe('2026-11-22T09:00:00.000Z');
+    expect(new Date(certificate.validTo).toISOString()).toBe('2036-11-19T09:00:00.000Z');
+    const long = new X509Certificate(
+      createSelfSignedCertificate({ commonName: 'x', days: 36500, now, privateKey }).certificatePem,
+    );
+    expect(new Date(long.validTo).getUTCFullYear()).toBe(2126);
+  });
+
+  it('is not a CA and has a random positive serial', () => {
+    expect(certificate.ca).toBe(false);
+    const other = new X509Certificate(
+      createSelfSignedCertificate({ commonName: 'x', days: 1, now, privateKey }).certificatePem,
+    );
+    expect(other.serialNumber).not.toBe(certificate.serialNumber);
+  });
+
+  it.skipIf(!existsSync('/usr/bin/openssl'))('parses with openssl too', () => {
+    const text = execFileSync('openssl', ['x509', '-noout', '-text'], { input: made.certificatePem }).toString();
+    expect(text).toContain('Signature Algorithm: sha256WithRSAEncryption');
+    expect(text).toContain('CA:FALSE');
+    expect(text).toContain('Digital Signature, Key Encipherment');
+  });
+});
