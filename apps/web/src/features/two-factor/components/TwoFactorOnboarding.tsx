@@ -44,8 +44,11 @@ export function TwoFactorOnboarding({ realm, deferable = false }: TwoFactorOnboa
   }
 
   if (secret.isError) {
-    // 'Already verified 2FA' (or any other refusal): say so, and offer the way back.
-    const canRetry = !hasErrorCode(secret.error, ErrorCodes.alreadyVerified2fa);
+    // 'Already verified 2FA' (or any other refusal): say so, and offer the way back. Asking again
+    // only helps with a passing fault, not when there is nothing (left) to enrol.
+    const canRetry = ![ErrorCodes.alreadyVerified2fa, ErrorCodes.userAlreadyVerified].some((code) =>
+      hasErrorCode(secret.error, code),
+    );
     return (
       <Stack>
         <FormError message={renderError(secret.error, t)} />

@@ -83,11 +83,15 @@ describe('two-factor enrolment (/otp/onboard)', () => {
     expect(currentPath()).toBe('/otp/onboard');
   });
 
-  it('says "Already verified 2FA" and offers the way back to the login', async () => {
-    installFakeApi({ 'GET /api/otp/generate': { status: 400, body: { Err: 'err.alreadyVerified2fa' } } });
+  it.each([
+    ['err.alreadyVerified2fa', 'Error: Already verified 2FA'],
+    ['err.userAlreadyVerified', 'Error: User already verified'],
+  ])('says so for %s and offers the way back to the login', async (code, message) => {
+    installFakeApi({ 'GET /api/otp/generate': { status: 400, body: { Err: code } } });
     const { user } = renderApp('/otp/onboard');
-    expect(await screen.findByRole('alert')).toHaveTextContent('Error: Already verified 2FA');
+    expect(await screen.findByRole('alert')).toHaveTextContent(message);
     expect(screen.queryByLabelText('Authentication code')).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Try again' })).not.toBeInTheDocument();
     await user.click(screen.getByRole('link', { name: 'Back to sign in' }));
     await waitFor(() => expect(currentPath()).toBe('/'));
   });
