@@ -73,7 +73,9 @@ describe.each(testStoreKinds())('LDAP sign-in (%s)', { timeout: 60_000 }, (kind)
     await useLdap(`ldap://127.0.0.1:${await freePort()}`);
     await givenUser(t.ctx, { userName: 'ada', authType: 'LDAP', passwordHash: null, ldapDn: ldap().dnOf('ada') });
     for (let i = 0; i < 6; i += 1) {
-      expect((await login('/api/login', 'ada', 'directory secret')).json()).toEqual({ Err: ErrorCodes.ldapUnavailable });
+      expect((await login('/api/login', 'ada', 'directory secret')).json()).toEqual({
+        Err: ErrorCodes.ldapUnavailable,
+      });
     }
     // An outage locks nobody out: once the directory is back, the same person signs in.
     await useLdap(ldap().ldapUrl);
@@ -82,7 +84,12 @@ describe.each(testStoreKinds())('LDAP sign-in (%s)', { timeout: 60_000 }, (kind)
 
   it('signs an LDAP admin in', async () => {
     await useLdap(ldap().ldapUrl);
-    await givenAdmin(t.ctx, { userName: 'ada-admin', authType: 'LDAP', passwordHash: null, ldapDn: ldap().dnOf('ada') });
+    await givenAdmin(t.ctx, {
+      userName: 'ada-admin',
+      authType: 'LDAP',
+      passwordHash: null,
+      ldapDn: ldap().dnOf('ada'),
+    });
     const response = await login('/api/admin/login', 'ada-admin', 'directory secret');
     expect(response.statusCode).toBe(200);
   });

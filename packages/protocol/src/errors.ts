@@ -57,7 +57,6 @@ export const ErrorCodes = {
   groupTypeFixed: 'err.groupTypeFixed',
   apiKeyFieldFixed: 'err.apiKeyFieldFixed',
   cannotDeleteSelf: 'err.cannotDeleteSelf',
-  lastAdmin: 'err.lastAdmin',
   userLimitReached: 'err.userLimitReached',
   passwordChangeNotAllowed: 'err.passwordChangeNotAllowed',
   totpNotEnabled: 'err.totpNotEnabled',

@@ -8,7 +8,7 @@ import {
   type UserStatus,
 } from '@postern/protocol';
 import { useNavigate } from 'react-router';
-import { api } from '../../lib/api/client';
+import { api, type RequestOptions } from '../../lib/api/client';
 import { clearSession } from '../../lib/session/session-store';
 import { LOGIN_PATH, type Area } from '../../app/area';
 
@@ -20,6 +20,14 @@ export function login(body: LoginBody): Promise<UserSessionInfo> {
 /** POST /api/admin/login */
 export function adminLogin(body: AdminLoginBody): Promise<AdminSessionInfo> {
   return api.post('/admin/login', body, AdminSessionInfo);
+}
+
+/**
+ * GET /api/admin/session: the admin sign-in behind the cookie, finished or still waiting for its
+ * second factor (the admin status answers only finished ones).
+ */
+export function fetchAdminSession(options?: RequestOptions): Promise<AdminSessionInfo> {
+  return api.get('/admin/session', AdminSessionInfo, options);
 }
 
 /** POST /api/logout or /api/admin/logout */

@@ -3,8 +3,7 @@ import { useNavigate, type NavigateFunction } from 'react-router';
 import { ErrorCodes, type AdminLoginBody, type AdminSessionInfo, type LoginBody } from '@postern/protocol';
 import { hasErrorCode } from '../../lib/api/api-error';
 import { storeAdminSession, storeUserSession } from '../../lib/session/session-store';
-import { fetchAdminStatus } from '../status/api';
-import { adminSessionFromStatus, useAdminLoginMutation, useLoginMutation } from './api';
+import { fetchAdminSession, useAdminLoginMutation, useLoginMutation } from './api';
 import { adminLandingPath, adminSecondFactorStep, userHomePath } from './landing';
 
 /** What a login form needs from its sign-in flow. */
@@ -35,10 +34,11 @@ async function followUserRefusal(failure: unknown, navigate: NavigateFunction): 
     return true;
   }
   if (!hasErrorCode(failure, ErrorCodes.unauthorised)) return false;
-  // An admin used the user form: the admin session the server started decides where they go.
+  // An admin used the user form: the admin sign-in the server started (perhaps still waiting for its
+  // second factor) decides where they go.
   try {
-    const status = await fetchAdminStatus({ ignoreInvalidSession: true });
-    await navigate(startAdminSession(adminSessionFromStatus(status)), { replace: true });
+    const info = await fetchAdminSession({ ignoreInvalidSession: true });
+    await navigate(startAdminSession(info), { replace: true });
     return true;
   } catch {
     // No admin session after all: the original refusal is the useful message.

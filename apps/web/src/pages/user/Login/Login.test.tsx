@@ -2,7 +2,7 @@ import { screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import i18n from '../../../i18n/i18n';
 import { installFakeApi } from '../../../test-support/fake-api';
-import { adminStatus, userSession, userStatus } from '../../../test-support/fixtures';
+import { adminSession, userSession, userStatus } from '../../../test-support/fixtures';
 import { currentPath, renderApp } from '../../../test-support/render-app';
 import { SESSION_KEYS } from '../../../lib/session/session-store';
 
@@ -113,7 +113,8 @@ describe('user login', () => {
   ])('sends an admin who used the user form (%o) to %s', async (totp, target) => {
     installFakeApi({
       'POST /api/login': { status: 403, body: { Err: 'err.unauthorised' } },
-      'GET /api/admin/status': { body: { data: adminStatus(totp) } },
+      // The admin's sign-in may still wait for its second factor, so the session endpoint answers.
+      'GET /api/admin/session': { body: { data: adminSession(totp) } },
     });
     const { user } = renderApp('/');
     await fillAndSubmit(user, 'grace', 'admin-password');

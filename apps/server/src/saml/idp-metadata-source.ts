@@ -1,0 +1,117 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../lib/clock.js';
+import type { Settings } from '../settings/settings.js';
+import type { SamlRealm } from '../settings/settings.service.js';
+import { fetchMetadataDocument, METADATA_FETCH_DEFAULTS, type MetadataFetchOptions } from './metadata-fetch.js';
+import { IdpMetadataError, parseIdpMetadata, type IdpMetadata } from './idp-metadata.js';
+
+const MINUTE_MS = 60_000;
+
+export interface MetadataCachePolicy {
+  /** Fetched metadata is used this long before it is fetched again. */
+  freshMs: number;
+  /** When a re-fetch fails, metadata this recent is still used (an IdP's web server may blip). */
+  staleMs: number;
+  /** A failed signature check may force a re-fetch (key rollover), but not more often than this. */
+  minRefetchMs: number;
+}
+
+export const METADATA_CACHE_DEFAULTS: MetadataCachePolicy = {
+  freshMs: 5 * MINUTE_MS,
+  staleMs: 60 * MINUTE_MS,
+  minRefetchMs: MINUTE_MS,
+};
+
+/** The realm's metadata, and whether it came from a URL (and so may change when fetched again). */
+export interface LoadedIdpMetadata {
+  metadata: IdpMetadata;
+  fromUrl: boolean;
+}
+
+interface CacheEntry {
+  url: string;
+  metadata: IdpMetadata;
+  fetchedAt: number;
+}
+
+/**
+ * Each realm's IdP metadata: the uploaded file when there is one (the administrator's explicit
+ * choice, and no network dependency), else fetched from the URL and cached per realm in this process.
+ * Caching is per replica on purpose: metadata is public, and each replica converges within `freshMs`.
+ */
+export class IdpMetadataSource {
+  readonly #cache = new Map<SamlRealm, CacheEntry>();
+  /** Parsed uploaded files, keyed by their text, so a sign-in does not re-parse the same document. */
+  readonly #files = new Map<SamlRealm, { xml: string; metadata: IdpMetadata }>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly policy: MetadataCachePolicy = METADATA_CACHE_DEFAULTS,
+    private readonly fetchOptions: MetadataFetchOptions = METADATA_FETCH_DEFAULTS,
+  ) {}
+
+  /** Throws IdpMetadataError (or MetadataFetchError) when there is no usable metadata. */
+  async load(settings: Settings, realm: SamlRealm): Promise<LoadedIdpMetadata> {
+    const { file, url } = metadataSettings(settings, realm);
+    if (file.trim() !== '') return { metadata: this.#parseFile(realm, file), fromUrl: false };
+    if (url.trim() === '') throw new IdpMetadataError('no IdP metadata is configured');
+    const cached = this.#cache.get(realm);
+    const now = this.clock.now();
+    if (cached !== undefined && cached.url === url && now - cached.fetchedAt < this.policy.freshMs) {
+      return { metadata: cached.metadata, fromUrl: true };
+    }
+    try {
+      return { metadata: await this.#fetch(realm, url), fromUrl: true };
+    } catch (error) {
+      if (cached !== undefined && cached.url === url && now - cached.fetchedAt < this.policy.staleMs) {
+        this.logger.warn({ err: error, realm }, 'SAML metadata re-fetch failed; using the copy fetched earlier');
+        return { metadata: cached.metadata, fromUrl: true };
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * After a response failed signature validation: fetches the URL's metadata again (unless it was
+   * fetched moments ago) and returns it when its certificates changed, else null. This is how an IdP
+   * key rollover is picked up without waiting for the cache to expire.
+   */
+  async refetchIfChanged(settings: Settings, realm: SamlRealm): Promise<IdpMetadata | null> {
+    const { file, url } = metadataSettings(settings, realm);
+    const cached = this.#cache.get(realm);
+    if (file.trim() !== '' || url.trim() === '' || cached === undefined || cached.url !== url) return null;
+    if (this.clock.now() - cached.fetchedAt < this.policy.minRefetchMs) return null;
+    try {
+      const fresh = await this.#fetch(realm, url);
+      const before = [...cached.metadata.certificates].sort().join();
+      return [...fresh.certificates].sort().join() === before ? null : fresh;
+    } catch (error) {
+      this.logger.warn({ err: error, realm }, 'SAML metadata re-fetch after a failed signature check failed');
+      return null;
+    }
+  }
+
+  async #fetch(realm: SamlRealm, url: string): Promise<IdpMetadata> {
+    if (url.startsWith('http:')) {
+      this.logger.warn({ realm }, 'SAML metadata is fetched over plain http; anyone on the path could swap the keys');
+    }
+    const metadata = parseIdpMetadata(await fetchMetadataDocument(url, this.fetchOptions));
+    this.#cache.set(realm, { url, metadata, fetchedAt: this.clock.now() });
+    return metadata;
+  }
+
+  #parseFile(realm: SamlRealm, xml: string): IdpMetadata {
+    const known = this.#files.get(realm);
+    if (known?.xml === xml) return known.metadata;
+    const metadata = parseIdpMetadata(xml);
+    this.#files.set(realm, { xml, metadata });
+    return metadata;
+  }
+}
+
+function metadataSettings(settings: Settings, realm: SamlRealm): { file: string; url: string } {
+  return realm === 'user'
+    ? { file: settings.SAMLMetadataFile, url: settings.SAMLMetadataURL }
+    : { file: settings.AdminSAMLMetadataFile, url: settings.AdminSAMLMetadataURL };
+}
