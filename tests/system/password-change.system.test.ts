@@ -1,40 +1,29 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { REPO_ROOT } from '@postern/test-support';
-import { launchChromium, newContext, screenshotPath } from './support/browser.js';
-import { startPosternServer, type PosternServer } from './support/postern-server.js';
-import { missingBuild, missingChromium, requireTool } from './support/requirements.js';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { screenshotPath } from './support/browser.js';
+import { usePortal } from './support/portal.js';
 import { AdminApi } from './support/admin-api.js';
 
 /** A local user changes their password in the dialog, guided by the strength meter. */
 describe('password change in Chromium', () => {
-  const missing = missingChromium() ?? missingBuild(REPO_ROOT);
-  let server: PosternServer | undefined;
-  let browser: Browser | undefined;
-
-  beforeAll(async () => {
-    if (missing !== null) return;
-    server = await startPosternServer();
-    browser = await launchChromium();
-    await (await AdminApi.signIn(server)).createLocalUser('meter.user', 'first password 1');
+  const portal = usePortal({
+    arrange: async ({ server }) => {
+      await (await AdminApi.signIn(server)).createLocalUser('meter.user', 'first password 1');
+    },
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
-  beforeEach((context) => requireTool(context, missing));
 
   async function signIn(page: Page, password: string) {
-    await page.goto(`${server?.url}/`);
+    const { server } = portal();
+    await page.goto(`${server.url}/`);
     await page.getByLabel('Username').fill('meter.user');
     await page.getByLabel('Password', { exact: true }).fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${server?.url}/home/new`);
+    await page.waitForURL(`${server.url}/home/new`);
   }
 
   it('rates the new password, changes it and lets the user sign in with it', async () => {
-    if (server === undefined || browser === undefined) throw new Error('the server or browser did not start');
-    const page = await (await newContext(browser)).newPage();
+    const { server, newPage } = portal();
+    const page = await newPage();
     await signIn(page, 'first password 1');
     await page.getByRole('button', { name: 'Change password' }).click();
     const dialog = page.getByRole('dialog');
@@ -58,6 +47,5 @@ describe('password change in Chromium', () => {
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.waitForURL(`${server.url}/`);
     await signIn(page, strong);
-    await page.context().close();
   });
 });

@@ -1,38 +1,17 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { REPO_ROOT } from '@postern/test-support';
-import { launchChromium, newContext, screenshotPath } from './support/browser.js';
-import { startPosternServer, type PosternServer } from './support/postern-server.js';
-import { missingBuild, missingChromium, requireTool } from './support/requirements.js';
+import { describe, expect, it } from 'vitest';
+import { screenshotPath } from './support/browser.js';
+import { usePortal } from './support/portal.js';
 
 /**
  * A newcomer's first minutes, in real Chromium against the built server: the login page, the admin
  * sign-in with the password printed at first start, a wrong password, and the German interface.
  */
 describe('first sign-in in Chromium', () => {
-  const missing = missingChromium() ?? missingBuild(REPO_ROOT);
-  let server: PosternServer | undefined;
-  let browser: Browser | undefined;
-
-  beforeAll(async () => {
-    if (missing !== null) return;
-    server = await startPosternServer();
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
-  beforeEach((context) => requireTool(context, missing));
-
-  function started(): { server: PosternServer; browser: Browser } {
-    if (server === undefined || browser === undefined) throw new Error('the server or browser did not start');
-    return { server, browser };
-  }
+  const portal = usePortal();
 
   it('shows a newcomer the login page at /', async () => {
-    const { server, browser } = started();
-    const page = await (await newContext(browser)).newPage();
+    const { server, newPage } = portal();
+    const page = await newPage();
     await page.goto(`${server.url}/`);
 
     await expect.poll(() => page.title()).toBe('Sign in · Postern');
@@ -42,17 +21,16 @@ describe('first sign-in in Chromium', () => {
     expect(await page.getByLabel('This is a public computer').isVisible()).toBe(true);
     expect(await page.getByRole('link', { name: 'Administrator sign in' }).getAttribute('href')).toBe('/admin');
     await page.screenshot({ path: screenshotPath('login'), fullPage: true });
-    await page.context().close();
   });
 
   it('signs the first admin in at /admin with the printed password and lands on /admin/home', async () => {
-    // Like every admin, the first one has TOTP on; a newcomer may set it up next time.
-    const { server, browser } = started();
-    const page = await (await newContext(browser)).newPage();
+    const { server, newPage } = portal();
+    const page = await newPage();
     await page.goto(`${server.url}/admin`);
     await page.getByLabel('Username').fill('postern-admin');
     await page.getByLabel('Password', { exact: true }).fill(server.adminPassword);
     await page.getByRole('button', { name: 'Sign in' }).click();
+    // Like every admin, the first one has TOTP on; a newcomer may set it up next time.
     await page.waitForURL(`${server.url}/admin/otp/onboard`);
     await page.getByRole('button', { name: 'Do this next time' }).click();
 
@@ -73,12 +51,11 @@ describe('first sign-in in Chromium', () => {
       secure: true,
       sameSite: 'Strict',
     });
-    await page.context().close();
   });
 
   it('shows a wrong password as the translated error and stays on the login page', async () => {
-    const { server, browser } = started();
-    const page = await (await newContext(browser)).newPage();
+    const { server, newPage } = portal();
+    const page = await newPage();
     await page.goto(`${server.url}/admin`);
     await page.getByLabel('Username').fill('postern-admin');
     await page.getByLabel('Password', { exact: true }).fill('not the password');
@@ -87,12 +64,11 @@ describe('first sign-in in Chromium', () => {
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('Error: Invalid credentials');
     expect(new URL(page.url()).pathname).toBe('/admin');
     await page.screenshot({ path: screenshotPath('admin-login-wrong-password'), fullPage: true });
-    await page.context().close();
   });
 
   it('speaks German to a browser set to German', async () => {
-    const { server, browser } = started();
-    const page = await (await newContext(browser, { locale: 'de-DE' })).newPage();
+    const { server, newPage } = portal();
+    const page = await newPage({ locale: 'de-DE' });
     await page.goto(`${server.url}/`);
 
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Bei Postern anmelden');
@@ -103,6 +79,5 @@ describe('first sign-in in Chromium', () => {
     await page.getByRole('button', { name: 'Anmelden' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('Fehler: Ungültige Anmeldedaten');
     await page.screenshot({ path: screenshotPath('login-de'), fullPage: true });
-    await page.context().close();
   });
 });

@@ -1,12 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { REPO_ROOT } from '@postern/test-support';
-import { launchChromium, newContext, screenshotPath } from './support/browser.js';
-import { startPosternServer, type PosternServer } from './support/postern-server.js';
-import { missingBuild, missingChromium, requireTool } from './support/requirements.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { screenshotPath } from './support/browser.js';
+import { usePortal } from './support/portal.js';
 import { decodeQrCode, missingCommands, oathtoolCode } from './support/tools.js';
 
 /**
@@ -15,36 +13,22 @@ import { decodeQrCode, missingCommands, oathtoolCode } from './support/tools.js'
  * Postern), returns to sign in, and from then on needs a code at every sign-in.
  */
 describe('two-factor enrolment in Chromium', () => {
-  const missing =
-    missingChromium() ?? missingBuild(REPO_ROOT) ?? missingCommands({ zbarimg: 'zbar-tools', oathtool: 'oathtool' });
-  let server: PosternServer | undefined;
-  let browser: Browser | undefined;
-  let scratch: string;
+  const portal = usePortal({ alsoMissing: () => missingCommands({ zbarimg: 'zbar-tools', oathtool: 'oathtool' }) });
+  const scratch = mkdtempSync(path.join(tmpdir(), 'postern-totp-'));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-  beforeAll(async () => {
-    scratch = mkdtempSync(path.join(tmpdir(), 'postern-totp-'));
-    if (missing !== null) return;
-    server = await startPosternServer();
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    rmSync(scratch, { recursive: true, force: true });
-  });
-  beforeEach((context) => requireTool(context, missing));
-
-  async function signInAsAdmin(page: Page, password: string) {
-    await page.goto(`${server?.url}/admin`);
+  async function signInAsAdmin(page: Page) {
+    const { server } = portal();
+    await page.goto(`${server.url}/admin`);
     await page.getByLabel('Username').fill('postern-admin');
-    await page.getByLabel('Password', { exact: true }).fill(password);
+    await page.getByLabel('Password', { exact: true }).fill(server.adminPassword);
     await page.getByRole('button', { name: 'Sign in' }).click();
   }
 
   it('enrols an authenticator from the QR code and asks for a code at the next sign-in', async () => {
-    if (server === undefined || browser === undefined) throw new Error('the server or browser did not start');
-    const page = await (await newContext(browser)).newPage();
-    await signInAsAdmin(page, server.adminPassword);
+    const { server, newPage } = portal();
+    const page = await newPage();
+    await signInAsAdmin(page);
     await page.waitForURL(`${server.url}/admin/otp/onboard`);
 
     const qr = page.getByRole('img', { name: 'QR code to scan with your authenticator app' });
@@ -65,7 +49,7 @@ describe('two-factor enrolment in Chromium', () => {
 
     // The next sign-in needs a code. The enrolment used this 30-second step's code, and each code is
     // accepted once, so the authenticator's next code (within the allowed drift) is the one to type.
-    await signInAsAdmin(page, server.adminPassword);
+    await signInAsAdmin(page);
     await page.waitForURL(`${server.url}/admin/otp/verify`);
     await page.screenshot({ path: screenshotPath('admin-totp-verify'), fullPage: true });
     await page.getByLabel('Authentication code').fill('000000');
@@ -74,6 +58,5 @@ describe('two-factor enrolment in Chromium', () => {
     await page.getByLabel('Authentication code').fill(oathtoolCode(secret, new Date(Date.now() + 30_000)));
     await page.getByRole('button', { name: 'Verify' }).click();
     await page.waitForURL(`${server.url}/admin/home`);
-    await page.context().close();
   });
 });

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
@@ -15,6 +16,7 @@ import { givenAdmin, givenUser } from '../src/test-support/factories.js';
 import { cookieFrom, setCookies, signInAdmin } from '../src/test-support/http.js';
 import { buildApp } from '../src/http/app.js';
 import { openStore } from '../src/store/store.js';
+import { createSelfSignedCertificate } from '../src/lib/x509.js';
 import { registerSamlRoutes } from '../src/saml/saml.routes.js';
 import {
   missingSimpleSamlPhp,
@@ -52,6 +54,12 @@ const IDP_USERS: SimpleSamlPhpUser[] = [
 
 let idp: SimpleSamlPhp | undefined;
 
+/**
+ * SP key pairs made once per file and uploaded through the settings API: the API's own generator
+ * makes 3072-bit keys, a second or more each, so only the test about generating uses it.
+ */
+let spKeys: Record<'user' | 'admin', { certificatePem: string; privateKeyPem: string }> | undefined;
+
 /** The running IdP; only called by tests that requireSimpleSamlPhp() let through. */
 function server(): SimpleSamlPhp {
   if (idp === undefined) throw new Error('SimpleSAMLphp did not start');
@@ -61,6 +69,13 @@ function server(): SimpleSamlPhp {
 beforeAll(async () => {
   if (missingSimpleSamlPhp() !== null) return;
   idp = await startSimpleSamlPhp({ sp: [], users: IDP_USERS });
+  const keyPair = (commonName: string) =>
+    createSelfSignedCertificate({
+      commonName,
+      days: 2,
+      privateKey: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey,
+    });
+  spKeys = { user: keyPair('postern users'), admin: keyPair('postern admins') };
 }, 60_000);
 afterAll(async () => {
   await idp?.stop();
@@ -131,11 +146,21 @@ describe.each(testStoreKinds())('SAML sign-in against SimpleSAMLphp (%s)', { tim
     const admin = await givenAdmin(t.ctx, { userName: 'settings-admin' });
     adminCookie = await signInAdmin(t.app, admin.userName, admin.password);
     publicUrl = `http://127.0.0.1:${await freePort()}`;
-    await putAuthentication({ PublicURL: publicUrl });
-    certs = {
-      user: await generateKeyCert('generateUserSamlKeyCert'),
-      admin: await generateKeyCert('generateAdminSamlKeyCert'),
+    const keys = spKeys ?? {
+      user: { certificatePem: '', privateKeyPem: '' },
+      admin: { certificatePem: '', privateKeyPem: '' },
     };
+    await putAuthentication({
+      SAMLKeyFile: keys.user.privateKeyPem,
+      SAMLKeyFileSet: true,
+      SAMLCertFile: keys.user.certificatePem,
+      SAMLCertFileSet: true,
+      AdminSAMLKeyFile: keys.admin.privateKeyPem,
+      AdminSAMLKeyFileSet: true,
+      AdminSAMLCertFile: keys.admin.certificatePem,
+      AdminSAMLCertFileSet: true,
+    });
+    certs = { user: keys.user.certificatePem, admin: keys.admin.certificatePem };
     await server().setServiceProviders(spEntries(publicUrl, certs));
   });
   afterEach(async () => {
@@ -294,6 +319,23 @@ describe.each(testStoreKinds())('SAML sign-in against SimpleSAMLphp (%s)', { tim
       await putAuthentication({ SAMLMetadataURL: `http://127.0.0.1:${await freePort()}/metadata` });
       const login = await t.app.inject({ method: 'GET', url: USER.login });
       expect(login.headers.location).toBe(`/?error=${ErrorCodes.samlMetadataUnavailable}`);
+    });
+
+    it('signs requests with a newly generated key pair, which the IdP must know', async () => {
+      const previous = certs;
+      certs = {
+        user: await generateKeyCert('generateUserSamlKeyCert'),
+        admin: await generateKeyCert('generateAdminSamlKeyCert'),
+      };
+      const metadata = await t.app.inject({ method: 'GET', url: USER.metadata });
+      expect(metadata.body.replace(/\s+/g, '')).toContain(certs.user.replace(/-----[^-]+-----|\s+/g, ''));
+      // The IdP still trusts the old certificate: it refuses our newly signed request.
+      await expect(idpResponse(USER, 'alice')).rejects.toThrow(/Unable to validate signature on query string/);
+      expect(previous.user).not.toBe(certs.user);
+      await server().setServiceProviders(spEntries(publicUrl, certs));
+      expect((await signIn(USER, 'alice')).response.headers.location).toBe('/home/new');
+      await givenAdmin(t.ctx, { userName: 'carol', authType: 'SAML', passwordHash: null });
+      expect((await signIn(ADMIN, 'carol')).response.headers.location).toBe('/admin/home');
     });
 
     it('signs in with IdP metadata uploaded as a file instead of a URL', async () => {
@@ -468,13 +510,22 @@ describe.each(testStoreKinds())('SAML sign-in against SimpleSAMLphp (%s)', { tim
     });
 
     it.each([
-      ['the NameID', (xml: string) => xml.replace('>alice</saml:NameID>', '>mallory</saml:NameID>')],
-      ['an attribute value', (xml: string) => xml.replace('>vpn-users<', '>domain-admins<')],
+      ['NameID', (xml: string) => xml.replace('>alice</saml:NameID>', '>mallory</saml:NameID>')],
+      ['attribute value', (xml: string) => xml.replace('>vpn-users<', '>domain-admins<')],
     ])('refuses a response whose %s was changed', async (_what, edit) => {
       const form = await idpResponse(USER, 'alice');
       expectRefused(await postToAcs(USER.acs, edited(form, edit)), USER);
       expect(await usersNamed('mallory')).toEqual([]);
       expect(await usersNamed('alice')).toEqual([]);
+    });
+
+    it('refuses a changed NameID when the IdP signs only the assertion', async () => {
+      await server().setServiceProviders(spEntries(publicUrl, certs, false));
+      const form = await idpResponse(USER, 'alice');
+      const tampered = edited(form, (xml) => xml.replace('>alice</saml:NameID>', '>mallory</saml:NameID>'));
+      expectRefused(await postToAcs(USER.acs, tampered), USER);
+      expect((await lastAudit(AuditActions.UserLoginFailed))?.ErrorMessage).toMatch(/Invalid signature/);
+      expect(await usersNamed('mallory')).toEqual([]);
     });
 
     it('refuses a response without signatures', async () => {

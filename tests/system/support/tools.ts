@@ -10,7 +10,10 @@ export function missingCommands(commands: Record<string, string>): string | null
 
 /** Decodes the QR code in a PNG with zbar, the way a phone's camera would. */
 export function decodeQrCode(pngPath: string): string {
-  return execFileSync('zbarimg', ['--quiet', '--raw', pngPath]).toString().trim();
+  // zbar complains on stderr that there is no D-Bus in a container; that is noise, not failure.
+  return execFileSync('zbarimg', ['--quiet', '--raw', pngPath], { stdio: ['ignore', 'pipe', 'ignore'] })
+    .toString()
+    .trim();
 }
 
 /** The TOTP code for a base32 secret, computed by oathtool, independently of Postern. */

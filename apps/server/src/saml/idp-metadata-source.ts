@@ -22,12 +22,6 @@ export const METADATA_CACHE_DEFAULTS: MetadataCachePolicy = {
   minRefetchMs: MINUTE_MS,
 };
 
-/** The realm's metadata, and whether it came from a URL (and so may change when fetched again). */
-export interface LoadedIdpMetadata {
-  metadata: IdpMetadata;
-  fromUrl: boolean;
-}
-
 interface CacheEntry {
   url: string;
   metadata: IdpMetadata;
@@ -43,6 +37,8 @@ export class IdpMetadataSource {
   readonly #cache = new Map<SamlRealm, CacheEntry>();
   /** Parsed uploaded files, keyed by their text, so a sign-in does not re-parse the same document. */
   readonly #files = new Map<SamlRealm, { xml: string; metadata: IdpMetadata }>();
+  /** Plain-http URLs already warned about, so the log says it once, not at every fetch. */
+  readonly #warnedPlainHttp = new Set<string>();
 
   constructor(
     private readonly clock: Clock,
@@ -52,21 +48,21 @@ export class IdpMetadataSource {
   ) {}
 
   /** Throws IdpMetadataError (or MetadataFetchError) when there is no usable metadata. */
-  async load(settings: Settings, realm: SamlRealm): Promise<LoadedIdpMetadata> {
+  async load(settings: Settings, realm: SamlRealm): Promise<IdpMetadata> {
     const { file, url } = metadataSettings(settings, realm);
-    if (file.trim() !== '') return { metadata: this.#parseFile(realm, file), fromUrl: false };
+    if (file.trim() !== '') return this.#parseFile(realm, file);
     if (url.trim() === '') throw new IdpMetadataError('no IdP metadata is configured');
     const cached = this.#cache.get(realm);
     const now = this.clock.now();
     if (cached !== undefined && cached.url === url && now - cached.fetchedAt < this.policy.freshMs) {
-      return { metadata: cached.metadata, fromUrl: true };
+      return cached.metadata;
     }
     try {
-      return { metadata: await this.#fetch(realm, url), fromUrl: true };
+      return await this.#fetch(realm, url);
     } catch (error) {
       if (cached !== undefined && cached.url === url && now - cached.fetchedAt < this.policy.staleMs) {
         this.logger.warn({ err: error, realm }, 'SAML metadata re-fetch failed; using the copy fetched earlier');
-        return { metadata: cached.metadata, fromUrl: true };
+        return cached.metadata;
       }
       throw error;
     }
@@ -93,7 +89,8 @@ export class IdpMetadataSource {
   }
 
   async #fetch(realm: SamlRealm, url: string): Promise<IdpMetadata> {
-    if (url.startsWith('http:')) {
+    if (url.startsWith('http:') && !this.#warnedPlainHttp.has(url)) {
+      this.#warnedPlainHttp.add(url);
       this.logger.warn({ realm }, 'SAML metadata is fetched over plain http; anyone on the path could swap the keys');
     }
     const metadata = parseIdpMetadata(await fetchMetadataDocument(url, this.fetchOptions));

@@ -95,7 +95,7 @@ async function readCapped(response: Response, maxBytes: number): Promise<string>
     throw new MetadataFetchError(`the metadata is larger than ${maxBytes} bytes`);
   }
   if (response.body === null) return '';
-  const reader = response.body.getReader();
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {

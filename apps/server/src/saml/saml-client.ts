@@ -29,7 +29,7 @@ export interface RealmSamlConfig {
  * A node-saml client for one realm and one request. It is cheap to build, so none is kept: settings
  * and metadata may change between requests, and all state lives in the store.
  *
- * Security choices (see the module README in the final report too):
+ * Security choices:
  * - wantAssertionsSigned: the assertion itself must carry a valid signature by a metadata
  *   certificate, always.
  * - wantAuthnResponseSigned: required exactly when the Response carries a signature of its own (a

@@ -1,24 +1,18 @@
 import type { SamlRealm } from '../settings/settings.service.js';
 
 /** Where each realm's SAML routes live, and where a browser lands after a failed sign-in. */
-export const SAML_PATHS: Record<
-  SamlRealm,
-  { metadata: string; acs: string; login: string; loginPage: string; home: string }
-> = {
+export const SAML_PATHS: Record<SamlRealm, { metadata: string; acs: string; login: string; loginPage: string }> = {
   user: {
     metadata: '/api/saml/metadata',
     acs: '/api/saml/acs',
     login: '/api/login/saml',
     loginPage: '/',
-    // Chosen per sign-in from the NewUserDashboard setting (see userHome).
-    home: '/home',
   },
   admin: {
     metadata: '/api/admin/saml/metadata',
     acs: '/api/admin/saml/acs',
     login: '/api/admin/login/saml',
     loginPage: '/admin',
-    home: '/admin/home',
   },
 };
 
@@ -40,6 +34,9 @@ export function serviceProviderEndpoints(publicUrl: string, realm: SamlRealm): S
 export function loginPageWithError(realm: SamlRealm, code: string): string {
   return `${SAML_PATHS[realm].loginPage}?error=${encodeURIComponent(code)}`;
 }
+
+/** Where an admin lands after signing in. */
+export const ADMIN_HOME = '/admin/home';
 
 /** The user's landing page after signing in, as the password sign-in would choose it. */
 export function userHome(newUserDashboard: boolean): string {

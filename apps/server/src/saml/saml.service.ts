@@ -6,7 +6,7 @@ import { readSettings, type Settings } from '../settings/settings.js';
 import { samlConfigured, samlPrivateKey, type SamlRealm } from '../settings/settings.service.js';
 import { IdpMetadataSource } from './idp-metadata-source.js';
 import { CLOCK_SKEW_MS, createSamlClient, serviceProviderMetadata, type RealmSamlConfig } from './saml-client.js';
-import { serviceProviderEndpoints, userHome, SAML_PATHS } from './saml-endpoints.js';
+import { ADMIN_HOME, serviceProviderEndpoints, userHome } from './saml-endpoints.js';
 import { readResponseEnvelope, SamlMessageError } from './saml-envelope.js';
 import { checkVerifiedAssertion, type VerifiedAssertion } from './saml-assertion.js';
 import { spendResponse } from './saml-store.js';
@@ -145,7 +145,7 @@ export class SamlService {
     previousToken: string | undefined,
   ): Promise<AcsSuccess> {
     const session = await signInSamlAdmin(this.ctx, assertion, { meta, previousToken });
-    return { realm: 'admin', ...session, kiosk: false, redirect: SAML_PATHS.admin.home };
+    return { realm: 'admin', ...session, kiosk: false, redirect: ADMIN_HOME };
   }
 
   /**
@@ -183,7 +183,7 @@ export class SamlService {
     if (keys === null) throw new SamlRefusal(ErrorCodes.samlNotConfigured, `SAML is not configured for ${realm}s`);
     let idp;
     try {
-      idp = (await this.#metadata.load(settings, realm)).metadata;
+      idp = await this.#metadata.load(settings, realm);
     } catch (error) {
       this.ctx.logger.warn({ err: error, realm }, 'SAML IdP metadata unavailable');
       throw new SamlRefusal(ErrorCodes.samlMetadataUnavailable, `IdP metadata unavailable: ${describe(error)}`);

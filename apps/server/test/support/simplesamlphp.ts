@@ -379,6 +379,10 @@ async function browserSignIn(
   server: RunningProcess,
 ): Promise<SamlPostForm> {
   const cookies = new Map<string, string>();
+  // What PHP logs from here on (SimpleSAMLphp logs its errors to stderr) explains a failure.
+  const logFrom = server.stderr().length;
+  const failure = (what: string, html: string) =>
+    new Error(`${what} at ${request.url.split('?')[0] ?? ''}: ${pageSummary(html)}\n${server.stderr().slice(logFrom)}`);
   let request: { url: string; method: 'GET' | 'POST'; body?: URLSearchParams } = { url: startUrl, method: 'GET' };
   let submittedPassword = false;
   for (let step = 0; step < MAX_BROWSER_STEPS; step += 1) {
@@ -404,9 +408,7 @@ async function browserSignIn(
       continue;
     }
     const html = await response.text();
-    if (response.status !== 200) {
-      throw new Error(`IdP answered ${response.status} at ${request.url}:\n${html.slice(0, 2000)}\n${server.stderr()}`);
-    }
+    if (response.status !== 200) throw failure(`IdP answered ${response.status}`, html);
     const samlResponse = hiddenInput(html, 'SAMLResponse');
     if (samlResponse !== undefined) {
       const action = formAction(html);
@@ -418,14 +420,28 @@ async function browserSignIn(
       };
     }
     const authState = hiddenInput(html, 'AuthState');
-    if (authState === undefined || submittedPassword) {
-      throw new Error(`unexpected IdP page at ${request.url} (wrong password?):\n${html.slice(0, 2000)}`);
-    }
+    if (authState === undefined) throw failure('the IdP showed an error page', html);
+    if (submittedPassword) throw failure('the IdP refused the username or password', html);
     submittedPassword = true;
     const target = new URL(formAction(html) ?? '', request.url).toString();
     request = { url: target, method: 'POST', body: new URLSearchParams({ username, password, AuthState: authState }) };
   }
   throw new Error(`no SAMLResponse after ${MAX_BROWSER_STEPS} steps at the IdP`);
+}
+
+/** The headings and error texts of an IdP page, for an error message (not the whole page). */
+function pageSummary(html: string): string {
+  const texts = [...html.matchAll(/<(h1|h2|p)\b[^>]*>([\s\S]*?)<\/\1>/gi)]
+    .map((match) =>
+      decodeEntities(
+        (match[2] ?? '')
+          .replace(/<[^>]+>/g, ' ')
+          .replace(/\s+/g, ' ')
+          .trim(),
+      ),
+    )
+    .filter((text) => text !== '');
+  return texts.slice(0, 6).join(' | ');
 }
 
 /** The value of `<input … name="name" … value="…">`, HTML entities decoded. */
