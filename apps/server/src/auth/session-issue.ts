@@ -52,11 +52,17 @@ interface StartArgs {
  */
 export async function startUserSession(
   trx: Kysely<Database>,
-  args: StartArgs & { user: User; kiosk: boolean; sessionLimit: number | null },
+  args: StartArgs & {
+    user: User;
+    kiosk: boolean;
+    sessionLimit: number | null;
+    /** A shorter length asked for by the sign-in (a SAML sessionDuration), in minutes. */
+    maxMinutes?: number | undefined;
+  },
 ): Promise<StartedUserSession> {
   const { user, kiosk, now } = args;
   const settings = await readSettings(trx);
-  const minutes = kiosk ? settings.KioskSessionDuration : user.durationMinutes;
+  const minutes = Math.min(kiosk ? settings.KioskSessionDuration : user.durationMinutes, args.maxMinutes ?? Infinity);
   // A session never outlives the account.
   const endsAt = Math.min(now + minutes * MINUTE_MS, user.validUntil ?? Number.POSITIVE_INFINITY);
   const ended = await endPreviousUserSession(trx, args.previousToken, now);

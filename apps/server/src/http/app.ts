@@ -9,6 +9,7 @@ import { registerWebApp, type WebApp } from './web-app.js';
 import { registerAuthRoutes } from '../auth/auth.routes.js';
 import { installAdminGuard } from '../auth/request-auth.js';
 import { registerOtpRoutes } from '../auth/otp.routes.js';
+import { registerSamlRoutes } from '../saml/saml.routes.js';
 import { registerPasswordRoutes } from '../auth/password.routes.js';
 import { registerSessionRoutes } from '../sessions/sessions.routes.js';
 import { registerUserRoutes } from '../users/users.routes.js';
@@ -97,6 +98,7 @@ export async function buildApp(
 
   registerAuthRoutes(app, ctx);
   registerOtpRoutes(app, ctx);
+  registerSamlRoutes(app, ctx);
   registerPasswordRoutes(app, ctx);
   registerSessionRoutes(app, ctx);
   registerUserRoutes(app, ctx);

@@ -14,7 +14,6 @@ import { isUniqueViolation } from '../lib/unique-violation.js';
 import { displayName, groupNames, sessionDurationMinutes } from './saml-attributes.js';
 import type { VerifiedAssertion } from './saml-assertion.js';
 
-const MINUTE_MS = 60_000;
 
 /**
  * A sign-in we refuse. `code` is what the browser is told (on the login page); `reason` is for the
@@ -74,7 +73,6 @@ export async function signInSamlUser(
   if (groups.skipped > 0)
     ctx.logger.warn({ userName, skipped: groups.skipped }, 'SAML groups skipped (too long or too many)');
   const limitMinutes = sessionLimitMinutes(ctx, assertion, user);
-  const sessionUser = limitMinutes === undefined ? user : { ...user, durationMinutes: limitMinutes };
   const sessionLimit = await effectiveSessionLimit(ctx, user);
 
   let started;
@@ -92,21 +90,15 @@ export async function signInSamlUser(
         await renameUser(trx, existing, name, now);
       }
       await syncSamlGroupsOfUser(trx, user.id, groups.names, now);
-      const session = await startUserSession(trx, {
-        user: sessionUser,
+      return startUserSession(trx, {
+        user,
         kiosk: options.kiosk,
         sessionLimit,
+        maxMinutes: limitMinutes,
         meta: options.meta,
         now,
         previousToken: options.previousToken,
       });
-      const cappedEnd = limitMinutes === undefined ? session.endsAt : now + limitMinutes * MINUTE_MS;
-      if (cappedEnd < session.endsAt) {
-        // Only a kiosk session can get here: startUserSession gave it the kiosk length.
-        await trx.updateTable('userSessions').set({ endsAt: cappedEnd }).where('id', '=', session.sessionId).execute();
-        return { ...session, endsAt: cappedEnd };
-      }
-      return session;
     });
   } catch (error) {
     if (error instanceof ApiError && error.code === ErrorCodes.userLimitReached) {
