@@ -14,7 +14,6 @@ import { isUniqueViolation } from '../lib/unique-violation.js';
 import { displayName, groupNames, sessionDurationMinutes } from './saml-attributes.js';
 import type { VerifiedAssertion } from './saml-assertion.js';
 
-
 /**
  * A sign-in we refuse. `code` is what the browser is told (on the login page); `reason` is for the
  * log and the audit entry only.
