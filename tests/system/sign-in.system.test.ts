@@ -7,7 +7,8 @@ import { usePortal } from './support/portal.js';
  * sign-in with the password printed at first start, a wrong password, and the German interface.
  */
 describe('first sign-in in Chromium', () => {
-  const portal = usePortal();
+  // The newcomer's path: `npm start` on the embedded store.
+  const portal = usePortal({ store: 'sqlite' });
 
   it('shows a newcomer the login page at /', async () => {
     const { server, newPage } = portal();

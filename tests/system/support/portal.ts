@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { REPO_ROOT } from '@postern/test-support';
 import { launchChromium, newContext } from './browser.js';
-import { startPosternServer, type PosternServer } from './postern-server.js';
+import { startPosternServer, type PosternServer, type StoreChoice } from './postern-server.js';
 import { missingBuild, missingChromium, requireTool } from './requirements.js';
 
 /** A built Postern server and a Chromium to drive it, shared by the tests of one file. */
@@ -22,6 +22,8 @@ export function usePortal(
   options: {
     alsoMissing?: () => string | null;
     settings?: Record<string, string>;
+    /** PostgreSQL by default (when the test database is set), so real browsers exercise both stores. */
+    store?: StoreChoice;
     arrange?: (portal: Portal) => Promise<void>;
   } = {},
 ): () => Portal {
@@ -31,7 +33,7 @@ export function usePortal(
 
   beforeAll(async () => {
     if (missing !== null) return;
-    const server = await startPosternServer(options.settings);
+    const server = await startPosternServer(options.settings, options.store ?? 'postgres');
     const browser = await launchChromium().catch(async (error: unknown) => {
       await server.stop();
       throw error;

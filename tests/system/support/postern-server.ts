@@ -1,23 +1,37 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { capture, cleanEnv, freePort, REPO_ROOT, type RunningProcess } from '@postern/test-support';
 
-/** A built Postern server on its own port and fresh data directory. */
+/** A built Postern server on its own port and fresh data directory (and store). */
 export interface PosternServer {
   url: string;
   /** The password printed for postern-admin on first start. */
   adminPassword: string;
+  /** Which store it runs on. */
+  store: 'sqlite' | 'postgres';
   process: RunningProcess;
   stop(): Promise<void>;
 }
 
+/**
+ * sqlite: the embedded store, as `npm start` gives a newcomer. postgres: a fresh schema of the
+ * server named by POSTERN_TEST_DATABASE_URL (CI sets it), falling back to SQLite when there is none.
+ */
+export type StoreChoice = 'sqlite' | 'postgres';
+
 const PASSWORD_LINE = /Its password is shown only this once:\n\n\s+(\S+)\n/;
 
 /** Starts `node apps/server/dist/main.js` exactly as `npm start` runs it, on 127.0.0.1. */
-export async function startPosternServer(settings: Record<string, string> = {}): Promise<PosternServer> {
+export async function startPosternServer(
+  settings: Record<string, string> = {},
+  storeChoice: StoreChoice = 'sqlite',
+): Promise<PosternServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'postern-system-'));
+  const postgres = storeChoice === 'postgres' ? await createSchema() : null;
   const port = await freePort();
   const child = spawn(process.execPath, [path.join(REPO_ROOT, 'apps/server/dist/main.js'), 'serve'], {
     cwd: REPO_ROOT,
@@ -26,6 +40,7 @@ export async function startPosternServer(settings: Record<string, string> = {}):
       POSTERN_PORT: String(port),
       POSTERN_HOST: '127.0.0.1',
       POSTERN_LOG_LEVEL: 'warn',
+      ...(postgres === null ? {} : { DATABASE_URL: postgres.url }),
       ...settings,
     }),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -33,6 +48,7 @@ export async function startPosternServer(settings: Record<string, string> = {}):
   const running = capture(child);
   const stop = async () => {
     await running.stop();
+    await postgres?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
@@ -42,5 +58,31 @@ export async function startPosternServer(settings: Record<string, string> = {}):
     throw error;
   }
   const adminPassword = PASSWORD_LINE.exec(running.stdout())?.[1] ?? '';
-  return { url: `http://127.0.0.1:${port}`, adminPassword, process: running, stop };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    adminPassword,
+    store: postgres === null ? 'sqlite' : 'postgres',
+    process: running,
+    stop,
+  };
+}
+
+/** A new schema on the test PostgreSQL and a DATABASE_URL whose search path is that schema. */
+async function createSchema(): Promise<{ url: string; drop(): Promise<void> } | null> {
+  const base = process.env.POSTERN_TEST_DATABASE_URL;
+  if (base === undefined || base === '') return null;
+  const schema = `postern_system_${randomBytes(6).toString('hex')}`;
+  const run = async (statement: string) => {
+    const client = new pg.Client({ connectionString: base });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await run(`create schema ${schema}`);
+  const url = new URL(base);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return { url: url.toString(), drop: () => run(`drop schema ${schema} cascade`) };
 }
