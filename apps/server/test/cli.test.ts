@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { POSTERN_VERSION } from '@postern/protocol';
 import { cleanEnv, freePort, REPO_ROOT, startSourceCommand, type Finished } from '@postern/test-support';
+import { loadSqliteDriver } from '../src/store/sqlite-driver.js';
 
 const MAIN = path.join(REPO_ROOT, 'apps/server/src/main.ts');
 const PASSWORD_LINE = /Its password is shown only this once:\n\n\s+(\S+)\n/;
@@ -106,7 +106,8 @@ describe('postern command line', { timeout: 60_000 }, () => {
 
   it('refuses a store from a newer release with exit code 2', async () => {
     expect((await postern(['migrate'])).code).toBe(0);
-    const db = new BetterSqlite3(path.join(dataDir, 'data', 'postern.db'));
+    const Database = loadSqliteDriver();
+    const db = new Database(path.join(dataDir, 'data', 'postern.db'));
     db.prepare("insert into postern_migration (name, timestamp) values ('9000-future', '2030-01-01')").run();
     db.close();
     const result = await postern(['migrate']);

@@ -1,4 +1,4 @@
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type { Logger } from 'pino';
@@ -6,6 +6,7 @@ import { ConfigError } from '../config/config-error.js';
 import type { PosternConfig } from '../config/config.js';
 import type { Database } from './schema.js';
 import { SqliteBooleanPlugin } from './sqlite-boolean-plugin.js';
+import { loadSqliteDriver } from './sqlite-driver.js';
 
 export type StoreDialect = 'sqlite' | 'postgres';
 
@@ -35,9 +36,10 @@ export async function openStore(location: PosternConfig['store'], options: OpenS
 }
 
 function openSqlite(file: string): Store {
+  const Database = loadSqliteDriver();
   let database: BetterSqlite3.Database;
   try {
-    database = new BetterSqlite3(file);
+    database = new Database(file);
     database.pragma('journal_mode = WAL');
     database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
     database.pragma('foreign_keys = ON');
