@@ -10,7 +10,8 @@ describe('the SQLite driver', () => {
   it('opens a working database on this Node.js', () => {
     const Database = loadSqliteDriver();
     const db = new Database(':memory:');
-    expect(db.prepare('select sqlite_version() as version').get()).toMatchObject({ version: expect.any(String) });
+    const row = db.prepare('select sqlite_version() as version').get() as { version: string };
+    expect(row.version).toMatch(/^3\.\d+\.\d+$/);
     db.close();
   });
 });
