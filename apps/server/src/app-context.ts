@@ -6,6 +6,7 @@ import type { Clock } from './lib/clock.js';
 import type { PosternConfig } from './config/config.js';
 import type { SecretBox } from './secrets/secret-box.js';
 import type { SessionEvents } from './auth/session-events.js';
+import type { AgentSync } from './grants/agent-sync.js';
 
 /** What every service needs: the store, the time and the settings that shape behaviour. */
 export interface AppContext {
@@ -18,6 +19,8 @@ export interface AppContext {
   secrets: SecretBox;
   /** Announces ended user sessions (the grant engine revokes their grants). */
   sessionEvents: SessionEvents;
+  /** Tells connected agents about committed changes to grants, knocs and backends. */
+  agentSync: AgentSync;
 }
 
 /** Who is asking, as far as the network can tell. */

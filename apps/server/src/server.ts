@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { NO_AGENT_SYNC } from './grants/agent-sync.js';
 import type { Logger } from 'pino';
 import type { AppContext } from './app-context.js';
 import type { PosternConfig } from './config/config.js';
@@ -54,6 +55,7 @@ export function contextFor(config: PosternConfig, store: Store, logger: Logger):
     config,
     secrets: new SecretBox([key]),
     sessionEvents: new SessionEvents(logger),
+    agentSync: NO_AGENT_SYNC,
   };
 }
 

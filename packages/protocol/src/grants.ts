@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /**
  * Grant status codes, exactly as the specification numbers them. 7 is unused by design.
  */
@@ -24,3 +26,31 @@ export const SETTLED_AFTER_ACTION: readonly GrantStatus[] = [
   GrantStatus.Created,
   GrantStatus.Published,
 ];
+
+/** One address the browser learned on a discovery port. */
+export const DiscoveredIp = z.object({
+  Port: z.number().int().min(0).max(65535),
+  IP: z.string().trim().max(64),
+});
+export type DiscoveredIp = z.infer<typeof DiscoveredIp>;
+
+/** POST /api/grant */
+export const GrantBody = z.object({
+  ACLID: z.string().min(1).max(64),
+  /** Addresses from IP discovery; used only when the knoc has CGNATOpen. */
+  IPs: z.array(DiscoveredIp).max(16).default([]),
+});
+export type GrantBody = z.infer<typeof GrantBody>;
+
+/** POST /api/log_ips */
+export const LogIpsBody = z.object({ IPs: z.array(DiscoveredIp).max(16) });
+export type LogIpsBody = z.infer<typeof LogIpsBody>;
+
+/** POST /api/admin/acls/{id}/grants: an admin's audited break-glass grant. */
+export const BreakGlassGrantBody = z.object({
+  IP: z.string().trim().min(1).max(64),
+  /** Minutes; capped by the knoc's MaximumGrantDuration when it has one. */
+  Minutes: z.number().int().min(1).max(40320),
+  Reason: z.string().trim().min(1).max(500),
+});
+export type BreakGlassGrantBody = z.infer<typeof BreakGlassGrantBody>;

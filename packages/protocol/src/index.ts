@@ -18,3 +18,7 @@ export * from './api-keys.js';
 export * from './logs.js';
 export * from './settings.js';
 export * from './licence.js';
+export * from './agents.js';
+export * from './backends.js';
+export * from './knocs.js';
+export * from './agent-messages.js';

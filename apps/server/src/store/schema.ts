@@ -109,6 +109,74 @@ export interface KnocsTable {
   createdAt: number;
   updatedAt: number;
   lastModifiedBy: Generated<string>;
+  backendId: string | null;
+  clickToGrant: Generated<boolean>;
+  cgnatOpen: Generated<boolean>;
+  autoBrowseUsers: Generated<boolean>;
+  /** Seconds; 0 means no limit beyond the session. */
+  maximumGrantDuration: Generated<number>;
+  /** JSON of the knoc's IpExclusions. */
+  ipExclusions: Generated<string>;
+  /** JSON of the knoc's GrantType. */
+  grantType: Generated<string>;
+  /** JSON of the knoc's ACL config (one key naming the backend type); sensitive values encrypted. */
+  config: Generated<string>;
+  /** Appended as `knoctoken` when the dashboard auto-browses to the knoc's URL. */
+  uriToken: Generated<string>;
+}
+
+export interface AgentsTable {
+  id: string;
+  name: string;
+  tokenHash: string;
+  /** SecretBox ciphertext of the token, so an admin can view it again. */
+  tokenSecret: string;
+  version: string | null;
+  lastSeen: number | null;
+  externalIp: string | null;
+  /** JSON of the last reported AgentCapabilities. */
+  capabilities: string | null;
+  generation: Generated<number>;
+  connectionId: string | null;
+  createdAt: number;
+  updatedAt: number;
+  lastModifiedBy: Generated<string>;
+}
+
+export interface BackendsTable {
+  id: string;
+  name: string;
+  agentId: string | null;
+  type: string;
+  /** JSON of the type's fields; secret fields hold SecretBox ciphertexts. */
+  config: string;
+  createdAt: number;
+  updatedAt: number;
+  lastModifiedBy: Generated<string>;
+}
+
+export interface GrantsTable {
+  id: string;
+  aclId: string;
+  sessionId: string | null;
+  userId: string | null;
+  userName: string;
+  ip: string;
+  /** A GrantStatus code. */
+  status: number;
+  error: Generated<string>;
+  createdAt: number;
+  updatedAt: number;
+  expiresAt: number;
+  endedAt: number | null;
+  endReason: string | null;
+}
+
+export interface SessionIpsTable {
+  sessionId: string;
+  ip: string;
+  port: number;
+  createdAt: number;
 }
 
 export interface UserAclsTable {
@@ -183,4 +251,8 @@ export interface Database {
   loginThrottle: LoginThrottleTable;
   samlRequests: SamlRequestsTable;
   samlAssertions: SamlAssertionsTable;
+  agents: AgentsTable;
+  backends: BackendsTable;
+  grants: GrantsTable;
+  sessionIps: SessionIpsTable;
 }

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { NO_AGENT_SYNC } from '../grants/agent-sync.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -110,6 +111,7 @@ export async function createTestApp(kind: TestStoreKind, options: TestAppOptions
     },
     secrets: new SecretBox([randomBytes(32)]),
     sessionEvents: new SessionEvents(logger),
+    agentSync: NO_AGENT_SYNC,
   };
   const app = await buildApp(ctx, options.webApp ?? NO_WEB_APP);
   return {

@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as identity from './0001-identity.js';
 import * as directory from './0002-directory.js';
+import * as grants from './0003-grants.js';
 
 /**
  * Every migration, in order. Append only: a released migration is never edited, because stores in
@@ -9,6 +10,7 @@ import * as directory from './0002-directory.js';
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-identity': identity,
   '0002-directory': directory,
+  '0003-grants': grants,
 };
 
 export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS);

@@ -1,0 +1,207 @@
+import { z } from 'zod';
+import { dataEnvelope } from './envelope.js';
+import { ErrorCodes } from './errors.js';
+import { HttpUrl, Id, RequiredName } from './common.js';
+
+/** Written in place of a stored secret when a backend or knoc is read back. */
+export const RECORDED = 'RECORDED';
+
+export const BACKEND_TYPES = [
+  'ipset',
+  'allowlist',
+  'haproxy',
+  'knocproxy',
+  'script',
+  'fortios',
+  'fortimanager',
+  'panos',
+  'firepower',
+  'sophosutm',
+  'sophossfos',
+  'aws',
+  'azure',
+] as const;
+export const BackendType = z.enum(BACKEND_TYPES);
+export type BackendType = z.infer<typeof BackendType>;
+
+/** Vendor backends are stored and validated now; their agent drivers come later. */
+export const VENDOR_BACKEND_TYPES: readonly BackendType[] = [
+  'fortios',
+  'fortimanager',
+  'panos',
+  'firepower',
+  'sophosutm',
+  'sophossfos',
+  'aws',
+  'azure',
+];
+
+/** Minimum agent version per backend type (the spec: 1.9.0 for Sophos, 1.6.0 otherwise). */
+export function minimumAgentVersion(type: BackendType): string {
+  return type === 'sophosutm' || type === 'sophossfos' ? '1.9.0' : '1.6.0';
+}
+
+/** The fields of each type that are secrets: encrypted at rest, read back as RECORDED. */
+export const BACKEND_SECRET_FIELDS: Readonly<Record<BackendType, readonly string[]>> = {
+  ipset: [],
+  allowlist: [],
+  haproxy: [],
+  knocproxy: [],
+  script: [],
+  fortios: ['Bearer'],
+  fortimanager: ['ApiKey'],
+  panos: ['ApiKey'],
+  firepower: ['Password'],
+  sophosutm: ['ApiKey'],
+  sophossfos: ['Password'],
+  aws: ['SecretAccessKey'],
+  azure: ['ClientSecret'],
+};
+
+/** The field naming where a vendor lives; changing it without re-entering the secrets is refused. */
+export const BACKEND_ADDRESS_FIELD: Readonly<Partial<Record<BackendType, string>>> = {
+  fortios: 'Url',
+  fortimanager: 'Hostname',
+  panos: 'Hostname',
+  firepower: 'Hostname',
+  sophosutm: 'Hostname',
+  sophossfos: 'Hostname',
+};
+
+const text = () => z.string().trim().min(1).max(1024);
+/** A secret: required on create; on update omitted or RECORDED keeps the stored value. */
+const secret = () => z.string().min(1).max(4096);
+/** On update: a new secret, or RECORDED / omitted to keep the stored one. */
+const secretOrRecorded = () => z.string().max(4096);
+const hostname = () => z.string().trim().min(1).max(253);
+const insecure = () => z.boolean().default(false);
+
+export const HAPROXY_DEFAULT_UNIX_SOCKET = '/var/run/haproxy.sock';
+export const HAPROXY_DEFAULT_TCP_PORT = 9999;
+
+/** haproxy: the runtime API socket. knocproxy: where the agent's proxy listens. */
+const socketConfig = z
+  .object({ Protocol: z.enum(['unix', 'tcp']), Address: text() })
+  .superRefine((value, ctx) => {
+    if (value.Protocol === 'unix' && !value.Address.startsWith('/')) {
+      ctx.addIssue({ code: 'custom', path: ['Address'], message: ErrorCodes.invalidAddress });
+    }
+    if (value.Protocol === 'tcp' && !/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(value.Address)) {
+      ctx.addIssue({ code: 'custom', path: ['Address'], message: ErrorCodes.invalidAddress });
+    }
+  });
+
+/** A script variable's declaration on the backend: its value lives on each knoc. */
+export const BackendEnvVar = z.object({
+  Name: z
+    .string()
+    .trim()
+    .min(1, ErrorCodes.emptyEnvVarName)
+    .max(128)
+    .refine((name) => !name.includes('='), ErrorCodes.invalidEnvVarName),
+  Sensitive: z.boolean().default(false),
+});
+
+/** Each backend type's configuration, by the spec's table. */
+export const BACKEND_CONFIG_SCHEMAS = {
+  ipset: z.object({}),
+  allowlist: z.object({}),
+  haproxy: socketConfig,
+  knocproxy: socketConfig,
+  script: z.object({
+    /** A program in the agent's scripts directory (an absolute path inside it or a bare name). */
+    Command: text(),
+    EnvVars: z.array(BackendEnvVar).max(100).default([]),
+  }),
+  fortios: z.object({
+    Url: HttpUrl,
+    Insecure: insecure(),
+    Bearer: secret(),
+    Prefix: z.string().trim().max(32).default('kk_'),
+    VDOM: z.string().trim().max(64).default(''),
+  }),
+  fortimanager: z.object({ Hostname: hostname(), Insecure: insecure(), ApiKey: secret() }),
+  panos: z.object({
+    Hostname: hostname(),
+    Insecure: insecure(),
+    ApiKey: secret(),
+    VSys: z.string().trim().min(1).max(64).default('vsys1'),
+    DeviceGroup: z.string().trim().max(64).default(''),
+    MapUser: z.boolean().default(false),
+  }),
+  firepower: z.object({ Hostname: hostname(), Insecure: insecure(), Username: text(), Password: secret() }),
+  sophosutm: z.object({ Hostname: hostname(), Insecure: insecure(), ApiKey: secret() }),
+  sophossfos: z.object({ Hostname: hostname(), Insecure: insecure(), Username: text(), Password: secret() }),
+  aws: z.object({ AccessKeyId: text(), SecretAccessKey: secret(), Region: text() }),
+  azure: z.object({ ClientId: text(), ClientSecret: secret(), TenantId: text(), NoCache: z.boolean().default(false) }),
+} as const satisfies Record<BackendType, z.ZodType>;
+
+/** On update a secret may be omitted or sent back as RECORDED: the stored value is kept. */
+function withOptionalSecrets(type: BackendType): z.ZodType {
+  const schema = BACKEND_CONFIG_SCHEMAS[type];
+  const secrets = BACKEND_SECRET_FIELDS[type];
+  if (secrets.length === 0) return schema;
+  const object = schema as z.ZodObject;
+  const optional = Object.fromEntries(secrets.map((field) => [field, secretOrRecorded().optional()]));
+  return object.extend(optional);
+}
+
+/**
+ * A backend's Config: an object with exactly one key, naming the type, whose value is that type's
+ * fields. Parsing returns `{ type, fields }` so code never has to find the key again.
+ */
+function backendConfig(mode: 'create' | 'update') {
+  return z.record(z.string(), z.unknown()).transform((config, ctx) => {
+    const keys = Object.keys(config);
+    const [type] = keys;
+    if (keys.length !== 1 || type === undefined || !BackendType.safeParse(type).success) {
+      ctx.addIssue({ code: 'custom', message: ErrorCodes.backendConfigOneType });
+      return z.NEVER;
+    }
+    const backendType = type as BackendType;
+    const schema = mode === 'create' ? BACKEND_CONFIG_SCHEMAS[backendType] : withOptionalSecrets(backendType);
+    const parsed = schema.safeParse(config[type] ?? {});
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        ctx.addIssue({ code: 'custom', path: [type, ...issue.path], message: issue.message });
+      }
+      return z.NEVER;
+    }
+    return { type: backendType, fields: parsed.data as Record<string, unknown> };
+  });
+}
+
+export const BackendConfig = backendConfig('create');
+/** As BackendConfig, but secrets may be omitted or RECORDED (kept as stored). */
+export const BackendConfigUpdate = backendConfig('update');
+export type BackendConfig = z.output<typeof BackendConfig>;
+
+export const BackendRecord = z.object({
+  ID: Id,
+  Name: z.string(),
+  /** NO_AGENT_ID when the backend has no agent (allowlist). */
+  AgentID: Id,
+  AgentName: z.string(),
+  Type: BackendType,
+  /** `{ <type>: { …fields } }` with every secret written as RECORDED. */
+  Config: z.record(z.string(), z.record(z.string(), z.unknown())),
+  LastModifiedAt: z.string(),
+  LastModifiedBy: z.string(),
+});
+export type BackendRecord = z.infer<typeof BackendRecord>;
+export const BackendResponse = dataEnvelope(BackendRecord);
+export const BackendListResponse = dataEnvelope(z.array(BackendRecord));
+
+const backendFields = {
+  Name: RequiredName,
+  /** Required for every type but allowlist; NO_AGENT_ID, null or omitted mean none. */
+  AgentID: Id.nullable().optional(),
+};
+
+/** POST /api/admin/backends */
+export const BackendCreateBody = z.object({ ...backendFields, Config: BackendConfig });
+export type BackendCreateBody = z.infer<typeof BackendCreateBody>;
+
+/** PUT /api/admin/backends/{id}: the type is fixed; secrets omitted or RECORDED are kept. */
+export const BackendUpdateBody = z.object({ ...backendFields, ID: Id, Config: BackendConfigUpdate });
+export type BackendUpdateBody = z.infer<typeof BackendUpdateBody>;
