@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { AgentHub } from './agent-hub/agent-hub.js';
+import { forwardEndedSessionsToAgents, startGrantSweeper } from './grants/grant-sweeper.js';
 import { NO_AGENT_SYNC } from './grants/agent-sync.js';
 import type { Logger } from 'pino';
 import type { AppContext } from './app-context.js';
@@ -66,8 +68,15 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
   const runtime = new RuntimeSettings(ctx);
   let app: FastifyInstance | undefined;
   let sweeper: { stop(): Promise<void> } | undefined;
+  let grantSweeper: { stop(): Promise<void> } | undefined;
+  const agentHub = new AgentHub(ctx);
+  ctx.agentSync = agentHub;
+  const stopForwarding = forwardEndedSessionsToAgents(ctx);
   const stop = async () => {
+    stopForwarding();
+    await grantSweeper?.stop();
     await sweeper?.stop();
+    agentHub.close();
     await runtime.stop();
     await app?.close();
     await store.close();
@@ -80,9 +89,10 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
     }
     await runtime.applyOnce();
     runtime.start();
-    app = await buildApp(ctx, webApp, { onConfigChanged: () => runtime.applyOnce() });
+    app = await buildApp(ctx, webApp, { onConfigChanged: () => runtime.applyOnce(), agentHub });
     await listen(app, config);
     sweeper = startSessionSweeper(ctx);
+    grantSweeper = startGrantSweeper(ctx);
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
     logger.info({ url, store: store.description }, 'Postern is listening');
     if (bootstrapPassword !== null) printBootstrapPassword(bootstrapPassword, config.publicUrl ?? url);

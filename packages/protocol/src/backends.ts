@@ -80,16 +80,14 @@ export const HAPROXY_DEFAULT_UNIX_SOCKET = '/var/run/haproxy.sock';
 export const HAPROXY_DEFAULT_TCP_PORT = 9999;
 
 /** haproxy: the runtime API socket. knocproxy: where the agent's proxy listens. */
-const socketConfig = z
-  .object({ Protocol: z.enum(['unix', 'tcp']), Address: text() })
-  .superRefine((value, ctx) => {
-    if (value.Protocol === 'unix' && !value.Address.startsWith('/')) {
-      ctx.addIssue({ code: 'custom', path: ['Address'], message: ErrorCodes.invalidAddress });
-    }
-    if (value.Protocol === 'tcp' && !/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(value.Address)) {
-      ctx.addIssue({ code: 'custom', path: ['Address'], message: ErrorCodes.invalidAddress });
-    }
-  });
+const socketConfig = z.object({ Protocol: z.enum(['unix', 'tcp']), Address: text() }).superRefine((value, ctx) => {
+  if (value.Protocol === 'unix' && !value.Address.startsWith('/')) {
+    ctx.addIssue({ code: 'custom', path: ['Address'], message: ErrorCodes.invalidAddress });
+  }
+  if (value.Protocol === 'tcp' && !/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(value.Address)) {
+    ctx.addIssue({ code: 'custom', path: ['Address'], message: ErrorCodes.invalidAddress });
+  }
+});
 
 /** A script variable's declaration on the backend: its value lives on each knoc. */
 export const BackendEnvVar = z.object({

@@ -65,6 +65,12 @@ export const ErrorCodes = {
   ipsetNotAllowed: 'err.ipsetNotAllowed',
   noBackendSelected: 'err.noBackendSelected',
   invalidParent: 'err.invalidParent',
+  // Why an agent cannot run a backend type (Extra of err.agentIncapable; the wizard's reasons too).
+  agentNeverConnected: 'err.agentNeverConnected',
+  agentBackendTypeNotSupported: 'err.agentBackendTypeNotSupported',
+  ipsetNoCommand: 'err.ipsetNoCommand',
+  ipsetNoSudo: 'err.ipsetNoSudo',
+  agentScriptsDisabled: 'err.agentScriptsDisabled',
   // Grants.
   aclNotAvailable: 'err.aclNotAvailable',
   aclDisabledForUser: 'err.aclDisabledForUser',
@@ -91,6 +97,7 @@ export const ErrorCodes = {
   cannotChangeIdentity: 'err.cannotChangeIdentity',
   groupTypeFixed: 'err.groupTypeFixed',
   apiKeyFieldFixed: 'err.apiKeyFieldFixed',
+  apiKeyAddressNotAllowed: 'err.apiKeyAddressNotAllowed',
   cannotDeleteSelf: 'err.cannotDeleteSelf',
   userLimitReached: 'err.userLimitReached',
   passwordChangeNotAllowed: 'err.passwordChangeNotAllowed',

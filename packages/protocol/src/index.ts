@@ -22,3 +22,4 @@ export * from './agents.js';
 export * from './backends.js';
 export * from './knocs.js';
 export * from './agent-messages.js';
+export * from './v1.js';

@@ -8,8 +8,6 @@ import { BackendConfig, BackendConfigUpdate, BackendType } from './backends.js';
 
 export const DEFAULT_ICON = 'server';
 
-/** An IPv4 address the spec's way (four parts 0–255, no leading zeros), or 'Invalid IP address'. */
-const Ipv4Address = z.string().trim().refine(isIpv4, ErrorCodes.invalidIpAddress);
 const IpAddress = z
   .string()
   .trim()
@@ -59,7 +57,10 @@ export const NO_IP_EXCLUSIONS: IpExclusions = { RestrictionType: 'none', RfcType
 export const GrantType = z
   .object({
     Type: z.enum(['userIp', 'specifiedIps']).default('userIp'),
-    Ips: z.array(z.object({ Ip: IpAddress })).max(256).default([]),
+    Ips: z
+      .array(z.object({ Ip: IpAddress }))
+      .max(256)
+      .default([]),
   })
   .superRefine((value, ctx) => {
     if (value.Type === 'specifiedIps' && value.Ips.length === 0) {
@@ -105,9 +106,16 @@ export const ACL_CONFIG_SCHEMAS = {
     AllowedIpAddresses: z.array(Cidr).max(256).default([]),
   }),
   haproxy: z.object({
-    ID: z.union([z.string(), z.number()], { error: ErrorCodes.aclIdRequired })
+    ID: z
+      .union([z.string(), z.number()], { error: ErrorCodes.aclIdRequired })
       .transform(String)
-      .pipe(z.string().trim().min(1, ErrorCodes.aclIdRequired).regex(/^\d{1,9}$/, ErrorCodes.aclIdMustBeNumber)),
+      .pipe(
+        z
+          .string()
+          .trim()
+          .min(1, ErrorCodes.aclIdRequired)
+          .regex(/^\d{1,9}$/, ErrorCodes.aclIdMustBeNumber),
+      ),
   }),
   knocproxy: z.object({
     Name: required(ErrorCodes.aclNameRequired).regex(/^[A-Za-z0-9_]+$/, ErrorCodes.invalidKnocproxyAclName),
@@ -155,23 +163,25 @@ export const ACL_CONFIG_SCHEMAS = {
  * A knoc's Config: one key naming its backend's type (it must match the backend), plus the
  * server-made UriToken read back for auto-browse. Parsing returns `{ type, fields }`.
  */
-export const AclConfig = z.record(z.string(), z.unknown()).transform((config, ctx) => {
-  const keys = Object.keys(config).filter((key) => key !== 'UriToken');
-  const [type] = keys;
-  if (keys.length !== 1 || type === undefined || !BackendType.safeParse(type).success) {
-    ctx.addIssue({ code: 'custom', message: ErrorCodes.noBackendSelected });
-    return z.NEVER;
-  }
-  const backendType = type as BackendType;
-  const parsed = ACL_CONFIG_SCHEMAS[backendType].safeParse(config[type] ?? {});
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      ctx.addIssue({ code: 'custom', path: [type, ...issue.path], message: issue.message });
+export const AclConfig = z
+  .record(z.string(), z.unknown())
+  .transform((config, ctx): { type: BackendType; fields: Record<string, unknown> } => {
+    const keys = Object.keys(config).filter((key) => key !== 'UriToken');
+    const [type] = keys;
+    if (keys.length !== 1 || type === undefined || !BackendType.safeParse(type).success) {
+      ctx.addIssue({ code: 'custom', message: ErrorCodes.noBackendSelected });
+      return z.NEVER;
     }
-    return z.NEVER;
-  }
-  return { type: backendType, fields: parsed.data as Record<string, unknown> };
-});
+    const backendType = type as BackendType;
+    const parsed = ACL_CONFIG_SCHEMAS[backendType].safeParse(config[type] ?? {});
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        ctx.addIssue({ code: 'custom', path: [type, ...issue.path], message: issue.message });
+      }
+      return z.NEVER;
+    }
+    return { type: backendType, fields: parsed.data };
+  });
 export type AclConfig = z.output<typeof AclConfig>;
 
 /**
@@ -188,9 +198,7 @@ export const MaximumGrantDuration = z
       .refine(
         (seconds) =>
           seconds === 0 ||
-          (seconds % 60 === 0 &&
-            seconds >= MAX_GRANT_MINUTES_MIN * 60 &&
-            seconds <= MAX_GRANT_MINUTES_MAX * 60),
+          (seconds % 60 === 0 && seconds >= MAX_GRANT_MINUTES_MIN * 60 && seconds <= MAX_GRANT_MINUTES_MAX * 60),
         ErrorCodes.maximumGrantDurationRange,
       ),
   );
@@ -199,8 +207,18 @@ export const MaximumGrantDuration = z
 export const knocFields = {
   Description: RequiredName,
   URL: z.string().trim().max(2048).default(''),
-  Category: z.string().trim().max(200).default(DEFAULT_ACL_CATEGORY).transform((c) => (c === '' ? DEFAULT_ACL_CATEGORY : c)),
-  Icon: z.string().trim().max(200).default(DEFAULT_ICON).transform((i) => (i === '' ? DEFAULT_ICON : i)),
+  Category: z
+    .string()
+    .trim()
+    .max(200)
+    .default(DEFAULT_ACL_CATEGORY)
+    .transform((c) => (c === '' ? DEFAULT_ACL_CATEGORY : c)),
+  Icon: z
+    .string()
+    .trim()
+    .max(200)
+    .default(DEFAULT_ICON)
+    .transform((i) => (i === '' ? DEFAULT_ICON : i)),
   ClickToGrant: z.boolean().default(true),
   CGNATOpen: z.boolean().default(false),
   HideFromUsers: z.boolean().default(false),
@@ -210,7 +228,10 @@ export const knocFields = {
   IpExclusions: IpExclusions.default(NO_IP_EXCLUSIONS),
   GrantType: GrantType.default(USER_IP_GRANT),
   /** A passive+ child points at its parent; null or '' for none. */
-  ParentID: Id.nullable().optional(),
+  ParentID: z
+    .union([Id, z.literal('')])
+    .nullable()
+    .optional(),
 };
 
 /** POST /api/admin/acls: one knoc on an existing backend. */

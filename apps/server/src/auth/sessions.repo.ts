@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { endGrantsForSessions } from '../grants/grants.repo.js';
 import type { Database, SessionStage } from '../store/schema.js';
 import { bool } from '../lib/rows.js';
 import type { EndedUserSession } from './session-events.js';
@@ -125,6 +126,13 @@ export async function endUserSessions(
     .set((eb) => ({ endedAt: 'expiredAt' in selection ? eb.ref('endsAt') : eb.val(now), endReason: reason }))
     .returning(['id', 'userId'])
     .execute();
+  // A session's grants end with it, in the same transaction: no moment exists in which a grant
+  // outlives its session in the store. Agents hear of it after commit (grants/session-grants.ts).
+  await endGrantsForSessions(
+    db,
+    rows.map((row) => row.id),
+    now,
+  );
   return rows.map((row) => ({ sessionId: row.id, userId: row.userId, reason }));
 }
 

@@ -20,6 +20,12 @@ import { registerApiKeyRoutes } from '../apikeys/apikeys.routes.js';
 import { registerLogRoutes } from '../audit/logs.routes.js';
 import { registerSettingsRoutes } from '../settings/settings.routes.js';
 import { registerStatusRoutes } from '../status/status.routes.js';
+import { registerBackendRoutes } from '../backends/backends.routes.js';
+import { registerKnocRoutes } from '../knocs/knocs.routes.js';
+import { registerGrantRoutes } from '../grants/grants.routes.js';
+import type { AgentHub } from '../agent-hub/agent-hub.js';
+import { registerV1Routes } from '../v1/v1.routes.js';
+import { registerAgentRoutes } from '../agents/agents.routes.js';
 import { uuidv7 } from '../lib/ids.js';
 
 /** Request bodies larger than this are refused with 413 (logo uploads raise it on their route). */
@@ -32,6 +38,8 @@ const BODY_LIMIT_BYTES = 256 * 1024;
 export interface BuildAppOptions {
   /** Called after an admin changed the runtime configuration (DebugMode, GELF target). */
   onConfigChanged?: () => Promise<void>;
+  /** Serves the agents' WebSocket endpoint when given (the server and tests that drive agents). */
+  agentHub?: AgentHub;
 }
 
 export async function buildApp(
@@ -108,7 +116,13 @@ export async function buildApp(
   registerApiKeyRoutes(app, ctx);
   registerLogRoutes(app, ctx);
   registerSettingsRoutes(app, ctx, options.onConfigChanged ?? (() => Promise.resolve()));
+  registerBackendRoutes(app, ctx);
+  registerKnocRoutes(app, ctx);
   registerStatusRoutes(app, ctx, webApp);
+  registerGrantRoutes(app, ctx);
+  if (options.agentHub !== undefined) await options.agentHub.register(app);
+  registerV1Routes(app, ctx);
+  registerAgentRoutes(app, ctx);
   await registerWebApp(app, webApp);
   return app;
 }

@@ -1,6 +1,7 @@
 import {
   MINIMUM_AGENT_VERSION,
   POSTERN_VERSION,
+  type AclEntry,
   type AdminStatus,
   type SystemStatus,
   type Theme,
@@ -18,6 +19,30 @@ import { readSettings } from '../settings/settings.js';
 import { currentLicensing, usersAreLicensed } from '../licence/licence.js';
 import { isoOrNull } from '../lib/rows.js';
 import { decodeLogo } from '../settings/settings.service.js';
+import { userAclEntries } from '../grants/grants.service.js';
+
+/** Knocs an admin sees in the console: hidden passive+ children and HideFromAdmins knocs excluded. */
+async function countVisibleKnocs(ctx: AppContext): Promise<number> {
+  const row = await ctx.db
+    .selectFrom('knocs')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('hideFromAdmins', '=', false)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/**
+ * The URL the dashboard opens on its own: only when exactly one ACL asks for it and its URL is
+ * http(s); the knoc's UriToken goes along as `knoctoken`.
+ */
+function autoBrowseTarget(acls: readonly AclEntry[]): string | null {
+  const candidates = acls.filter((acl) => acl.AutoBrowseUsers && !acl.HideFromUsers && /^https?:\/\//i.test(acl.URL));
+  const [only] = candidates;
+  if (candidates.length !== 1 || only === undefined || !URL.canParse(only.URL)) return null;
+  const url = new URL(only.URL);
+  if (only.Config.UriToken !== '') url.searchParams.set('knoctoken', only.Config.UriToken);
+  return url.toString();
+}
 
 /** How many audit entries the admin home's "recent activity" shows. */
 const RECENT_ACTIVITY_ENTRIES = 10;
@@ -33,6 +58,7 @@ export async function userStatus(
     currentLicensing(ctx),
     usersAreLicensed(ctx),
   ]);
+  const acls = await userAclEntries(ctx, { user, session, address: meta.ipAddress });
   return {
     Name: user.name,
     UserName: user.userName,
@@ -44,19 +70,19 @@ export async function userStatus(
     UserLicensed: userLicensed,
     AuthType: user.authType,
     NewUserDashboard: settings.NewUserDashboard,
-    AutoBrowseToURI: null,
-    // The grant engine fills this; without it no ACL can be offered.
-    ACLs: [],
+    AutoBrowseToURI: autoBrowseTarget(acls),
+    ACLs: acls,
   };
 }
 
 export async function adminStatus(ctx: AppContext, admin: Admin): Promise<AdminStatus> {
   const now = ctx.clock.now();
-  const [userCount, sessionCount, activity, licensing] = await Promise.all([
+  const [userCount, sessionCount, activity, licensing, aclCount] = await Promise.all([
     countUsers(ctx.db),
     countActiveUserSessions(ctx.db, now),
     recentAudit(ctx.db, RECENT_ACTIVITY_ENTRIES),
     currentLicensing(ctx),
+    countVisibleKnocs(ctx),
   ]);
   return {
     ...adminSessionInfo(admin),
@@ -69,7 +95,7 @@ export async function adminStatus(ctx: AppContext, admin: Admin): Promise<AdminS
     UserCount: userCount,
     ExperimentalFeatures: [],
     SessionCount: sessionCount,
-    ACLCount: 0,
+    ACLCount: aclCount,
     Activity: activity,
     Licensing: licensing,
     AvailableAgentVersions: [],

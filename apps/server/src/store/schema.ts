@@ -162,6 +162,7 @@ export interface GrantsTable {
   userId: string | null;
   userName: string;
   ip: string;
+  origin: GrantOrigin;
   /** A GrantStatus code. */
   status: number;
   error: Generated<string>;
@@ -171,6 +172,9 @@ export interface GrantsTable {
   endedAt: number | null;
   endReason: string | null;
 }
+
+/** Where a granted address came from; 'user' grants move when the user's address changes. */
+export type GrantOrigin = 'user' | 'discovered' | 'fixed' | 'admin';
 
 export interface SessionIpsTable {
   sessionId: string;

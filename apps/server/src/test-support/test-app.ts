@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { AgentHub } from '../agent-hub/agent-hub.js';
+import { forwardEndedSessionsToAgents } from '../grants/grant-sweeper.js';
 import { NO_AGENT_SYNC } from '../grants/agent-sync.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -82,6 +84,8 @@ const NO_WEB_APP: WebApp = {
 export interface TestApp {
   app: FastifyInstance;
   ctx: AppContext;
+  /** The agent hub; agents connect when the app listens (see listen in agent tests). */
+  hub: AgentHub;
   clock: ManualClock;
   close(): Promise<void>;
 }
@@ -113,12 +117,18 @@ export async function createTestApp(kind: TestStoreKind, options: TestAppOptions
     sessionEvents: new SessionEvents(logger),
     agentSync: NO_AGENT_SYNC,
   };
-  const app = await buildApp(ctx, options.webApp ?? NO_WEB_APP);
+  const hub = new AgentHub(ctx);
+  ctx.agentSync = hub;
+  const stopForwarding = forwardEndedSessionsToAgents(ctx);
+  const app = await buildApp(ctx, options.webApp ?? NO_WEB_APP, { agentHub: hub });
   return {
     app,
     ctx,
+    hub,
     clock,
     close: async () => {
+      stopForwarding();
+      hub.close();
       await app.close();
       await testStore.dispose();
     },

@@ -79,11 +79,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createTable('grants')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('acl_id', 'text', (c) => c.notNull().references('knocs.id').onDelete('cascade'))
-    // Null for an admin's break-glass grant, which belongs to no session.
-    .addColumn('session_id', 'text', (c) => c.references('user_sessions.id').onDelete('cascade'))
-    .addColumn('user_id', 'text', (c) => c.references('users.id').onDelete('cascade'))
+    // No foreign keys on the session and user: a grant row outlives them as a record, and ending a
+    // session ends its grants in the same transaction (auth/sessions.repo.ts). Null session: an
+    // admin's break-glass grant.
+    .addColumn('session_id', 'text')
+    .addColumn('user_id', 'text')
     .addColumn('user_name', 'text', (c) => c.notNull())
     .addColumn('ip', 'text', (c) => c.notNull())
+    // Where the address came from: 'user' (the caller's address, moves when it changes),
+    // 'discovered' (CGNATOpen extra address), 'fixed' (GrantType specifiedIps) or 'admin'.
+    .addColumn('origin', 'text', (c) => c.notNull())
     .addColumn('status', 'integer', (c) => c.notNull())
     .addColumn('error', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('created_at', 'bigint', (c) => c.notNull())

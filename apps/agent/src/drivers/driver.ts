@@ -1,0 +1,48 @@
+import type { AgentKnoc, BackendType } from '@postern/protocol';
+
+/** One address to hold on a knoc. */
+export interface DriverEntry {
+  /** An IPv4 or IPv6 address (or CIDR). */
+  ip: string;
+  /** Seconds left; drivers with a device timeout (ipset) write it, clamped to 1…2147483. */
+  ttlSeconds: number;
+  /** Who the entry is for (scripts get it as knoc_username). */
+  userName: string;
+}
+
+/** What happened to one entry. `error` is what the device said, for the grant's Error. */
+export interface EntryOutcome {
+  ip: string;
+  ok: boolean;
+  error: string;
+}
+
+/**
+ * A backend driver. Drivers receive argument arrays, never shell strings, and batch where the device
+ * allows (one `ipset restore`, one runtime-socket connection). A driver never throws for one bad
+ * entry: it reports it in the outcomes. It throws only when it cannot work at all (e.g. the socket
+ * is gone), and then every entry of the call counts as failed with that message.
+ */
+export interface Driver {
+  readonly type: BackendType;
+  /** Adds the entries, or refreshes their device timeout when already present. */
+  apply(knoc: AgentKnoc, entries: readonly DriverEntry[]): Promise<EntryOutcome[]>;
+  /** Removes the entries; removing an absent entry is a success. */
+  remove(knoc: AgentKnoc, entries: readonly DriverEntry[]): Promise<EntryOutcome[]>;
+  /** The addresses the device holds for this knoc now, for reconciling after a restart. */
+  list(knoc: AgentKnoc): Promise<string[]>;
+  /** Removes every address the device holds for this knoc (knoc deleted). */
+  flush(knoc: AgentKnoc): Promise<void>;
+  /** Releases sockets, servers and timers. */
+  close(): Promise<void>;
+  /**
+   * Optional. The knocs of this driver's type the agent enforces now (call it with every state
+   * message). Drivers that run something per knoc start it here and stop what is no longer listed:
+   * knocproxy opens its listeners, so a visitor without a grant sees the 403 page rather than a
+   * refused connection. Rejects naming the knocs it could not set up; the others are set up anyway.
+   */
+  configure?(knocs: readonly AgentKnoc[]): Promise<void>;
+}
+
+/** The drivers an agent has, by backend type; a type without a driver is not in the map. */
+export type DriverSet = ReadonlyMap<BackendType, Driver>;

@@ -1,0 +1,239 @@
+import type { WebSocket } from 'ws';
+import type { Logger } from 'pino';
+import {
+  AGENT_OFFLINE_AFTER_SECONDS,
+  AGENT_PROTOCOL_VERSION,
+  AgentCloseCodes,
+  AgentToServerMessage,
+  type EntryKey,
+  type ServerToAgentMessage,
+} from '@postern/protocol';
+import type { AppContext } from '../app-context.js';
+import { agentKnocs, desiredEntries, desiredForKeys } from './desired-state.js';
+import { recordResults } from './results.js';
+
+/** A text frame's payload as a string (ws hands over a Buffer, or fragments of one). */
+function textOf(data: Buffer | ArrayBuffer | Buffer[]): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.from(data instanceof ArrayBuffer ? new Uint8Array(data) : data).toString('utf8');
+}
+
+/** Heartbeats refresh LastSeen in the store at most this often. */
+const LAST_SEEN_WRITE_MS = 5_000;
+/** An agent that has not said hello this long after connecting is dropped. */
+const HELLO_TIMEOUT_MS = 10_000;
+
+/**
+ * One agent's live WebSocket. Messages to the agent leave in the order their generations were
+ * taken: every send is computed and sent inside one serial work queue, and a burst of changes is
+ * coalesced into one message per turn of the event loop.
+ */
+export class AgentConnection {
+  readonly #pendingKeys = new Map<string, EntryKey>();
+  #fullStatePending = false;
+  #flushScheduled = false;
+  #work: Promise<void> = Promise.resolve();
+  #ready = false;
+  #closed = false;
+  #lastSeenWritten = 0;
+  #lastMessageAt: number;
+  readonly #watchdog: NodeJS.Timeout;
+  readonly #helloTimer: NodeJS.Timeout;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly socket: WebSocket,
+    readonly agentId: string,
+    readonly connectionId: string,
+    private readonly log: Logger,
+    private readonly onClosed: (connection: AgentConnection) => void,
+  ) {
+    this.#lastMessageAt = Date.now();
+    socket.on('message', (data, isBinary) => {
+      this.#lastMessageAt = Date.now();
+      if (isBinary) return this.close(AgentCloseCodes.protocolError, 'binary frames are not part of the protocol');
+      this.#enqueue(() => this.#handle(textOf(data)));
+    });
+    socket.on('close', () => this.#closedBySocket());
+    socket.on('error', (error) => this.log.warn({ err: error }, 'agent socket error'));
+    this.#helloTimer = setTimeout(() => {
+      if (!this.#ready) this.close(AgentCloseCodes.protocolError, 'no hello');
+    }, HELLO_TIMEOUT_MS);
+    this.#watchdog = setInterval(() => {
+      if (Date.now() - this.#lastMessageAt > AGENT_OFFLINE_AFTER_SECONDS * 1000) {
+        this.close(AgentCloseCodes.heartbeatTimeout, 'no heartbeat');
+      }
+    }, 5_000);
+    this.#watchdog.unref();
+  }
+
+  get ready(): boolean {
+    return this.#ready;
+  }
+
+  /** Entries whose desired state may have changed. */
+  entriesChanged(keys: readonly EntryKey[]): void {
+    for (const key of keys) this.#pendingKeys.set(`${key.aclId} ${key.ip}`, { aclId: key.aclId, ip: key.ip });
+    this.#scheduleFlush();
+  }
+
+  /** Resend everything (knocs changed). */
+  resendState(): void {
+    this.#fullStatePending = true;
+    this.#scheduleFlush();
+  }
+
+  /** Closes the socket, telling the agent why. */
+  close(code: number, reason: string): void {
+    if (this.#closed) return;
+    if (code !== AgentCloseCodes.protocolError)
+      this.#send({ type: 'goodbye', version: AGENT_PROTOCOL_VERSION, reason });
+    this.socket.close(code, reason.slice(0, 120));
+    // A peer that never answers the close handshake must not hold the slot.
+    setTimeout(() => this.socket.terminate(), 5_000).unref();
+  }
+
+  /** Resolves when the queued work has been done (tests and shutdown). */
+  async idle(): Promise<void> {
+    let seen: Promise<void> | undefined;
+    while (seen !== this.#work) {
+      seen = this.#work;
+      await seen;
+    }
+  }
+
+  #enqueue(task: () => Promise<void>): void {
+    this.#work = this.#work.then(task).catch((error: unknown) => {
+      this.log.error({ err: error }, 'agent connection task failed');
+    });
+  }
+
+  #scheduleFlush(): void {
+    if (!this.#ready || this.#flushScheduled || this.#closed) return;
+    this.#flushScheduled = true;
+    setImmediate(() => {
+      this.#flushScheduled = false;
+      this.#enqueue(() => this.#flush());
+    });
+  }
+
+  async #flush(): Promise<void> {
+    if (this.#closed) return;
+    if (this.#fullStatePending) {
+      this.#fullStatePending = false;
+      this.#pendingKeys.clear();
+      await this.#sendFullState();
+      return;
+    }
+    if (this.#pendingKeys.size === 0) return;
+    const keys = [...this.#pendingKeys.values()];
+    this.#pendingKeys.clear();
+    // The generation is taken in the transaction that reads the state it describes: a message
+    // computed before a revoke carries a lower generation than the revoke's own message.
+    const message = await this.ctx.db.transaction().execute(async (trx) => {
+      const generation = await this.#nextGeneration(trx);
+      const { add, remove } = await desiredForKeys(trx, this.agentId, keys, this.ctx.clock.now());
+      return { type: 'apply', version: AGENT_PROTOCOL_VERSION, generation, add, remove } as const;
+    });
+    this.#send(message);
+  }
+
+  async #sendFullState(): Promise<void> {
+    const message = await this.ctx.db.transaction().execute(async (trx) => {
+      const generation = await this.#nextGeneration(trx);
+      const now = this.ctx.clock.now();
+      const knocs = await agentKnocs(this.ctx, trx, this.agentId);
+      const entries = await desiredEntries(trx, this.agentId, now);
+      return { type: 'state', version: AGENT_PROTOCOL_VERSION, generation, knocs, entries } as const;
+    });
+    this.log.info(
+      { generation: message.generation, knocs: message.knocs.length, entries: message.entries.length },
+      'state sent to agent',
+    );
+    this.#send(message);
+  }
+
+  async #nextGeneration(trx: AppContext['db']): Promise<number> {
+    const row = await trx
+      .updateTable('agents')
+      .set((eb) => ({ generation: eb('generation', '+', 1) }))
+      .where('id', '=', this.agentId)
+      .returning('generation')
+      .executeTakeFirstOrThrow();
+    return Number(row.generation);
+  }
+
+  async #handle(text: string): Promise<void> {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return this.close(AgentCloseCodes.protocolError, 'not JSON');
+    }
+    const parsed = AgentToServerMessage.safeParse(json);
+    if (!parsed.success) {
+      this.log.warn(
+        { issues: parsed.error.issues.slice(0, 3).map((issue) => issue.path.join('.')) },
+        'invalid agent message',
+      );
+      return this.close(AgentCloseCodes.protocolError, 'invalid message');
+    }
+    const message = parsed.data;
+    const now = this.ctx.clock.now();
+    switch (message.type) {
+      case 'hello': {
+        clearTimeout(this.#helloTimer);
+        await this.ctx.db
+          .updateTable('agents')
+          .set({
+            version: message.agentVersion,
+            capabilities: JSON.stringify(message.capabilities),
+            lastSeen: now,
+          })
+          .where('id', '=', this.agentId)
+          .execute();
+        this.#lastSeenWritten = Date.now();
+        this.log.info(
+          { agentVersion: message.agentVersion, applied: message.applied.length, generation: message.generation },
+          'agent said hello',
+        );
+        this.#ready = true;
+        this.resendState();
+        return;
+      }
+      case 'heartbeat': {
+        this.#send({ type: 'heartbeat-ack', version: AGENT_PROTOCOL_VERSION });
+        if (Date.now() - this.#lastSeenWritten >= LAST_SEEN_WRITE_MS) {
+          this.#lastSeenWritten = Date.now();
+          await this.ctx.db.updateTable('agents').set({ lastSeen: now }).where('id', '=', this.agentId).execute();
+        }
+        return;
+      }
+      case 'result': {
+        if (!this.#ready) return;
+        await recordResults(this.ctx.db, this.agentId, message.results, now);
+        const failed = message.results.filter((result) => !result.ok);
+        if (failed.length > 0) {
+          this.log.warn(
+            { generation: message.generation, failed: failed.length, first: failed[0]?.error },
+            'agent reported failures',
+          );
+        }
+        return;
+      }
+    }
+  }
+
+  #send(message: ServerToAgentMessage): void {
+    if (this.#closed || this.socket.readyState !== this.socket.OPEN) return;
+    this.socket.send(JSON.stringify(message));
+  }
+
+  #closedBySocket(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearTimeout(this.#helloTimer);
+    clearInterval(this.#watchdog);
+    this.onClosed(this);
+  }
+}

@@ -1,0 +1,370 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AuditActions, ErrorCodes, GrantStatus, type AclEntry, type UserStatus } from '@postern/protocol';
+import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { givenAdmin, givenUser } from '../test-support/factories.js';
+import { givenAgent } from '../test-support/agent-factories.js';
+import { givenLicence, TEST_LICENCE_KEYS } from '../test-support/licence.js';
+import { FakeAgent } from '../test-support/fake-agent.js';
+import { signInAdmin, signInUser } from '../test-support/http.js';
+import { recentAudit } from '../audit/audit.js';
+import { uuidv7 } from '../lib/ids.js';
+import { sweepGrantsOnce } from './grant-sweeper.js';
+import type { AppContext } from '../app-context.js';
+
+interface KnocOptions {
+  clickToGrant?: boolean;
+  cgnatOpen?: boolean;
+  maximumGrantDuration?: number;
+  ipExclusions?: object;
+  grantType?: object;
+}
+
+/** An ipset knoc on the agent, given to the user directly. */
+async function givenIpsetKnoc(ctx: AppContext, agentId: string, userId: string, options: KnocOptions = {}) {
+  const now = ctx.clock.now();
+  const backendId = uuidv7(now);
+  await ctx.db
+    .insertInto('backends')
+    .values({
+      id: backendId,
+      name: `ipset ${backendId}`,
+      agentId,
+      type: 'ipset',
+      config: '{"ipset":{}}',
+      createdAt: now,
+      updatedAt: now,
+    })
+    .execute();
+  const id = uuidv7(now);
+  await ctx.db
+    .insertInto('knocs')
+    .values({
+      id,
+      description: `SSH ${id.slice(-4)}`,
+      createdAt: now,
+      updatedAt: now,
+      backendId,
+      clickToGrant: options.clickToGrant ?? true,
+      cgnatOpen: options.cgnatOpen ?? false,
+      maximumGrantDuration: options.maximumGrantDuration ?? 0,
+      ipExclusions: JSON.stringify(options.ipExclusions ?? { RestrictionType: 'none', RfcType: 'allow', Ranges: [] }),
+      grantType: JSON.stringify(options.grantType ?? { Type: 'userIp', Ips: [] }),
+      config: JSON.stringify({ ipset: { V4SetName: 'postern4', V6SetName: 'postern6' } }),
+      uriToken: 'uri-token-1',
+    })
+    .execute();
+  await ctx.db.insertInto('userAcls').values({ userId, aclId: id }).execute();
+  return id;
+}
+
+describe.each(testStoreKinds())('grant engine (%s)', (kind) => {
+  let t: TestApp;
+  let agent: FakeAgent;
+  let agentId: string;
+  let userId: string;
+  let password: string;
+  let baseUrl: string;
+
+  beforeEach(async () => {
+    t = await createTestApp(kind, { config: { licencePublicKeys: TEST_LICENCE_KEYS } });
+    await givenLicence(t.ctx);
+    const user = await givenUser(t.ctx, { userName: 'alice' });
+    userId = user.id;
+    password = user.password;
+    const created = await givenAgent(t.ctx, { name: 'edge' });
+    agentId = created.id;
+    baseUrl = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    agent = new FakeAgent(baseUrl, created.token);
+  });
+  afterEach(async () => {
+    await agent.disconnect();
+    await t.close();
+  });
+
+  const signIn = (address = '127.0.0.1') =>
+    signInUser(t.app, 'alice', password).then((cookie) => ({ cookie, address }));
+  const status = async (who: { cookie: string; address: string }) => {
+    const response = await t.app.inject({
+      method: 'GET',
+      url: '/api/status',
+      headers: { cookie: who.cookie },
+      remoteAddress: who.address,
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json<{ data: UserStatus }>().data;
+  };
+  const aclOf = async (who: { cookie: string; address: string }, aclId: string) => {
+    const acl = (await status(who)).ACLs.find((entry) => entry.ACLID === aclId);
+    if (acl === undefined) throw new Error('ACL not in status');
+    return acl;
+  };
+  const grant = (who: { cookie: string; address: string }, aclId: string, IPs: object[] = []) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/api/grant',
+      headers: { cookie: who.cookie },
+      remoteAddress: who.address,
+      payload: { ACLID: aclId, IPs },
+    });
+  const revoke = (who: { cookie: string; address: string }, aclId: string) =>
+    t.app.inject({
+      method: 'DELETE',
+      url: `/api/sessions/current/granted-acls/${aclId}`,
+      headers: { cookie: who.cookie },
+      remoteAddress: who.address,
+    });
+  const settle = async () => {
+    await t.hub.idle();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    await t.hub.idle();
+  };
+
+  it('sends the agent its knocs on hello, and a click becomes an add that the agent confirms', async () => {
+    const aclId = await givenIpsetKnoc(t.ctx, agentId, userId);
+    await agent.connect();
+    const [state] = agent.states();
+    expect(state?.knocs).toEqual([
+      expect.objectContaining({ aclId, backendType: 'ipset', acl: { V4SetName: 'postern4', V6SetName: 'postern6' } }),
+    ]);
+    expect(state?.entries).toEqual([]);
+
+    const alice = await signIn();
+    expect((await aclOf(alice, aclId)).Status).toBe(GrantStatus.Created);
+    const response = await grant(alice, aclId);
+    expect(response.statusCode, response.body).toBe(200);
+    await agent.waitFor(() => agent.applies().length === 1, 'the add');
+    const [apply] = agent.applies();
+    expect(apply?.add).toEqual([
+      { aclId, ip: '127.0.0.1', ttlSeconds: expect.any(Number) as number, userName: 'alice' },
+    ]);
+    expect(apply?.generation).toBeGreaterThan(state?.generation ?? Infinity);
+    await settle();
+
+    const granted = await aclOf(alice, aclId);
+    expect(granted.Status).toBe(GrantStatus.Granted);
+    // No MaximumGrantDuration: the grant lasts as long as the session.
+    expect(Date.parse(granted.ExpiredAfter ?? '')).toBe(Date.parse((await status(alice)).Ends));
+    expect((await recentAudit(t.ctx.db, 5)).map((entry) => Object.keys(entry.Entry)[0])).toContain(
+      AuditActions.ClickToGrant,
+    );
+  });
+
+  it('revokes on click: the agent removes the entry and the status settles on Revoked', async () => {
+    const aclId = await givenIpsetKnoc(t.ctx, agentId, userId);
+    await agent.connect();
+    const alice = await signIn();
+    await grant(alice, aclId);
+    await agent.waitFor(() => agent.applies().length === 1);
+    await settle();
+
+    const response = await revoke(alice, aclId);
+    expect(response.statusCode, response.body).toBe(200);
+    await agent.waitFor(() => agent.applies().length === 2, 'the remove');
+    expect(agent.applies()[1]).toMatchObject({ add: [], remove: [{ aclId, ip: '127.0.0.1' }] });
+    await settle();
+    expect((await aclOf(alice, aclId)).Status).toBe(GrantStatus.Revoked);
+  });
+
+  it('keeps a shared address until the last session holding it ends', async () => {
+    const aclId = await givenIpsetKnoc(t.ctx, agentId, userId);
+    await agent.connect();
+    const first = await signIn('198.51.100.7');
+    const second = await signIn('198.51.100.7');
+    await grant(first, aclId);
+    await grant(second, aclId);
+    await agent.waitFor(() => agent.applies().length >= 1);
+    await settle();
+    const addsSoFar = agent.applies().length;
+
+    await revoke(first, aclId);
+    await settle();
+    // The office address is still held by the second session: nothing leaves the device.
+    expect(
+      agent
+        .applies()
+        .slice(addsSoFar)
+        .flatMap((apply) => apply.remove),
+    ).toEqual([]);
+    expect((await aclOf(first, aclId)).Status).toBe(GrantStatus.Revoked);
+    expect((await aclOf(second, aclId)).Status).toBe(GrantStatus.Granted);
+
+    const logout = await t.app.inject({
+      method: 'POST',
+      url: '/api/logout',
+      headers: { cookie: second.cookie },
+      remoteAddress: second.address,
+    });
+    expect(logout.statusCode, logout.body).toBe(200);
+    await agent.waitFor(() => agent.applies().some((apply) => apply.remove.length > 0), 'the remove after logout');
+    expect(agent.applies().flatMap((apply) => apply.remove)).toEqual([{ aclId, ip: '198.51.100.7' }]);
+  });
+
+  it('moves the grant when the address changes, with the same expiry', async () => {
+    const aclId = await givenIpsetKnoc(t.ctx, agentId, userId, { maximumGrantDuration: 3600 });
+    await agent.connect();
+    const alice = await signIn('203.0.113.5');
+    await grant(alice, aclId);
+    await agent.waitFor(() => agent.applies().length === 1);
+    await settle();
+    const before = await aclOf(alice, aclId);
+
+    t.clock.advance(60_000);
+    const moved = await aclOf({ ...alice, address: '203.0.113.99' }, aclId);
+    await agent.waitFor(() => agent.applies().length === 2, 'the move');
+    expect(agent.applies()[1]).toMatchObject({
+      remove: [{ aclId, ip: '203.0.113.5' }],
+      add: [expect.objectContaining({ aclId, ip: '203.0.113.99' })],
+    });
+    expect(moved.ExpiredAfter).toBe(before.ExpiredAfter);
+  });
+
+  it('caps a grant at MaximumGrantDuration and ends it at expiry through the sweeper', async () => {
+    const aclId = await givenIpsetKnoc(t.ctx, agentId, userId, { maximumGrantDuration: 300 });
+    await agent.connect();
+    const alice = await signIn();
+    const started = t.clock.now();
+    await grant(alice, aclId);
+    await agent.waitFor(() => agent.applies().length === 1);
+    expect(agent.applies()[0]?.add[0]?.ttlSeconds).toBe(300);
+    await settle();
+    expect(Date.parse((await aclOf(alice, aclId)).ExpiredAfter ?? '')).toBe(started + 300_000);
+
+    t.clock.advance(300_000);
+    // The agent kept sending heartbeats while the (manual) clock moved on.
+    await t.ctx.db.updateTable('agents').set({ lastSeen: t.clock.now() }).execute();
+    await sweepGrantsOnce(t.ctx);
+    await agent.waitFor(() => agent.applies().length === 2, 'the expiry remove');
+    expect(agent.applies()[1]?.remove).toEqual([{ aclId, ip: '127.0.0.1' }]);
+    await settle();
+    expect((await aclOf(alice, aclId)).Status).toBe(GrantStatus.Revoked);
+  });
+
+  it('shows AgentOffline and refuses a click while the agent is away', async () => {
+    const aclId = await givenIpsetKnoc(t.ctx, agentId, userId);
+    const alice = await signIn();
+    expect((await aclOf(alice, aclId)).Status).toBe(GrantStatus.AgentOffline);
+    const response = await grant(alice, aclId);
+    expect(response.statusCode).toBe(409);
+    expect(response.json()).toEqual({ Err: ErrorCodes.agentOffline });
+  });
+
+  it('reports a device failure as GrantError with the message', async () => {
+    const aclId = await givenIpsetKnoc(t.ctx, agentId, userId);
+    agent.decide = (entry) => ({
+      ...entry,
+      ok: false,
+      error: 'ipset v7.17: The set with the given name does not exist',
+    });
+    await agent.connect();
+    const alice = await signIn();
+    await grant(alice, aclId);
+    await agent.waitFor(() => agent.applies().length === 1);
+    await settle();
+    const acl = await aclOf(alice, aclId);
+    expect(acl.Status).toBe(GrantStatus.GrantError);
+    expect(acl.Error).toContain('does not exist');
+  });
+
+  it('disables a knoc for an address its IpExclusions refuse', async () => {
+    const aclId = await givenIpsetKnoc(t.ctx, agentId, userId, {
+      ipExclusions: { RestrictionType: 'RFC1918', RfcType: 'allow', Ranges: [] },
+    });
+    await agent.connect();
+    const outside = await signIn('198.51.100.20');
+    expect((await aclOf(outside, aclId)).DisableForUser).toBe(true);
+    const response = await grant(outside, aclId);
+    expect(response.statusCode).toBe(403);
+    expect(response.json()).toEqual({ Err: ErrorCodes.aclDisabledForUser });
+    const inside = await signIn('10.1.2.3');
+    expect((await aclOf(inside, aclId)).DisableForUser).toBe(false);
+  });
+
+  it('grants knocs without ClickToGrant when the session starts', async () => {
+    const aclId = await givenIpsetKnoc(t.ctx, agentId, userId, { clickToGrant: false });
+    await agent.connect();
+    const alice = await signIn();
+    await status(alice);
+    await agent.waitFor(() => agent.applies().length === 1, 'the automatic add');
+    expect(agent.applies()[0]?.add.map((entry) => entry.aclId)).toEqual([aclId]);
+  });
+
+  it('opens CGNATOpen knocs for discovered addresses too, and only grantable ones', async () => {
+    const aclId = await givenIpsetKnoc(t.ctx, agentId, userId, { cgnatOpen: true });
+    await agent.connect();
+    const alice = await signIn('100.64.0.9');
+    await grant(alice, aclId, [
+      { Port: 443, IP: '192.0.2.44' },
+      { Port: 222, IP: '0.0.0.0' },
+    ]);
+    await agent.waitFor(() => agent.applies().length >= 1);
+    const added = () =>
+      agent
+        .applies()
+        .flatMap((apply) => apply.add.map((entry) => entry.ip))
+        .sort();
+    expect(added()).toEqual(['100.64.0.9', '192.0.2.44']);
+
+    const logged = await t.app.inject({
+      method: 'POST',
+      url: '/api/log_ips',
+      headers: { cookie: alice.cookie },
+      remoteAddress: alice.address,
+      payload: { IPs: [{ Port: 8000, IP: '2001:db8::1' }] },
+    });
+    expect(logged.statusCode, logged.body).toBe(200);
+    await agent.waitFor(() => added().includes('2001:db8::1'), 'the discovered address');
+  });
+
+  it('resends the whole state when an agent reconnects, at a newer generation', async () => {
+    const aclId = await givenIpsetKnoc(t.ctx, agentId, userId);
+    await agent.connect();
+    const alice = await signIn();
+    await grant(alice, aclId);
+    await agent.waitFor(() => agent.applies().length === 1);
+    await settle();
+    const lastGeneration = agent.applies()[0]?.generation ?? Infinity;
+    await agent.disconnect();
+
+    await agent.connect();
+    const state = agent.states().at(-1);
+    expect(state?.generation).toBeGreaterThan(lastGeneration);
+    expect(state?.entries.map((entry) => entry.ip)).toEqual(['127.0.0.1']);
+  });
+
+  it('refuses an agent connection with an unknown token', async () => {
+    const stranger = new FakeAgent(baseUrl, 'x'.repeat(43));
+    await expect(stranger.connect()).rejects.toThrow(/401/);
+  });
+
+  it('records an audited break-glass grant from an admin and sends it to the agent', async () => {
+    const aclId = await givenIpsetKnoc(t.ctx, agentId, userId);
+    await agent.connect();
+    const admin = await givenAdmin(t.ctx, { userName: 'ops' });
+    const cookie = await signInAdmin(t.app, 'ops', admin.password);
+    const response = await t.app.inject({
+      method: 'POST',
+      url: `/api/admin/acls/${aclId}/grants`,
+      headers: { cookie },
+      payload: { IP: '192.0.2.200', Minutes: 30, Reason: 'vendor support call' },
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    await agent.waitFor(() => agent.applies().length === 1);
+    expect(agent.applies()[0]?.add).toEqual([{ aclId, ip: '192.0.2.200', ttlSeconds: 1800, userName: 'ops' }]);
+    const [entry] = await recentAudit(t.ctx.db, 1);
+    expect(entry?.Entry[AuditActions.AdminBreakGlassGrant]).toMatchObject({
+      AdminName: 'ops',
+      IpAddress: '192.0.2.200',
+      Description: 'vendor support call',
+    });
+  });
+
+  it('answers grant calls only for the knocs the user has', async () => {
+    await agent.connect();
+    const alice = await signIn();
+    const response = await grant(alice, uuidv7());
+    expect(response.statusCode).toBe(404);
+    expect(response.json<{ Err: string }>().Err).toBe(ErrorCodes.aclNotAvailable);
+    const acls: AclEntry[] = (await status(alice)).ACLs;
+    expect(acls).toEqual([]);
+  });
+});

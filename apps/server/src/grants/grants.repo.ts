@@ -1,0 +1,152 @@
+import type { Kysely } from 'kysely';
+import { GrantStatus } from '@postern/protocol';
+import type { Database } from '../store/schema.js';
+import type { AgentEntryKey } from './agent-sync.js';
+
+/** Why a grant ended, for the record and the audit log. */
+export type GrantEndReason =
+  'revoked' | 'expired' | 'session-ended' | 'ip-changed' | 'knoc-deleted' | 'access-removed' | 'admin';
+
+/** A running grant: not ended and not past its expiry. */
+export interface ActiveGrantFilter {
+  aclIds?: readonly string[];
+  sessionIds?: readonly string[];
+  userIds?: readonly string[];
+  grantIds?: readonly string[];
+  /** Grants whose expiry has passed at this instant (the sweeper). */
+  expiredBy?: number;
+}
+
+const CHUNK = 500;
+
+function chunks<T>(values: readonly T[]): T[][] {
+  const result: T[][] = [];
+  for (let i = 0; i < values.length; i += CHUNK) result.push(values.slice(i, i + CHUNK));
+  return result;
+}
+
+/**
+ * Ends the grants the filter selects and returns the device entries they touched. A grant whose
+ * address stays held by another running grant on the same knoc (a shared office address) is
+ * Revoked at once: the device does not change. Otherwise it is Revoking until the agent confirms
+ * the removal; allowlists are published by the server itself, so theirs are Revoked at once too.
+ */
+export async function endGrants(
+  db: Kysely<Database>,
+  filter: ActiveGrantFilter,
+  now: number,
+  reason: GrantEndReason,
+): Promise<AgentEntryKey[]> {
+  const lists = [filter.aclIds, filter.sessionIds, filter.userIds, filter.grantIds];
+  if (lists.some((list) => list !== undefined && list.length === 0)) return [];
+  let query = db
+    .selectFrom('grants')
+    .innerJoin('knocs', 'knocs.id', 'grants.aclId')
+    .leftJoin('backends', 'backends.id', 'knocs.backendId')
+    .select(['grants.id', 'grants.aclId', 'grants.ip', 'backends.agentId', 'backends.type'])
+    .where('grants.endedAt', 'is', null);
+  if (filter.expiredBy !== undefined) query = query.where('grants.expiresAt', '<=', filter.expiredBy);
+  else query = query.where('grants.expiresAt', '>', now);
+  if (filter.aclIds !== undefined) query = query.where('grants.aclId', 'in', filter.aclIds);
+  if (filter.sessionIds !== undefined) query = query.where('grants.sessionId', 'in', filter.sessionIds);
+  if (filter.userIds !== undefined) query = query.where('grants.userId', 'in', filter.userIds);
+  if (filter.grantIds !== undefined) query = query.where('grants.id', 'in', filter.grantIds);
+  const ending = await query.execute();
+  if (ending.length === 0) return [];
+
+  for (const batch of chunks(ending.map((row) => row.id))) {
+    await db
+      .updateTable('grants')
+      .set({ endedAt: now, endReason: reason, updatedAt: now, status: GrantStatus.Revoking })
+      .where('id', 'in', batch)
+      .execute();
+  }
+
+  const keys = new Map<string, AgentEntryKey & { type: string | null }>();
+  for (const row of ending) {
+    keys.set(`${row.aclId} ${row.ip}`, { agentId: row.agentId ?? '', aclId: row.aclId, ip: row.ip, type: row.type });
+  }
+  const stillHeld = await heldEntries(db, [...keys.values()], now);
+  const settledNow = ending.filter((row) => row.type === 'allowlist' || stillHeld.has(`${row.aclId} ${row.ip}`));
+  for (const batch of chunks(settledNow.map((row) => row.id))) {
+    await db.updateTable('grants').set({ status: GrantStatus.Revoked }).where('id', 'in', batch).execute();
+  }
+  return [...keys.values()]
+    .filter((key) => key.agentId !== '' && !stillHeld.has(`${key.aclId} ${key.ip}`))
+    .map(({ agentId, aclId, ip }) => ({ agentId, aclId, ip }));
+}
+
+/** Which of these entries some running grant still holds, as "aclId ip" strings. */
+export async function heldEntries(
+  db: Kysely<Database>,
+  keys: readonly { aclId: string; ip: string }[],
+  now: number,
+): Promise<Set<string>> {
+  const held = new Set<string>();
+  const byAcl = new Map<string, string[]>();
+  for (const key of keys) byAcl.set(key.aclId, [...(byAcl.get(key.aclId) ?? []), key.ip]);
+  for (const [aclId, ips] of byAcl) {
+    for (const batch of chunks(ips)) {
+      const rows = await db
+        .selectFrom('grants')
+        .select('ip')
+        .distinct()
+        .where('aclId', '=', aclId)
+        .where('ip', 'in', batch)
+        .where('endedAt', 'is', null)
+        .where('expiresAt', '>', now)
+        .execute();
+      for (const row of rows) held.add(`${aclId} ${row.ip}`);
+    }
+  }
+  return held;
+}
+
+/** Ends the grants of these knocs (knoc or backend deleted). */
+export function endGrantsForKnocs(
+  db: Kysely<Database>,
+  aclIds: readonly string[],
+  now: number,
+  reason: GrantEndReason = 'knoc-deleted',
+): Promise<AgentEntryKey[]> {
+  return endGrants(db, { aclIds }, now, reason);
+}
+
+/** Ends these users' grants on these knocs (they lost access to them). */
+export function endGrantsForUsersOnKnocs(
+  db: Kysely<Database>,
+  aclIds: readonly string[],
+  userIds: readonly string[],
+  now: number,
+  reason: GrantEndReason = 'access-removed',
+): Promise<AgentEntryKey[]> {
+  return endGrants(db, { aclIds, userIds }, now, reason);
+}
+
+/** Ends the grants of sessions that ended (logout, expiry, invalidation, account change). */
+export function endGrantsForSessions(
+  db: Kysely<Database>,
+  sessionIds: readonly string[],
+  now: number,
+): Promise<AgentEntryKey[]> {
+  return endGrants(db, { sessionIds }, now, 'session-ended');
+}
+
+/** The device entries these sessions' grants were on, running or not (to tell agents after commit). */
+export async function entriesOfSessions(db: Kysely<Database>, sessionIds: readonly string[]): Promise<AgentEntryKey[]> {
+  if (sessionIds.length === 0) return [];
+  const keys: AgentEntryKey[] = [];
+  for (const batch of chunks(sessionIds)) {
+    const rows = await db
+      .selectFrom('grants')
+      .innerJoin('knocs', 'knocs.id', 'grants.aclId')
+      .innerJoin('backends', 'backends.id', 'knocs.backendId')
+      .select(['backends.agentId', 'grants.aclId', 'grants.ip'])
+      .distinct()
+      .where('grants.sessionId', 'in', batch)
+      .where('backends.agentId', 'is not', null)
+      .execute();
+    for (const row of rows) if (row.agentId !== null) keys.push({ agentId: row.agentId, aclId: row.aclId, ip: row.ip });
+  }
+  return keys;
+}

@@ -1,0 +1,70 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  AclEntry,
+  BreakGlassGrantBody,
+  EmptyResponse,
+  GrantBody,
+  Id,
+  LogIpsBody,
+  dataEnvelope,
+} from '@postern/protocol';
+import type { AppContext } from '../app-context.js';
+import { requireAdmin, requireUser } from '../auth/request-auth.js';
+import { clientAddress } from '../http/client-address.js';
+import {
+  breakGlassGrant,
+  endBreakGlassGrant,
+  grantAcl,
+  logIps,
+  revokeAcl,
+  type GrantCaller,
+} from './grants.service.js';
+
+const AclParams = z.object({ id: Id });
+const AclEntryResponse = dataEnvelope(AclEntry);
+const BreakGlassResponse = dataEnvelope(z.object({ ID: Id, IP: z.string(), ExpiresAt: z.string() }));
+
+/** The user's grant calls, and the admin's break-glass grant. */
+export function registerGrantRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+  const caller = async (request: Parameters<typeof clientAddress>[0]): Promise<GrantCaller> => {
+    const { user, session } = await requireUser(ctx, request);
+    return { user, session, address: clientAddress(request) };
+  };
+
+  routes.post('/api/grant', { schema: { body: GrantBody, response: { 200: AclEntryResponse } } }, async (request) => ({
+    data: await grantAcl(ctx, await caller(request), request.body.ACLID, request.body.IPs),
+  }));
+
+  routes.delete(
+    '/api/sessions/current/granted-acls/:id',
+    { schema: { params: AclParams, response: { 200: AclEntryResponse } } },
+    async (request) => ({ data: await revokeAcl(ctx, await caller(request), request.params.id) }),
+  );
+
+  routes.post('/api/log_ips', { schema: { body: LogIpsBody, response: { 200: EmptyResponse } } }, async (request) => {
+    await logIps(ctx, await caller(request), request.body.IPs);
+    return { data: null };
+  });
+
+  routes.post(
+    '/api/admin/acls/:id/grants',
+    { schema: { params: AclParams, body: BreakGlassGrantBody, response: { 200: BreakGlassResponse } } },
+    async (request) => {
+      const { admin } = await requireAdmin(ctx, request);
+      return { data: await breakGlassGrant(ctx, admin, request.params.id, request.body) };
+    },
+  );
+
+  routes.delete(
+    '/api/admin/acls/:id/grants/:grantId',
+    { schema: { params: AclParams.extend({ grantId: Id }), response: { 200: EmptyResponse } } },
+    async (request) => {
+      const { admin } = await requireAdmin(ctx, request);
+      await endBreakGlassGrant(ctx, admin, request.params.id, request.params.grantId);
+      return { data: null };
+    },
+  );
+}

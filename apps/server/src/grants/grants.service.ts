@@ -1,0 +1,502 @@
+import type { Kysely } from 'kysely';
+import {
+  AuditActions,
+  ErrorCodes,
+  GrantStatus,
+  type AclEntry,
+  type BreakGlassGrantBody,
+  type DiscoveredIp,
+} from '@postern/protocol';
+import type { AppContext } from '../app-context.js';
+import type { Database, GrantOrigin } from '../store/schema.js';
+import type { User } from '../users/users.repo.js';
+import type { UserSession } from '../auth/sessions.repo.js';
+import type { Admin } from '../admins/admins.repo.js';
+import { aclIdsOfUser } from '../groups/groups.repo.js';
+import { usersAreLicensed, currentLicensing } from '../licence/licence.js';
+import { recordAudit } from '../audit/audit.js';
+import { uuidv7 } from '../lib/ids.js';
+import { ApiError, BadRequestError, ForbiddenError, NotFoundError } from '../http/errors.js';
+import type { AgentEntryKey } from './agent-sync.js';
+import { endGrants } from './grants.repo.js';
+import { grantableKnocs, type GrantableKnoc } from './knoc-access.js';
+import { addressAllowed, canonicalAddress, isGrantableAddress } from './ip-rules.js';
+import { aclEntry } from './acl-entry.js';
+
+/** A signed-in user acting through their session from an address. */
+export interface GrantCaller {
+  user: User;
+  session: UserSession;
+  /** The address the request came from (see http/client-address.ts). */
+  address: string;
+}
+
+/** At most this many discovered addresses are kept per session. */
+const MAX_SESSION_IPS = 16;
+
+class ConflictingStateError extends ApiError {
+  constructor(code: (typeof ErrorCodes)[keyof typeof ErrorCodes]) {
+    super(409, code);
+  }
+}
+
+/** The knocs the user may see (directly or through groups), without passive+ children. */
+async function knocsOfUser(ctx: AppContext, db: Kysely<Database>, userId: string, now: number) {
+  const knocs = await grantableKnocs(db, await aclIdsOfUser(db, userId), now);
+  return knocs.filter((knoc) => knoc.backendType !== null);
+}
+
+/** A passive+ knoc's hidden children, granted and revoked with it. */
+async function childrenOf(db: Kysely<Database>, aclId: string, now: number): Promise<GrantableKnoc[]> {
+  const rows = await db.selectFrom('knocs').select('id').where('parentId', '=', aclId).execute();
+  return grantableKnocs(
+    db,
+    rows.map((row) => row.id),
+    now,
+  );
+}
+
+async function licensedFor(ctx: AppContext): Promise<boolean> {
+  const [licensing, usersLicensed] = await Promise.all([currentLicensing(ctx), usersAreLicensed(ctx)]);
+  return licensing.Licensed && usersLicensed;
+}
+
+/** When a grant made now must end: at the session's end, or sooner by the knoc's maximum. */
+function expiryFor(knoc: GrantableKnoc, sessionEndsAt: number, now: number): number {
+  const cap = knoc.maximumGrantDuration > 0 ? now + knoc.maximumGrantDuration * 1000 : Number.POSITIVE_INFINITY;
+  return Math.min(sessionEndsAt, cap);
+}
+
+interface WantedAddress {
+  ip: string;
+  origin: GrantOrigin;
+}
+
+/** The addresses a grant on this knoc covers for this caller, filtered by the knoc's rules. */
+async function addressesFor(
+  db: Kysely<Database>,
+  knoc: GrantableKnoc,
+  caller: GrantCaller,
+  discovered: readonly DiscoveredIp[],
+): Promise<WantedAddress[]> {
+  const wanted: WantedAddress[] = [];
+  if (knoc.grantType.Type === 'specifiedIps') {
+    for (const { Ip } of knoc.grantType.Ips) wanted.push({ ip: Ip, origin: 'fixed' });
+  } else {
+    wanted.push({ ip: caller.address, origin: 'user' });
+    if (knoc.cgnatOpen) {
+      const logged = await db
+        .selectFrom('sessionIps')
+        .select('ip')
+        .where('sessionId', '=', caller.session.id)
+        .execute();
+      for (const { ip } of [...discovered.map((entry) => ({ ip: entry.IP })), ...logged]) {
+        wanted.push({ ip, origin: 'discovered' });
+      }
+    }
+  }
+  const seen = new Set<string>();
+  const result: WantedAddress[] = [];
+  for (const entry of wanted) {
+    if (!isGrantableAddress(entry.ip)) continue;
+    const ip = canonicalAddress(entry.ip);
+    if (seen.has(ip) || !addressAllowed(knoc.ipExclusions, ip)) continue;
+    seen.add(ip);
+    result.push({ ip, origin: entry.origin });
+  }
+  return result;
+}
+
+function keyOf(knoc: GrantableKnoc, ip: string): AgentEntryKey | null {
+  return knoc.agentId === null || knoc.backendType === 'allowlist'
+    ? null
+    : { agentId: knoc.agentId, aclId: knoc.id, ip };
+}
+
+/**
+ * Inserts grants for these addresses on the knoc and its children, skipping addresses the session
+ * already holds there. Returns the device entries to tell agents about.
+ */
+async function insertGrants(
+  trx: Kysely<Database>,
+  knocs: readonly GrantableKnoc[],
+  owner: { sessionId: string | null; userId: string | null; userName: string },
+  addresses: readonly WantedAddress[],
+  expiresAt: number,
+  now: number,
+): Promise<AgentEntryKey[]> {
+  const keys: AgentEntryKey[] = [];
+  for (const knoc of knocs) {
+    const held =
+      owner.sessionId === null
+        ? new Set<string>()
+        : new Set(
+            (
+              await trx
+                .selectFrom('grants')
+                .select('ip')
+                .where('sessionId', '=', owner.sessionId)
+                .where('aclId', '=', knoc.id)
+                .where('endedAt', 'is', null)
+                .where('expiresAt', '>', now)
+                .execute()
+            ).map((row) => row.ip),
+          );
+    for (const address of addresses) {
+      if (held.has(address.ip)) continue;
+      await trx
+        .insertInto('grants')
+        .values({
+          id: uuidv7(now),
+          aclId: knoc.id,
+          sessionId: owner.sessionId,
+          userId: owner.userId,
+          userName: owner.userName,
+          ip: address.ip,
+          origin: address.origin,
+          status: knoc.backendType === 'allowlist' ? GrantStatus.Published : GrantStatus.Pending,
+          createdAt: now,
+          updatedAt: now,
+          expiresAt,
+        })
+        .execute();
+      const key = keyOf(knoc, address.ip);
+      if (key !== null) keys.push(key);
+    }
+  }
+  return keys;
+}
+
+/** POST /api/grant: the user asks for access to a knoc from where they are. */
+export async function grantAcl(
+  ctx: AppContext,
+  caller: GrantCaller,
+  aclId: string,
+  discovered: readonly DiscoveredIp[],
+): Promise<AclEntry> {
+  const now = ctx.clock.now();
+  if (!(await licensedFor(ctx))) throw new ForbiddenError(ErrorCodes.licenceRequired);
+  const knoc = (await knocsOfUser(ctx, ctx.db, caller.user.id, now)).find((candidate) => candidate.id === aclId);
+  if (knoc === undefined) throw new ApiError(404, ErrorCodes.aclNotAvailable);
+  if (!addressAllowed(knoc.ipExclusions, caller.address) && knoc.grantType.Type === 'userIp') {
+    throw new ForbiddenError(ErrorCodes.aclDisabledForUser);
+  }
+  if (!knoc.agentOnline) throw new ConflictingStateError(ErrorCodes.agentOffline);
+  const keys = await grantKnoc(ctx, knoc, caller, discovered, AuditActions.ClickToGrant, now);
+  ctx.agentSync.entriesChanged(keys);
+  return (
+    (await userAclEntries(ctx, caller, { skipAutomaticWork: true })).find((entry) => entry.ACLID === aclId) ??
+    aclEntry(knoc, [], caller.address, now)
+  );
+}
+
+async function grantKnoc(
+  ctx: AppContext,
+  knoc: GrantableKnoc,
+  caller: GrantCaller,
+  discovered: readonly DiscoveredIp[],
+  action: typeof AuditActions.ClickToGrant | typeof AuditActions.Grant,
+  now: number,
+): Promise<AgentEntryKey[]> {
+  const addresses = await addressesFor(ctx.db, knoc, caller, discovered);
+  if (addresses.length === 0) throw new BadRequestError(undefined, ErrorCodes.noGrantableAddress);
+  const children = await childrenOf(ctx.db, knoc.id, now);
+  const expiresAt = expiryFor(knoc, caller.session.endsAt, now);
+  return ctx.db.transaction().execute(async (trx) => {
+    const keys = await insertGrants(
+      trx,
+      [knoc, ...children],
+      { sessionId: caller.session.id, userId: caller.user.id, userName: caller.user.userName },
+      addresses,
+      expiresAt,
+      now,
+    );
+    await recordAudit(trx, now, action, {
+      UserName: caller.user.userName,
+      AclDescription: knoc.description,
+      IpAddress: addresses.map((address) => address.ip).join(', '),
+    });
+    return keys;
+  });
+}
+
+/** DELETE /api/sessions/current/granted-acls/{id}: the user ends their access to a knoc. */
+export async function revokeAcl(ctx: AppContext, caller: GrantCaller, aclId: string): Promise<AclEntry> {
+  const now = ctx.clock.now();
+  const knoc = (await knocsOfUser(ctx, ctx.db, caller.user.id, now)).find((candidate) => candidate.id === aclId);
+  if (knoc === undefined) throw new ApiError(404, ErrorCodes.aclNotAvailable);
+  const children = await childrenOf(ctx.db, aclId, now);
+  const keys = await ctx.db.transaction().execute(async (trx) => {
+    const ended = await endGrants(
+      trx,
+      { sessionIds: [caller.session.id], aclIds: [aclId, ...children.map((child) => child.id)] },
+      now,
+      'revoked',
+    );
+    await recordAudit(trx, now, AuditActions.ClickToRevoke, {
+      UserName: caller.user.userName,
+      AclDescription: knoc.description,
+      IpAddress: caller.address,
+    });
+    return ended;
+  });
+  ctx.agentSync.entriesChanged(keys);
+  return (
+    (await userAclEntries(ctx, caller, { skipAutomaticWork: true })).find((entry) => entry.ACLID === aclId) ??
+    aclEntry(knoc, [], caller.address, now)
+  );
+}
+
+/**
+ * The user's address changed since their grants were made (the status poll sees the new one):
+ * move every 'user' grant to the new address with its expiry unchanged — a move never extends.
+ */
+async function followAddressChange(ctx: AppContext, caller: GrantCaller, knocs: readonly GrantableKnoc[], now: number) {
+  const moved = await ctx.db
+    .selectFrom('grants')
+    .select(['id', 'aclId', 'ip', 'expiresAt'])
+    .where('sessionId', '=', caller.session.id)
+    .where('origin', '=', 'user')
+    .where('endedAt', 'is', null)
+    .where('expiresAt', '>', now)
+    .where('ip', '!=', caller.address)
+    .execute();
+  if (moved.length === 0 || !isGrantableAddress(caller.address)) return;
+  const byId = new Map(knocs.map((knoc) => [knoc.id, knoc]));
+  const childIds = new Set(moved.map((row) => row.aclId).filter((id) => !byId.has(id)));
+  for (const child of await grantableKnocs(ctx.db, [...childIds], now)) byId.set(child.id, child);
+  const address = canonicalAddress(caller.address);
+  const keys = await ctx.db.transaction().execute(async (trx) => {
+    const ended = await endGrants(trx, { grantIds: moved.map((row) => row.id) }, now, 'ip-changed');
+    const added: AgentEntryKey[] = [];
+    for (const row of moved) {
+      const knoc = byId.get(row.aclId);
+      if (knoc === undefined || !addressAllowed(knoc.ipExclusions, address)) continue;
+      added.push(
+        ...(await insertGrants(
+          trx,
+          [knoc],
+          { sessionId: caller.session.id, userId: caller.user.id, userName: caller.user.userName },
+          [{ ip: address, origin: 'user' }],
+          Number(row.expiresAt),
+          now,
+        )),
+      );
+    }
+    await recordAudit(trx, now, AuditActions.Grant, {
+      UserName: caller.user.userName,
+      IpAddress: address,
+      Description: `address changed from ${[...new Set(moved.map((row) => row.ip))].join(', ')}`,
+    });
+    return [...ended, ...added];
+  });
+  ctx.agentSync.entriesChanged(keys);
+}
+
+/** Knocs without ClickToGrant are granted when the session starts (at its first status call). */
+async function grantAutomaticKnocs(ctx: AppContext, caller: GrantCaller, knocs: readonly GrantableKnoc[], now: number) {
+  const automatic = knocs.filter((knoc) => !knoc.clickToGrant && knoc.agentOnline);
+  if (automatic.length === 0) return;
+  const touched = new Set(
+    (
+      await ctx.db
+        .selectFrom('grants')
+        .select('aclId')
+        .distinct()
+        .where('sessionId', '=', caller.session.id)
+        .where(
+          'aclId',
+          'in',
+          automatic.map((knoc) => knoc.id),
+        )
+        .execute()
+    ).map((row) => row.aclId),
+  );
+  for (const knoc of automatic) {
+    if (touched.has(knoc.id)) continue;
+    if (knoc.grantType.Type === 'userIp' && !addressAllowed(knoc.ipExclusions, caller.address)) continue;
+    try {
+      ctx.agentSync.entriesChanged(await grantKnoc(ctx, knoc, caller, [], AuditActions.Grant, now));
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+    }
+  }
+}
+
+/**
+ * The ACL entries of GET /api/status. Before reading them it follows an address change and makes
+ * the grants of knocs without ClickToGrant, so the status poll is also the session's heartbeat.
+ */
+export async function userAclEntries(
+  ctx: AppContext,
+  caller: GrantCaller,
+  options: { skipAutomaticWork?: boolean } = {},
+): Promise<AclEntry[]> {
+  const now = ctx.clock.now();
+  if (!(await licensedFor(ctx))) return [];
+  const knocs = await knocsOfUser(ctx, ctx.db, caller.user.id, now);
+  if (knocs.length === 0) return [];
+  if (options.skipAutomaticWork !== true) {
+    await followAddressChange(ctx, caller, knocs, now);
+    await grantAutomaticKnocs(ctx, caller, knocs, now);
+  }
+  const grants = await ctx.db
+    .selectFrom('grants')
+    .select(['aclId', 'status', 'error', 'expiresAt', 'endedAt', 'createdAt'])
+    .where('sessionId', '=', caller.session.id)
+    .where(
+      'aclId',
+      'in',
+      knocs.map((knoc) => knoc.id),
+    )
+    .execute();
+  return knocs.map((knoc) =>
+    aclEntry(
+      knoc,
+      grants.filter((grant) => grant.aclId === knoc.id),
+      caller.address,
+      now,
+    ),
+  );
+}
+
+/** POST /api/log_ips: addresses the browser discovered; CGNATOpen grants extend to them at once. */
+export async function logIps(ctx: AppContext, caller: GrantCaller, ips: readonly DiscoveredIp[]): Promise<void> {
+  const now = ctx.clock.now();
+  const valid = [
+    ...new Set(
+      ips
+        .map((entry) => entry.IP)
+        .filter(isGrantableAddress)
+        .map(canonicalAddress),
+    ),
+  ];
+  const ports = new Map(ips.map((entry) => [canonicalAddress(entry.IP), entry.Port]));
+  if (valid.length === 0) return;
+  const keys = await ctx.db.transaction().execute(async (trx) => {
+    const known = new Set(
+      (await trx.selectFrom('sessionIps').select('ip').where('sessionId', '=', caller.session.id).execute()).map(
+        (row) => row.ip,
+      ),
+    );
+    const fresh = valid.filter((ip) => !known.has(ip)).slice(0, Math.max(0, MAX_SESSION_IPS - known.size));
+    for (const ip of fresh) {
+      await trx
+        .insertInto('sessionIps')
+        .values({ sessionId: caller.session.id, ip, port: ports.get(ip) ?? 0, createdAt: now })
+        .execute();
+    }
+    if (fresh.length === 0) return [];
+    const running = await trx
+      .selectFrom('grants')
+      .select(['aclId', 'expiresAt'])
+      .where('sessionId', '=', caller.session.id)
+      .where('origin', '=', 'user')
+      .where('endedAt', 'is', null)
+      .where('expiresAt', '>', now)
+      .execute();
+    const knocs = (await grantableKnocs(trx, [...new Set(running.map((row) => row.aclId))], now)).filter(
+      (knoc) => knoc.cgnatOpen && knoc.grantType.Type === 'userIp',
+    );
+    const added: AgentEntryKey[] = [];
+    for (const knoc of knocs) {
+      const expiresAt = Math.max(...running.filter((row) => row.aclId === knoc.id).map((row) => Number(row.expiresAt)));
+      const addresses = fresh
+        .filter((ip) => addressAllowed(knoc.ipExclusions, ip))
+        .map((ip) => ({ ip, origin: 'discovered' as const }));
+      added.push(
+        ...(await insertGrants(
+          trx,
+          [knoc],
+          { sessionId: caller.session.id, userId: caller.user.id, userName: caller.user.userName },
+          addresses,
+          expiresAt,
+          now,
+        )),
+      );
+    }
+    return added;
+  });
+  ctx.agentSync.entriesChanged(keys);
+}
+
+/**
+ * POST /api/admin/acls/{id}/grants: an admin opens a knoc for an address without a user session
+ * (break glass), for a limited time, with a reason that goes to the audit log.
+ */
+export async function breakGlassGrant(
+  ctx: AppContext,
+  admin: Admin,
+  aclId: string,
+  body: BreakGlassGrantBody,
+): Promise<{ ID: string; IP: string; ExpiresAt: string }> {
+  const now = ctx.clock.now();
+  const [knoc] = await grantableKnocs(ctx.db, [aclId], now);
+  if (knoc === undefined || knoc.backendType === null) throw new NotFoundError();
+  if (!isGrantableAddress(body.IP)) throw new BadRequestError('IP', ErrorCodes.invalidIpAddress);
+  const ip = canonicalAddress(body.IP);
+  const expiresAt = expiryFor(knoc, now + body.Minutes * 60_000, now);
+  const id = uuidv7(now);
+  const children = await childrenOf(ctx.db, aclId, now);
+  const keys = await ctx.db.transaction().execute(async (trx) => {
+    const added: AgentEntryKey[] = [];
+    for (const target of [knoc, ...children]) {
+      await trx
+        .insertInto('grants')
+        .values({
+          id: target === knoc ? id : uuidv7(now),
+          aclId: target.id,
+          sessionId: null,
+          userId: null,
+          userName: admin.userName,
+          ip,
+          origin: 'admin',
+          status: target.backendType === 'allowlist' ? GrantStatus.Published : GrantStatus.Pending,
+          createdAt: now,
+          updatedAt: now,
+          expiresAt,
+        })
+        .execute();
+      const key = keyOf(target, ip);
+      if (key !== null) added.push(key);
+    }
+    await recordAudit(trx, now, AuditActions.AdminBreakGlassGrant, {
+      AdminName: admin.userName,
+      AclDescription: knoc.description,
+      IpAddress: ip,
+      Description: body.Reason,
+    });
+    return added;
+  });
+  ctx.agentSync.entriesChanged(keys);
+  return { ID: id, IP: ip, ExpiresAt: new Date(expiresAt).toISOString() };
+}
+
+/** DELETE /api/admin/acls/{id}/grants/{grantId}: ends a break-glass grant early. */
+export async function endBreakGlassGrant(ctx: AppContext, admin: Admin, aclId: string, grantId: string): Promise<void> {
+  const now = ctx.clock.now();
+  const grant = await ctx.db
+    .selectFrom('grants')
+    .select(['id', 'ip', 'createdAt'])
+    .where('id', '=', grantId)
+    .where('aclId', '=', aclId)
+    .where('origin', '=', 'admin')
+    .executeTakeFirst();
+  if (grant === undefined) throw new NotFoundError();
+  const keys = await ctx.db.transaction().execute(async (trx) => {
+    // The passive+ children got twin grants made in the same moment for the same address.
+    const twins = await trx
+      .selectFrom('grants')
+      .innerJoin('knocs', 'knocs.id', 'grants.aclId')
+      .select('grants.id')
+      .where('knocs.parentId', '=', aclId)
+      .where('grants.origin', '=', 'admin')
+      .where('grants.ip', '=', grant.ip)
+      .where('grants.createdAt', '=', grant.createdAt)
+      .execute();
+    const ended = await endGrants(trx, { grantIds: [grantId, ...twins.map((twin) => twin.id)] }, now, 'admin');
+    await recordAudit(trx, now, AuditActions.Revoke, { AdminName: admin.userName, IpAddress: grant.ip });
+    return ended;
+  });
+  ctx.agentSync.entriesChanged(keys);
+}
