@@ -21,7 +21,7 @@ const port = await freePort();
 const dataDir = mkdtempSync(path.join(tmpdir(), 'postern-bench-'));
 const started = performance.now();
 const server = spawn(process.execPath, [path.join(ROOT, 'apps/server/dist/main.js'), 'serve'], {
-  env: { ...process.env, POSTERN_DATA_DIR: dataDir, POSTERN_PORT: String(port), POSTERN_LOG_LEVEL: 'warn' },
+  env: { ...process.env, POSTERN_DATA_DIR: dataDir, POSTERN_PORT: String(port), POSTERN_LOG_LEVEL: 'warn', POSTERN_IP_DISCOVERY_PORTS: 'off' },
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 let output = '';

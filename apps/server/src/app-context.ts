@@ -14,7 +14,10 @@ export interface AppContext {
   dialect: StoreDialect;
   clock: Clock;
   logger: Logger;
-  config: Pick<PosternConfig, 'insecureHttp' | 'trustedProxies' | 'publicUrl' | 'dataDir' | 'licencePublicKeys'>;
+  config: Pick<
+    PosternConfig,
+    'insecureHttp' | 'trustedProxies' | 'publicUrl' | 'dataDir' | 'licencePublicKeys' | 'ipDiscoveryPorts'
+  >;
   /** Seals and opens secrets stored in the database. */
   secrets: SecretBox;
   /** Announces ended user sessions (the grant engine revokes their grants). */

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { startDiscoveryResponder, type DiscoveryResponder } from './ip-discovery/responder.js';
 import { AgentHub } from './agent-hub/agent-hub.js';
 import { forwardEndedSessionsToAgents, startGrantSweeper } from './grants/grant-sweeper.js';
 import { NO_AGENT_SYNC } from './grants/agent-sync.js';
@@ -69,12 +70,14 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
   let app: FastifyInstance | undefined;
   let sweeper: { stop(): Promise<void> } | undefined;
   let grantSweeper: { stop(): Promise<void> } | undefined;
+  let discovery: DiscoveryResponder | undefined;
   const agentHub = new AgentHub(ctx);
   ctx.agentSync = agentHub;
   const stopForwarding = forwardEndedSessionsToAgents(ctx);
   const stop = async () => {
     stopForwarding();
     await grantSweeper?.stop();
+    await discovery?.stop();
     await sweeper?.stop();
     agentHub.close();
     await runtime.stop();
@@ -93,6 +96,7 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
     await listen(app, config);
     sweeper = startSessionSweeper(ctx);
     grantSweeper = startGrantSweeper(ctx);
+    discovery = await startDiscoveryResponder(config.host, config.ipDiscoveryPorts, logger);
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
     logger.info({ url, store: store.description }, 'Postern is listening');
     if (bootstrapPassword !== null) printBootstrapPassword(bootstrapPassword, config.publicUrl ?? url);

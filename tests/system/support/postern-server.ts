@@ -40,6 +40,7 @@ export async function startPosternServer(
       POSTERN_PORT: String(port),
       POSTERN_HOST: '127.0.0.1',
       POSTERN_LOG_LEVEL: 'warn',
+      POSTERN_IP_DISCOVERY_PORTS: 'off',
       ...(postgres === null ? {} : { DATABASE_URL: postgres.url }),
       ...settings,
     }),

@@ -28,6 +28,7 @@ describe('configuration', () => {
       logLevel: 'info',
       webDir: null,
       licencePublicKeys: [],
+      ipDiscoveryPorts: [443, 222, 3389, 8000],
     });
   });
 
@@ -45,6 +46,7 @@ describe('configuration', () => {
       POSTERN_LOG_LEVEL: 'DEBUG',
       POSTERN_WEB_DIR: 'web',
       POSTERN_LICENCE_PUBLIC_KEYS: `${Buffer.alloc(32, 1).toString('base64')}, ${Buffer.alloc(32, 2).toString('base64')}`,
+      POSTERN_IP_DISCOVERY_PORTS: '8000, 8443,8000',
     });
     expect(config).toEqual({
       host: '0.0.0.0',
@@ -58,7 +60,9 @@ describe('configuration', () => {
       logLevel: 'debug',
       webDir: path.join(dir, 'web'),
       licencePublicKeys: [Buffer.alloc(32, 1), Buffer.alloc(32, 2)],
+      ipDiscoveryPorts: [8000, 8443],
     });
+    expect(load({ POSTERN_IP_DISCOVERY_PORTS: 'off' }).ipDiscoveryPorts).toEqual([]);
   });
 
   it('reads a JSON config file named by POSTERN_CONFIG, and the environment wins over it', () => {
@@ -72,6 +76,10 @@ describe('configuration', () => {
 
   it.each([
     [{ POSTERN_PORT: 'abc' }, 'POSTERN_PORT: must be a whole number from 1 to 65535 (got "abc")'],
+    [
+      { POSTERN_IP_DISCOVERY_PORTS: '443,http' },
+      'POSTERN_IP_DISCOVERY_PORTS: must be "off" or a comma-separated list of ports from 1 to 65535 (got "443,http")',
+    ],
     [{ POSTERN_PORT: '0' }, 'POSTERN_PORT: must be a whole number from 1 to 65535 (got "0")'],
     [{ POSTERN_PORT: '65536' }, 'POSTERN_PORT: must be a whole number from 1 to 65535 (got "65536")'],
     [{ POSTERN_PORT: '80.5' }, 'POSTERN_PORT: must be a whole number from 1 to 65535 (got "80.5")'],

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { IP_DISCOVERY_PORTS } from '@postern/protocol';
 import { ConfigError } from './config-error.js';
 
 /**
@@ -20,6 +21,7 @@ const SETTINGS = {
   logLevel: { env: 'POSTERN_LOG_LEVEL', default: 'info' },
   webDir: { env: 'POSTERN_WEB_DIR', default: '' },
   licencePublicKeys: { env: 'POSTERN_LICENCE_PUBLIC_KEYS', default: '' },
+  ipDiscoveryPorts: { env: 'POSTERN_IP_DISCOVERY_PORTS', default: IP_DISCOVERY_PORTS.join(',') },
 } as const;
 
 type SettingKey = keyof typeof SETTINGS;
@@ -49,6 +51,8 @@ export interface PosternConfig {
   webDir: string | null;
   /** Ed25519 public keys (32 bytes each) that licence keys must be signed with. */
   licencePublicKeys: Buffer[];
+  /** Ports the built-in IP discovery responder listens on; empty: off. */
+  ipDiscoveryPorts: number[];
 }
 
 type RawSettings = Record<SettingKey, string>;
@@ -68,6 +72,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     logLevel: parseLogLevel(raw.logLevel),
     webDir: raw.webDir === '' ? null : path.resolve(cwd, raw.webDir),
     licencePublicKeys: parseLicencePublicKeys(raw.licencePublicKeys),
+    ipDiscoveryPorts: parseDiscoveryPorts(raw.ipDiscoveryPorts),
   };
 }
 
@@ -135,6 +140,21 @@ function parsePort(value: string): number {
     throw new ConfigError(SETTINGS.port.env, `must be a whole number from 1 to 65535 (got "${value}")`);
   }
   return port;
+}
+
+/** A comma-separated list of ports, or "off" (or empty) for none. */
+function parseDiscoveryPorts(value: string): number[] {
+  const text = value.trim().toLowerCase();
+  if (text === '' || text === 'off') return [];
+  const ports = text.split(',').map((part) => part.trim());
+  const bad = ports.find((part) => !/^\d{1,5}$/.test(part) || Number(part) < 1 || Number(part) > 65535);
+  if (bad !== undefined) {
+    throw new ConfigError(
+      SETTINGS.ipDiscoveryPorts.env,
+      `must be "off" or a comma-separated list of ports from 1 to 65535 (got "${value}")`,
+    );
+  }
+  return [...new Set(ports.map(Number))];
 }
 
 function parseStore(databaseUrl: string, dataDir: string): PosternConfig['store'] {

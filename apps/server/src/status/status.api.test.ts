@@ -162,4 +162,25 @@ describe.each(testStoreKinds())('status endpoints (%s)', (kind) => {
       data: { IPApi: 'https://ip.example.com', JsBundleHash: 'test-bundle' },
     });
   });
+
+  it('points browsers at the built-in responder on the portal host when no discovery URL is set', async () => {
+    await writeSetting(t.ctx.db, 'DiscoverIP', true, t.clock.now());
+    const asked = await t.app.inject({
+      method: 'GET',
+      url: '/api/system_status',
+      headers: { host: 'portal.example:8080' },
+    });
+    // Without ports the responder is off, and there is nothing to probe.
+    expect(asked.json<{ data: { IPApi: string } }>().data.IPApi).toBe('');
+    t.ctx.config.ipDiscoveryPorts = [8000];
+    const withPorts = await t.app.inject({
+      method: 'GET',
+      url: '/api/system_status',
+      headers: { host: 'portal.example:8080' },
+    });
+    expect(withPorts.json<{ data: { IPApi: string } }>().data.IPApi).toBe('http://portal.example');
+    t.ctx.config.publicUrl = 'https://access.example.org';
+    const published = await t.app.inject({ method: 'GET', url: '/api/system_status' });
+    expect(published.json<{ data: { IPApi: string } }>().data.IPApi).toBe('http://access.example.org');
+  });
 });

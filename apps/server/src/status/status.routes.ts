@@ -23,7 +23,7 @@ export function registerStatusRoutes(app: FastifyInstance, ctx: AppContext, webA
     data: await theme(ctx),
   }));
 
-  routes.get('/api/system_status', { schema: { response: { 200: SystemStatusResponse } } }, async () => ({
-    data: await systemStatus(ctx, webApp.current().bundleHash),
+  routes.get('/api/system_status', { schema: { response: { 200: SystemStatusResponse } } }, async (request) => ({
+    data: await systemStatus(ctx, webApp.current().bundleHash, request.hostname),
   }));
 }

@@ -111,6 +111,7 @@ export async function createTestApp(kind: TestStoreKind, options: TestAppOptions
       publicUrl: null,
       dataDir: testStore.dataDir,
       licencePublicKeys: [],
+      ipDiscoveryPorts: [],
       ...options.config,
     },
     secrets: new SecretBox([randomBytes(32)]),
