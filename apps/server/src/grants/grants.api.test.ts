@@ -17,6 +17,8 @@ interface KnocOptions {
   maximumGrantDuration?: number;
   ipExclusions?: object;
   grantType?: object;
+  /** Give the knoc to the user directly (default) or not at all (a group will). */
+  direct?: boolean;
 }
 
 /** An ipset knoc on the agent, given to the user directly. */
@@ -53,7 +55,7 @@ async function givenIpsetKnoc(ctx: AppContext, agentId: string, userId: string, 
       uriToken: 'uri-token-1',
     })
     .execute();
-  await ctx.db.insertInto('userAcls').values({ userId, aclId: id }).execute();
+  if (options.direct !== false) await ctx.db.insertInto('userAcls').values({ userId, aclId: id }).execute();
   return id;
 }
 
@@ -356,6 +358,36 @@ describe.each(testStoreKinds())('grant engine (%s)', (kind) => {
       IpAddress: '192.0.2.200',
       Description: 'vendor support call',
     });
+  });
+
+  it('closes access at once when an admin takes the user out of the group that gave the knoc', async () => {
+    const aclId = await givenIpsetKnoc(t.ctx, agentId, userId, { direct: false });
+    await agent.connect();
+    const admin = await givenAdmin(t.ctx, { userName: 'ops' });
+    const adminCookie = await signInAdmin(t.app, 'ops', admin.password);
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/admin/groups',
+      headers: { cookie: adminCookie },
+      payload: { Name: 'admins-of-ssh', Type: 'local', ACLIDs: [aclId], UserIDs: [userId] },
+    });
+    expect(created.statusCode, created.body).toBe(200);
+    const groupId = created.json<{ data: { ID: string } }>().data.ID;
+    const alice = await signIn();
+    await grant(alice, aclId);
+    await agent.waitFor(() => agent.applies().length === 1);
+    await settle();
+
+    const updated = await t.app.inject({
+      method: 'PUT',
+      url: `/api/admin/groups/${groupId}`,
+      headers: { cookie: adminCookie },
+      payload: { ID: groupId, Name: 'admins-of-ssh', Type: 'local', ACLIDs: [aclId], UserIDs: [] },
+    });
+    expect(updated.statusCode, updated.body).toBe(200);
+    await agent.waitFor(() => agent.applies().length === 2, 'the remove');
+    expect(agent.applies()[1]?.remove).toEqual([{ aclId, ip: '127.0.0.1' }]);
+    expect((await status(alice)).ACLs).toEqual([]);
   });
 
   it('answers grant calls only for the knocs the user has', async () => {

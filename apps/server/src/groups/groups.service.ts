@@ -1,3 +1,5 @@
+import { endGrantsWithoutAccess } from '../grants/access-changes.js';
+import type { AgentEntryKey } from '../grants/agent-sync.js';
 import type { Kysely } from 'kysely';
 import {
   AuditActions,
@@ -99,6 +101,7 @@ export async function updateGroup(
   const now = ctx.clock.now();
   const aclIds = unique(body.ACLIDs);
   const userIds = unique(body.UserIDs);
+  let lostEntries: AgentEntryKey[] = [];
   await writeGroup(ctx, async (trx) => {
     const current = await readGroup(trx, id);
     if (current === null) throw new NotFoundError('group');
@@ -113,18 +116,23 @@ export async function updateGroup(
     await replaceGroupAcls(trx, id, aclIds);
     if (!assertionMembers) await replaceGroupUsers(trx, id, userIds);
     await recordAudit(trx, now, AuditActions.GroupUpdated, { ...actor, Description: body.Name });
+    // Members who left, and members of a group that lost knocs, lose those grants now.
+    lostEntries = await endGrantsWithoutAccess(trx, [...current.UserIDs, ...userIds], now);
   });
+  ctx.agentSync.entriesChanged(lostEntries);
   return getGroup(ctx, id);
 }
 
 /** Deletes a group and its memberships (not the users or knocs), or 404. */
 export async function deleteGroup(ctx: AppContext, id: string, actor: AuditActor): Promise<void> {
   const now = ctx.clock.now();
-  await ctx.db.transaction().execute(async (trx) => {
-    const current = await findGroupRow(trx, id);
+  const lostEntries = await ctx.db.transaction().execute(async (trx) => {
+    const current = await readGroup(trx, id);
     if (current === null || !(await deleteGroupRow(trx, id))) throw new NotFoundError('group');
-    await recordAudit(trx, now, AuditActions.GroupDeleted, { ...actor, Description: current.name });
+    await recordAudit(trx, now, AuditActions.GroupDeleted, { ...actor, Description: current.Name });
+    return endGrantsWithoutAccess(trx, current.UserIDs, now);
   });
+  ctx.agentSync.entriesChanged(lostEntries);
 }
 
 /** Ids of every group the user belongs to (any type). */

@@ -1,3 +1,4 @@
+import { endGrantsWithoutAccess } from '../grants/access-changes.js';
 import {
   AuditActions,
   ErrorCodes,
@@ -134,7 +135,7 @@ export async function updateUser(ctx: AppContext, actor: Admin, id: string, body
   const validUntil = body.ValidUntil === null ? null : Date.parse(body.ValidUntil);
   const mustEndSessions = passwordHash !== undefined || body.Disabled || (validUntil !== null && validUntil <= now);
 
-  const ended = await ctx.db.transaction().execute(async (trx) => {
+  const { ended, lostEntries } = await ctx.db.transaction().execute(async (trx) => {
     await updateUserRow(
       trx,
       id,
@@ -153,8 +154,13 @@ export async function updateUser(ctx: AppContext, actor: Admin, id: string, body
     );
     await setDirectAclIds(trx, id, body.AclIds);
     await recordAudit(trx, now, AuditActions.UserUpdated, { AdminName: actor.userName, UserName: existing.userName });
-    return mustEndSessions ? endUserSessions(trx, { userId: id }, 'account-changed', now) : [];
+    return {
+      ended: mustEndSessions ? await endUserSessions(trx, { userId: id }, 'account-changed', now) : [],
+      // Knocs taken off the user close at once, not when the session ends.
+      lostEntries: await endGrantsWithoutAccess(trx, [id], now),
+    };
   });
+  ctx.agentSync.entriesChanged(lostEntries);
   await ctx.sessionEvents.userSessionsEnded(ended);
   return getUser(ctx, id);
 }
