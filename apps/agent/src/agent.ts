@@ -1,20 +1,22 @@
 import type { Logger } from 'pino';
 import type { AgentConfig } from './config/config.js';
+import { startAgentRuntime } from './runtime/index.js';
 
 /** A started agent. */
 export interface RunningAgent {
   /**
-   * Stops the agent's work; `run` calls it once on SIGTERM or SIGINT. Closing the server connection
-   * and flushing the state file belong here.
+   * Stops the agent's work; `run` calls it once on SIGTERM or SIGINT: stops reconnecting, closes the
+   * server connection, writes the state file and closes the drivers.
    */
   stop(): Promise<void>;
 }
 
 /**
- * Starts the agent's work for a validated configuration. It does nothing yet: the WebSocket to
- * `config.connectUrl`, capability detection and the drivers arrive with the next issue and start
- * here, so `run` and its shutdown path stay as they are.
+ * Starts the agent's work for a validated configuration: puts the state file's unexpired entries
+ * back on the devices, starts the local expiry timers and connects to the server (see
+ * {@link startAgentRuntime}). Rejects only when the state file cannot be read at all.
  */
-export function startAgent(_config: AgentConfig, _logger: Logger): Promise<RunningAgent> {
-  return Promise.resolve({ stop: () => Promise.resolve() });
+export async function startAgent(config: AgentConfig, logger: Logger): Promise<RunningAgent> {
+  const runtime = await startAgentRuntime({ config, logger });
+  return { stop: () => runtime.stop() };
 }

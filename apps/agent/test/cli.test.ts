@@ -142,7 +142,9 @@ describe('postern-agent command line', { timeout: 30_000 }, () => {
         .trim()
         .split('\n')
         .map((line) => JSON.parse(line) as { msg: string; config?: { token: string } });
-      expect(lines.map((line) => line.msg)).toEqual(['postern-agent starting', 'stopping']);
+      // Between the two, the agent may log that it cannot reach the (unresolvable) server.
+      expect(lines[0]?.msg).toBe('postern-agent starting');
+      expect(lines.at(-1)?.msg).toBe('stopping');
       expect(lines[0]?.config?.token).toBe('[set]');
       expect(result.stdout).not.toContain(TOKEN);
     },

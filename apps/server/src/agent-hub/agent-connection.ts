@@ -185,11 +185,19 @@ export class AgentConnection {
         clearTimeout(this.#helloTimer);
         await this.ctx.db
           .updateTable('agents')
-          .set({
+          .set((eb) => ({
             version: message.agentVersion,
             capabilities: JSON.stringify(message.capabilities),
             lastSeen: now,
-          })
+            // An agent that has applied a later generation than the store knows (the store was
+            // restored from a backup) would refuse everything at or below it: move past it.
+            generation: eb
+              .case()
+              .when('generation', '<', message.generation)
+              .then(message.generation)
+              .else(eb.ref('generation'))
+              .end(),
+          }))
           .where('id', '=', this.agentId)
           .execute();
         this.#lastSeenWritten = Date.now();

@@ -333,6 +333,11 @@ describe.each(testStoreKinds())('grant engine (%s)', (kind) => {
     expect(state?.entries.map((entry) => entry.ip)).toEqual(['127.0.0.1']);
   });
 
+  it('moves its generation past the agent’s when the agent has seen a later one (a restored store)', async () => {
+    await agent.connect(undefined, 5_000);
+    expect(agent.states()[0]?.generation).toBeGreaterThan(5_000);
+  });
+
   it('refuses an agent connection with an unknown token', async () => {
     const stranger = new FakeAgent(baseUrl, 'x'.repeat(43));
     await expect(stranger.connect()).rejects.toThrow(/401/);

@@ -29,7 +29,7 @@ export class FakeAgent {
   ) {}
 
   /** Connects and says hello; resolves when the first full state has arrived. */
-  async connect(capabilities: AgentCapabilities = agentCapabilities()): Promise<void> {
+  async connect(capabilities: AgentCapabilities = agentCapabilities(), generation = 0): Promise<void> {
     const socket = new WebSocket(`${this.baseUrl.replace(/^http/, 'ws')}${AGENT_CONNECT_PATH}`, {
       headers: { authorization: `Bearer ${this.token}` },
     });
@@ -48,7 +48,7 @@ export class FakeAgent {
       version: AGENT_PROTOCOL_VERSION,
       agentVersion: '1.9.0',
       capabilities,
-      generation: 0,
+      generation,
       applied: [],
     });
     await this.waitFor(() => this.states().length > before);

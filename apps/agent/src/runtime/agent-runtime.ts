@@ -1,0 +1,219 @@
+import type { Logger } from 'pino';
+import { AGENT_PROTOCOL_VERSION, type AgentCapabilities, type DesiredEntry, type EntryResult } from '@postern/protocol';
+import type { AgentConfig } from '../config/config.js';
+import type { Driver, DriverSet } from '../drivers/driver.js';
+import { createDrivers } from '../drivers/index.js';
+import { detectCapabilities } from '../capabilities/index.js';
+import { Backoff, DEFAULT_BACKOFF, type BackoffSettings } from './backoff.js';
+import { systemClock, type Clock } from './clock.js';
+import { errorMessage } from './driver-calls.js';
+import { EntryStore, stateFileContentOf } from './entry-store.js';
+import { Reconciler } from './reconciler.js';
+import { SerialQueue } from './serial-queue.js';
+import { ServerConnection, type ServerLink } from './server-connection.js';
+import { loadStateFile } from './state-file.js';
+import { StateFileWriter } from './state-file-writer.js';
+
+/** What {@link startAgentRuntime} needs; everything but config and logger has a real default. */
+export interface AgentRuntimeOptions {
+  config: AgentConfig;
+  logger: Logger;
+  /** The backend drivers; default: createDrivers(config). The runtime closes them when it stops. */
+  drivers?: DriverSet;
+  /** The host's capabilities, or how to detect them before each connection; default: detectCapabilities(config). */
+  capabilities?: AgentCapabilities | (() => AgentCapabilities | Promise<AgentCapabilities>);
+  /** Deadlines and the state file's wall-clock instants; tests drive a manual clock. */
+  clock?: Clock;
+  /** Reconnect timing (default 0.5 s doubling to 60 s) and when a connection counts as stable (30 s). */
+  reconnect?: Partial<BackoffSettings> & { stableAfterMs?: number; random?: () => number };
+}
+
+/** One entry the agent holds, as {@link AgentRuntime.snapshot} shows it. */
+export interface HeldEntrySnapshot {
+  aclId: string;
+  ip: string;
+  userName: string;
+  /** Milliseconds until the local timer removes it (or retries a failed removal). */
+  remainingMs: number;
+  generation: number;
+  /** Its removal failed and is being retried. */
+  removing: boolean;
+}
+
+/** A copy of the runtime's state at one moment. */
+export interface RuntimeSnapshot {
+  generation: number;
+  stateGeneration: number;
+  /** The aclIds of the newest desired state's knocs. */
+  knocIds: string[];
+  entries: HeldEntrySnapshot[];
+}
+
+/** A running agent runtime. */
+export interface AgentRuntime {
+  /**
+   * Stops reconnecting, closes the connection with 1000, waits for running operations, writes the
+   * state file and closes the drivers. Entries stay on the devices: they carry their own device
+   * timeouts, and the next start re-arms the timers from the state file.
+   */
+  stop(): Promise<void>;
+  /** Whether the connection is open and hello was sent. */
+  isConnected(): boolean;
+  /** Resolves when the connection is (next) open; at once when it is open now. */
+  whenConnected(): Promise<void>;
+  /** Resolves when every operation queued so far (messages, expiries) has finished. */
+  idle(): Promise<void>;
+  snapshot(): RuntimeSnapshot;
+}
+
+/**
+ * Starts the agent's work: loads the state file and puts its unexpired entries back on the devices
+ * (removing expired ones) before any connection, starts the local expiry timers, then connects to
+ * the server and converges to what it sends. Resolves once the restore is done and the first
+ * connection attempt has started.
+ */
+export async function startAgentRuntime(options: AgentRuntimeOptions): Promise<AgentRuntime> {
+  const { config, logger } = options;
+  const clock = options.clock ?? systemClock;
+  const drivers = options.drivers ?? createDrivers(config, logger);
+  const capabilities = capabilitiesSource(options, config);
+  const queue = new SerialQueue();
+
+  let connection: ServerConnection | null = null;
+  let stopped = false;
+  const sendResults = (link: Pick<ServerLink, 'send'> | null, generation: number, results: EntryResult[]) => {
+    link?.send({ type: 'result', version: AGENT_PROTOCOL_VERSION, generation, results });
+  };
+
+  // Defined before the store, whose expiry timer calls it.
+  const sweep = () => {
+    void queue
+      .run(() => reconciler.expireDue())
+      .then((results) => {
+        if (results.length > 0 && connection?.connected === true) {
+          sendResults(connection, store.generation, results);
+        }
+      })
+      .catch((error: unknown) => logger.error({ error: errorMessage(error) }, 'expiry failed'));
+  };
+  let writer: StateFileWriter | null = null;
+  const store = new EntryStore(clock, sweep, () => writer?.markDirty());
+  writer = new StateFileWriter(config.stateFile, () => stateFileContentOf(store, clock), logger);
+  const reconciler = new Reconciler({ store, drivers, clock, logger });
+
+  try {
+    const content = await loadStateFile(config.stateFile, logger, clock.wallMs());
+    await queue.run(() => reconciler.restore(content));
+    await writer.flush();
+  } catch (error) {
+    store.stopTimers();
+    await closeDrivers(drivers, logger);
+    throw error;
+  }
+
+  const connectedWaiters: (() => void)[] = [];
+  connection = new ServerConnection({
+    connectUrl: config.connectUrl,
+    token: config.token,
+    caFile: config.caFile,
+    insecureSkipVerify: config.insecureSkipVerify,
+    heartbeatMs: config.heartbeatSeconds * 1000,
+    backoff: new Backoff({ ...DEFAULT_BACKOFF, ...options.reconnect }, options.reconnect?.random),
+    ...(options.reconnect?.stableAfterMs === undefined ? {} : { stableAfterMs: options.reconnect.stableAfterMs }),
+    logger,
+    capabilities,
+    applied: () => ({ generation: store.generation, applied: appliedEntries(store, clock) }),
+    onMessage: (message, link) => {
+      if (message.type !== 'state' && message.type !== 'apply') return;
+      const receivedAtMs = clock.monotonicMs();
+      void queue
+        .run(() =>
+          message.type === 'state'
+            ? reconciler.applyState(message, receivedAtMs)
+            : reconciler.applyIncrement(message, receivedAtMs),
+        )
+        .then((results) => sendResults(link, message.generation, results))
+        .catch((error: unknown) =>
+          logger.error(
+            { error: errorMessage(error), generation: message.generation },
+            `cannot apply a ${message.type}`,
+          ),
+        );
+    },
+    onConnectedChange: (connected) => {
+      if (connected) for (const resolve of connectedWaiters.splice(0)) resolve();
+    },
+  });
+  connection.start();
+
+  return {
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await connection.stop();
+      // Expiries due from here on are done by the next start (from the state file) or the device.
+      store.stopTimers();
+      await queue.idle();
+      await writer.stop();
+      await closeDrivers(drivers, logger);
+    },
+    isConnected: () => connection.connected,
+    whenConnected: () =>
+      connection.connected ? Promise.resolve() : new Promise<void>((resolve) => connectedWaiters.push(resolve)),
+    idle: () => queue.idle(),
+    snapshot: () => snapshotOf(store, clock),
+  };
+}
+
+function capabilitiesSource(options: AgentRuntimeOptions, config: AgentConfig): () => Promise<AgentCapabilities> {
+  const given = options.capabilities;
+  if (given === undefined) return async () => detectCapabilities(config);
+  if (typeof given === 'function') return async () => given();
+  return () => Promise.resolve(given);
+}
+
+/** The entries hello reports: held, not being removed, with their remaining time in whole seconds. */
+function appliedEntries(store: EntryStore, clock: Clock): DesiredEntry[] {
+  const nowMs = clock.monotonicMs();
+  const applied: DesiredEntry[] = [];
+  for (const entry of store.entries.values()) {
+    if (entry.removing) continue;
+    const remainingMs = entry.deadlineMs - nowMs;
+    if (remainingMs <= 0) continue;
+    applied.push({
+      aclId: entry.aclId,
+      ip: entry.ip,
+      userName: entry.userName,
+      ttlSeconds: Math.max(1, Math.ceil(remainingMs / 1000)),
+    });
+  }
+  return applied;
+}
+
+function snapshotOf(store: EntryStore, clock: Clock): RuntimeSnapshot {
+  const nowMs = clock.monotonicMs();
+  return {
+    generation: store.generation,
+    stateGeneration: store.stateGeneration,
+    knocIds: [...store.knocs.keys()],
+    entries: [...store.entries.values()].map((entry) => ({
+      aclId: entry.aclId,
+      ip: entry.ip,
+      userName: entry.userName,
+      remainingMs: entry.deadlineMs - nowMs,
+      generation: entry.generation,
+      removing: entry.removing,
+    })),
+  };
+}
+
+async function closeDrivers(drivers: DriverSet, logger: Logger): Promise<void> {
+  const unique = new Set<Driver>(drivers.values());
+  for (const driver of unique) {
+    try {
+      await driver.close();
+    } catch (error) {
+      logger.warn({ backendType: driver.type, error: errorMessage(error) }, 'cannot close a driver');
+    }
+  }
+}
