@@ -31,6 +31,8 @@ const HEARTBEAT = 'must be a whole number of seconds from 5 to 300';
 const SOCKET = 'must be an absolute unix socket path or tcp://host:port';
 const TOKEN_RULE = 'must be at least 20 characters with no whitespace';
 const SHORT_TOKEN = 'x'.repeat(19);
+const PEM_CERT = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+const PEM_KEY = '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n';
 
 const REFUSED: RefusedCase[] = [
   {
@@ -177,6 +179,51 @@ const REFUSED: RefusedCase[] = [
       problem: `${SOCKET} (got "${value}")`,
     }),
   ),
+  {
+    name: 'a knocproxy certificate without its key',
+    given: (f) => ({ env: { POSTERN_AGENT_KNOCPROXY_TLS_CERT_FILE: f.write('proxy.crt', PEM_CERT, 0o644) } }),
+    setting: named('POSTERN_AGENT_KNOCPROXY_TLS_CERT_FILE'),
+    problem: 'needs knocproxy.tlsKeyFile as well',
+  },
+  {
+    name: 'a knocproxy key without its certificate',
+    given: (f) => ({ env: { POSTERN_AGENT_KNOCPROXY_TLS_KEY_FILE: f.write('proxy.key', PEM_KEY, 0o600) } }),
+    setting: named('POSTERN_AGENT_KNOCPROXY_TLS_KEY_FILE'),
+    problem: 'needs knocproxy.tlsCertFile as well',
+  },
+  {
+    name: 'a knocproxy key others can read',
+    given: (f) => ({
+      env: {
+        POSTERN_AGENT_KNOCPROXY_TLS_CERT_FILE: f.write('proxy.crt', PEM_CERT, 0o644),
+        POSTERN_AGENT_KNOCPROXY_TLS_KEY_FILE: f.write('proxy.key', PEM_KEY, 0o644),
+      },
+    }),
+    setting: named('POSTERN_AGENT_KNOCPROXY_TLS_KEY_FILE'),
+    problem: /proxy\.key is readable by group or others \(mode 644\); run chmod 600 /,
+  },
+  {
+    name: 'a knocproxy key file without a private key',
+    given: (f) => ({
+      env: {
+        POSTERN_AGENT_KNOCPROXY_TLS_CERT_FILE: f.write('proxy.crt', PEM_CERT, 0o644),
+        POSTERN_AGENT_KNOCPROXY_TLS_KEY_FILE: f.write('proxy.key', PEM_CERT, 0o600),
+      },
+    }),
+    setting: named('POSTERN_AGENT_KNOCPROXY_TLS_KEY_FILE'),
+    problem: /proxy\.key holds no PEM private key$/,
+  },
+  {
+    name: 'a knocproxy certificate file without a certificate',
+    given: (f) => ({
+      env: {
+        POSTERN_AGENT_KNOCPROXY_TLS_CERT_FILE: f.write('proxy.crt', PEM_KEY, 0o644),
+        POSTERN_AGENT_KNOCPROXY_TLS_KEY_FILE: f.write('proxy.key', PEM_KEY, 0o600),
+      },
+    }),
+    setting: named('POSTERN_AGENT_KNOCPROXY_TLS_CERT_FILE'),
+    problem: /proxy\.crt holds no PEM certificate/,
+  },
   {
     name: 'an unknown log level',
     given: env({ POSTERN_AGENT_LOG_LEVEL: 'verbose' }),
@@ -354,6 +401,16 @@ describe('configuration rules', () => {
     const file = f.write('ca.pem', pem, 0o644);
 
     expect(f.load({ env: { POSTERN_AGENT_CA_FILE: file } }).config.caFile).toBe(file);
+  });
+
+  it('accepts a knocproxy certificate with a key only its owner can read', () => {
+    const cert = f.write('proxy.crt', PEM_CERT, 0o644);
+    const key = f.write('proxy.key', PEM_KEY, 0o600);
+    const { config } = f.load({
+      env: { POSTERN_AGENT_KNOCPROXY_TLS_CERT_FILE: cert, POSTERN_AGENT_KNOCPROXY_TLS_KEY_FILE: key },
+    });
+
+    expect(config.knocproxy).toEqual({ tlsCertFile: cert, tlsKeyFile: key });
   });
 
   it('accepts enabled scripts in a directory only the owner can write', () => {

@@ -29,6 +29,7 @@ describe('defaults', () => {
       scripts: { enabled: false, directory: '/etc/postern-agent/scripts', timeoutSeconds: 30 },
       ipset: { allowedSets: [], useSudo: false },
       haproxy: { socket: null },
+      knocproxy: { tlsCertFile: null, tlsKeyFile: null },
       heartbeatSeconds: 15,
       logLevel: 'info',
     });

@@ -1,5 +1,5 @@
 import { ConfigError } from './config-error.js';
-import { checkCaFile, checkScriptsDirectory } from './files.js';
+import { checkCaFile, checkScriptsDirectory, checkTlsPair } from './files.js';
 import type { Secret } from './secret.js';
 import {
   SETTINGS,
@@ -42,6 +42,8 @@ export interface AgentConfig {
   /** The agent may only touch the sets listed here. */
   ipset: { allowedSets: string[]; useSudo: boolean };
   haproxy: { socket: HaproxySocket | null };
+  /** knocproxy serves HTTPS with these (both set) or plain HTTP (neither). */
+  knocproxy: { tlsCertFile: string | null; tlsKeyFile: string | null };
   heartbeatSeconds: number;
   logLevel: LogLevel;
 }
@@ -108,12 +110,20 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     },
     ipset: { allowedSets: settings.required('ipset.allowedSets'), useSudo: settings.required('ipset.useSudo') },
     haproxy: { socket: settings.value('haproxy.socket') ?? null },
+    knocproxy: {
+      tlsCertFile: settings.value('knocproxy.tlsCertFile') ?? null,
+      tlsKeyFile: settings.value('knocproxy.tlsKeyFile') ?? null,
+    },
     heartbeatSeconds: settings.required('heartbeatSeconds'),
     logLevel: settings.required('logLevel'),
   };
 
   if (config.caFile !== null) checkCaFile(config.caFile, settings.label('caFile'));
   if (config.scripts.enabled) checkScriptsDirectory(config.scripts.directory, settings.label('scripts.directory'));
+  checkTlsPair(config.knocproxy, {
+    cert: settings.label('knocproxy.tlsCertFile'),
+    key: settings.label('knocproxy.tlsKeyFile'),
+  });
   const stateLabel = settings.label('stateFile');
   // Inspect first: it reports a directory others can read, and refuses a state file that is a directory.
   const stateWarning = inspectStateDirectory(config.stateFile, stateLabel);

@@ -19,6 +19,7 @@ export function describeConfig(config: AgentConfig) {
     scripts: { ...config.scripts },
     ipset: { allowedSets: [...config.ipset.allowedSets], useSudo: config.ipset.useSudo },
     haproxy: { socket: config.haproxy.socket === null ? null : formatHaproxySocket(config.haproxy.socket) },
+    knocproxy: { ...config.knocproxy },
     heartbeatSeconds: config.heartbeatSeconds,
     logLevel: config.logLevel,
   };

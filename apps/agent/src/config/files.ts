@@ -40,3 +40,38 @@ export function checkScriptsDirectory(dir: string, label: string): void {
     );
   }
 }
+
+const PEM_PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----/;
+
+/**
+ * Checks knocproxy's TLS files: both or neither; the certificate holds a PEM certificate; the key
+ * holds a PEM private key that nobody but the owner can read (whoever reads it can impersonate the proxy).
+ */
+export function checkTlsPair(
+  files: { tlsCertFile: string | null; tlsKeyFile: string | null },
+  labels: { cert: string; key: string },
+): void {
+  const { tlsCertFile, tlsKeyFile } = files;
+  if (tlsCertFile === null && tlsKeyFile === null) return;
+  if (tlsCertFile === null) throw new ConfigError(labels.key, 'needs knocproxy.tlsCertFile as well');
+  if (tlsKeyFile === null) throw new ConfigError(labels.cert, 'needs knocproxy.tlsKeyFile as well');
+  checkCaFile(tlsCertFile, labels.cert);
+  let content: string;
+  let mode: number;
+  try {
+    const stats = statSync(tlsKeyFile);
+    if (!stats.isFile()) throw new ConfigError(labels.key, `${tlsKeyFile} is not a regular file`);
+    mode = stats.mode & 0o777;
+    content = readFileSync(tlsKeyFile, 'utf8');
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError(labels.key, `cannot read ${tlsKeyFile} (${errorCode(error)})`);
+  }
+  if ((mode & 0o077) !== 0) {
+    throw new ConfigError(
+      labels.key,
+      `${tlsKeyFile} is readable by group or others (mode ${mode.toString(8)}); run chmod 600 ${tlsKeyFile}`,
+    );
+  }
+  if (!PEM_PRIVATE_KEY.test(content)) throw new ConfigError(labels.key, `${tlsKeyFile} holds no PEM private key`);
+}

@@ -230,6 +230,18 @@ export const SETTINGS = {
     help: 'HAProxy runtime API: a unix socket path or tcp://host:port',
     schema: haproxySocket,
   }),
+  'knocproxy.tlsCertFile': setting({
+    env: 'POSTERN_AGENT_KNOCPROXY_TLS_CERT_FILE',
+    expect: 'must be a file path',
+    help: 'PEM certificate (chain) for knocproxy to serve HTTPS on tcp addresses; give knocproxy.tlsKeyFile too',
+    schema: filePath,
+  }),
+  'knocproxy.tlsKeyFile': setting({
+    env: 'POSTERN_AGENT_KNOCPROXY_TLS_KEY_FILE',
+    expect: 'must be a file path',
+    help: 'PEM private key for knocproxy.tlsCertFile; must not be readable by group or others (chmod 600)',
+    schema: filePath,
+  }),
   heartbeatSeconds: setting({
     env: 'POSTERN_AGENT_HEARTBEAT_SECONDS',
     default: '15',

@@ -76,6 +76,13 @@ const outcome = (result: EntryResult) =>
   `${result.action} ${result.aclId} ${result.ip} ${result.ok ? 'ok' : result.error}`;
 
 describe('Reconciler: desired state', () => {
+  it('tells each driver the knocs it serves on every state, before the first grant', async () => {
+    const t = setup();
+    await t.state(1, [A, B], []);
+    await t.state(2, [B], []);
+    expect(t.ipset.configured).toEqual([['acl-a', 'acl-b'], ['acl-b']]);
+  });
+
   it('adds listed entries, refreshes held ones and removes held entries that are no longer listed', async () => {
     const t = setup();
     await t.state(1, [A], [testEntry('acl-a', '10.0.0.1'), testEntry('acl-a', '10.0.0.2')]);

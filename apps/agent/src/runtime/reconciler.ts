@@ -95,6 +95,7 @@ export class Reconciler {
     store.knocs = knocs;
     results.push(...(await this.#remove(removals)));
     await this.#flushDropped(dropped, generation);
+    await this.#configureDrivers(knocs);
     await this.#removeDeviceExtras(knocs, desired, generation);
     results.push(...(await this.#add(additions, generation, receivedAtMs)));
     store.dropTombstonesUpTo(generation);
@@ -104,6 +105,26 @@ export class Reconciler {
       'applied the desired state',
     );
     return results;
+  }
+
+  /**
+   * Tells each driver the knocs it serves now, so it can prepare before the first grant (knocproxy
+   * opens its listeners and answers strangers with its 403 page). A failure is the driver's own
+   * business: it is logged and the entries are still applied.
+   */
+  async #configureDrivers(knocs: ReadonlyMap<string, AgentKnoc>): Promise<void> {
+    for (const [type, driver] of this.#drivers) {
+      if (driver.configure === undefined) continue;
+      const own = [...knocs.values()].filter((knoc) => knoc.backendType === type);
+      try {
+        await driver.configure(own);
+      } catch (error) {
+        this.#logger.warn(
+          { type, error: error instanceof Error ? error.message : String(error) },
+          'a driver could not prepare its knocs',
+        );
+      }
+    }
   }
 
   /** Applies incremental changes. */

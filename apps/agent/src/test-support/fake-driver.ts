@@ -32,6 +32,8 @@ export class FakeDriver implements Driver {
   /** When set, every call throws this message. */
   unavailable: string | null = null;
   closed = false;
+  /** The knoc ids of every configure call, in order. */
+  readonly configured: string[][] = [];
 
   constructor(type: BackendType = 'ipset') {
     this.type = type;
@@ -47,6 +49,11 @@ export class FakeDriver implements Driver {
     return this.#run('remove', knoc, entries, (held, entry) => {
       held.delete(entry.ip);
     });
+  }
+
+  configure(knocs: readonly AgentKnoc[]): Promise<void> {
+    this.configured.push(knocs.map((knoc) => knoc.aclId));
+    return Promise.resolve();
   }
 
   list(knoc: AgentKnoc): Promise<string[]> {

@@ -1,0 +1,236 @@
+import type { AgentKnoc } from '@postern/protocol';
+import type { Logger } from 'pino';
+import { canonicalAddress, parseAddress } from '../addresses.js';
+import { runCommand } from '../command.js';
+import { clampDeviceTimeout } from '../device-timeout.js';
+import type { Driver, DriverEntry, EntryOutcome } from '../driver.js';
+import { ipsetFields, type IpsetAcl } from '../knoc-fields.js';
+import { failed, succeeded } from '../outcomes.js';
+import { isGlobalError, isSetLevelError, parseIpsetError, parseSaveMembers } from './ipset-output.js';
+import { IpsetShell } from './ipset-shell.js';
+
+export interface IpsetDriverOptions {
+  /** The only sets this agent may change (its configuration's ipset.allowedSets). */
+  allowedSets: readonly string[];
+  /**
+   * The argv that runs ipset, before its own arguments: `['/usr/sbin/ipset']`, `['sudo', '-n', 'ipset']`,
+   * or in tests `['ip', 'netns', 'exec', '<ns>', 'ipset']` so the sets live in a private namespace.
+   */
+  command: readonly string[];
+  logger: Logger;
+  /** One ipset run taking longer than this is killed and its entries fail. */
+  commandTimeoutMs?: number;
+  /** Keep a long-lived interactive ipset for small batches (default true). */
+  useShell?: boolean;
+}
+
+/** One line of an `ipset restore` script and the entry it is for. */
+interface Operation {
+  index: number;
+  set: string;
+  line: string;
+}
+
+const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
+/** Batches up to this size go through the long-lived shell; bigger ones through one `ipset restore`. */
+const SHELL_BATCH_LIMIT = 64;
+/** After the shell fails, batches use `ipset restore` for this long before the shell is tried again. */
+const SHELL_RETRY_AFTER_MS = 30_000;
+const SHELL_TIMEOUT_MS = 5_000;
+
+/**
+ * Linux IP sets. IPv4 addresses go to the knoc's V4SetName and IPv6 to its V6SetName, each entry with
+ * the grant's remaining time as its kernel timeout, so the kernel removes it on time even when no
+ * Postern process is alive. Only sets in the agent's configuration are ever written.
+ *
+ * Every command runs with -exist: `add` of a present entry refreshes its timeout and `del` of an
+ * absent one is fine. Small batches (a grant, a revoke) go through a long-lived interactive ipset,
+ * because starting a process costs more than the change; big ones (a reconcile) through one
+ * `ipset restore`, and when ipset stops at a bad line the rest of the batch continues after it, so
+ * each error lands on its own entry either way.
+ */
+export class IpsetDriver implements Driver {
+  readonly type = 'ipset' as const;
+  readonly #allowed: ReadonlySet<string>;
+  readonly #command: readonly string[];
+  readonly #logger: Logger;
+  readonly #timeoutMs: number;
+  readonly #shell: IpsetShell | null;
+  #shellRetryAt = 0;
+
+  constructor(options: IpsetDriverOptions) {
+    this.#allowed = new Set(options.allowedSets);
+    this.#command = options.command;
+    this.#logger = options.logger;
+    this.#timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+    // A batch of a few dozen lines takes milliseconds; a shell silent for seconds is broken, and the
+    // batch goes through `ipset restore` instead.
+    const shellTimeoutMs = Math.min(this.#timeoutMs, SHELL_TIMEOUT_MS);
+    this.#shell = options.useShell === false ? null : new IpsetShell(options.command, shellTimeoutMs);
+  }
+
+  apply(knoc: AgentKnoc, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
+    return this.#change(knoc, entries, (set, address, entry) => {
+      return `add ${set} ${address} timeout ${clampDeviceTimeout(entry.ttlSeconds)}`;
+    });
+  }
+
+  remove(knoc: AgentKnoc, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
+    return this.#change(knoc, entries, (set, address) => `del ${set} ${address}`);
+  }
+
+  async list(knoc: AgentKnoc): Promise<string[]> {
+    const { acl } = ipsetFields(knoc);
+    const members: string[] = [];
+    // Sets this agent may not touch are not its business, so they are not listed either.
+    for (const set of this.#knocSets(acl).filter((name) => this.#allowed.has(name))) {
+      const result = await this.#run(['list', set, '-output', 'save']);
+      if (result.code !== 0) {
+        const reason = result.code === null ? this.#killedMessage() : parseIpsetError(result.stderr).message;
+        throw new Error(`ipset list ${set}: ${reason}`);
+      }
+      members.push(...parseSaveMembers(result.stdout, set).map(canonicalAddress));
+    }
+    return members;
+  }
+
+  async flush(knoc: AgentKnoc): Promise<void> {
+    const members = await this.list(knoc);
+    if (members.length === 0) return;
+    const outcomes = await this.remove(
+      knoc,
+      members.map((ip) => ({ ip, ttlSeconds: 1, userName: '' })),
+    );
+    const failure = outcomes.find((outcome) => !outcome.ok);
+    if (failure !== undefined) throw new Error(`ipset: could not flush ${failure.ip}: ${failure.error}`);
+  }
+
+  close(): Promise<void> {
+    this.#shell?.close();
+    return Promise.resolve();
+  }
+
+  async #change(
+    knoc: AgentKnoc,
+    entries: readonly DriverEntry[],
+    lineFor: (set: string, address: string, entry: DriverEntry) => string,
+  ): Promise<EntryOutcome[]> {
+    const { acl } = ipsetFields(knoc);
+    const outcomes: EntryOutcome[] = entries.map((entry) => succeeded(entry.ip));
+    const operations: Operation[] = [];
+    entries.forEach((entry, index) => {
+      const target = this.#setFor(acl, entry.ip);
+      if ('error' in target) outcomes[index] = failed(entry.ip, target.error);
+      else operations.push({ index, set: target.set, line: lineFor(target.set, target.address, entry) });
+    });
+    for (const [operation, error] of await this.#execute(operations)) {
+      const entry = entries[operation.index];
+      if (entry !== undefined) outcomes[operation.index] = failed(entry.ip, error);
+    }
+    return outcomes;
+  }
+
+  /** The set an address goes to, or why it cannot go anywhere. */
+  #setFor(acl: IpsetAcl, ip: string): { set: string; address: string } | { error: string } {
+    const parsed = parseAddress(ip);
+    if (parsed === null) return { error: `${ip} is not an IPv4 or IPv6 address` };
+    const set = parsed.family === 'inet' ? acl.V4SetName : acl.V6SetName;
+    if (set === '') {
+      const field = parsed.family === 'inet' ? 'V4SetName' : 'V6SetName';
+      return { error: `this knoc has no ${parsed.family === 'inet' ? 'IPv4' : 'IPv6'} set (${field}) for ${ip}` };
+    }
+    if (!this.#allowed.has(set)) return { error: `set ${set} is not allowed by this agent's configuration` };
+    return { set, address: parsed.canonical };
+  }
+
+  #knocSets(acl: IpsetAcl): string[] {
+    return [...new Set([acl.V4SetName, acl.V6SetName].filter((name) => name !== ''))];
+  }
+
+  /** Runs the operations and returns the ones that failed, with what ipset said. */
+  async #execute(operations: Operation[]): Promise<Map<Operation, string>> {
+    return (await this.#runInShell(operations)) ?? this.#restore(operations);
+  }
+
+  /**
+   * Runs the operations as one restore script and returns the ones that failed, with their errors.
+   * ipset applies every line before the one it stops at, so the batch continues after that line.
+   */
+  async #restore(operations: Operation[]): Promise<Map<Operation, string>> {
+    const errors = new Map<Operation, string>();
+    let pending = operations;
+    while (pending.length > 0) {
+      const result = await this.#run(['restore', '-exist'], `${pending.map((op) => op.line).join('\n')}\n`);
+      if (result.code === 0) break;
+      if (result.code === null) {
+        for (const op of pending) errors.set(op, this.#killedMessage());
+        break;
+      }
+      const { line, message } = parseIpsetError(result.stderr);
+      const stopped = line === null ? undefined : pending[line - 1];
+      if (isGlobalError(message) || (stopped === undefined && pending.length === 1)) {
+        for (const op of pending) errors.set(op, message);
+        break;
+      }
+      if (stopped === undefined) {
+        // ipset did not say which line; one at a time tells us.
+        for (const op of pending) {
+          const single = await this.#run(['restore', '-exist'], `${op.line}\n`);
+          if (single.code === null) errors.set(op, this.#killedMessage());
+          else if (single.code !== 0) errors.set(op, parseIpsetError(single.stderr).message);
+        }
+        break;
+      }
+      errors.set(stopped, message);
+      pending = pending.slice(line ?? pending.length);
+      if (isSetLevelError(message)) {
+        for (const op of pending.filter((other) => other.set === stopped.set)) errors.set(op, message);
+        pending = pending.filter((other) => other.set !== stopped.set);
+      }
+    }
+    if (errors.size > 0) this.#logger.warn({ failed: errors.size, of: operations.length }, 'ipset entries failed');
+    return errors;
+  }
+
+  /** The errors of a small batch run through the shell, or null when the shell cannot be used now. */
+  async #runInShell(operations: Operation[]): Promise<Map<Operation, string> | null> {
+    if (this.#shell === null || operations.length === 0 || operations.length > SHELL_BATCH_LIMIT) return null;
+    if (Date.now() < this.#shellRetryAt) return null;
+    let answers: string[];
+    try {
+      answers = await this.#shell.run(operations.map((op) => op.line));
+    } catch (error) {
+      this.#shellRetryAt = Date.now() + SHELL_RETRY_AFTER_MS;
+      this.#logger.warn(
+        { error: error instanceof Error ? error.message : String(error) },
+        'ipset shell failed; using ipset restore',
+      );
+      return null;
+    }
+    const errors = new Map<Operation, string>();
+    operations.forEach((op, index) => {
+      const answer = answers[index] ?? '';
+      if (answer.trim() !== '') errors.set(op, parseIpsetError(answer).message);
+    });
+    if (errors.size > 0) this.#logger.warn({ failed: errors.size, of: operations.length }, 'ipset entries failed');
+    return errors;
+  }
+
+  #killedMessage(): string {
+    return `ipset did not finish within ${Math.ceil(this.#timeoutMs / 1000)} s and was stopped`;
+  }
+
+  async #run(args: string[], input?: string) {
+    const argv = [...this.#command, ...args];
+    try {
+      return await runCommand(argv, {
+        timeoutMs: this.#timeoutMs,
+        ...(input === undefined ? {} : { input }),
+      });
+    } catch (error) {
+      throw new Error(`cannot run ${argv[0] ?? 'ipset'}: ${error instanceof Error ? error.message : String(error)}`, {
+        cause: error,
+      });
+    }
+  }
+}

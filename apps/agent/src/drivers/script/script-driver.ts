@@ -1,0 +1,132 @@
+import type { AgentKnoc } from '@postern/protocol';
+import type { Logger } from 'pino';
+import { parseAddress } from '../addresses.js';
+import { mapWithConcurrency } from '../concurrency.js';
+import type { Driver, DriverEntry, EntryOutcome } from '../driver.js';
+import { scriptFields } from '../knoc-fields.js';
+import { errorMessage, failed, succeeded } from '../outcomes.js';
+import { redactSecrets, scriptInvocation, type ScriptAction } from './script-environment.js';
+import { killScripts, runScript, type ScriptEnd } from './script-process.js';
+import { resolveScript, ScriptRefusedError } from './script-path.js';
+
+export interface ScriptDriverOptions {
+  /** The agent's scripts.enabled: off, every entry fails and nothing runs. */
+  enabled: boolean;
+  /** The only directory programs run from (scripts.directory). */
+  directory: string;
+  /** A run still going after this long is stopped with its process group. */
+  timeoutSeconds: number;
+  logger: Logger;
+  /** How many scripts may run at once. */
+  concurrency?: number;
+}
+
+/** An entry's error holds at most this much of the script's stderr. */
+export const SCRIPT_ERROR_MAX_BYTES = 2048;
+const DEFAULT_CONCURRENCY = 4;
+
+/**
+ * Runs the backend's program from the agent's scripts directory once per entry:
+ * `<program> add|remove <aclName> <ip>` with the spec's knoc_* variables and the knoc's own
+ * variables. A script has no way to say what it holds, so `list` is empty and `flush` does nothing:
+ * the agent removes what it granted, entry by entry, from its own state.
+ */
+export class ScriptDriver implements Driver {
+  readonly type = 'script' as const;
+  readonly #options: ScriptDriverOptions;
+  readonly #running = new Set<number>();
+
+  constructor(options: ScriptDriverOptions) {
+    this.#options = options;
+  }
+
+  apply(knoc: AgentKnoc, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
+    return this.#runAll('add', knoc, entries);
+  }
+
+  remove(knoc: AgentKnoc, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
+    return this.#runAll('remove', knoc, entries);
+  }
+
+  list(): Promise<string[]> {
+    return Promise.resolve([]);
+  }
+
+  flush(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    killScripts(this.#running);
+    return Promise.resolve();
+  }
+
+  async #runAll(action: ScriptAction, knoc: AgentKnoc, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
+    if (!this.#options.enabled) {
+      throw new Error("scripts are disabled in this agent's configuration (scripts.enabled)");
+    }
+    const { backend, acl } = scriptFields(knoc);
+    let program: string;
+    try {
+      program = await resolveScript(backend.Command, this.#options.directory);
+    } catch (error) {
+      if (error instanceof ScriptRefusedError) throw error;
+      throw new Error(`script ${backend.Command} cannot be used: ${errorMessage(error)}`, { cause: error });
+    }
+    const aclName = acl.Name !== '' ? acl.Name : knoc.name;
+    const outcomes = await mapWithConcurrency(
+      entries,
+      this.#options.concurrency ?? DEFAULT_CONCURRENCY,
+      async (entry): Promise<EntryOutcome> => {
+        const address = parseAddress(entry.ip);
+        if (address === null) return failed(entry.ip, `${entry.ip} is not an IPv4 or IPv6 address`);
+        try {
+          const { args, env } = scriptInvocation({
+            action,
+            aclName,
+            userName: entry.userName,
+            address,
+            variables: acl.EnvVars,
+          });
+          const end = await runScript({
+            program,
+            args,
+            env,
+            cwd: this.#options.directory,
+            timeoutMs: this.#options.timeoutSeconds * 1000,
+            maxStderrBytes: SCRIPT_ERROR_MAX_BYTES,
+            running: this.#running,
+          });
+          const error = this.#errorFor(end);
+          return error === null ? succeeded(entry.ip) : failed(entry.ip, redactSecrets(error, acl.EnvVars));
+        } catch (error) {
+          return failed(entry.ip, errorMessage(error));
+        }
+      },
+    );
+    const failures = outcomes.filter((outcome) => !outcome.ok).length;
+    // Names only: a variable's value, or the script's output, may be a secret.
+    if (failures > 0) this.#options.logger.warn({ aclId: knoc.aclId, action, failed: failures }, 'script runs failed');
+    return outcomes;
+  }
+
+  /** The entry's error for how the run ended, or null when it succeeded. */
+  #errorFor(end: ScriptEnd): string | null {
+    const stderr = trimError(end.stderr);
+    switch (end.kind) {
+      case 'exited':
+        if (end.code === 0) return null;
+        return stderr !== '' ? stderr : `script exited with status ${end.code}`;
+      case 'signalled':
+        return stderr !== '' ? `${stderr} (killed by ${end.signal})` : `script was killed by ${end.signal}`;
+      case 'timedOut':
+        return `script did not finish within ${this.#options.timeoutSeconds} s and was stopped`;
+    }
+  }
+}
+
+/** Trimmed, and at most the last {@link SCRIPT_ERROR_MAX_BYTES} characters. */
+function trimError(stderr: string): string {
+  const text = stderr.trim();
+  return text.length > SCRIPT_ERROR_MAX_BYTES ? `…${text.slice(-SCRIPT_ERROR_MAX_BYTES)}` : text;
+}
