@@ -1,5 +1,5 @@
 /** The release this code belongs to; the server reports it and compares agents against it. */
-export const POSTERN_VERSION = '0.1.0';
+export const POSTERN_VERSION = '1.9.0';
 
 /** Agents older than this cannot talk to this server. */
-export const MINIMUM_AGENT_VERSION = '0.1.0';
+export const MINIMUM_AGENT_VERSION = '1.6.0';

@@ -51,10 +51,10 @@ export function adminStatus(overrides: Partial<AdminStatus> = {}): AdminStatus {
   return {
     ...adminSession(),
     Cloud: false,
-    ServerVersion: '0.1.0',
+    ServerVersion: '1.9.0',
     AvailableServerVersions: [],
     LatestChangeLogsUrl: '',
-    MinimumRequiredAgentVersion: '0.1.0',
+    MinimumRequiredAgentVersion: '1.6.0',
     UserCount: 0,
     ExperimentalFeatures: [],
     SessionCount: 0,

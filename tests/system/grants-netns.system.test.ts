@@ -1,0 +1,270 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { capture, REPO_ROOT, waitFor, type RunningProcess } from '@postern/test-support';
+import { generateLicenceKeyPair, issueLicence, publicKeyBase64 } from '../../apps/server/src/licence/licence-format.js';
+import { startPosternServer, type PosternServer, type StoreChoice } from './support/postern-server.js';
+import { AdminApi } from './support/admin-api.js';
+import { missingBuild, requireTool } from './support/requirements.js';
+import { missingNetnsSupport } from './support/netns.js';
+import { CLIENT_ADDRESSES, SET_NAME, createGrantTopology, type GrantTopology } from './support/grant-topology.js';
+
+/**
+ * The grant engine end to end on a real kernel firewall: the built server, the built agent inside
+ * a protected network namespace driving a real ipset that a real iptables rule consults, and a
+ * client namespace whose connections prove what is open. See support/grant-topology.ts.
+ */
+
+const licenceSigner = generateLicenceKeyPair();
+const [ALICE_IP, BOB_IP] = CLIENT_ADDRESSES;
+
+/** A signed-in user seen by the server at `address` (through a trusted proxy header). */
+interface UserSession {
+  cookie: string;
+  address: string;
+}
+
+class UserClient {
+  constructor(private readonly server: PosternServer) {}
+
+  async signIn(userName: string, password: string, address: string): Promise<UserSession> {
+    const response = await fetch(`${this.server.url}/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
+      body: JSON.stringify({ UserName: userName, Password: password, KioskMode: false }),
+    });
+    if (response.status !== 200) throw new Error(`sign-in failed: ${response.status} ${await response.text()}`);
+    const cookie = response.headers.getSetCookie().find((value) => value.startsWith('__Host-postern_session='));
+    return { cookie: cookie?.split(';')[0] ?? '', address };
+  }
+
+  async call(session: UserSession, method: string, url: string, body?: unknown) {
+    const response = await fetch(`${this.server.url}${url}`, {
+      method,
+      headers: {
+        cookie: session.cookie,
+        'x-forwarded-for': session.address,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${url} answered ${response.status}: ${text}`);
+    return JSON.parse(text) as { data: { ACLs?: { ACLID: string; Status: number; ExpiredAfter: string | null }[] } };
+  }
+}
+
+function startAgent(topology: GrantTopology, token: string, stateFile: string): RunningProcess {
+  const child = spawn(
+    'ip',
+    [
+      'netns',
+      'exec',
+      topology.protectedNs.name,
+      process.execPath,
+      path.join(REPO_ROOT, 'apps/agent/dist/main.js'),
+      'run',
+    ],
+    {
+      cwd: REPO_ROOT,
+      env: {
+        PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin',
+        POSTERN_AGENT_SERVER_URL: topology.agentServerUrl,
+        POSTERN_AGENT_TOKEN: token,
+        POSTERN_AGENT_STATE_FILE: stateFile,
+        POSTERN_AGENT_IPSET_ALLOWED_SETS: SET_NAME,
+        POSTERN_AGENT_HEARTBEAT_SECONDS: '5',
+        POSTERN_AGENT_LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  return capture(child);
+}
+
+function killByPid(process_: RunningProcess | undefined): Promise<unknown> {
+  if (process_?.child.pid === undefined) return Promise.resolve();
+  try {
+    process.kill(process_.child.pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+  return process_.finished.catch(() => undefined);
+}
+
+const missing = missingNetnsSupport({ ipset: 'ipset', iptables: 'iptables' }) ?? missingBuild(REPO_ROOT);
+
+describe.each<StoreChoice>(['sqlite', 'postgres'])('grants on a real firewall (%s)', (store) => {
+  let server: PosternServer | undefined;
+  let topology: GrantTopology | undefined;
+  let agent: RunningProcess | undefined;
+  let admin: AdminApi;
+  let users: UserClient;
+  let aclId: string;
+  let agentToken: string;
+  let stateDir: string;
+  const password = 'correct horse battery staple';
+
+  beforeAll(async () => {
+    if (missing !== null) return;
+    server = await startPosternServer(
+      {
+        POSTERN_TRUSTED_PROXIES: '127.0.0.1',
+        POSTERN_LICENCE_PUBLIC_KEYS: publicKeyBase64(licenceSigner.publicKey),
+      },
+      store,
+    );
+    topology = await createGrantTopology(Number(new URL(server.url).port));
+    stateDir = mkdtempSync(path.join(tmpdir(), 'postern-agent-state-'));
+    admin = await AdminApi.signIn(server);
+    users = new UserClient(server);
+    const now = Date.now();
+    await admin.call('PUT', '/api/admin/settings/license', {
+      License: issueLicence(
+        {
+          ID: 'lic-system-grants',
+          Licensee: 'Postern tests',
+          UserLimit: 10,
+          UserLimitOveragePercentage: 0,
+          SessionLimit: 5,
+          MaxMachines: 5,
+          IssuedAt: new Date(now - 86_400_000).toISOString(),
+          Expires: new Date(now + 30 * 86_400_000).toISOString(),
+        },
+        licenceSigner.privateKey,
+      ),
+    });
+    const created = await admin.call<{ ID: string; Token: string }>('POST', '/api/admin/agents', {
+      Name: 'edge-firewall',
+    });
+    agentToken = created.Token;
+    agent = startAgent(topology, agentToken, path.join(stateDir, 'state.json'));
+    await waitFor(
+      async () => {
+        const seen = await admin.call<{ Online: boolean; Capabilities: unknown }>(
+          'GET',
+          `/api/admin/agents/${created.ID}`,
+        );
+        return seen.Online && seen.Capabilities !== null;
+      },
+      'the agent to connect and report its capabilities',
+      20_000,
+    );
+    const backend = await admin.call<{ ID: string }>('POST', '/api/admin/backends', {
+      Name: 'protected host ipset',
+      AgentID: created.ID,
+      Config: { ipset: {} },
+    });
+    aclId = (
+      await admin.call<{ ID: string }>('POST', '/api/admin/acls', {
+        Description: 'Protected service',
+        BackendID: backend.ID,
+        Config: { ipset: { V4SetName: SET_NAME } },
+      })
+    ).ID;
+    const alice = (await admin.createLocalUser('alice', password, { TOTPEnabled: false, Duration: 480 })) as {
+      User: { ID: string };
+    };
+    // Bob's sessions last one minute: his grants expire while the test watches.
+    const bob = (await admin.createLocalUser('bob', password, { TOTPEnabled: false, Duration: 1 })) as {
+      User: { ID: string };
+    };
+    await admin.call('POST', '/api/admin/groups', {
+      Name: 'protected service users',
+      Type: 'local',
+      ACLIDs: [aclId],
+      UserIDs: [alice.User.ID, bob.User.ID],
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    await killByPid(agent);
+    await topology?.dispose();
+    await server?.stop();
+    if (stateDir !== undefined) rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  beforeEach((context) => requireTool(context, missing));
+
+  const topo = () => {
+    if (topology === undefined) throw new Error('the topology did not start');
+    return topology;
+  };
+  const opens = (address: string) => waitFor(() => topo().canConnect(address), `${address} to get through`, 10_000);
+  const closes = (address: string, timeoutMs = 10_000) =>
+    waitFor(async () => !(await topo().canConnect(address)), `${address} to be refused`, timeoutMs);
+  const grant = (session: UserSession) => users.call(session, 'POST', '/api/grant', { ACLID: aclId, IPs: [] });
+  const revoke = (session: UserSession) => users.call(session, 'DELETE', `/api/sessions/current/granted-acls/${aclId}`);
+
+  it('opens the firewall for the granted address only, and closes it on revoke', async () => {
+    const alice = await users.signIn('alice', password, ALICE_IP);
+    expect(await topo().canConnect(ALICE_IP)).toBe(false);
+    await grant(alice);
+    await opens(ALICE_IP);
+    expect(await topo().canConnect(BOB_IP)).toBe(false);
+    const members = await topo().setMembers();
+    // The device holds its own expiry: the session's end, never "forever".
+    expect(members.get(ALICE_IP)).toBeGreaterThan(8 * 3600 - 120);
+    expect(members.get(ALICE_IP)).toBeLessThanOrEqual(8 * 3600);
+    await revoke(alice);
+    await closes(ALICE_IP);
+    await users.call(alice, 'POST', '/api/logout');
+  });
+
+  it('moves access to the new address when the user’s address changes', async () => {
+    const alice = await users.signIn('alice', password, ALICE_IP);
+    await grant(alice);
+    await opens(ALICE_IP);
+    const moved = { ...alice, address: BOB_IP };
+    await users.call(moved, 'GET', '/api/status');
+    await opens(BOB_IP);
+    await closes(ALICE_IP);
+    await users.call(moved, 'POST', '/api/logout');
+    await closes(BOB_IP);
+  });
+
+  it('keeps a shared address open until the last session behind it ends', async () => {
+    const first = await users.signIn('alice', password, ALICE_IP);
+    const second = await users.signIn('alice', password, ALICE_IP);
+    await grant(first);
+    await grant(second);
+    await opens(ALICE_IP);
+    await revoke(first);
+    // Give a wrong removal every chance to happen before checking it did not.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(await topo().canConnect(ALICE_IP)).toBe(true);
+    await users.call(second, 'POST', '/api/logout');
+    await closes(ALICE_IP);
+    await users.call(first, 'POST', '/api/logout');
+  });
+
+  it('expires on time with the server and the agent both killed, and an agent restart restores exactly the unexpired entries', async () => {
+    const alice = await users.signIn('alice', password, ALICE_IP);
+    const bob = await users.signIn('bob', password, BOB_IP);
+    await grant(alice);
+    await grant(bob);
+    await opens(ALICE_IP);
+    await opens(BOB_IP);
+    const bobEnds = Date.now() + 60_000;
+
+    await killByPid(agent);
+    if (server?.process.child.pid !== undefined) process.kill(server.process.child.pid, 'SIGKILL');
+    await server?.process.finished.catch(() => undefined);
+
+    // Bob's one-minute session ends with nothing of Postern running: the kernel's timeout does it.
+    await closes(BOB_IP, bobEnds - Date.now() + 10_000);
+    expect(await topo().canConnect(ALICE_IP)).toBe(true);
+    const aliceLeft = (await topo().setMembers()).get(ALICE_IP) ?? 0;
+
+    // A reboot empties the set; the agent restores what its state file says is still live.
+    await topo().protectedNs.exec(['ipset', 'flush', SET_NAME]);
+    expect(await topo().canConnect(ALICE_IP)).toBe(false);
+    agent = startAgent(topo(), agentToken, path.join(stateDir, 'state.json'));
+    await opens(ALICE_IP);
+    const restored = await topo().setMembers();
+    expect([...restored.keys()]).toEqual([ALICE_IP]);
+    expect(Math.abs((restored.get(ALICE_IP) ?? 0) - aliceLeft)).toBeLessThanOrEqual(10);
+  }, 120_000);
+});

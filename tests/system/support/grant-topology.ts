@@ -1,0 +1,156 @@
+import { createServer as createNetServer, connect, type Server } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { connectNamespaces, createNamespace, removeNamespace, type Namespace } from './netns.js';
+
+/**
+ * The network the grant tests run on, made of namespaces only (nothing on the host but loopback):
+ *
+ *   client ns  10.77.0.1, 10.77.0.3  ──veth──  10.77.0.2  protected ns
+ *                                               ipset postern4 (hash:ip, timeout support)
+ *                                               iptables: tcp/7000 accepted only from postern4
+ *                                               a listener on 10.77.0.2:7000
+ *                                               postern-agent (ipset runs in this namespace)
+ *
+ * The agent reaches the server (on the host's 127.0.0.1) through a relay: inside the protected
+ * namespace a listener on its own 127.0.0.1 forwards to a unix socket, which the test process
+ * forwards to the server. Unix socket paths are shared across network namespaces; TCP is not.
+ */
+export interface GrantTopology {
+  client: Namespace;
+  protectedNs: Namespace;
+  /** The server address the agent uses, inside the protected namespace. */
+  agentServerUrl: string;
+  /** Whether a TCP connection from `source` (10.77.0.1 or .3) to the protected listener succeeds. */
+  canConnect(source: string): Promise<boolean>;
+  /** `ipset list postern4 -o save` members with their remaining timeout. */
+  setMembers(): Promise<Map<string, number>>;
+  dispose(): Promise<void>;
+}
+
+export const SET_NAME = 'postern4';
+export const PROTECTED_ADDRESS = '10.77.0.2';
+export const CLIENT_ADDRESSES = ['10.77.0.1', '10.77.0.3'] as const;
+const SERVICE_PORT = 7000;
+const RELAY_PORT = 18_080;
+
+const RELAY_SOURCE = `
+const net = require('node:net');
+const [socketPath, port] = process.argv.slice(1);
+net.createServer((inbound) => {
+  const outbound = net.connect(socketPath);
+  inbound.pipe(outbound).pipe(inbound);
+  inbound.on('error', () => outbound.destroy());
+  outbound.on('error', () => inbound.destroy());
+}).listen(Number(port), '127.0.0.1', () => console.log('relay ready'));
+`;
+
+const LISTENER_SOURCE = `
+require('node:net').createServer((socket) => socket.end('hello\\n')).listen(${SERVICE_PORT}, '${PROTECTED_ADDRESS}', () => console.log('listening'));
+`;
+
+function waitForLine(child: ChildProcess, text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`no "${text}" from ${child.spawnfile}: ${output}`)), 10_000);
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+      if (output.includes(text)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  });
+}
+
+export async function createGrantTopology(serverPort: number): Promise<GrantTopology> {
+  const client = await createNamespace('cli');
+  const protectedNs = await createNamespace('prot');
+  const children: ChildProcess[] = [];
+  const dir = mkdtempSync(path.join(tmpdir(), 'postern-topology-'));
+  const socketPath = path.join(dir, 'server.sock');
+  let relay: Server | undefined;
+  try {
+    await connectNamespaces(
+      { namespace: client, interfaceName: 'veth-cli', address: `${CLIENT_ADDRESSES[0]}/24` },
+      { namespace: protectedNs, interfaceName: 'veth-prot', address: `${PROTECTED_ADDRESS}/24` },
+    );
+    await client.exec(['ip', 'addr', 'add', `${CLIENT_ADDRESSES[1]}/24`, 'dev', 'veth-cli']);
+    await protectedNs.exec(['ipset', 'create', SET_NAME, 'hash:ip', 'family', 'inet', 'timeout', '0']);
+    for (const rule of [
+      [
+        '-A',
+        'INPUT',
+        '-p',
+        'tcp',
+        '--dport',
+        String(SERVICE_PORT),
+        '-m',
+        'set',
+        '--match-set',
+        SET_NAME,
+        'src',
+        '-j',
+        'ACCEPT',
+      ],
+      ['-A', 'INPUT', '-p', 'tcp', '--dport', String(SERVICE_PORT), '-j', 'REJECT', '--reject-with', 'tcp-reset'],
+    ]) {
+      await protectedNs.exec(['iptables', ...rule]);
+    }
+    const listener = protectedNs.spawn([process.execPath, '-e', LISTENER_SOURCE]);
+    children.push(listener);
+    await waitForLine(listener, 'listening');
+
+    relay = createNetServer((inbound) => {
+      const outbound = connect(serverPort, '127.0.0.1');
+      inbound.pipe(outbound).pipe(inbound);
+      inbound.on('error', () => outbound.destroy());
+      outbound.on('error', () => inbound.destroy());
+    });
+    await new Promise<void>((resolve) => relay?.listen(socketPath, resolve));
+    const inner = protectedNs.spawn([process.execPath, '-e', RELAY_SOURCE, socketPath, String(RELAY_PORT)]);
+    children.push(inner);
+    await waitForLine(inner, 'relay ready');
+  } catch (error) {
+    for (const child of children) child.kill('SIGKILL');
+    relay?.close();
+    await removeNamespace(client.name);
+    await removeNamespace(protectedNs.name);
+    throw error;
+  }
+
+  return {
+    client,
+    protectedNs,
+    agentServerUrl: `http://127.0.0.1:${RELAY_PORT}`,
+    canConnect: async (source) => {
+      const probe = `
+        const socket = require('node:net').connect({ host: '${PROTECTED_ADDRESS}', port: ${SERVICE_PORT}, localAddress: '${source}' });
+        socket.setTimeout(2000, () => { console.log('timeout'); process.exit(0); });
+        socket.on('data', () => { console.log('connected'); process.exit(0); });
+        socket.on('error', (error) => { console.log(error.code); process.exit(0); });
+      `;
+      const { stdout } = await client.exec([process.execPath, '-e', probe]);
+      return stdout.trim() === 'connected';
+    },
+    setMembers: async () => {
+      const { stdout } = await protectedNs.exec(['ipset', 'list', SET_NAME, '-o', 'save']);
+      const members = new Map<string, number>();
+      for (const line of stdout.split('\n')) {
+        const match = /^add \S+ (\S+)(?: timeout (\d+))?/.exec(line.trim());
+        if (match?.[1] !== undefined) members.set(match[1], Number(match[2] ?? 0));
+      }
+      return members;
+    },
+    dispose: async () => {
+      for (const child of children) child.kill('SIGKILL');
+      relay?.close();
+      await removeNamespace(client.name);
+      await removeNamespace(protectedNs.name);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
