@@ -62,8 +62,12 @@ const TARGETS = [
   {
     name: 'agent',
     dir: 'apps/agent',
-    inputs: ['apps/agent/src', 'apps/agent/package.json', 'apps/agent/tsconfig.build.json'],
-    build: () => tsc('apps/agent') || makeExecutable('apps/agent/dist/main.js'),
+    inputs: ['apps/agent/src', 'apps/agent/scripts', 'apps/agent/package.json', 'apps/agent/tsconfig.build.json'],
+    // Then the single-file bundle the server hands to the install script.
+    build: () =>
+      tsc('apps/agent') ||
+      makeExecutable('apps/agent/dist/main.js') ||
+      run('node', [path.join(ROOT, 'apps/agent/scripts/bundle.mjs')]),
   },
   {
     name: 'web',

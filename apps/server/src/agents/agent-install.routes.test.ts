@@ -1,0 +1,185 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Fastify from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ErrorCodes, POSTERN_VERSION } from '@postern/protocol';
+import { createTestApp, type TestApp } from '../test-support/test-app.js';
+import { installErrorHandler } from '../http/error-handler.js';
+import { DEFAULT_AGENT_DISTRIBUTION_PATHS, loadAgentDistribution } from './agent-distribution.js';
+import { AGENT_BUNDLE_SHA256_HEADER, registerAgentInstallRoutes } from './agent-install.routes.js';
+import { INSTALL_PLACEHOLDERS, renderInstallScript, safeServerUrl } from './install-script.js';
+
+const BUNDLE = Buffer.from('#!/usr/bin/env node\nconsole.log("a stand-in agent bundle");\n');
+const BUNDLE_SHA256 = createHash('sha256').update(BUNDLE).digest('hex');
+
+/** The embedded default of the served script. */
+function embeddedServerUrl(script: string): string | undefined {
+  return /^DEFAULT_SERVER_URL='([^']*)'$/m.exec(script)?.[1];
+}
+
+describe('install script rendering', () => {
+  it.each([
+    ['https://portal.example', 'https://portal.example'],
+    ['https://Portal.Example:8443', 'https://portal.example:8443'],
+    ['https://portal.example:443', 'https://portal.example'],
+    ['http://127.0.0.1:8080/', 'http://127.0.0.1:8080'],
+    ['http://[::1]:8080', 'http://[::1]:8080'],
+    ['https://xn--bcher-kva.example', 'https://xn--bcher-kva.example'],
+  ])('accepts %s as %s', (value, expected) => {
+    expect(safeServerUrl(value)).toBe(expected);
+  });
+
+  it.each([
+    ["https://portal.example'$(reboot)"],
+    ['https://portal.example/`id`'],
+    ['https://portal.example/path'],
+    ['https://portal.example?x=1'],
+    ['https://portal.example#x'],
+    ['https://user:secret@portal.example'],
+    ['https://portal.example;reboot'],
+    ['https://portal .example'],
+    ['https://portal.example\n'],
+    ['https://por\ntal.example'],
+    ['https://bücher.example'],
+    ['ftp://portal.example'],
+    ['javascript:alert(1)'],
+    ['portal.example'],
+    [''],
+  ])('refuses %j', (value) => {
+    expect(safeServerUrl(value)).toBeNull();
+  });
+
+  it('fills every placeholder of the real template, and the result is valid sh', () => {
+    const template = loadAgentDistribution().installTemplate();
+    expect(template).not.toBeNull();
+    const script = renderInstallScript(template ?? '', {
+      serverUrl: 'https://portal.example',
+      bundleSha256: BUNDLE_SHA256,
+      version: POSTERN_VERSION,
+    });
+    for (const placeholder of Object.values(INSTALL_PLACEHOLDERS)) expect(script).not.toContain(placeholder);
+    expect(embeddedServerUrl(script)).toBe('https://portal.example');
+    expect(script).toContain(`BUNDLE_SHA256='${BUNDLE_SHA256}'`);
+    expect(script).toContain(`POSTERN_VERSION='${POSTERN_VERSION}'`);
+    execFileSync('sh', ['-n'], { input: script });
+  });
+
+  it.each([
+    ['server URL', { serverUrl: "https://x'; reboot; '" }],
+    ['checksum', { bundleSha256: "abc'; reboot" }],
+    ['version', { version: "1.0'; reboot; '" }],
+  ])('throws rather than render an unsafe %s', (_case, override) => {
+    const values = { serverUrl: 'https://portal.example', bundleSha256: BUNDLE_SHA256, version: '1.0.0', ...override };
+    expect(() => renderInstallScript("X='@POSTERN_SERVER_URL@'", values)).toThrow();
+  });
+});
+
+describe('install routes', () => {
+  let cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+    cleanups = [];
+  });
+
+  /** The install routes alone on an app, with a bundle in a temporary directory (or none). */
+  async function serve(options: { publicUrl?: string | null; built?: boolean; trustProxy?: boolean } = {}) {
+    const t = await createTestApp('sqlite', { config: { publicUrl: options.publicUrl ?? null } });
+    cleanups.push(() => t.close());
+    const dir = mkdtempSync(path.join(tmpdir(), 'postern-agent-dist-'));
+    cleanups.push(() => Promise.resolve(rmSync(dir, { recursive: true, force: true })));
+    const bundleFile = path.join(dir, 'postern-agent.mjs');
+    if (options.built ?? true) writeFileSync(bundleFile, BUNDLE);
+    const app = Fastify({ trustProxy: options.trustProxy ?? false });
+    cleanups.push(() => app.close());
+    installErrorHandler(app);
+    registerAgentInstallRoutes(app, t.ctx, loadAgentDistribution({ ...DEFAULT_AGENT_DISTRIBUTION_PATHS, bundleFile }));
+    return app;
+  }
+
+  it('serves the script as a shell script with the public URL and the bundle checksum filled in', async () => {
+    const server = await serve({ publicUrl: 'https://portal.example' });
+    const response = await server.inject({ url: '/api/agent/install.sh', headers: { host: 'ignored.example' } });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('text/x-shellscript; charset=utf-8');
+    expect(embeddedServerUrl(response.body)).toBe('https://portal.example');
+    expect(response.body).toContain(`BUNDLE_SHA256='${BUNDLE_SHA256}'`);
+    expect(response.body).not.toContain('@POSTERN_');
+  });
+
+  it('derives the URL from the request when no public URL is set', async () => {
+    const server = await serve();
+    const response = await server.inject({ url: '/api/agent/install.sh', headers: { host: 'portal.example:8080' } });
+    expect(embeddedServerUrl(response.body)).toBe('http://portal.example:8080');
+  });
+
+  it('believes X-Forwarded-Proto and -Host only from a trusted proxy', async () => {
+    const headers = { host: '10.0.0.5:8080', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'portal.example' };
+    const trusting = await serve({ trustProxy: true });
+    expect(embeddedServerUrl((await trusting.inject({ url: '/api/agent/install.sh', headers })).body)).toBe(
+      'https://portal.example',
+    );
+    const untrusting = await serve({ trustProxy: false });
+    expect(embeddedServerUrl((await untrusting.inject({ url: '/api/agent/install.sh', headers })).body)).toBe(
+      'http://10.0.0.5:8080',
+    );
+  });
+
+  it.each([["portal.example'$(reboot)"], ['portal.example;id'], ['portal.example`id`'], ['a b']])(
+    'refuses to embed the Host %j with 400',
+    async (host) => {
+      const server = await serve();
+      const response = await server.inject({ url: '/api/agent/install.sh', headers: { host } });
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toEqual({ Err: ErrorCodes.badRequest, Extra: 'Host' });
+    },
+  );
+
+  it('refuses to serve a script for a public URL that is not a plain origin, with a 500 that shows nothing', async () => {
+    const server = await serve({ publicUrl: "https://portal.example/'$(reboot)'" });
+    const response = await server.inject({ url: '/api/agent/install.sh' });
+    expect(response.statusCode).toBe(500);
+    expect(response.body).not.toContain('reboot');
+  });
+
+  it('serves the bundle with its checksum as ETag and header, and 304 for a matching If-None-Match', async () => {
+    const server = await serve();
+    const response = await server.inject({ url: '/api/agent/postern-agent.mjs' });
+    expect(response.statusCode).toBe(200);
+    expect(response.rawPayload.equals(BUNDLE)).toBe(true);
+    expect(response.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(response.headers.etag).toBe(`"${BUNDLE_SHA256}"`);
+    expect(response.headers[AGENT_BUNDLE_SHA256_HEADER]).toBe(BUNDLE_SHA256);
+    const again = await server.inject({
+      url: '/api/agent/postern-agent.mjs',
+      headers: { 'if-none-match': `"${BUNDLE_SHA256}"` },
+    });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+  });
+
+  it.each(['/api/agent/postern-agent.mjs', '/api/agent/install.sh'])(
+    'answers %s with 404 and a clear reason when the bundle is not built',
+    async (url) => {
+      const server = await serve({ built: false });
+      const response = await server.inject({ url });
+      expect(response.statusCode).toBe(404);
+      expect(response.json()).toEqual({
+        Err: ErrorCodes.notFound,
+        Extra: 'the agent bundle has not been built on this server; run npm run build',
+      });
+    },
+  );
+
+  it('is registered on the real app without authentication', async () => {
+    const t: TestApp = await createTestApp('sqlite');
+    cleanups.push(() => t.close());
+    for (const url of ['/api/agent/install.sh', '/api/agent/postern-agent.mjs']) {
+      expect(t.app.hasRoute({ method: 'GET', url })).toBe(true);
+      const response = await t.app.inject({ url });
+      expect([200, 404]).toContain(response.statusCode);
+    }
+  });
+});

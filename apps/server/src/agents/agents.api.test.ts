@@ -1,0 +1,360 @@
+import { createHash } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  AGENT_OFFLINE_AFTER_SECONDS,
+  AGENT_TOKEN_MIN_LENGTH,
+  AuditActions,
+  ErrorCodes,
+  type AgentRecord,
+} from '@postern/protocol';
+import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { givenAdmin, givenUser } from '../test-support/factories.js';
+import { agentCapabilities, givenAgent } from '../test-support/agent-factories.js';
+import { signInAdmin, signInUser } from '../test-support/http.js';
+import { recentAudit } from '../audit/audit.js';
+import { uuidv7 } from '../lib/ids.js';
+import type { AgentSync } from '../grants/agent-sync.js';
+import { findAgentByToken } from './agents.repo.js';
+
+const UNKNOWN_ID = '01890000-0000-7000-8000-000000000000';
+
+describe.each(testStoreKinds())('agents API (%s)', (kind) => {
+  let t: TestApp;
+  let cookie: string;
+  let disconnects: { agentId: string; reason: string }[];
+  beforeEach(async () => {
+    t = await createTestApp(kind);
+    disconnects = [];
+    const recordingSync: AgentSync = {
+      entriesChanged: () => undefined,
+      agentsChanged: () => undefined,
+      disconnectAgent: (agentId, reason) => {
+        disconnects.push({ agentId, reason });
+      },
+    };
+    t.ctx.agentSync = recordingSync;
+    const admin = await givenAdmin(t.ctx, { userName: 'ops' });
+    cookie = await signInAdmin(t.app, 'ops', admin.password);
+  });
+  afterEach(async () => {
+    await t.close();
+  });
+
+  const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: object) =>
+    t.app.inject({ method, url, headers: { cookie }, ...(payload === undefined ? {} : { payload }) });
+  const createOk = async (name: string, extra: object = {}) => {
+    const response = await call('POST', '/api/admin/agents', { Name: name, ...extra });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json<{ data: AgentRecord }>().data;
+  };
+  const getOk = async (id: string) => {
+    const response = await call('GET', `/api/admin/agents/${id}`);
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json<{ data: AgentRecord }>().data;
+  };
+  const storedRow = (id: string) =>
+    t.ctx.db.selectFrom('agents').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const givenBackend = async (agentId: string, name: string, type = 'ipset') => {
+    const id = uuidv7(t.clock.now());
+    await t.ctx.db
+      .insertInto('backends')
+      .values({ id, name, agentId, type, config: '{}', createdAt: t.clock.now(), updatedAt: t.clock.now() })
+      .execute();
+    return id;
+  };
+  const allAuditText = async () =>
+    (await t.ctx.db.selectFrom('auditLog').select(['action', 'detail']).execute())
+      .map((row) => `${row.action} ${row.detail}`)
+      .join('\n');
+
+  it('creates an agent awaiting connection with a random token, audits it and lists it', async () => {
+    const agent = await createOk('edge-fw');
+
+    expect(agent).toEqual({
+      ID: expect.any(String) as string,
+      Name: 'edge-fw',
+      Token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) as string,
+      LastSeen: null,
+      Version: null,
+      ExternalIP: null,
+      Capabilities: null,
+      Online: false,
+      Backends: [],
+      LastModifiedAt: new Date(t.clock.now()).toISOString(),
+      LastModifiedBy: 'ops',
+    });
+    expect(agent.Token.length).toBeGreaterThanOrEqual(AGENT_TOKEN_MIN_LENGTH);
+    expect(await getOk(agent.ID)).toEqual(agent);
+    expect((await call('GET', '/api/admin/agents')).json()).toEqual({ data: [agent] });
+    const [entry] = await recentAudit(t.ctx.db, 1);
+    expect(entry?.Entry).toEqual({ [AuditActions.AgentCreated]: { AdminName: 'ops', AgentName: 'edge-fw' } });
+  });
+
+  it('stores the SHA-256 of the token and the token only sealed, and finds the agent by its token', async () => {
+    const agent = await createOk('edge-fw');
+    const row = await storedRow(agent.ID);
+    expect(row.tokenHash).toBe(createHash('sha256').update(agent.Token).digest('hex'));
+    expect(row.tokenSecret).not.toContain(agent.Token);
+    expect(t.ctx.secrets.open(row.tokenSecret, { table: 'agents', column: 'token_secret', rowId: agent.ID })).toBe(
+      agent.Token,
+    );
+    expect((await findAgentByToken(t.ctx.db, agent.Token))?.id).toBe(agent.ID);
+    expect(await findAgentByToken(t.ctx.db, `${agent.Token}x`)).toBeNull();
+  });
+
+  it('gives every agent its own token and ignores a Token sent in the body', async () => {
+    const chosen = 'a-token-somebody-typed-into-the-console';
+    const first = await createOk('one', { Token: chosen });
+    const second = await createOk('two');
+    expect(first.Token).not.toBe(chosen);
+    expect(first.Token).not.toBe(second.Token);
+    expect(await findAgentByToken(t.ctx.db, chosen)).toBeNull();
+  });
+
+  it('lists agents by name', async () => {
+    await createOk('zeta');
+    await createOk('alpha');
+    const list = (await call('GET', '/api/admin/agents')).json<{ data: AgentRecord[] }>().data;
+    expect(list.map((agent) => agent.Name)).toEqual(['alpha', 'zeta']);
+  });
+
+  it('refuses a second agent with the same name with 409 err.agentNameExists', async () => {
+    await createOk('edge-fw');
+    const response = await call('POST', '/api/admin/agents', { Name: ' edge-fw ' });
+    expect(response.statusCode).toBe(409);
+    expect(response.json()).toEqual({ Err: ErrorCodes.agentNameExists, Extra: 'Name' });
+    expect((await call('GET', '/api/admin/agents')).json<{ data: AgentRecord[] }>().data).toHaveLength(1);
+  });
+
+  it('gives exactly one of two simultaneous creations of a name, and 409 to the other', async () => {
+    const responses = await Promise.all([
+      call('POST', '/api/admin/agents', { Name: 'edge-fw' }),
+      call('POST', '/api/admin/agents', { Name: 'edge-fw' }),
+    ]);
+    expect(responses.map((response) => response.statusCode).sort()).toEqual([200, 409]);
+  });
+
+  it.each([
+    ['Name missing', {}],
+    ['Name blank', { Name: '   ' }],
+    ['Name too long', { Name: 'x'.repeat(201) }],
+  ])('refuses %s with 400', async (_case, payload) => {
+    const response = await call('POST', '/api/admin/agents', payload);
+    expect(response.statusCode).toBe(400);
+    expect(response.json<{ Err: string; Extra: string }>()).toMatchObject({
+      Err: ErrorCodes.badRequest,
+      Extra: expect.stringMatching(/^Name: /) as string,
+    });
+  });
+
+  describe('update', () => {
+    it('renames the agent, keeps its token, and audits the old name', async () => {
+      const agent = await createOk('edge-fw');
+      t.clock.advance(60_000);
+      const response = await call('PUT', `/api/admin/agents/${agent.ID}`, { ID: agent.ID, Name: 'core-fw' });
+      expect(response.statusCode, response.body).toBe(200);
+      const updated = response.json<{ data: AgentRecord }>().data;
+      expect(updated).toEqual({
+        ...agent,
+        Name: 'core-fw',
+        LastModifiedAt: new Date(t.clock.now()).toISOString(),
+      });
+      const [entry] = await recentAudit(t.ctx.db, 1);
+      expect(entry?.Entry).toEqual({
+        [AuditActions.AgentUpdated]: { AdminName: 'ops', AgentName: 'core-fw', Description: 'Renamed from edge-fw' },
+      });
+      expect(disconnects).toEqual([]);
+    });
+
+    it('records who changed it last', async () => {
+      const agent = await createOk('edge-fw');
+      const other = await givenAdmin(t.ctx, { userName: 'second-admin' });
+      const otherCookie = await signInAdmin(t.app, 'second-admin', other.password);
+      const response = await t.app.inject({
+        method: 'PUT',
+        url: `/api/admin/agents/${agent.ID}`,
+        headers: { cookie: otherCookie },
+        payload: { ID: agent.ID, Name: 'edge-fw' },
+      });
+      expect(response.json<{ data: AgentRecord }>().data.LastModifiedBy).toBe('second-admin');
+    });
+
+    it('answers a body ID that differs from the path with 400 err.mismatchingIds', async () => {
+      const agent = await createOk('edge-fw');
+      const other = await createOk('other');
+      const response = await call('PUT', `/api/admin/agents/${agent.ID}`, { ID: other.ID, Name: 'renamed' });
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toEqual({ Err: ErrorCodes.mismatchingIds, Extra: 'ID' });
+      expect((await getOk(other.ID)).Name).toBe('other');
+    });
+
+    it('refuses a name another agent has with 409 err.agentNameExists', async () => {
+      const agent = await createOk('edge-fw');
+      await createOk('core-fw');
+      const response = await call('PUT', `/api/admin/agents/${agent.ID}`, { ID: agent.ID, Name: 'core-fw' });
+      expect(response.statusCode).toBe(409);
+      expect(response.json()).toEqual({ Err: ErrorCodes.agentNameExists, Extra: 'Name' });
+      expect((await getOk(agent.ID)).Name).toBe('edge-fw');
+    });
+  });
+
+  describe('token rotation', () => {
+    it('replaces the token, so only the new one finds the agent, and disconnects the agent', async () => {
+      const agent = await createOk('edge-fw');
+      t.clock.advance(1_000);
+      const response = await call('POST', `/api/admin/agents/${agent.ID}/token`);
+      expect(response.statusCode, response.body).toBe(200);
+      const rotated = response.json<{ data: AgentRecord }>().data;
+
+      expect(rotated.Token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(rotated.Token).not.toBe(agent.Token);
+      expect(rotated.LastModifiedAt).toBe(new Date(t.clock.now()).toISOString());
+      expect((await getOk(agent.ID)).Token).toBe(rotated.Token);
+      expect(await findAgentByToken(t.ctx.db, agent.Token)).toBeNull();
+      expect((await findAgentByToken(t.ctx.db, rotated.Token))?.id).toBe(agent.ID);
+      expect((await storedRow(agent.ID)).tokenHash).toBe(createHash('sha256').update(rotated.Token).digest('hex'));
+      expect(disconnects).toEqual([{ agentId: agent.ID, reason: 'token rotated' }]);
+      const [entry] = await recentAudit(t.ctx.db, 1);
+      expect(entry?.Entry).toEqual({ [AuditActions.AgentTokenRotated]: { AdminName: 'ops', AgentName: 'edge-fw' } });
+    });
+  });
+
+  describe('delete', () => {
+    it('deletes the agent, audits it and disconnects it', async () => {
+      const agent = await createOk('edge-fw');
+      const response = await call('DELETE', `/api/admin/agents/${agent.ID}`);
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json()).toEqual({ data: null });
+      expect((await call('GET', `/api/admin/agents/${agent.ID}`)).statusCode).toBe(404);
+      expect(await findAgentByToken(t.ctx.db, agent.Token)).toBeNull();
+      expect(disconnects).toEqual([{ agentId: agent.ID, reason: 'agent deleted' }]);
+      const [entry] = await recentAudit(t.ctx.db, 1);
+      expect(entry?.Entry).toEqual({ [AuditActions.AgentDeleted]: { AdminName: 'ops', AgentName: 'edge-fw' } });
+    });
+
+    it('refuses while a backend is attached with 409 err.agentHasBackends, and deletes once it is gone', async () => {
+      const agent = await createOk('edge-fw');
+      const backendId = await givenBackend(agent.ID, 'office ipset');
+      const refused = await call('DELETE', `/api/admin/agents/${agent.ID}`);
+      expect(refused.statusCode).toBe(409);
+      expect(refused.json()).toEqual({ Err: ErrorCodes.agentHasBackends });
+      expect((await getOk(agent.ID)).Name).toBe('edge-fw');
+      expect(disconnects).toEqual([]);
+      expect(await allAuditText()).not.toContain(AuditActions.AgentDeleted);
+
+      await t.ctx.db.deleteFrom('backends').where('id', '=', backendId).execute();
+      expect((await call('DELETE', `/api/admin/agents/${agent.ID}`)).statusCode).toBe(200);
+    });
+  });
+
+  it('lists the backends of each agent by name', async () => {
+    const agent = await createOk('edge-fw');
+    const other = await createOk('other');
+    const proxy = await givenBackend(agent.ID, 'web proxy', 'haproxy');
+    const ipset = await givenBackend(agent.ID, 'office ipset', 'ipset');
+    await givenBackend(other.ID, 'elsewhere', 'script');
+    const expected = [
+      { ID: ipset, Name: 'office ipset', Type: 'ipset' },
+      { ID: proxy, Name: 'web proxy', Type: 'haproxy' },
+    ];
+    expect((await getOk(agent.ID)).Backends).toEqual(expected);
+    const list = (await call('GET', '/api/admin/agents')).json<{ data: AgentRecord[] }>().data;
+    expect(list.find((entry) => entry.ID === agent.ID)?.Backends).toEqual(expected);
+  });
+
+  describe('what the agent reported', () => {
+    it('shows version, capabilities, last seen and online for a connected agent', async () => {
+      const capabilities = agentCapabilities();
+      const agent = await givenAgent(t.ctx, { name: 'edge-fw', version: '1.9.2', capabilities, online: true });
+      const record = await getOk(agent.id);
+      expect(record).toMatchObject({
+        Name: 'edge-fw',
+        Token: agent.token,
+        Version: '1.9.2',
+        Capabilities: capabilities,
+        LastSeen: new Date(t.clock.now()).toISOString(),
+        Online: true,
+      });
+    });
+
+    it(`is offline once nothing was heard for more than ${AGENT_OFFLINE_AFTER_SECONDS} s, or without a connection`, async () => {
+      const agent = await givenAgent(t.ctx, { online: true });
+      t.clock.advance(AGENT_OFFLINE_AFTER_SECONDS * 1000);
+      expect((await getOk(agent.id)).Online).toBe(true);
+      t.clock.advance(1);
+      expect((await getOk(agent.id)).Online).toBe(false);
+
+      const disconnected = await givenAgent(t.ctx, { online: true });
+      await t.ctx.db.updateTable('agents').set({ connectionId: null }).where('id', '=', disconnected.id).execute();
+      const record = await getOk(disconnected.id);
+      expect(record.Online).toBe(false);
+      expect(record.LastSeen).toBe(new Date(t.clock.now()).toISOString());
+    });
+
+    it.each([
+      ['203.0.113.5', '203.0.113.5'],
+      ['203.0.113.5:40112', '203.0.113.5'],
+      ['[2001:db8::1]:443', '2001:db8::1'],
+      ['2001:db8::1', '2001:db8::1'],
+    ])('shows the external address %s as %s', async (stored, shown) => {
+      const agent = await givenAgent(t.ctx);
+      await t.ctx.db.updateTable('agents').set({ externalIp: stored }).where('id', '=', agent.id).execute();
+      expect((await getOk(agent.id)).ExternalIP).toBe(shown);
+    });
+
+    it('shows no capabilities when the stored ones no longer parse', async () => {
+      const agent = await givenAgent(t.ctx);
+      await t.ctx.db.updateTable('agents').set({ capabilities: '{"ipset":1}' }).where('id', '=', agent.id).execute();
+      expect((await getOk(agent.id)).Capabilities).toBeNull();
+    });
+  });
+
+  it('never writes a token into the audit log', async () => {
+    const agent = await createOk('edge-fw');
+    await call('PUT', `/api/admin/agents/${agent.ID}`, { ID: agent.ID, Name: 'core-fw' });
+    const rotated = (await call('POST', `/api/admin/agents/${agent.ID}/token`)).json<{ data: AgentRecord }>().data;
+    await call('DELETE', `/api/admin/agents/${agent.ID}`);
+    const text = await allAuditText();
+    for (const action of ['AgentCreated', 'AgentUpdated', 'AgentTokenRotated', 'AgentDeleted']) {
+      expect(text).toContain(action);
+    }
+    for (const secret of [agent.Token, rotated.Token]) {
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain(createHash('sha256').update(secret).digest('hex'));
+    }
+  });
+
+  it.each([
+    ['GET', `/api/admin/agents/${UNKNOWN_ID}`, undefined],
+    ['PUT', `/api/admin/agents/${UNKNOWN_ID}`, { ID: UNKNOWN_ID, Name: 'x' }],
+    ['DELETE', `/api/admin/agents/${UNKNOWN_ID}`, undefined],
+    ['POST', `/api/admin/agents/${UNKNOWN_ID}/token`, undefined],
+  ] as const)('answers %s %s for an unknown agent with 404', async (method, url, payload) => {
+    const response = await call(method, url, payload);
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({ Err: ErrorCodes.notFound, Extra: 'agent' });
+    expect(disconnects).toEqual([]);
+  });
+
+  it.each([
+    ['GET', '/api/admin/agents'],
+    ['GET', `/api/admin/agents/${UNKNOWN_ID}`],
+    ['POST', '/api/admin/agents'],
+    ['PUT', `/api/admin/agents/${UNKNOWN_ID}`],
+    ['DELETE', `/api/admin/agents/${UNKNOWN_ID}`],
+    ['POST', `/api/admin/agents/${UNKNOWN_ID}/token`],
+  ] as const)('answers %s %s without an admin session with 401, before looking at the body', async (method, url) => {
+    const user = await givenUser(t.ctx);
+    const userCookie = await signInUser(t.app, user.userName, user.password);
+    for (const headers of [{}, { cookie: '__Host-postern_admin_session=forged' }, { cookie: userCookie }]) {
+      const response = await t.app.inject({
+        method,
+        url,
+        headers,
+        payload: method === 'GET' ? undefined : { junk: 1 },
+      });
+      expect(response.statusCode).toBe(401);
+      expect(response.json()).toEqual({ Err: ErrorCodes.invalidSession });
+    }
+  });
+});

@@ -1,0 +1,119 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { AgentsTable, Database } from '../store/schema.js';
+import { inBatches } from '../groups/groups.repo.js';
+import { hashAgentToken } from './agent-token.js';
+
+/** An agent row as the services use it; `tokenSecret` is still sealed. */
+export type AgentRow = Omit<Selectable<AgentsTable>, 'generation'>;
+
+/** What creating an agent writes; the hub fills the connection columns later. */
+export interface NewAgentRow {
+  id: string;
+  name: string;
+  tokenHash: string;
+  tokenSecret: string;
+  createdAt: number;
+  lastModifiedBy: string;
+}
+
+/** A backend as listed on its agent. */
+export interface AgentBackendRow {
+  id: string;
+  name: string;
+  type: string;
+  agentId: string;
+}
+
+const AGENT_COLUMNS = [
+  'id',
+  'name',
+  'tokenHash',
+  'tokenSecret',
+  'version',
+  'lastSeen',
+  'externalIp',
+  'capabilities',
+  'connectionId',
+  'createdAt',
+  'updatedAt',
+  'lastModifiedBy',
+] as const;
+
+export async function listAgentRows(db: Kysely<Database>): Promise<AgentRow[]> {
+  return db.selectFrom('agents').select(AGENT_COLUMNS).orderBy('name').execute();
+}
+
+export async function findAgentRow(db: Kysely<Database>, id: string): Promise<AgentRow | null> {
+  return (await db.selectFrom('agents').select(AGENT_COLUMNS).where('id', '=', id).executeTakeFirst()) ?? null;
+}
+
+/**
+ * The agent whose token this is, or null. The token is hashed and the hash looked up by the store's
+ * unique index, so no comparison ever runs on the secret itself (nothing to time).
+ */
+export async function findAgentByToken(db: Kysely<Database>, token: string): Promise<AgentRow | null> {
+  const tokenHash = hashAgentToken(token);
+  return (
+    (await db.selectFrom('agents').select(AGENT_COLUMNS).where('tokenHash', '=', tokenHash).executeTakeFirst()) ?? null
+  );
+}
+
+export async function insertAgentRow(db: Kysely<Database>, agent: NewAgentRow): Promise<void> {
+  await db
+    .insertInto('agents')
+    .values({ ...agent, updatedAt: agent.createdAt })
+    .execute();
+}
+
+/** Renames an agent; true when it existed. */
+export async function renameAgentRow(
+  db: Kysely<Database>,
+  id: string,
+  fields: { name: string; updatedAt: number; lastModifiedBy: string },
+): Promise<boolean> {
+  const result = await db.updateTable('agents').set(fields).where('id', '=', id).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Replaces the token (hash and sealed copy); true when the agent existed. */
+export async function replaceAgentToken(
+  db: Kysely<Database>,
+  id: string,
+  fields: { tokenHash: string; tokenSecret: string; updatedAt: number; lastModifiedBy: string },
+): Promise<boolean> {
+  const result = await db.updateTable('agents').set(fields).where('id', '=', id).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Deletes the agent row; true when it existed. Backends must have been detached first. */
+export async function deleteAgentRow(db: Kysely<Database>, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('agents').where('id', '=', id).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/** The backends attached to these agents ('all': to any agent), by name. */
+export async function backendsOfAgents(
+  db: Kysely<Database>,
+  agentIds: readonly string[] | 'all',
+): Promise<AgentBackendRow[]> {
+  const query = db
+    .selectFrom('backends')
+    .select(['id', 'name', 'type', 'agentId'])
+    .where('agentId', 'is not', null)
+    .orderBy('name')
+    .orderBy('id');
+  const rows = [];
+  if (agentIds === 'all') rows.push(...(await query.execute()));
+  else for (const batch of inBatches(agentIds)) rows.push(...(await query.where('agentId', 'in', batch).execute()));
+  return rows.map((row) => ({ id: row.id, name: row.name, type: row.type, agentId: row.agentId ?? '' }));
+}
+
+/** How many backends reference the agent. */
+export async function countBackendsOfAgent(db: Kysely<Database>, agentId: string): Promise<number> {
+  const row = await db
+    .selectFrom('backends')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('agentId', '=', agentId)
+    .executeTakeFirst();
+  return Number(row?.count ?? 0);
+}

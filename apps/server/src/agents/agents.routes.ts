@@ -1,0 +1,72 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  AgentCreateBody,
+  AgentListResponse,
+  AgentResponse,
+  AgentUpdateBody,
+  EmptyResponse,
+  Id,
+} from '@postern/protocol';
+import type { AppContext } from '../app-context.js';
+import { requireAdmin } from '../auth/request-auth.js';
+import { loadAgentDistribution, type AgentDistribution } from './agent-distribution.js';
+import { registerAgentInstallRoutes } from './agent-install.routes.js';
+import { createAgent, deleteAgent, getAgent, listAgents, rotateAgentToken, updateAgent } from './agents.service.js';
+
+const AgentParams = z.object({ id: Id });
+
+/**
+ * /api/admin/agents (list, get, create, update, delete, rotate the token; admins only) and the public
+ * install script and bundle under /api/agent/. `distribution` defaults to the agent built beside the
+ * server; tests pass their own.
+ */
+export function registerAgentRoutes(
+  app: FastifyInstance,
+  ctx: AppContext,
+  distribution: AgentDistribution = loadAgentDistribution(),
+): void {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+  // The admin guard (auth/request-auth.ts) has already refused anyone else; this names the admin.
+  const actor = async (request: FastifyRequest) => ({ AdminName: (await requireAdmin(ctx, request)).admin.userName });
+
+  routes.get('/api/admin/agents', { schema: { response: { 200: AgentListResponse } } }, async () => ({
+    data: await listAgents(ctx),
+  }));
+
+  routes.get(
+    '/api/admin/agents/:id',
+    { schema: { params: AgentParams, response: { 200: AgentResponse } } },
+    async (request) => ({ data: await getAgent(ctx, request.params.id) }),
+  );
+
+  routes.post(
+    '/api/admin/agents',
+    { schema: { body: AgentCreateBody, response: { 200: AgentResponse } } },
+    async (request) => ({ data: await createAgent(ctx, request.body, await actor(request)) }),
+  );
+
+  routes.put(
+    '/api/admin/agents/:id',
+    { schema: { params: AgentParams, body: AgentUpdateBody, response: { 200: AgentResponse } } },
+    async (request) => ({ data: await updateAgent(ctx, request.params.id, request.body, await actor(request)) }),
+  );
+
+  routes.delete(
+    '/api/admin/agents/:id',
+    { schema: { params: AgentParams, response: { 200: EmptyResponse } } },
+    async (request) => {
+      await deleteAgent(ctx, request.params.id, await actor(request));
+      return { data: null };
+    },
+  );
+
+  routes.post(
+    '/api/admin/agents/:id/token',
+    { schema: { params: AgentParams, response: { 200: AgentResponse } } },
+    async (request) => ({ data: await rotateAgentToken(ctx, request.params.id, await actor(request)) }),
+  );
+
+  registerAgentInstallRoutes(app, ctx, distribution);
+}

@@ -1,0 +1,211 @@
+import type { Kysely } from 'kysely';
+import {
+  AGENT_OFFLINE_AFTER_SECONDS,
+  AgentCapabilities,
+  AuditActions,
+  ErrorCodes,
+  type AgentCreateBody,
+  type AgentRecord,
+  type AgentUpdateBody,
+  type AuditAction,
+} from '@postern/protocol';
+import type { AppContext } from '../app-context.js';
+import type { Database } from '../store/schema.js';
+import { recordAudit } from '../audit/audit.js';
+import { BadRequestError, ConflictError, NotFoundError } from '../http/errors.js';
+import { uuidv7 } from '../lib/ids.js';
+import { isoOrNull } from '../lib/rows.js';
+import { isUniqueViolation } from '../lib/unique-violation.js';
+import type { AuditActor } from '../groups/groups.service.js';
+import { agentTokenSecretContext, generateAgentToken, hashAgentToken } from './agent-token.js';
+import {
+  backendsOfAgents,
+  countBackendsOfAgent,
+  deleteAgentRow,
+  findAgentRow,
+  insertAgentRow,
+  listAgentRows,
+  renameAgentRow,
+  replaceAgentToken,
+  type AgentBackendRow,
+  type AgentRow,
+} from './agents.repo.js';
+
+export async function listAgents(ctx: AppContext): Promise<AgentRecord[]> {
+  const rows = await listAgentRows(ctx.db);
+  const backends = groupByAgent(await backendsOfAgents(ctx.db, 'all'));
+  return rows.map((row) => toRecord(ctx, row, backends.get(row.id) ?? []));
+}
+
+/** One agent, or 404. */
+export async function getAgent(ctx: AppContext, id: string): Promise<AgentRecord> {
+  const row = await findAgentRow(ctx.db, id);
+  if (row === null) throw new NotFoundError('agent');
+  return toRecord(ctx, row, await backendsOfAgents(ctx.db, [id]));
+}
+
+/**
+ * Creates an agent with a fresh token and audits it. The token is the server's: a Token in the body
+ * (older consoles sent one) is ignored. Names are unique: 409 err.agentNameExists.
+ */
+export async function createAgent(ctx: AppContext, body: AgentCreateBody, actor: AuditActor): Promise<AgentRecord> {
+  const now = ctx.clock.now();
+  const id = uuidv7(now);
+  const token = generateAgentToken();
+  await writeAgent(ctx, async (trx) => {
+    await insertAgentRow(trx, {
+      id,
+      name: body.Name,
+      tokenHash: hashAgentToken(token),
+      tokenSecret: ctx.secrets.seal(token, agentTokenSecretContext(id)),
+      createdAt: now,
+      lastModifiedBy: actorName(actor),
+    });
+    await audit(trx, now, AuditActions.AgentCreated, actor, body.Name);
+  });
+  return getAgent(ctx, id);
+}
+
+/** Renames an agent. The token changes only through {@link rotateAgentToken}. */
+export async function updateAgent(
+  ctx: AppContext,
+  id: string,
+  body: AgentUpdateBody,
+  actor: AuditActor,
+): Promise<AgentRecord> {
+  if (body.ID !== id) throw new BadRequestError('ID', ErrorCodes.mismatchingIds);
+  const now = ctx.clock.now();
+  await writeAgent(ctx, async (trx) => {
+    const current = await findAgentRow(trx, id);
+    if (current === null) throw new NotFoundError('agent');
+    await renameAgentRow(trx, id, { name: body.Name, updatedAt: now, lastModifiedBy: actorName(actor) });
+    const renamed = current.name === body.Name ? {} : { Description: `Renamed from ${current.name}` };
+    await audit(trx, now, AuditActions.AgentUpdated, actor, body.Name, renamed);
+  });
+  return getAgent(ctx, id);
+}
+
+/**
+ * Gives the agent a new token; the old one stops working at once: the connected agent is
+ * disconnected once the change is committed, and its reconnect with the old token is refused.
+ */
+export async function rotateAgentToken(ctx: AppContext, id: string, actor: AuditActor): Promise<AgentRecord> {
+  const now = ctx.clock.now();
+  const token = generateAgentToken();
+  await writeAgent(ctx, async (trx) => {
+    const current = await findAgentRow(trx, id);
+    if (current === null) throw new NotFoundError('agent');
+    await replaceAgentToken(trx, id, {
+      tokenHash: hashAgentToken(token),
+      tokenSecret: ctx.secrets.seal(token, agentTokenSecretContext(id)),
+      updatedAt: now,
+      lastModifiedBy: actorName(actor),
+    });
+    await audit(trx, now, AuditActions.AgentTokenRotated, actor, current.name);
+  });
+  ctx.agentSync.disconnectAgent(id, 'token rotated');
+  return getAgent(ctx, id);
+}
+
+/** Deletes an agent that no backend uses (409 err.agentHasBackends otherwise), then disconnects it. */
+export async function deleteAgent(ctx: AppContext, id: string, actor: AuditActor): Promise<void> {
+  const now = ctx.clock.now();
+  await writeAgent(ctx, async (trx) => {
+    const current = await findAgentRow(trx, id);
+    if (current === null) throw new NotFoundError('agent');
+    if ((await countBackendsOfAgent(trx, id)) > 0) throw new ConflictError(ErrorCodes.agentHasBackends);
+    await deleteAgentRow(trx, id);
+    await audit(trx, now, AuditActions.AgentDeleted, actor, current.name);
+  });
+  ctx.agentSync.disconnectAgent(id, 'agent deleted');
+}
+
+/**
+ * The address part of an agent's remote address: `203.0.113.5:4711` → `203.0.113.5`,
+ * `[2001:db8::1]:4711` → `2001:db8::1`. A bare IPv6 address (several colons, no brackets) is kept
+ * whole, since its last group is not a port.
+ */
+export function stripPort(address: string): string {
+  const value = address.trim();
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(value);
+  if (bracketed !== null) return bracketed[1] ?? value;
+  const ipv4WithPort = /^([^:]+):\d+$/.exec(value);
+  if (ipv4WithPort !== null) return ipv4WithPort[1] ?? value;
+  return value;
+}
+
+/** Connected now: a live connection, and a message from it recently enough. */
+export function isAgentOnline(row: Pick<AgentRow, 'connectionId' | 'lastSeen'>, now: number): boolean {
+  return row.connectionId !== null && row.lastSeen !== null && now - row.lastSeen <= AGENT_OFFLINE_AFTER_SECONDS * 1000;
+}
+
+function toRecord(ctx: AppContext, row: AgentRow, backends: readonly AgentBackendRow[]): AgentRecord {
+  return {
+    ID: row.id,
+    Name: row.name,
+    Token: ctx.secrets.open(row.tokenSecret, agentTokenSecretContext(row.id)),
+    LastSeen: isoOrNull(row.lastSeen),
+    Version: row.version,
+    ExternalIP: row.externalIp === null ? null : stripPort(row.externalIp),
+    Capabilities: parseCapabilities(row.capabilities),
+    Online: isAgentOnline(row, ctx.clock.now()),
+    Backends: backends.map((backend) => ({ ID: backend.id, Name: backend.name, Type: backend.type })),
+    LastModifiedAt: new Date(row.updatedAt).toISOString(),
+    LastModifiedBy: row.lastModifiedBy,
+  };
+}
+
+/** The stored hello capabilities, or null when none were reported or they no longer parse. */
+function parseCapabilities(text: string | null): AgentCapabilities | null {
+  if (text === null) return null;
+  try {
+    const parsed = AgentCapabilities.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+function groupByAgent(backends: readonly AgentBackendRow[]): Map<string, AgentBackendRow[]> {
+  const byAgent = new Map<string, AgentBackendRow[]>();
+  for (const backend of backends) {
+    const list = byAgent.get(backend.agentId) ?? [];
+    list.push(backend);
+    byAgent.set(backend.agentId, list);
+  }
+  return byAgent;
+}
+
+function actorName(actor: AuditActor): string {
+  return actor.AdminName ?? actor.UserName ?? '';
+}
+
+async function audit(
+  trx: Kysely<Database>,
+  now: number,
+  action: AuditAction,
+  actor: AuditActor,
+  agentName: string,
+  extra: { Description?: string } = {},
+): Promise<void> {
+  // Never the token: the audit log is readable by every admin and may be shipped to a GELF server.
+  await recordAudit(trx, now, action, { ...actor, AgentName: agentName, ...extra });
+}
+
+/** Runs an agent write in a transaction and turns store-level refusals into the API's errors. */
+async function writeAgent(ctx: AppContext, write: (trx: Kysely<Database>) => Promise<void>): Promise<void> {
+  try {
+    await ctx.db.transaction().execute(write);
+  } catch (error) {
+    // The name is the only unique value an admin chooses (token hashes of 256 random bits do not collide).
+    if (isUniqueViolation(error)) throw new ConflictError(ErrorCodes.agentNameExists, 'Name');
+    // A backend attached between our count and the delete.
+    if (isForeignKeyViolation(error)) throw new ConflictError(ErrorCodes.agentHasBackends);
+    throw error;
+  }
+}
+
+function isForeignKeyViolation(error: unknown): boolean {
+  if (!(error instanceof Error) || !('code' in error)) return false;
+  return error.code === '23503' || error.code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}
