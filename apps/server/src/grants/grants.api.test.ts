@@ -395,6 +395,59 @@ describe.each(testStoreKinds())('grant engine (%s)', (kind) => {
     expect((await status(alice)).ACLs).toEqual([]);
   });
 
+  it('grants a knoc’s fixed addresses, whoever clicks and from wherever', async () => {
+    const aclId = await givenIpsetKnoc(t.ctx, agentId, userId, {
+      grantType: { Type: 'specifiedIps', Ips: [{ Ip: '192.0.2.10' }, { Ip: '192.0.2.11' }] },
+    });
+    await agent.connect();
+    const alice = await signIn('198.51.100.3');
+    expect((await aclOf(alice, aclId)).GrantTypeFixedIps).toBe(true);
+    await grant(alice, aclId);
+    await agent.waitFor(() => agent.applies().length === 1);
+    expect(
+      agent
+        .applies()[0]
+        ?.add.map((entry) => entry.ip)
+        .sort(),
+    ).toEqual(['192.0.2.10', '192.0.2.11']);
+    // A fixed grant does not follow the user's address.
+    await aclOf({ ...alice, address: '198.51.100.4' }, aclId);
+    await settle();
+    expect(agent.applies()).toHaveLength(1);
+  });
+
+  it('names the one auto-browse knoc with its knoctoken, and none when two ask for it', async () => {
+    const first = await givenIpsetKnoc(t.ctx, agentId, userId);
+    await t.ctx.db
+      .updateTable('knocs')
+      .set({ autoBrowseUsers: true, url: 'https://intranet.example/start?a=1' })
+      .where('id', '=', first)
+      .execute();
+    const alice = await signIn();
+    expect((await status(alice)).AutoBrowseToURI).toBe('https://intranet.example/start?a=1&knoctoken=uri-token-1');
+    const second = await givenIpsetKnoc(t.ctx, agentId, userId);
+    await t.ctx.db
+      .updateTable('knocs')
+      .set({ autoBrowseUsers: true, url: 'https://wiki.example/' })
+      .where('id', '=', second)
+      .execute();
+    expect((await status(alice)).AutoBrowseToURI).toBeNull();
+  });
+
+  it('revokes a deleted user’s grants', async () => {
+    const aclId = await givenIpsetKnoc(t.ctx, agentId, userId);
+    await agent.connect();
+    const alice = await signIn('198.51.100.70');
+    await grant(alice, aclId);
+    await agent.waitFor(() => agent.applies().length === 1);
+    const admin = await givenAdmin(t.ctx, { userName: 'ops' });
+    const cookie = await signInAdmin(t.app, 'ops', admin.password);
+    const deleted = await t.app.inject({ method: 'DELETE', url: `/api/admin/users/${userId}`, headers: { cookie } });
+    expect(deleted.statusCode, deleted.body).toBe(200);
+    await agent.waitFor(() => agent.applies().length === 2, 'the remove');
+    expect(agent.applies()[1]?.remove).toEqual([{ aclId, ip: '198.51.100.70' }]);
+  });
+
   it('answers grant calls only for the knocs the user has', async () => {
     await agent.connect();
     const alice = await signIn();
