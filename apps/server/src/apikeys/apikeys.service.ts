@@ -177,6 +177,42 @@ export async function deleteApiKey(ctx: AppContext, id: string, actor: AuditActo
 }
 
 /**
+ * Why a presented key may not be used. `unknown` covers malformed, unknown and deleted keys; the
+ * others name a real key, so only the server's own logs and audit may tell them apart.
+ */
+export type ApiKeyRefusal = 'unknown' | 'expired' | 'scope' | 'address';
+
+/** The outcome of checking a presented key, before anything is recorded. */
+export type ApiKeyVerdict =
+  | { ok: true; key: ApiKeyRecord }
+  | { ok: false; refusal: 'unknown' }
+  | { ok: false; refusal: Exclude<ApiKeyRefusal, 'unknown'>; key: ApiKeyRecord };
+
+/**
+ * Checks whether the key behind `plaintext` may do `requiredScope` from `sourceAddress` now, in the
+ * order unknown → expired → scope → AllowedFrom, and says which rule refused it. Records nothing:
+ * the caller records the use (touchApiKey) together with whatever else it writes.
+ */
+export async function verifyApiKey(
+  ctx: AppContext,
+  plaintext: string,
+  sourceAddress: string,
+  requiredScope: string,
+): Promise<ApiKeyVerdict> {
+  if (!API_KEY_FORMAT.test(plaintext)) return { ok: false, refusal: 'unknown' };
+  // The lookup is by the SHA-256 of the key: its timing can only reveal hash prefixes, which say
+  // nothing about any key.
+  const row = await findApiKeyRowByHash(ctx.db, hashApiKey(plaintext));
+  if (row === null) return { ok: false, refusal: 'unknown' };
+  const key = toRecord(row);
+  if (row.expiresAt !== null && row.expiresAt <= ctx.clock.now()) return { ok: false, refusal: 'expired', key };
+  if (!row.scopes.includes(requiredScope)) return { ok: false, refusal: 'scope', key };
+  const prefixes = row.allowedFrom.map((entry) => entry.Prefix);
+  if (!addressInAnyCidr(sourceAddress, prefixes)) return { ok: false, refusal: 'address', key };
+  return { ok: true, key };
+}
+
+/**
  * The key behind `plaintext` if it may do `requiredScope` from `sourceAddress` now, else null:
  * unknown or malformed keys, expired keys, keys without that exact scope, and callers outside every
  * AllowedFrom CIDR are all refused alike. A successful use is recorded as LastUsedAt.
@@ -187,18 +223,12 @@ export async function authenticateApiKey(
   sourceAddress: string,
   requiredScope: string,
 ): Promise<ApiKeyRecord | null> {
-  if (!API_KEY_FORMAT.test(plaintext)) return null;
-  // The lookup is by the SHA-256 of the key: its timing can only reveal hash prefixes, which say
-  // nothing about any key.
-  const row = await findApiKeyRowByHash(ctx.db, hashApiKey(plaintext));
-  if (row === null) return null;
+  const verdict = await verifyApiKey(ctx, plaintext, sourceAddress, requiredScope);
+  if (!verdict.ok) return null;
   const now = ctx.clock.now();
-  if (row.expiresAt !== null && row.expiresAt <= now) return null;
-  if (!row.scopes.includes(requiredScope)) return null;
-  const prefixes = row.allowedFrom.map((entry) => entry.Prefix);
-  if (!addressInAnyCidr(sourceAddress, prefixes)) return null;
-  await touchApiKey(ctx.db, row.id, now);
-  return toRecord({ ...row, lastUsedAt: Math.max(now, row.lastUsedAt ?? now) });
+  await touchApiKey(ctx.db, verdict.key.ID, now);
+  const lastUsed = verdict.key.LastUsedAt === null ? now : Math.max(now, Date.parse(verdict.key.LastUsedAt));
+  return { ...verdict.key, LastUsedAt: new Date(lastUsed).toISOString() };
 }
 
 /** The ACL and user ids a key's scopes name, for display. */

@@ -1,0 +1,13 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../app-context.js';
+import { registerAllowlistRoutes } from '../allowlists/allowlists.routes.js';
+import { registerUserSessionRoutes } from './user-sessions.routes.js';
+
+/**
+ * /api/v1: the API for machines, authenticated by API keys (or, for allowlists, by address) instead
+ * of sessions. Outside the admin guard, and all GETs, so the origin check does not apply.
+ */
+export function registerV1Routes(app: FastifyInstance, ctx: AppContext): void {
+  registerAllowlistRoutes(app, ctx);
+  registerUserSessionRoutes(app, ctx);
+}
