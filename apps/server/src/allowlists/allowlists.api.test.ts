@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AuditActions, ErrorCodes, type AllowlistRecord } from '@postern/protocol';
+import { AuditActions, ErrorCodes, GrantStatus, type AllowlistRecord } from '@postern/protocol';
 import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
 import { basicAuth, givenAllowlistKnoc, givenApiKey, givenGrantRow } from '../test-support/v1-rows.js';
 import { recentAudit } from '../audit/audit.js';
@@ -120,6 +120,17 @@ describe.each(testStoreKinds())('published allowlists (%s)', (kind) => {
       ]);
       const row = await t.ctx.db.selectFrom('apiKeys').select('lastUsedAt').where('id', '=', key.id).executeTakeFirst();
       expect(row?.lastUsedAt).toBe(t.clock.now());
+    });
+
+    it('marks the published grants Read once the firewall has fetched them', async () => {
+      const { knoc, auth } = await givenReadableList();
+      const grantId = await givenGrantRow(t.ctx, knoc.id, '198.51.100.1');
+      const statusOf = async () =>
+        (await t.ctx.db.selectFrom('grants').select('status').where('id', '=', grantId).executeTakeFirstOrThrow())
+          .status;
+      expect(await statusOf()).toBe(GrantStatus.Published);
+      expect((await fetchList(urlOf(knoc), { authorization: auth })).statusCode).toBe(200);
+      expect(await statusOf()).toBe(GrantStatus.Read);
     });
 
     it('accepts the key as a Bearer token too', async () => {

@@ -1,5 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { AuditActions, type AllowlistRecord, type ApiKeyRecord, type AuditDetail } from '@postern/protocol';
+import {
+  AuditActions,
+  GrantStatus,
+  type AllowlistRecord,
+  type ApiKeyRecord,
+  type AuditDetail,
+} from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
 import { recordAudit } from '../audit/audit.js';
 import { NotFoundError, type ApiError } from '../http/errors.js';
@@ -92,6 +98,15 @@ export class AllowlistPublisher {
         IpAddress: request.address,
         Description: key?.Name ?? BY_ADDRESS,
       });
+      // The firewall has now fetched what was published: those grants are Read (5).
+      await trx
+        .updateTable('grants')
+        .set({ status: GrantStatus.Read, updatedAt: now })
+        .where('aclId', '=', knoc.id)
+        .where('status', '=', GrantStatus.Published)
+        .where('endedAt', 'is', null)
+        .where('createdAt', '<=', now)
+        .execute();
     });
     return {
       etag,

@@ -14,7 +14,7 @@ export interface SessionGrant {
 /**
  * The status a user sees for one knoc, from their session's grants on it:
  * running grants → Granted when all are on the device, GrantError when one failed, Published for
- * allowlists, Pending otherwise, AgentOffline when the agent is away; nothing running → the last
+ * allowlists (Read once the firewall has fetched the list), Pending otherwise, AgentOffline when the agent is away; nothing running → the last
  * ended grant's Revoking / error on revoke / Revoked, or Created (ready to grant).
  */
 export function aclEntry(knoc: GrantableKnoc, grants: readonly SessionGrant[], address: string, now: number): AclEntry {
@@ -30,8 +30,10 @@ export function aclEntry(knoc: GrantableKnoc, grants: readonly SessionGrant[], a
       status = GrantStatus.GrantError;
       error = failed.error;
     } else if (running.every((grant) => grant.status === GrantStatus.Granted)) status = GrantStatus.Granted;
-    else if (running.every((grant) => grant.status === GrantStatus.Published)) status = GrantStatus.Published;
-    else status = GrantStatus.Pending;
+    else if (running.every((grant) => grant.status === GrantStatus.Read)) status = GrantStatus.Read;
+    else if (running.every((grant) => grant.status === GrantStatus.Published || grant.status === GrantStatus.Read)) {
+      status = GrantStatus.Published;
+    } else status = GrantStatus.Pending;
   } else {
     const ended = [...grants].sort((a, b) => Number(b.endedAt ?? b.expiresAt) - Number(a.endedAt ?? a.expiresAt));
     const last = ended[0];
