@@ -94,7 +94,9 @@ function killByPid(process_: RunningProcess | undefined): Promise<unknown> {
   return process_.finished.catch(() => undefined);
 }
 
-const missing = missingNetnsSupport({ ipset: 'ipset', iptables: 'iptables' }) ?? missingBuild(REPO_ROOT);
+const missing =
+  missingNetnsSupport({ ipset: 'ipset', iptables: 'iptables', haproxy: 'haproxy', curl: 'curl' }) ??
+  missingBuild(REPO_ROOT);
 
 describe.each<StoreChoice>(['sqlite', 'postgres'])('grants on a real firewall (%s)', (store) => {
   let server: PosternServer | undefined;
@@ -103,6 +105,7 @@ describe.each<StoreChoice>(['sqlite', 'postgres'])('grants on a real firewall (%
   let admin: AdminApi;
   let users: UserClient;
   let aclId: string;
+  let proxyAclId: string;
   let agentToken: string;
   let stateDir: string;
   const password = 'correct horse battery staple';
@@ -164,6 +167,18 @@ describe.each<StoreChoice>(['sqlite', 'postgres'])('grants on a real firewall (%
         Config: { ipset: { V4SetName: SET_NAME } },
       })
     ).ID;
+    const proxyBackend = await admin.call<{ ID: string }>('POST', '/api/admin/backends', {
+      Name: 'protected host haproxy',
+      AgentID: created.ID,
+      Config: { haproxy: { Protocol: 'unix', Address: topology.haproxy.socket } },
+    });
+    proxyAclId = (
+      await admin.call<{ ID: string }>('POST', '/api/admin/acls', {
+        Description: 'Protected web app',
+        BackendID: proxyBackend.ID,
+        Config: { haproxy: { ID: topology.haproxy.aclId } },
+      })
+    ).ID;
     const alice = (await admin.createLocalUser('alice', password, { TOTPEnabled: false, Duration: 480 })) as {
       User: { ID: string };
     };
@@ -174,7 +189,7 @@ describe.each<StoreChoice>(['sqlite', 'postgres'])('grants on a real firewall (%
     await admin.call('POST', '/api/admin/groups', {
       Name: 'protected service users',
       Type: 'local',
-      ACLIDs: [aclId],
+      ACLIDs: [aclId, proxyAclId],
       UserIDs: [alice.User.ID, bob.User.ID],
     });
   }, 90_000);
@@ -210,6 +225,22 @@ describe.each<StoreChoice>(['sqlite', 'postgres'])('grants on a real firewall (%
     expect(members.get(ALICE_IP)).toBeLessThanOrEqual(8 * 3600);
     await revoke(alice);
     await closes(ALICE_IP);
+    await users.call(alice, 'POST', '/api/logout');
+  });
+
+  it('admits the granted address through a real HAProxy frontend ACL, others get 403', async () => {
+    const alice = await users.signIn('alice', password, ALICE_IP);
+    expect(await topo().httpStatus(ALICE_IP)).toBe(403);
+    await users.call(alice, 'POST', '/api/grant', { ACLID: proxyAclId, IPs: [] });
+    await waitFor(async () => (await topo().httpStatus(ALICE_IP)) === 200, 'HAProxy to admit alice', 10_000).catch(
+      async (error: unknown) => {
+        const acls = (await users.call(alice, 'GET', '/api/status')).data.ACLs;
+        throw new Error(`${String(error)}; status: ${JSON.stringify(acls?.find((acl) => acl.ACLID === proxyAclId))}`);
+      },
+    );
+    expect(await topo().httpStatus(BOB_IP)).toBe(403);
+    await users.call(alice, 'DELETE', `/api/sessions/current/granted-acls/${proxyAclId}`);
+    await waitFor(async () => (await topo().httpStatus(ALICE_IP)) === 403, 'HAProxy to refuse alice again', 10_000);
     await users.call(alice, 'POST', '/api/logout');
   });
 

@@ -1,5 +1,5 @@
 import { createServer as createNetServer, connect, type Server } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
@@ -12,6 +12,7 @@ import { connectNamespaces, createNamespace, removeNamespace, type Namespace } f
  *                                               ipset postern4 (hash:ip, timeout support)
  *                                               iptables: tcp/7000 accepted only from postern4
  *                                               a listener on 10.77.0.2:7000
+ *                                               haproxy on 10.77.0.2:8080 (403 unless its ACL has you)
  *                                               postern-agent (ipset runs in this namespace)
  *
  * The agent reaches the server (on the host's 127.0.0.1) through a relay: inside the protected
@@ -27,6 +28,10 @@ export interface GrantTopology {
   canConnect(source: string): Promise<boolean>;
   /** `ipset list postern4 -o save` members with their remaining timeout. */
   setMembers(): Promise<Map<string, number>>;
+  /** HAProxy's runtime socket (unix paths are shared across namespaces) and its ACL's numeric id. */
+  haproxy: { socket: string; aclId: string };
+  /** The status HAProxy's frontend in the protected namespace gives a request from `source`. */
+  httpStatus(source: string): Promise<number>;
   dispose(): Promise<void>;
 }
 
@@ -34,6 +39,7 @@ export const SET_NAME = 'postern4';
 export const PROTECTED_ADDRESS = '10.77.0.2';
 export const CLIENT_ADDRESSES = ['10.77.0.1', '10.77.0.3'] as const;
 const SERVICE_PORT = 7000;
+const HAPROXY_PORT = 8080;
 const RELAY_PORT = 18_080;
 
 const RELAY_SOURCE = `
@@ -66,12 +72,23 @@ function waitForLine(child: ChildProcess, text: string): Promise<void> {
   });
 }
 
+async function waitForSocket(file: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!existsSync(file)) {
+    if (Date.now() > deadline) throw new Error(`haproxy did not open ${file}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 export async function createGrantTopology(serverPort: number): Promise<GrantTopology> {
   const client = await createNamespace('cli');
   const protectedNs = await createNamespace('prot');
   const children: ChildProcess[] = [];
   const dir = mkdtempSync(path.join(tmpdir(), 'postern-topology-'));
   const socketPath = path.join(dir, 'server.sock');
+  const haproxySocket = path.join(dir, 'haproxy.sock');
+  const haproxyConfig = path.join(dir, 'haproxy.cfg');
+  const aclFile = path.join(dir, 'granted.acl');
   let relay: Server | undefined;
   try {
     await connectNamespaces(
@@ -103,6 +120,29 @@ export async function createGrantTopology(serverPort: number): Promise<GrantTopo
     const listener = protectedNs.spawn([process.execPath, '-e', LISTENER_SOURCE]);
     children.push(listener);
     await waitForLine(listener, 'listening');
+
+    // A real HAProxy in the protected namespace whose frontend admits only its ACL's sources.
+    writeFileSync(aclFile, '');
+    writeFileSync(
+      haproxyConfig,
+      [
+        'global',
+        `  stats socket ${haproxySocket} level admin`,
+        'defaults',
+        '  mode http',
+        '  timeout connect 5s',
+        '  timeout client 5s',
+        '  timeout server 5s',
+        'frontend protected',
+        `  bind ${PROTECTED_ADDRESS}:${HAPROXY_PORT}`,
+        `  acl granted src -f ${aclFile}`,
+        '  http-request deny deny_status 403 if !granted',
+        '  http-request return status 200 content-type text/plain string granted',
+        '',
+      ].join('\n'),
+    );
+    children.push(protectedNs.spawn(['haproxy', '-db', '-f', haproxyConfig]));
+    await waitForSocket(haproxySocket);
 
     relay = createNetServer((inbound) => {
       const outbound = connect(serverPort, '127.0.0.1');
@@ -144,6 +184,24 @@ export async function createGrantTopology(serverPort: number): Promise<GrantTopo
         if (match?.[1] !== undefined) members.set(match[1], Number(match[2] ?? 0));
       }
       return members;
+    },
+    // The first (and only) ACL file haproxy loads gets the id 0 in `show acl`.
+    haproxy: { socket: haproxySocket, aclId: '0' },
+    httpStatus: async (source) => {
+      const { stdout } = await client.exec([
+        'curl',
+        '-s',
+        '-o',
+        '/dev/null',
+        '-w',
+        '%{http_code}',
+        '--max-time',
+        '3',
+        '--interface',
+        source,
+        `http://${PROTECTED_ADDRESS}:${HAPROXY_PORT}/`,
+      ]);
+      return Number(stdout.trim());
     },
     dispose: async () => {
       for (const child of children) child.kill('SIGKILL');

@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { AgentKnoc, BackendType, DesiredEntry, EntryKey } from '@postern/protocol';
-import { BACKEND_SECRET_FIELDS, BackendType as BackendTypeSchema } from '@postern/protocol';
+import type { AgentKnoc, DesiredEntry, EntryKey } from '@postern/protocol';
+import { loadBackendConfigForAgent, toBackendRow } from '../backends/backends.repo.js';
+import { loadKnocConfigForAgent } from '../knocs/knoc-config.js';
+import { toKnocRow } from '../knocs/knocs.repo.js';
 import type { AppContext } from '../app-context.js';
 import type { Database } from '../store/schema.js';
 
@@ -93,81 +95,40 @@ export async function desiredForKeys(
   return { add, remove };
 }
 
-/** Opens a backend's stored config: secret fields are sealed per field (backends/… writes them). */
-function openBackendConfig(ctx: AppContext, backendId: string, type: BackendType, fields: Record<string, unknown>) {
-  const opened: Record<string, unknown> = { ...fields };
-  for (const field of BACKEND_SECRET_FIELDS[type]) {
-    const sealed = fields[field];
-    if (typeof sealed === 'string' && sealed !== '') {
-      opened[field] = ctx.secrets.open(sealed, { table: 'backends', column: `config.${field}`, rowId: backendId });
-    }
-  }
-  return opened;
-}
-
-/** Opens a knoc's sensitive script variables. */
-function openAclConfig(ctx: AppContext, aclId: string, fields: Record<string, unknown>) {
-  const envVars = fields.EnvVars;
-  if (!Array.isArray(envVars)) return fields;
-  return {
-    ...fields,
-    EnvVars: envVars.map((raw: unknown) => {
-      const envVar = raw as { Name: string; Value: string; Sensitive?: boolean; Encrypted?: boolean };
-      if (envVar.Encrypted !== true || envVar.Value === '') return envVar;
-      const value = ctx.secrets.open(envVar.Value, {
-        table: 'knocs',
-        column: `config.EnvVars.${envVar.Name}`,
-        rowId: aclId,
-      });
-      return { ...envVar, Value: value, Encrypted: false };
-    }),
-  };
-}
-
-function onlyKey(json: string): [string, Record<string, unknown>] | null {
-  const parsed = JSON.parse(json) as Record<string, unknown>;
-  const key = Object.keys(parsed).find((name) => name !== 'UriToken');
-  if (key === undefined) return null;
-  const value = parsed[key];
-  return [key, value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {}];
-}
-
 /** The knocs the agent enforces, with their backend and knoc configs opened for the driver. */
 export async function agentKnocs(ctx: AppContext, db: Kysely<Database>, agentId: string): Promise<AgentKnoc[]> {
-  const rows = await db
+  const backends = await db.selectFrom('backends').selectAll().where('agentId', '=', agentId).execute();
+  if (backends.length === 0) return [];
+  const knocs = await db
     .selectFrom('knocs')
-    .innerJoin('backends', 'backends.id', 'knocs.backendId')
-    .select([
-      'knocs.id as aclId',
-      'knocs.description',
-      'knocs.url',
-      'knocs.config as aclConfig',
-      'backends.id as backendId',
-      'backends.type',
-      'backends.config as backendConfig',
-    ])
-    .where('backends.agentId', '=', agentId)
+    .selectAll()
+    .where(
+      'backendId',
+      'in',
+      backends.map((backend) => backend.id),
+    )
     .execute();
-  const knocs: AgentKnoc[] = [];
-  for (const row of rows) {
-    const type = BackendTypeSchema.safeParse(row.type);
-    if (!type.success) continue;
+  const byId = new Map(backends.map((row) => [row.id, row]));
+  const result: AgentKnoc[] = [];
+  for (const knocRow of knocs) {
+    const backendRow = byId.get(knocRow.backendId ?? '');
+    if (backendRow === undefined) continue;
     try {
-      const backend = onlyKey(row.backendConfig);
-      const acl = onlyKey(row.aclConfig);
-      knocs.push({
-        aclId: row.aclId,
-        name: row.description,
-        url: row.url,
-        backendId: row.backendId,
-        backendType: type.data,
-        backend: openBackendConfig(ctx, row.backendId, type.data, backend?.[1] ?? {}),
-        acl: openAclConfig(ctx, row.aclId, acl?.[1] ?? {}),
+      const backend = toBackendRow(backendRow);
+      const knoc = toKnocRow(knocRow);
+      result.push({
+        aclId: knoc.id,
+        name: knoc.description,
+        url: knoc.url,
+        backendId: backend.id,
+        backendType: backend.type,
+        backend: loadBackendConfigForAgent(ctx, backend),
+        acl: loadKnocConfigForAgent(ctx, knoc),
       });
     } catch (error) {
       // One unreadable knoc (a secret sealed with a lost key) must not stop the others.
-      ctx.logger.error({ err: error, aclId: row.aclId }, 'cannot send a knoc to its agent');
+      ctx.logger.error({ err: error, aclId: knocRow.id }, 'cannot send a knoc to its agent');
     }
   }
-  return knocs;
+  return result;
 }

@@ -8,6 +8,7 @@ import { FakeAgent } from '../test-support/fake-agent.js';
 import { signInAdmin, signInUser } from '../test-support/http.js';
 import { recentAudit } from '../audit/audit.js';
 import { uuidv7 } from '../lib/ids.js';
+import { givenBackend, givenEnforcedKnoc } from '../test-support/knoc-factories.js';
 import { sweepGrantsOnce } from './grant-sweeper.js';
 import type { AppContext } from '../app-context.js';
 
@@ -15,48 +16,35 @@ interface KnocOptions {
   clickToGrant?: boolean;
   cgnatOpen?: boolean;
   maximumGrantDuration?: number;
-  ipExclusions?: object;
-  grantType?: object;
+  ipExclusions?: {
+    RestrictionType: 'none' | 'RFC1918' | 'allowList' | 'denyList';
+    RfcType: 'allow' | 'deny';
+    Ranges: [];
+  };
+  grantType?: { Type: 'userIp' | 'specifiedIps'; Ips: { Ip: string }[] };
   /** Give the knoc to the user directly (default) or not at all (a group will). */
   direct?: boolean;
 }
 
-/** An ipset knoc on the agent, given to the user directly. */
+/** An ipset knoc on the agent, given to the user directly unless `direct` is false. */
 async function givenIpsetKnoc(ctx: AppContext, agentId: string, userId: string, options: KnocOptions = {}) {
-  const now = ctx.clock.now();
-  const backendId = uuidv7(now);
-  await ctx.db
-    .insertInto('backends')
-    .values({
-      id: backendId,
-      name: `ipset ${backendId}`,
-      agentId,
-      type: 'ipset',
-      config: '{"ipset":{}}',
-      createdAt: now,
-      updatedAt: now,
-    })
-    .execute();
-  const id = uuidv7(now);
-  await ctx.db
-    .insertInto('knocs')
-    .values({
-      id,
-      description: `SSH ${id.slice(-4)}`,
-      createdAt: now,
-      updatedAt: now,
-      backendId,
-      clickToGrant: options.clickToGrant ?? true,
-      cgnatOpen: options.cgnatOpen ?? false,
-      maximumGrantDuration: options.maximumGrantDuration ?? 0,
-      ipExclusions: JSON.stringify(options.ipExclusions ?? { RestrictionType: 'none', RfcType: 'allow', Ranges: [] }),
-      grantType: JSON.stringify(options.grantType ?? { Type: 'userIp', Ips: [] }),
-      config: JSON.stringify({ ipset: { V4SetName: 'postern4', V6SetName: 'postern6' } }),
-      uriToken: 'uri-token-1',
-    })
-    .execute();
-  if (options.direct !== false) await ctx.db.insertInto('userAcls').values({ userId, aclId: id }).execute();
-  return id;
+  const backend = await givenBackend(ctx, { type: 'ipset', agentId });
+  const knoc = await givenEnforcedKnoc(ctx, {
+    backendId: backend.id,
+    type: 'ipset',
+    aclConfig: { V4SetName: 'postern4', V6SetName: 'postern6' },
+    options: {
+      ClickToGrant: options.clickToGrant ?? true,
+      CGNATOpen: options.cgnatOpen ?? false,
+      MaximumGrantDuration: options.maximumGrantDuration ?? 0,
+      ...(options.ipExclusions === undefined ? {} : { IpExclusions: options.ipExclusions }),
+      ...(options.grantType === undefined ? {} : { GrantType: options.grantType }),
+    },
+  });
+  // A known UriToken, so the auto-browse test can name the URL it expects.
+  await ctx.db.updateTable('knocs').set({ uriToken: 'uri-token-1' }).where('id', '=', knoc.id).execute();
+  if (options.direct !== false) await ctx.db.insertInto('userAcls').values({ userId, aclId: knoc.id }).execute();
+  return knoc.id;
 }
 
 describe.each(testStoreKinds())('grant engine (%s)', (kind) => {
@@ -331,6 +319,27 @@ describe.each(testStoreKinds())('grant engine (%s)', (kind) => {
     const state = agent.states().at(-1);
     expect(state?.generation).toBeGreaterThan(lastGeneration);
     expect(state?.entries.map((entry) => entry.ip)).toEqual(['127.0.0.1']);
+  });
+
+  it('sends each knoc with its backend’s fields and secrets opened for the driver', async () => {
+    const backend = await givenBackend(t.ctx, {
+      type: 'haproxy',
+      agentId,
+      config: { Protocol: 'unix', Address: '/run/haproxy/admin.sock' },
+    });
+    const knoc = await givenEnforcedKnoc(t.ctx, { backendId: backend.id, type: 'haproxy', aclConfig: { ID: '7' } });
+    await agent.connect();
+    expect(agent.states()[0]?.knocs).toEqual([
+      {
+        aclId: knoc.id,
+        name: knoc.description,
+        url: '',
+        backendId: backend.id,
+        backendType: 'haproxy',
+        backend: { Protocol: 'unix', Address: '/run/haproxy/admin.sock' },
+        acl: { ID: '7' },
+      },
+    ]);
   });
 
   it('moves its generation past the agent’s when the agent has seen a later one (a restored store)', async () => {
