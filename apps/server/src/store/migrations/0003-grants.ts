@@ -30,7 +30,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('backends')
     .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('name', 'text', (c) => c.notNull())
+    .addColumn('name', 'text', (c) => c.notNull().unique())
     // No cascade: an agent cannot be deleted while backends are attached.
     .addColumn('agent_id', 'text', (c) => c.references('agents.id'))
     .addColumn('type', 'text', (c) => c.notNull())
