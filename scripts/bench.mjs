@@ -1,6 +1,11 @@
 // npm run bench: starts the built server on a fresh store and prints figures: start-up time, memory,
-// sign-in latency, request throughput and the web app's initial JavaScript weight. Figures only; the
-// tests never assert timings.
+// sign-in latency, request throughput and the web app's initial JavaScript weight; then the grant
+// engine's figures (scripts/bench/grants.mjs), and writes them all to docs/benchmarks.md. Figures
+// only (a missed target does not fail the run); the tests never assert timings.
+//
+// For digging into the grant figures: POSTERN_BENCH_PROFILE_DIR=<dir> makes the grant benchmark's
+// server and agents write V8 CPU profiles there; POSTERN_BENCH_PROBER_NICE sets the connection
+// prober's nice level (default 19; see scripts/bench/grant-latency.mjs).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -14,6 +19,17 @@ ensureNodeVersion();
 ensureDependencies();
 build();
 
+// Loaded after the build: they import the built server's modules.
+const { cleanUpGrantBench, runGrantBenchmarks } = await import('./bench/grants.mjs');
+const { printSections, writeMarkdown } = await import('./bench/report.mjs');
+// Ctrl-C: stop what was started and delete the namespaces before leaving.
+let interrupted = false;
+process.once('SIGINT', () => {
+  interrupted = true;
+  console.error('\ninterrupted; cleaning up');
+  void cleanUpGrantBench().finally(() => process.exit(130));
+});
+
 const LOAD_SECONDS = 3;
 const CONCURRENCY = 16;
 
@@ -21,7 +37,13 @@ const port = await freePort();
 const dataDir = mkdtempSync(path.join(tmpdir(), 'postern-bench-'));
 const started = performance.now();
 const server = spawn(process.execPath, [path.join(ROOT, 'apps/server/dist/main.js'), 'serve'], {
-  env: { ...process.env, POSTERN_DATA_DIR: dataDir, POSTERN_PORT: String(port), POSTERN_LOG_LEVEL: 'warn', POSTERN_IP_DISCOVERY_PORTS: 'off' },
+  env: {
+    ...process.env,
+    POSTERN_DATA_DIR: dataDir,
+    POSTERN_PORT: String(port),
+    POSTERN_LOG_LEVEL: 'warn',
+    POSTERN_IP_DISCOVERY_PORTS: 'off',
+  },
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 let output = '';
@@ -39,6 +61,7 @@ const password = await new Promise((resolve, reject) => {
 const startupMs = performance.now() - started;
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+let serverRows;
 try {
   const rssIdle = rssMiB(server.pid);
   const loginMs = [];
@@ -65,14 +88,28 @@ try {
     [`GET /api/admin/status (signed in), ${CONCURRENCY} concurrent`, describeLoad(adminStatus)],
     ['user portal initial JavaScript (gzip)', `${(initialJavaScriptBytes() / 1024).toFixed(1)} KiB`],
   ];
-  const width = Math.max(...rows.map(([name]) => name.length));
-  console.log('\nPostern benchmarks');
-  for (const [name, value] of rows) console.log(`  ${name.padEnd(width)}  ${value}`);
+  serverRows = rows.map(([name, value]) => ({ name, value }));
 } finally {
   agent.destroy();
   server.kill('SIGTERM');
   rmSync(dataDir, { recursive: true, force: true });
 }
+
+let grants;
+try {
+  grants = await runGrantBenchmarks();
+} catch (error) {
+  await cleanUpGrantBench();
+  if (interrupted) process.exit(130);
+  console.error(
+    `The grant benchmark broke: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  );
+  process.exit(1);
+}
+const sections = [{ title: 'Server', rows: serverRows }, ...grants.sections];
+printSections(sections, grants.skipped);
+const written = writeMarkdown(ROOT, sections, grants.skipped, grants.notes);
+console.log(`\nWritten to ${path.relative(ROOT, written)}`);
 
 function request(method, url, body, cookie) {
   return new Promise((resolve, reject) => {

@@ -13,7 +13,7 @@ import type { User } from '../users/users.repo.js';
 import type { UserSession } from '../auth/sessions.repo.js';
 import type { Admin } from '../admins/admins.repo.js';
 import { aclIdsOfUser } from '../groups/groups.repo.js';
-import { usersAreLicensed, currentLicensing } from '../licence/licence.js';
+import { usersAreLicensed } from '../licence/licence.js';
 import { recordAudit } from '../audit/audit.js';
 import { uuidv7 } from '../lib/ids.js';
 import { ApiError, BadRequestError, ForbiddenError, NotFoundError } from '../http/errors.js';
@@ -56,9 +56,9 @@ async function childrenOf(db: Kysely<Database>, aclId: string, now: number): Pro
   );
 }
 
-async function licensedFor(ctx: AppContext): Promise<boolean> {
-  const [licensing, usersLicensed] = await Promise.all([currentLicensing(ctx), usersAreLicensed(ctx)]);
-  return licensing.Licensed && usersLicensed;
+/** A valid licence and users within its limit (usersAreLicensed checks both). */
+function licensedFor(ctx: AppContext): Promise<boolean> {
+  return usersAreLicensed(ctx);
 }
 
 /** When a grant made now must end: at the session's end, or sooner by the knoc's maximum. */
@@ -167,6 +167,16 @@ async function insertGrants(
   return keys;
 }
 
+/** The session's grants on one knoc, for its ACL entry. */
+function sessionGrantsOn(db: Kysely<Database>, sessionId: string, aclId: string) {
+  return db
+    .selectFrom('grants')
+    .select(['status', 'error', 'expiresAt', 'endedAt', 'createdAt'])
+    .where('sessionId', '=', sessionId)
+    .where('aclId', '=', aclId)
+    .execute();
+}
+
 /** POST /api/grant: the user asks for access to a knoc from where they are. */
 export async function grantAcl(
   ctx: AppContext,
@@ -184,10 +194,7 @@ export async function grantAcl(
   if (!knoc.agentOnline) throw new ConflictingStateError(ErrorCodes.agentOffline);
   const keys = await grantKnoc(ctx, knoc, caller, discovered, AuditActions.ClickToGrant, now);
   ctx.agentSync.entriesChanged(keys);
-  return (
-    (await userAclEntries(ctx, caller, { skipAutomaticWork: true })).find((entry) => entry.ACLID === aclId) ??
-    aclEntry(knoc, [], caller.address, now)
-  );
+  return aclEntry(knoc, await sessionGrantsOn(ctx.db, caller.session.id, aclId), caller.address, now);
 }
 
 async function grantKnoc(
@@ -241,10 +248,7 @@ export async function revokeAcl(ctx: AppContext, caller: GrantCaller, aclId: str
     return ended;
   });
   ctx.agentSync.entriesChanged(keys);
-  return (
-    (await userAclEntries(ctx, caller, { skipAutomaticWork: true })).find((entry) => entry.ACLID === aclId) ??
-    aclEntry(knoc, [], caller.address, now)
-  );
+  return aclEntry(knoc, await sessionGrantsOn(ctx.db, caller.session.id, aclId), caller.address, now);
 }
 
 /**

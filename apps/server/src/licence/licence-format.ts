@@ -137,11 +137,31 @@ function decodeBase64Url(text: string): Buffer | null {
   return bytes.toString('base64url') === text ? bytes : null;
 }
 
+/**
+ * Signature checks already made, by key, signed text and signature. The licence is checked on every
+ * status and grant call; an Ed25519 verification is the costliest part of that, and its answer for
+ * the same three inputs never changes. Bounded: a licence text rarely changes.
+ */
+const verified = new Map<string, boolean>();
+const VERIFIED_CACHE_SIZE = 32;
+
 function verifiesWith(key: KeyObject, data: Buffer, signature: Buffer): boolean {
+  const id = `${keyId(key)}|${data.toString('ascii')}|${signature.toString('base64')}`;
+  const known = verified.get(id);
+  if (known !== undefined) return known;
+  let result: boolean;
   try {
-    return verify(null, data, key, signature);
+    result = verify(null, data, key, signature);
   } catch {
     // A key of another type cannot have signed it.
-    return false;
+    result = false;
   }
+  if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value ?? '');
+  verified.set(id, result);
+  return result;
+}
+
+/** A key's identity: its public key in DER (SPKI), base64. */
+function keyId(key: KeyObject): string {
+  return key.export({ format: 'der', type: 'spki' }).toString('base64');
 }

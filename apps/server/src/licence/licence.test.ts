@@ -31,6 +31,7 @@ import {
   type UserLimitState,
 } from './licence.js';
 import { registerLicenceRoutes } from './licence.routes.js';
+import { givenAgent } from '../test-support/agent-factories.js';
 
 const signer = generateLicenceKeyPair();
 const stranger = generateLicenceKeyPair();
@@ -323,6 +324,13 @@ describe.each(testStoreKinds())('licence API (%s)', (kind) => {
     const response = await call();
     expect(response.statusCode).toBe(401);
     expect(response.json()).toEqual({ Err: ErrorCodes.invalidSession });
+  });
+
+  it('counts every agent as a machine', async () => {
+    expect((await put({ License: licence() })).statusCode).toBe(200);
+    await givenAgent(t.ctx);
+    await givenAgent(t.ctx);
+    expect((await get()).json<{ data: { MachineCount: number } }>().data.MachineCount).toBe(2);
   });
 
   it('shows an unlicensed installation', async () => {

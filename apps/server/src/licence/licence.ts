@@ -55,7 +55,7 @@ export function userLimitOverage(licence: Pick<LicencePayload, 'UserLimit' | 'Us
   return Math.floor((licence.UserLimit * licence.UserLimitOveragePercentage) / 100);
 }
 
-function statusFrom(check: LicenceCheck | { kind: 'none' }, userCount: number): LicenceStatus {
+function statusFrom(check: LicenceCheck | { kind: 'none' }, userCount: number, machineCount = 0): LicenceStatus {
   if (check.kind === 'valid' || check.kind === 'expired') {
     const { licence } = check;
     return {
@@ -67,8 +67,8 @@ function statusFrom(check: LicenceCheck | { kind: 'none' }, userCount: number): 
       UserLimitOveragePercentage: licence.UserLimitOveragePercentage,
       SessionLimit: licence.SessionLimit,
       MaxMachines: licence.MaxMachines,
-      // Agents arrive with the grant engine; until then no machine is activated.
-      MachineCount: 0,
+      // Every agent counts as a machine, connected or not.
+      MachineCount: machineCount,
       Expires: new Date(licence.Expires).toISOString(),
       Expired: check.kind === 'expired',
       UserCount: userCount,
@@ -95,8 +95,12 @@ function statusFrom(check: LicenceCheck | { kind: 'none' }, userCount: number): 
  * and empty fields. Expired: Licensed false with the licence's fields and Expired true.
  */
 export async function licenceStatus(ctx: AppContext): Promise<LicenceStatus> {
-  const [check, userCount] = await Promise.all([storedLicence(ctx), countUsers(ctx.db)]);
-  return statusFrom(check, userCount);
+  const [check, userCount, machineCount] = await Promise.all([
+    storedLicence(ctx),
+    countUsers(ctx.db),
+    countAgents(ctx.db),
+  ]);
+  return statusFrom(check, userCount, machineCount);
 }
 
 /**
@@ -113,11 +117,19 @@ export async function refreshLicenceStatus(ctx: AppContext): Promise<LicenceStat
   if (licences.length !== 1) throw refreshFailed(`the store holds ${licences.length} licences, not one`);
   const check = checkLicence(text, await trustedLicenceKeys(ctx), ctx.clock.now());
   if (check.kind === 'malformed') throw refreshFailed('the stored licence cannot be parsed');
-  return statusFrom(check, await countUsers(ctx.db));
+  return statusFrom(check, await countUsers(ctx.db), await countAgents(ctx.db));
 }
 
 function refreshFailed(extra: string): ApiError {
   return new ConflictError(ErrorCodes.failedToRefreshLicenseStatus, extra);
+}
+
+async function countAgents(db: Kysely<Database>): Promise<number> {
+  const row = await db
+    .selectFrom('agents')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }
 
 /** The admin status's `Licensing` block (same rules as licenceStatus). */
