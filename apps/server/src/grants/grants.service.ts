@@ -31,6 +31,9 @@ export interface GrantCaller {
   address: string;
 }
 
+/** How long an ended grant still shapes the status (Revoking, Revoked, error on revoke). */
+const ENDED_GRANT_SHOWN_MS = 60 * 60_000;
+
 /** At most this many discovered addresses are kept per session. */
 const MAX_SESSION_IPS = 16;
 
@@ -348,6 +351,9 @@ export async function userAclEntries(
     .selectFrom('grants')
     .select(['aclId', 'status', 'error', 'expiresAt', 'endedAt', 'createdAt'])
     .where('sessionId', '=', caller.session.id)
+    // Long-ended grants say nothing a Created status would not: Revoked and Created both mean
+    // "ready to grant". Leaving them out keeps a long session's status call small.
+    .where((eb) => eb.or([eb('endedAt', 'is', null), eb('endedAt', '>', now - ENDED_GRANT_SHOWN_MS)]))
     .where(
       'aclId',
       'in',

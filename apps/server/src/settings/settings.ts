@@ -55,14 +55,22 @@ const SettingsSchema = z.object(SETTING_SCHEMAS);
 export type Settings = z.infer<typeof SettingsSchema>;
 export type SettingKey = keyof Settings;
 
-/** All settings in one query, defaults filled in. */
+/** Every setting's default, worked out once (each `.catch` builds an error to get there). */
+const DEFAULTS: Settings = SettingsSchema.parse({});
+
+/**
+ * All settings in one query, defaults filled in. Read on every status call, so only the stored keys
+ * are parsed; the defaults were parsed once.
+ */
 export async function readSettings(db: Kysely<Database>): Promise<Settings> {
   const rows = await db.selectFrom('settings').select(['key', 'value']).execute();
-  const stored: Record<string, unknown> = {};
+  const settings: Record<string, unknown> = { ...DEFAULTS };
   for (const row of rows) {
-    if (row.key in SETTING_SCHEMAS) stored[row.key] = parseJson(row.value);
+    if (row.key in SETTING_SCHEMAS) {
+      settings[row.key] = SETTING_SCHEMAS[row.key as SettingKey].parse(parseJson(row.value));
+    }
   }
-  return SettingsSchema.parse(stored);
+  return settings as Settings;
 }
 
 export async function writeSetting<K extends SettingKey>(
