@@ -1,5 +1,4 @@
-import { appendFileSync, readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { appendFileSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { KeyObject } from 'node:crypto';
 import type { AppContext } from '../app-context.js';
@@ -16,17 +15,33 @@ export function trustedKeysFile(dataDir: string): string {
   return path.join(dataDir, TRUSTED_KEYS_FILE);
 }
 
+/** The file's keys as last read, by path, with the stat that says whether it changed since. */
+const fileKeys = new Map<string, { stamp: string; keys: KeyObject[] }>();
+
 /**
  * Every key a licence may be signed with: POSTERN_LICENCE_PUBLIC_KEYS, then the data directory's
- * file. The file is read on every call (it is tiny) so a key added by `keygen` counts at once, on a
- * running server too. A line that is not a key is skipped with a warning rather than breaking status.
+ * file. The file is checked on every call so a key added by `keygen` counts at once, on a running
+ * server too; it is re-read only when its size or modification time changed (a stat is a few
+ * microseconds, a read a trip through the thread pool on every status and grant call). A line that
+ * is not a key is skipped with a warning rather than breaking status.
  */
-export async function trustedLicenceKeys(ctx: AppContext): Promise<KeyObject[]> {
+export function trustedLicenceKeys(ctx: AppContext): KeyObject[] {
   const fromConfig = ctx.config.licencePublicKeys.map((raw) => publicKeyFromRaw(raw));
   const file = trustedKeysFile(ctx.config.dataDir);
+  let stamp: string;
+  try {
+    const stat = statSync(file);
+    stamp = `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
+  } catch (error) {
+    if (!isMissing(error)) ctx.logger.warn({ file, err: error }, 'cannot read the trusted licence keys file');
+    fileKeys.delete(file);
+    return fromConfig;
+  }
+  const known = fileKeys.get(file);
+  if (known?.stamp === stamp) return [...fromConfig, ...known.keys];
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = readFileSync(file, 'utf8');
   } catch (error) {
     if (!isMissing(error)) ctx.logger.warn({ file, err: error }, 'cannot read the trusted licence keys file');
     return fromConfig;
@@ -35,6 +50,7 @@ export async function trustedLicenceKeys(ctx: AppContext): Promise<KeyObject[]> 
   if (badLines.length > 0) {
     ctx.logger.warn({ file, lines: badLines }, 'skipped lines that are not Ed25519 public keys');
   }
+  fileKeys.set(file, { stamp, keys });
   return [...fromConfig, ...keys];
 }
 

@@ -223,6 +223,9 @@ describe.each(testStoreKinds())('licence service (%s)', (kind) => {
         `# signing key\n${publicKeyBase64(signer.publicKey)}\nnot a key\n`,
       );
       expect(await licenceStatus(other.ctx)).toEqual(LICENSED);
+      // The file is cached by its stat: a change (the key removed) counts at the next read.
+      writeFileSync(trustedKeysFile(other.ctx.config.dataDir), '# no keys any more\n');
+      expect((await licenceStatus(other.ctx)).Licensed).toBe(false);
     } finally {
       await other.close();
     }

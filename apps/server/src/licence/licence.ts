@@ -28,7 +28,7 @@ import { trustedLicenceKeys } from './licence-keys.js';
 async function storedLicence(ctx: AppContext, db: Kysely<Database> = ctx.db): Promise<LicenceCheck | { kind: 'none' }> {
   const { License: text } = await readSettings(db);
   if (text.trim() === '') return { kind: 'none' };
-  const check = checkLicence(text, await trustedLicenceKeys(ctx), ctx.clock.now());
+  const check = checkLicence(text, trustedLicenceKeys(ctx), ctx.clock.now());
   reportChange(ctx, check);
   return check;
 }
@@ -115,7 +115,7 @@ export async function refreshLicenceStatus(ctx: AppContext): Promise<LicenceStat
   const licences = tokens.filter((token) => token.startsWith(`${LICENCE_PREFIX}.`));
   if (licences.length !== tokens.length) throw refreshFailed('the stored licence cannot be parsed');
   if (licences.length !== 1) throw refreshFailed(`the store holds ${licences.length} licences, not one`);
-  const check = checkLicence(text, await trustedLicenceKeys(ctx), ctx.clock.now());
+  const check = checkLicence(text, trustedLicenceKeys(ctx), ctx.clock.now());
   if (check.kind === 'malformed') throw refreshFailed('the stored licence cannot be parsed');
   return statusFrom(check, await countUsers(ctx.db), await countAgents(ctx.db));
 }
@@ -236,7 +236,7 @@ export async function installLicence(
   actor: { adminName?: string } = {},
 ): Promise<LicenceStatus> {
   const licence = text.trim();
-  const check = checkLicence(licence, await trustedLicenceKeys(ctx), ctx.clock.now());
+  const check = checkLicence(licence, trustedLicenceKeys(ctx), ctx.clock.now());
   switch (check.kind) {
     case 'malformed':
       throw new BadRequestError(`malformed licence: ${check.reason}`, ErrorCodes.licenceInvalid);
