@@ -49,6 +49,32 @@ async function knocsOfUser(ctx: AppContext, db: Kysely<Database>, userId: string
   return knocs.filter((knoc) => knoc.backendType !== null);
 }
 
+/** One knoc, when the user may see it (directly or through a group); a grant or revoke needs only that one. */
+async function knocOfUser(
+  db: Kysely<Database>,
+  userId: string,
+  aclId: string,
+  now: number,
+): Promise<GrantableKnoc | undefined> {
+  const member = await db
+    .selectFrom('userAcls')
+    .select('aclId')
+    .where('userId', '=', userId)
+    .where('aclId', '=', aclId)
+    .union(
+      db
+        .selectFrom('groupAcls')
+        .innerJoin('groupUsers', 'groupUsers.groupId', 'groupAcls.groupId')
+        .select('groupAcls.aclId')
+        .where('groupUsers.userId', '=', userId)
+        .where('groupAcls.aclId', '=', aclId),
+    )
+    .executeTakeFirst();
+  if (member === undefined) return undefined;
+  const [knoc] = await grantableKnocs(db, [aclId], now);
+  return knoc?.backendType === null ? undefined : knoc;
+}
+
 /** A passive+ knoc's hidden children, granted and revoked with it. */
 async function childrenOf(db: Kysely<Database>, aclId: string, now: number): Promise<GrantableKnoc[]> {
   const rows = await db.selectFrom('knocs').select('id').where('parentId', '=', aclId).execute();
@@ -189,7 +215,7 @@ export async function grantAcl(
 ): Promise<AclEntry> {
   const now = ctx.clock.now();
   if (!(await licensedFor(ctx))) throw new ForbiddenError(ErrorCodes.licenceRequired);
-  const knoc = (await knocsOfUser(ctx, ctx.db, caller.user.id, now)).find((candidate) => candidate.id === aclId);
+  const knoc = await knocOfUser(ctx.db, caller.user.id, aclId, now);
   if (knoc === undefined) throw new ApiError(404, ErrorCodes.aclNotAvailable);
   if (!addressAllowed(knoc.ipExclusions, caller.address) && knoc.grantType.Type === 'userIp') {
     throw new ForbiddenError(ErrorCodes.aclDisabledForUser);
@@ -233,7 +259,7 @@ async function grantKnoc(
 /** DELETE /api/sessions/current/granted-acls/{id}: the user ends their access to a knoc. */
 export async function revokeAcl(ctx: AppContext, caller: GrantCaller, aclId: string): Promise<AclEntry> {
   const now = ctx.clock.now();
-  const knoc = (await knocsOfUser(ctx, ctx.db, caller.user.id, now)).find((candidate) => candidate.id === aclId);
+  const knoc = await knocOfUser(ctx.db, caller.user.id, aclId, now);
   if (knoc === undefined) throw new ApiError(404, ErrorCodes.aclNotAvailable);
   const children = await childrenOf(ctx.db, aclId, now);
   const keys = await ctx.db.transaction().execute(async (trx) => {
