@@ -26,6 +26,21 @@ describe('self-signed certificates', () => {
     expect(new Date(long.validTo).getUTCFullYear()).toBe(2126);
   });
 
+  it('always encodes its serial minimally: every one of 2,000 certificates parses', () => {
+    // A serial starting with a zero byte was not minimal DER and broke about 1 certificate in 256.
+    const privateKey = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey;
+    let unparsable = 0;
+    for (let i = 0; i < 2_000; i += 1) {
+      const { certificatePem } = createSelfSignedCertificate({ commonName: 'serials', days: 1, privateKey });
+      try {
+        new X509Certificate(certificatePem);
+      } catch {
+        unparsable += 1;
+      }
+    }
+    expect(unparsable).toBe(0);
+  });
+
   it('is not a CA and has a random positive serial', () => {
     expect(certificate.ca).toBe(false);
     const other = new X509Certificate(

@@ -77,7 +77,9 @@ export function createSelfSignedCertificate(options: {
   const notAfter = new Date(notBefore.getTime() + options.days * 86_400_000);
   const signatureAlgorithm = sequence(objectIdentifier(OID_SHA256_WITH_RSA), derNull());
   const serial = randomBytes(16);
-  serial[0] = (serial[0] ?? 0) & 0x7f;
+  // Positive and minimal in DER: high bit clear (not negative) and first byte non-zero (a leading
+  // zero byte before a byte below 0x80 is not minimal, and parsers refuse the certificate).
+  serial[0] = ((serial[0] ?? 0) & 0x7f) | 0x40;
   const extensions = explicit(
     3,
     sequence(
