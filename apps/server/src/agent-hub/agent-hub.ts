@@ -1,12 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyWebsocket from '@fastify/websocket';
-import {
-  AGENT_CONNECT_PATH,
-  AGENT_OFFLINE_AFTER_SECONDS,
-  AgentCloseCodes,
-  AuditActions,
-  ErrorCodes,
-} from '@postern/protocol';
+import { AGENT_CONNECT_PATH, AgentCloseCodes, AuditActions, ErrorCodes } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
 import type { AgentEntryKey, AgentSync } from '../grants/agent-sync.js';
 import { clientAddress } from '../http/client-address.js';
@@ -142,9 +136,4 @@ export class AgentHub implements AgentSync {
       this.ctx.logger.warn({ err: error, agentId: agent.id }, 'could not record an agent disconnect');
     }
   }
-}
-
-/** Whether an agent counts as online: connected somewhere, and heard from recently. */
-export function agentIsOnline(row: { connectionId: string | null; lastSeen: number | null }, now: number): boolean {
-  return row.connectionId !== null && row.lastSeen !== null && now - row.lastSeen <= AGENT_OFFLINE_AFTER_SECONDS * 1000;
 }

@@ -44,7 +44,7 @@ class ConflictingStateError extends ApiError {
 }
 
 /** The knocs the user may see (directly or through groups), without passive+ children. */
-async function knocsOfUser(ctx: AppContext, db: Kysely<Database>, userId: string, now: number) {
+async function knocsOfUser(db: Kysely<Database>, userId: string, now: number) {
   const knocs = await grantableKnocs(db, await aclIdsOfUser(db, userId), now);
   return knocs.filter((knoc) => knoc.backendType !== null);
 }
@@ -367,7 +367,7 @@ export async function userAclEntries(
 ): Promise<AclEntry[]> {
   const now = ctx.clock.now();
   if (!(await licensedFor(ctx))) return [];
-  const knocs = await knocsOfUser(ctx, ctx.db, caller.user.id, now);
+  const knocs = await knocsOfUser(ctx.db, caller.user.id, now);
   if (knocs.length === 0) return [];
   if (options.skipAutomaticWork !== true) {
     await followAddressChange(ctx, caller, knocs, now);

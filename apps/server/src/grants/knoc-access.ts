@@ -1,43 +1,15 @@
 import type { Kysely } from 'kysely';
-import { GrantType, IpExclusions, NO_IP_EXCLUSIONS, USER_IP_GRANT, type BackendType } from '@postern/protocol';
+import type { BackendType } from '@postern/protocol';
 import type { Database } from '../store/schema.js';
-import { bool } from '../lib/rows.js';
-import { agentIsOnline } from '../agent-hub/agent-hub.js';
+import { toKnocRow, type KnocRow } from '../knocs/knocs.repo.js';
+import { isAgentOnline } from '../agents/agents.service.js';
 
-/** A knoc as the grant engine needs it. */
-export interface GrantableKnoc {
-  id: string;
-  description: string;
-  url: string;
-  icon: string;
-  category: string;
-  parentId: string | null;
-  hideFromUsers: boolean;
-  clickToGrant: boolean;
-  cgnatOpen: boolean;
-  autoBrowseUsers: boolean;
-  /** Seconds; 0: only the session limits a grant. */
-  maximumGrantDuration: number;
-  ipExclusions: IpExclusions;
-  grantType: GrantType;
-  uriToken: string;
+/** A knoc as the grant engine needs it: the knoc row with where it is enforced. */
+export interface GrantableKnoc extends KnocRow {
   backendType: BackendType | null;
   agentId: string | null;
   /** The backend's agent holds a live connection (always true for allowlists, which need none). */
   agentOnline: boolean;
-}
-
-function parseJson<T>(
-  text: string,
-  schema: { safeParse(value: unknown): { success: boolean; data?: T } },
-  fallback: T,
-): T {
-  try {
-    const parsed = schema.safeParse(JSON.parse(text));
-    return parsed.success && parsed.data !== undefined ? parsed.data : fallback;
-  } catch {
-    return fallback;
-  }
 }
 
 /** The knocs with these ids, with their backend and agent. */
@@ -51,49 +23,18 @@ export async function grantableKnocs(
     .selectFrom('knocs')
     .leftJoin('backends', 'backends.id', 'knocs.backendId')
     .leftJoin('agents', 'agents.id', 'backends.agentId')
-    .select([
-      'knocs.id',
-      'knocs.description',
-      'knocs.url',
-      'knocs.icon',
-      'knocs.category',
-      'knocs.parentId',
-      'knocs.hideFromUsers',
-      'knocs.clickToGrant',
-      'knocs.cgnatOpen',
-      'knocs.autoBrowseUsers',
-      'knocs.maximumGrantDuration',
-      'knocs.ipExclusions',
-      'knocs.grantType',
-      'knocs.uriToken',
-      'backends.type as backendType',
-      'backends.agentId',
-      'agents.connectionId',
-      'agents.lastSeen',
-    ])
+    .selectAll('knocs')
+    .select(['backends.type as backendType', 'backends.agentId', 'agents.connectionId', 'agents.lastSeen'])
     .where('knocs.id', 'in', aclIds)
     .orderBy('knocs.description')
     .execute();
   return rows.map((row) => ({
-    id: row.id,
-    description: row.description,
-    url: row.url,
-    icon: row.icon,
-    category: row.category,
-    parentId: row.parentId,
-    hideFromUsers: bool(row.hideFromUsers),
-    clickToGrant: bool(row.clickToGrant),
-    cgnatOpen: bool(row.cgnatOpen),
-    autoBrowseUsers: bool(row.autoBrowseUsers),
-    maximumGrantDuration: Number(row.maximumGrantDuration),
-    ipExclusions: parseJson(row.ipExclusions, IpExclusions, NO_IP_EXCLUSIONS),
-    grantType: parseJson(row.grantType, GrantType, USER_IP_GRANT),
-    uriToken: row.uriToken,
+    ...toKnocRow(row),
     backendType: (row.backendType as BackendType | null) ?? null,
     agentId: row.agentId ?? null,
     agentOnline:
       row.backendType === 'allowlist' ||
-      agentIsOnline(
+      isAgentOnline(
         { connectionId: row.connectionId ?? null, lastSeen: row.lastSeen === null ? null : Number(row.lastSeen) },
         now,
       ),
