@@ -26,7 +26,7 @@ const HELLO_TIMEOUT_MS = 10_000;
 /**
  * One agent's live WebSocket. Messages to the agent leave in the order their generations were
  * taken: every send is computed and sent inside one serial work queue, and a burst of changes is
- * coalesced into one message per turn of the event loop.
+ * coalesced into one message (see #scheduleFlush).
  */
 export class AgentConnection {
   readonly #pendingKeys = new Map<string, EntryKey>();
@@ -71,10 +71,14 @@ export class AgentConnection {
     return this.#ready;
   }
 
-  /** Entries whose desired state may have changed. */
-  entriesChanged(keys: readonly EntryKey[]): void {
+  /**
+   * Entries whose desired state may have changed. Resolves once they have been sent (or the send
+   * failed and was logged); it never rejects.
+   */
+  entriesChanged(keys: readonly EntryKey[]): Promise<void> {
     for (const key of keys) this.#pendingKeys.set(`${key.aclId} ${key.ip}`, { aclId: key.aclId, ip: key.ip });
     this.#scheduleFlush();
+    return this.#work;
   }
 
   /** Resend everything (knocs changed). */
@@ -108,12 +112,18 @@ export class AgentConnection {
     });
   }
 
+  /**
+   * Queues one flush unless one is already waiting to run: changes that arrive before it starts
+   * (a burst, or while an earlier flush awaits the store) are all in #pendingKeys when it does, so
+   * they leave together. Queued at once rather than on a later tick: the apply then leaves before
+   * the HTTP reply that caused it is written.
+   */
   #scheduleFlush(): void {
     if (!this.#ready || this.#flushScheduled || this.#closed) return;
     this.#flushScheduled = true;
-    setImmediate(() => {
+    this.#enqueue(() => {
       this.#flushScheduled = false;
-      this.#enqueue(() => this.#flush());
+      return this.#flush();
     });
   }
 

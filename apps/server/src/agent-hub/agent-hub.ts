@@ -52,9 +52,18 @@ export class AgentHub implements AgentSync {
   }
 
   entriesChanged(keys: readonly AgentEntryKey[]): void {
+    void this.deliverEntryChanges(keys);
+  }
+
+  async deliverEntryChanges(keys: readonly AgentEntryKey[]): Promise<void> {
     const byAgent = new Map<string, AgentEntryKey[]>();
     for (const key of keys) byAgent.set(key.agentId, [...(byAgent.get(key.agentId) ?? []), key]);
-    for (const [agentId, agentKeys] of byAgent) this.#connections.get(agentId)?.entriesChanged(agentKeys);
+    const sends: Promise<void>[] = [];
+    for (const [agentId, agentKeys] of byAgent) {
+      const connection = this.#connections.get(agentId);
+      if (connection !== undefined) sends.push(connection.entriesChanged(agentKeys));
+    }
+    await Promise.all(sends);
   }
 
   agentsChanged(agentIds: readonly string[]): void {

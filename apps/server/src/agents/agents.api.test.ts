@@ -27,6 +27,7 @@ describe.each(testStoreKinds())('agents API (%s)', (kind) => {
     disconnects = [];
     const recordingSync: AgentSync = {
       entriesChanged: () => undefined,
+      deliverEntryChanges: () => Promise.resolve(),
       agentsChanged: () => undefined,
       disconnectAgent: (agentId, reason) => {
         disconnects.push({ agentId, reason });

@@ -29,6 +29,7 @@ describe.each(testStoreKinds())('backends API (%s)', (kind) => {
     agentsChanged = [];
     const recordingSync: AgentSync = {
       entriesChanged: () => undefined,
+      deliverEntryChanges: () => Promise.resolve(),
       agentsChanged: (ids) => {
         agentsChanged.push([...ids]);
       },

@@ -14,6 +14,12 @@ export interface AgentEntryKey {
 export interface AgentSync {
   /** Grants on these addresses started or ended: send the agent the entries' new state. */
   entriesChanged(keys: readonly AgentEntryKey[]): void;
+  /**
+   * entriesChanged, resolving once the change has left for the agents connected to this server
+   * (at once when none is); it never rejects. A user's grant or revoke answers after this, so
+   * writing the reply never delays the message that opens or closes the firewall.
+   */
+  deliverEntryChanges(keys: readonly AgentEntryKey[]): Promise<void>;
   /** Knocs or backends of these agents were created, changed or deleted: resend their whole state. */
   agentsChanged(agentIds: readonly string[]): void;
   /** An agent was deleted or its token rotated: close its connection. */
@@ -23,6 +29,7 @@ export interface AgentSync {
 /** For contexts without a hub (CLI commands, unit tests of other features). */
 export const NO_AGENT_SYNC: AgentSync = {
   entriesChanged: () => undefined,
+  deliverEntryChanges: () => Promise.resolve(),
   agentsChanged: () => undefined,
   disconnectAgent: () => undefined,
 };

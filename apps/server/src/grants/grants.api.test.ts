@@ -139,6 +139,26 @@ describe.each(testStoreKinds())('grant engine (%s)', (kind) => {
     );
   });
 
+  it('answers a grant or revoke only once its message has left for the agent', async () => {
+    const aclId = await givenIpsetKnoc(t.ctx, agentId, userId);
+    await agent.connect();
+    const alice = await signIn();
+    // Hold each delivery a little after the send: the reply must wait for it, not race it.
+    const deliver = t.hub.deliverEntryChanges.bind(t.hub);
+    const delivered: string[] = [];
+    t.hub.deliverEntryChanges = async (keys) => {
+      await deliver(keys);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      delivered.push(keys.map((key) => `${key.aclId} ${key.ip}`).join(','));
+    };
+    expect((await grant(alice, aclId)).statusCode).toBe(200);
+    expect(delivered).toEqual([`${aclId} 127.0.0.1`]);
+    await agent.waitFor(() => agent.applies().length === 1, 'the add');
+    expect((await revoke(alice, aclId)).statusCode).toBe(200);
+    expect(delivered).toHaveLength(2);
+    await agent.waitFor(() => agent.applies().length === 2, 'the remove');
+  });
+
   it('revokes on click: the agent removes the entry and the status settles on Revoked', async () => {
     const aclId = await givenIpsetKnoc(t.ctx, agentId, userId);
     await agent.connect();

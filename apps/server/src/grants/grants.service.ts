@@ -19,7 +19,7 @@ import { uuidv7 } from '../lib/ids.js';
 import { ApiError, BadRequestError, ForbiddenError, NotFoundError } from '../http/errors.js';
 import type { AgentEntryKey } from './agent-sync.js';
 import { endGrants } from './grants.repo.js';
-import { grantableKnocs, type GrantableKnoc } from './knoc-access.js';
+import { grantableKnocs, knocOfUserWithChildren, type GrantableKnoc } from './knoc-access.js';
 import { addressAllowed, canonicalAddress, isGrantableAddress } from './ip-rules.js';
 import { aclEntry } from './acl-entry.js';
 
@@ -47,32 +47,6 @@ class ConflictingStateError extends ApiError {
 async function knocsOfUser(db: Kysely<Database>, userId: string, now: number) {
   const knocs = await grantableKnocs(db, await aclIdsOfUser(db, userId), now);
   return knocs.filter((knoc) => knoc.backendType !== null);
-}
-
-/** One knoc, when the user may see it (directly or through a group); a grant or revoke needs only that one. */
-async function knocOfUser(
-  db: Kysely<Database>,
-  userId: string,
-  aclId: string,
-  now: number,
-): Promise<GrantableKnoc | undefined> {
-  const member = await db
-    .selectFrom('userAcls')
-    .select('aclId')
-    .where('userId', '=', userId)
-    .where('aclId', '=', aclId)
-    .union(
-      db
-        .selectFrom('groupAcls')
-        .innerJoin('groupUsers', 'groupUsers.groupId', 'groupAcls.groupId')
-        .select('groupAcls.aclId')
-        .where('groupUsers.userId', '=', userId)
-        .where('groupAcls.aclId', '=', aclId),
-    )
-    .executeTakeFirst();
-  if (member === undefined) return undefined;
-  const [knoc] = await grantableKnocs(db, [aclId], now);
-  return knoc?.backendType === null ? undefined : knoc;
 }
 
 /** A passive+ knoc's hidden children, granted and revoked with it. */
@@ -196,13 +170,18 @@ async function insertGrants(
   return keys;
 }
 
-/** The session's grants on one knoc, for its ACL entry. */
-function sessionGrantsOn(db: Kysely<Database>, sessionId: string, aclId: string) {
+/**
+ * The session's grants on these knocs that shape their ACL entries: running ones and those ended
+ * within ENDED_GRANT_SHOWN_MS. Long-ended grants say nothing a Created status would not (Revoked and
+ * Created both mean "ready to grant"); leaving them out keeps a long session's calls small.
+ */
+function grantsShapingStatus(db: Kysely<Database>, sessionId: string, aclIds: readonly string[], now: number) {
   return db
     .selectFrom('grants')
-    .select(['status', 'error', 'expiresAt', 'endedAt', 'createdAt'])
+    .select(['aclId', 'status', 'error', 'expiresAt', 'endedAt', 'createdAt'])
     .where('sessionId', '=', sessionId)
-    .where('aclId', '=', aclId)
+    .where('aclId', 'in', aclIds)
+    .where((eb) => eb.or([eb('endedAt', 'is', null), eb('endedAt', '>', now - ENDED_GRANT_SHOWN_MS)]))
     .execute();
 }
 
@@ -215,20 +194,22 @@ export async function grantAcl(
 ): Promise<AclEntry> {
   const now = ctx.clock.now();
   if (!(await licensedFor(ctx))) throw new ForbiddenError(ErrorCodes.licenceRequired);
-  const knoc = await knocOfUser(ctx.db, caller.user.id, aclId, now);
-  if (knoc === undefined) throw new ApiError(404, ErrorCodes.aclNotAvailable);
+  const found = await knocOfUserWithChildren(ctx.db, caller.user.id, aclId, now);
+  if (found === undefined) throw new ApiError(404, ErrorCodes.aclNotAvailable);
+  const { knoc, children } = found;
   if (!addressAllowed(knoc.ipExclusions, caller.address) && knoc.grantType.Type === 'userIp') {
     throw new ForbiddenError(ErrorCodes.aclDisabledForUser);
   }
   if (!knoc.agentOnline) throw new ConflictingStateError(ErrorCodes.agentOffline);
-  const keys = await grantKnoc(ctx, knoc, caller, discovered, AuditActions.ClickToGrant, now);
-  ctx.agentSync.entriesChanged(keys);
-  return aclEntry(knoc, await sessionGrantsOn(ctx.db, caller.session.id, aclId), caller.address, now);
+  const keys = await grantKnoc(ctx, knoc, children, caller, discovered, AuditActions.ClickToGrant, now);
+  await ctx.agentSync.deliverEntryChanges(keys);
+  return aclEntry(knoc, await grantsShapingStatus(ctx.db, caller.session.id, [aclId], now), caller.address, now);
 }
 
 async function grantKnoc(
   ctx: AppContext,
   knoc: GrantableKnoc,
+  children: readonly GrantableKnoc[],
   caller: GrantCaller,
   discovered: readonly DiscoveredIp[],
   action: typeof AuditActions.ClickToGrant | typeof AuditActions.Grant,
@@ -236,7 +217,6 @@ async function grantKnoc(
 ): Promise<AgentEntryKey[]> {
   const addresses = await addressesFor(ctx.db, knoc, caller, discovered);
   if (addresses.length === 0) throw new BadRequestError(undefined, ErrorCodes.noGrantableAddress);
-  const children = await childrenOf(ctx.db, knoc.id, now);
   const expiresAt = expiryFor(knoc, caller.session.endsAt, now);
   return ctx.db.transaction().execute(async (trx) => {
     const keys = await insertGrants(
@@ -259,9 +239,9 @@ async function grantKnoc(
 /** DELETE /api/sessions/current/granted-acls/{id}: the user ends their access to a knoc. */
 export async function revokeAcl(ctx: AppContext, caller: GrantCaller, aclId: string): Promise<AclEntry> {
   const now = ctx.clock.now();
-  const knoc = await knocOfUser(ctx.db, caller.user.id, aclId, now);
-  if (knoc === undefined) throw new ApiError(404, ErrorCodes.aclNotAvailable);
-  const children = await childrenOf(ctx.db, aclId, now);
+  const found = await knocOfUserWithChildren(ctx.db, caller.user.id, aclId, now);
+  if (found === undefined) throw new ApiError(404, ErrorCodes.aclNotAvailable);
+  const { knoc, children } = found;
   const keys = await ctx.db.transaction().execute(async (trx) => {
     const ended = await endGrants(
       trx,
@@ -276,8 +256,8 @@ export async function revokeAcl(ctx: AppContext, caller: GrantCaller, aclId: str
     });
     return ended;
   });
-  ctx.agentSync.entriesChanged(keys);
-  return aclEntry(knoc, await sessionGrantsOn(ctx.db, caller.session.id, aclId), caller.address, now);
+  await ctx.agentSync.deliverEntryChanges(keys);
+  return aclEntry(knoc, await grantsShapingStatus(ctx.db, caller.session.id, [aclId], now), caller.address, now);
 }
 
 /**
@@ -349,7 +329,8 @@ async function grantAutomaticKnocs(ctx: AppContext, caller: GrantCaller, knocs: 
     if (touched.has(knoc.id)) continue;
     if (knoc.grantType.Type === 'userIp' && !addressAllowed(knoc.ipExclusions, caller.address)) continue;
     try {
-      ctx.agentSync.entriesChanged(await grantKnoc(ctx, knoc, caller, [], AuditActions.Grant, now));
+      const children = await childrenOf(ctx.db, knoc.id, now);
+      ctx.agentSync.entriesChanged(await grantKnoc(ctx, knoc, children, caller, [], AuditActions.Grant, now));
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
     }
@@ -373,19 +354,12 @@ export async function userAclEntries(
     await followAddressChange(ctx, caller, knocs, now);
     await grantAutomaticKnocs(ctx, caller, knocs, now);
   }
-  const grants = await ctx.db
-    .selectFrom('grants')
-    .select(['aclId', 'status', 'error', 'expiresAt', 'endedAt', 'createdAt'])
-    .where('sessionId', '=', caller.session.id)
-    // Long-ended grants say nothing a Created status would not: Revoked and Created both mean
-    // "ready to grant". Leaving them out keeps a long session's status call small.
-    .where((eb) => eb.or([eb('endedAt', 'is', null), eb('endedAt', '>', now - ENDED_GRANT_SHOWN_MS)]))
-    .where(
-      'aclId',
-      'in',
-      knocs.map((knoc) => knoc.id),
-    )
-    .execute();
+  const grants = await grantsShapingStatus(
+    ctx.db,
+    caller.session.id,
+    knocs.map((knoc) => knoc.id),
+    now,
+  );
   return knocs.map((knoc) =>
     aclEntry(
       knoc,

@@ -12,6 +12,18 @@ export interface GrantableKnoc extends KnocRow {
   agentOnline: boolean;
 }
 
+/** Knocs with their backend and agent, as grantableKnocs reads them; narrowed by the caller. */
+function knocsWithBackends(db: Kysely<Database>) {
+  return db
+    .selectFrom('knocs')
+    .leftJoin('backends', 'backends.id', 'knocs.backendId')
+    .leftJoin('agents', 'agents.id', 'backends.agentId')
+    .selectAll('knocs')
+    .select(['backends.type as backendType', 'backends.agentId', 'agents.connectionId', 'agents.lastSeen']);
+}
+
+type KnocWithBackendRow = Awaited<ReturnType<ReturnType<typeof knocsWithBackends>['execute']>>[number];
+
 /** The knocs with these ids, with their backend and agent. */
 export async function grantableKnocs(
   db: Kysely<Database>,
@@ -19,16 +31,58 @@ export async function grantableKnocs(
   now: number,
 ): Promise<GrantableKnoc[]> {
   if (aclIds.length === 0) return [];
-  const rows = await db
-    .selectFrom('knocs')
-    .leftJoin('backends', 'backends.id', 'knocs.backendId')
-    .leftJoin('agents', 'agents.id', 'backends.agentId')
-    .selectAll('knocs')
-    .select(['backends.type as backendType', 'backends.agentId', 'agents.connectionId', 'agents.lastSeen'])
-    .where('knocs.id', 'in', aclIds)
+  const rows = await knocsWithBackends(db).where('knocs.id', 'in', aclIds).orderBy('knocs.description').execute();
+  return rows.map((row) => toGrantableKnoc(row, now));
+}
+
+/**
+ * One knoc when the user may see it (directly or through a group), with its passive+ children
+ * (hidden knocs granted and revoked with it), in one query: this is on every grant's and revoke's
+ * path, ahead of the message that changes the firewall.
+ */
+export async function knocOfUserWithChildren(
+  db: Kysely<Database>,
+  userId: string,
+  aclId: string,
+  now: number,
+): Promise<{ knoc: GrantableKnoc; children: GrantableKnoc[] } | undefined> {
+  const rows = await knocsWithBackends(db)
+    .where((eb) =>
+      eb.or([
+        eb.and([
+          eb('knocs.id', '=', aclId),
+          eb.or([
+            eb.exists(
+              eb
+                .selectFrom('userAcls')
+                .select('userAcls.aclId')
+                .where('userAcls.userId', '=', userId)
+                .where('userAcls.aclId', '=', aclId),
+            ),
+            eb.exists(
+              eb
+                .selectFrom('groupAcls')
+                .innerJoin('groupUsers', 'groupUsers.groupId', 'groupAcls.groupId')
+                .select('groupAcls.aclId')
+                .where('groupUsers.userId', '=', userId)
+                .where('groupAcls.aclId', '=', aclId),
+            ),
+          ]),
+        ]),
+        eb('knocs.parentId', '=', aclId),
+      ]),
+    )
     .orderBy('knocs.description')
     .execute();
-  return rows.map((row) => ({
+  const knocs = rows.map((row) => toGrantableKnoc(row, now));
+  const knoc = knocs.find((candidate) => candidate.id === aclId);
+  // A knoc without a backend enforces nothing: there is nothing to grant or revoke.
+  if (knoc === undefined || knoc.backendType === null) return undefined;
+  return { knoc, children: knocs.filter((candidate) => candidate.id !== aclId) };
+}
+
+function toGrantableKnoc(row: KnocWithBackendRow, now: number): GrantableKnoc {
+  return {
     ...toKnocRow(row),
     backendType: (row.backendType as BackendType | null) ?? null,
     agentId: row.agentId ?? null,
@@ -38,5 +92,5 @@ export async function grantableKnocs(
         { connectionId: row.connectionId ?? null, lastSeen: row.lastSeen === null ? null : Number(row.lastSeen) },
         now,
       ),
-  }));
+  };
 }

@@ -32,6 +32,7 @@ describe.each(testStoreKinds())('knoc wizard API (%s)', (kind) => {
     agentsChanged = [];
     const recordingSync: AgentSync = {
       entriesChanged: () => undefined,
+      deliverEntryChanges: () => Promise.resolve(),
       agentsChanged: (ids) => {
         agentsChanged.push([...ids]);
       },

@@ -28,6 +28,7 @@ describe.each(testStoreKinds())('knocs API (%s)', (kind) => {
     agentsChanged = [];
     const recordingSync: AgentSync = {
       entriesChanged: () => undefined,
+      deliverEntryChanges: () => Promise.resolve(),
       agentsChanged: (ids) => {
         agentsChanged.push([...ids]);
       },

@@ -161,7 +161,15 @@ function verifiesWith(key: KeyObject, data: Buffer, signature: Buffer): boolean 
   return result;
 }
 
+/** Identities already computed: exporting a key costs more than the cached verification it keys. */
+const keyIds = new WeakMap<KeyObject, string>();
+
 /** A key's identity: its public key in DER (SPKI), base64. */
 function keyId(key: KeyObject): string {
-  return key.export({ format: 'der', type: 'spki' }).toString('base64');
+  let id = keyIds.get(key);
+  if (id === undefined) {
+    id = key.export({ format: 'der', type: 'spki' }).toString('base64');
+    keyIds.set(key, id);
+  }
+  return id;
 }

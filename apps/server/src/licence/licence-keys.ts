@@ -26,7 +26,7 @@ const fileKeys = new Map<string, { stamp: string; keys: KeyObject[] }>();
  * is not a key is skipped with a warning rather than breaking status.
  */
 export function trustedLicenceKeys(ctx: AppContext): KeyObject[] {
-  const fromConfig = ctx.config.licencePublicKeys.map((raw) => publicKeyFromRaw(raw));
+  const fromConfig = configuredKeys(ctx.config.licencePublicKeys);
   const file = trustedKeysFile(ctx.config.dataDir);
   let stamp: string;
   try {
@@ -52,6 +52,18 @@ export function trustedLicenceKeys(ctx: AppContext): KeyObject[] {
   }
   fileKeys.set(file, { stamp, keys });
   return [...fromConfig, ...keys];
+}
+
+/** The configured keys as key objects, made once per configuration (the list never changes). */
+const configKeys = new WeakMap<readonly Buffer[], KeyObject[]>();
+
+function configuredKeys(raws: readonly Buffer[]): KeyObject[] {
+  let keys = configKeys.get(raws);
+  if (keys === undefined) {
+    keys = raws.map((raw) => publicKeyFromRaw(raw));
+    configKeys.set(raws, keys);
+  }
+  return keys;
 }
 
 /** The keys in a trusted-keys file, and the (1-based) numbers of lines that are not keys. */

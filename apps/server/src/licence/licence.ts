@@ -9,7 +9,7 @@ import {
 import type { AppContext } from '../app-context.js';
 import type { Database } from '../store/schema.js';
 import { type ApiError, BadRequestError, ConflictError, ForbiddenError } from '../http/errors.js';
-import { readSettings, writeSetting } from '../settings/settings.js';
+import { readSetting, writeSetting } from '../settings/settings.js';
 import { recordAudit } from '../audit/audit.js';
 import { countUsers } from '../users/users.repo.js';
 import { checkLicence, LICENCE_PREFIX, type LicenceCheck, type LicencePayload } from './licence-format.js';
@@ -26,7 +26,7 @@ import { trustedLicenceKeys } from './licence-keys.js';
  * (SQLite has one connection: a read outside the open transaction would wait for it forever).
  */
 async function storedLicence(ctx: AppContext, db: Kysely<Database> = ctx.db): Promise<LicenceCheck | { kind: 'none' }> {
-  const { License: text } = await readSettings(db);
+  const text = await readSetting(db, 'License');
   if (text.trim() === '') return { kind: 'none' };
   const check = checkLicence(text, trustedLicenceKeys(ctx), ctx.clock.now());
   reportChange(ctx, check);
@@ -109,7 +109,7 @@ export async function licenceStatus(ctx: AppContext): Promise<LicenceStatus> {
  * (409 err.failedToRefreshLicenseStatus). An untrusted or expired licence is a status, not a failure.
  */
 export async function refreshLicenceStatus(ctx: AppContext): Promise<LicenceStatus> {
-  const { License: text } = await readSettings(ctx.db);
+  const text = await readSetting(ctx.db, 'License');
   const tokens = text.split(/\s+/).filter((token) => token !== '');
   if (tokens.length === 0) throw refreshFailed('no licence is stored');
   const licences = tokens.filter((token) => token.startsWith(`${LICENCE_PREFIX}.`));

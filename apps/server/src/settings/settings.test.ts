@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KIOSK_SESSION_MINUTES_DEFAULT } from '@postern/protocol';
 import { createTestStore, testStoreKinds, type TestStore } from '../test-support/test-app.js';
-import { readSettings, writeSetting } from './settings.js';
+import { readSetting, readSettings, writeSetting } from './settings.js';
 
 describe.each(testStoreKinds())('settings store (%s)', (kind) => {
   let t: TestStore;
@@ -59,5 +59,14 @@ describe.each(testStoreKinds())('settings store (%s)', (kind) => {
     expect(settings.Accent).toBe('grape');
     expect(settings.KioskSessionDuration).toBe(KIOSK_SESSION_MINUTES_DEFAULT);
     expect(settings.HighAccessibility).toBe(true);
+  });
+
+  it('reads one setting: the stored value, the default when absent or unparsable', async () => {
+    expect(await readSetting(t.store.db, 'License')).toBe('');
+    await writeSetting(t.store.db, 'License', 'PSTN1.abc.def', 1);
+    expect(await readSetting(t.store.db, 'License')).toBe('PSTN1.abc.def');
+    await t.store.db.insertInto('settings').values({ key: 'Accent', value: '"chartreuse"', updatedAt: 1 }).execute();
+    expect(await readSetting(t.store.db, 'Accent')).toBe('grape');
+    expect(await readSetting(t.store.db, 'KioskSessionDuration')).toBe(KIOSK_SESSION_MINUTES_DEFAULT);
   });
 });

@@ -73,6 +73,12 @@ export async function readSettings(db: Kysely<Database>): Promise<Settings> {
   return settings as Settings;
 }
 
+/** One setting, default filled in: for hot paths that need one value, not the logos and SAML files. */
+export async function readSetting<K extends SettingKey>(db: Kysely<Database>, key: K): Promise<Settings[K]> {
+  const row = await db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst();
+  return row === undefined ? DEFAULTS[key] : (SETTING_SCHEMAS[key].parse(parseJson(row.value)) as Settings[K]);
+}
+
 export async function writeSetting<K extends SettingKey>(
   db: Kysely<Database>,
   key: K,

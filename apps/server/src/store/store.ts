@@ -7,6 +7,7 @@ import type { PosternConfig } from '../config/config.js';
 import type { Database } from './schema.js';
 import { SqliteBooleanPlugin } from './sqlite-boolean-plugin.js';
 import { loadSqliteDriver } from './sqlite-driver.js';
+import { withStatementCache } from './statement-cache.js';
 
 export type StoreDialect = 'sqlite' | 'postgres';
 
@@ -49,7 +50,7 @@ function openSqlite(file: string): Store {
     throw new ConfigError('POSTERN_DATA_DIR', `cannot open the store ${file} (${describe(error)})`);
   }
   const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database }),
+    dialect: new SqliteDialect({ database: withStatementCache(database) }),
     plugins: [new CamelCasePlugin(), new SqliteBooleanPlugin()],
   });
   return { db, dialect: 'sqlite', description: `SQLite ${file}`, close: () => db.destroy() };

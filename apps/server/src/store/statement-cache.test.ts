@@ -1,0 +1,63 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type BetterSqlite3 from 'better-sqlite3';
+import { loadSqliteDriver } from './sqlite-driver.js';
+import { withStatementCache } from './statement-cache.js';
+
+describe('the SQLite statement cache', () => {
+  let raw: BetterSqlite3.Database;
+  const open = (capacity?: number) => {
+    const Database = loadSqliteDriver();
+    raw = new Database(':memory:');
+    return withStatementCache(raw, capacity);
+  };
+  afterEach(() => {
+    if (raw.open) raw.close();
+  });
+
+  it('hands out the same compiled statement for the same SQL', () => {
+    const db = open();
+    const first = db.prepare('select ? as value');
+    expect(db.prepare('select ? as value')).toBe(first);
+    expect(db.prepare('select ? + 1 as value')).not.toBe(first);
+    expect(first.all([41])).toEqual([{ value: 41 }]);
+  });
+
+  it('keeps at most its capacity, dropping the least recently used', () => {
+    const db = open(2);
+    const a = db.prepare('select 1');
+    const b = db.prepare('select 2');
+    expect(db.prepare('select 1')).toBe(a); // now 'select 2' is the least recently used
+    db.prepare('select 3');
+    expect(db.prepare('select 1')).toBe(a);
+    expect(db.prepare('select 2')).not.toBe(b);
+  });
+
+  it('gives a fresh statement while the kept one is still iterating', () => {
+    const db = open();
+    db.prepare('create table t (n integer)').run([]);
+    db.prepare('insert into t values (1), (2)').run([]);
+    const streaming = db.prepare('select n from t');
+    const iterator = streaming.iterate([]);
+    iterator.next();
+    const other = db.prepare('select n from t');
+    expect(other).not.toBe(streaming);
+    expect(other.all([])).toEqual([{ n: 1 }, { n: 2 }]);
+    iterator.return?.();
+  });
+
+  it('keeps working after the schema changes under a kept statement', () => {
+    const db = open();
+    db.prepare('create table t (n integer)').run([]);
+    const select = db.prepare('select * from t');
+    expect(select.all([])).toEqual([]);
+    db.prepare('alter table t add column m integer default 7').run([]);
+    db.prepare('insert into t (n) values (1)').run([]);
+    expect(db.prepare('select * from t').all([])).toEqual([{ n: 1, m: 7 }]);
+  });
+
+  it('closes the database', () => {
+    const db = open();
+    db.close();
+    expect(raw.open).toBe(false);
+  });
+});
