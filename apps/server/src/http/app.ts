@@ -27,6 +27,8 @@ import type { AgentHub } from '../agent-hub/agent-hub.js';
 import { registerV1Routes } from '../v1/v1.routes.js';
 import { registerAgentRoutes } from '../agents/agents.routes.js';
 import { uuidv7 } from '../lib/ids.js';
+import { discoveryBase, discoveryConnectSource, withConnectSource } from '../ip-discovery/discovery-url.js';
+import { readSetting } from '../settings/settings.js';
 
 /** Request bodies larger than this are refused with 413 (logo uploads raise it on their route). */
 const BODY_LIMIT_BYTES = 256 * 1024;
@@ -84,6 +86,22 @@ export async function buildApp(
     referrerPolicy: { policy: 'same-origin' },
     // Only meaningful over HTTPS; browsers ignore it on plain HTTP.
     hsts: { maxAge: 31_536_000, includeSubDomains: false },
+  });
+  app.addHook('onSend', async (request, reply) => {
+    // The page may fetch the IP discovery URL too, on its ports (see ip-discovery/discovery-url.ts).
+    // Only the HTML document's policy governs the page, so only it pays for reading the setting.
+    if (!String(reply.getHeader('content-type') ?? '').startsWith('text/html')) return;
+    const source = discoveryConnectSource(
+      discoveryBase(
+        ctx,
+        { DiscoverIP: await readSetting(ctx.db, 'DiscoverIP'), DiscoverIPURL: await readSetting(ctx.db, 'DiscoverIPURL') },
+        request,
+      ),
+    );
+    const policy = reply.raw.getHeader('content-security-policy');
+    if (source !== null && typeof policy === 'string') {
+      void reply.header('content-security-policy', withConnectSource(policy, source));
+    }
   });
   app.addHook('onSend', async (request, reply) => {
     // API answers are per person and per moment: never cache them anywhere (unless a route says otherwise).

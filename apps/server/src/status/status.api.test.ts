@@ -179,8 +179,29 @@ describe.each(testStoreKinds())('status endpoints (%s)', (kind) => {
       headers: { host: 'portal.example:8080' },
     });
     expect(withPorts.json<{ data: { IPApi: string } }>().data.IPApi).toBe('http://portal.example');
-    t.ctx.config.publicUrl = 'https://access.example.org';
+    t.ctx.config.publicUrl = 'http://access.example.org';
     const published = await t.app.inject({ method: 'GET', url: '/api/system_status' });
     expect(published.json<{ data: { IPApi: string } }>().data.IPApi).toBe('http://access.example.org');
+    // The responder speaks plain HTTP: a page served over HTTPS could not fetch it (mixed content).
+    t.ctx.config.publicUrl = 'https://access.example.org';
+    const overTls = await t.app.inject({ method: 'GET', url: '/api/system_status' });
+    expect(overTls.json<{ data: { IPApi: string } }>().data.IPApi).toBe('');
+  });
+
+  it('lets the page fetch the discovery host on any port, and nothing more, only while discovery is on', async () => {
+    const connectSources = async () => {
+      const page = await t.app.inject({ method: 'GET', url: '/home' });
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+      const policy = String(page.headers['content-security-policy']);
+      return /(?:^|;)connect-src ([^;]*)/.exec(policy)?.[1]?.split(' ');
+    };
+    expect(await connectSources()).toEqual(["'self'"]);
+    await writeSetting(t.ctx.db, 'DiscoverIPURL', 'https://ip.example.com/where?x=1', t.clock.now());
+    expect(await connectSources()).toEqual(["'self'"]);
+    await writeSetting(t.ctx.db, 'DiscoverIP', true, t.clock.now());
+    expect(await connectSources()).toEqual(["'self'", 'https://ip.example.com:*']);
+    // API answers keep the policy as it is.
+    const api = await get('/api/system_status');
+    expect(String(api.headers['content-security-policy'])).toContain("connect-src 'self';");
   });
 });

@@ -24,6 +24,6 @@ export function registerStatusRoutes(app: FastifyInstance, ctx: AppContext, webA
   }));
 
   routes.get('/api/system_status', { schema: { response: { 200: SystemStatusResponse } } }, async (request) => ({
-    data: await systemStatus(ctx, webApp.current().bundleHash, request.hostname),
+    data: await systemStatus(ctx, webApp.current().bundleHash, request),
   }));
 }

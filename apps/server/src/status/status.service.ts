@@ -20,6 +20,7 @@ import { currentLicensing, usersAreLicensed } from '../licence/licence.js';
 import { isoOrNull } from '../lib/rows.js';
 import { decodeLogo } from '../settings/settings.service.js';
 import { userAclEntries } from '../grants/grants.service.js';
+import { discoveryBase, type PortalAddress } from '../ip-discovery/discovery-url.js';
 
 /** Knocs an admin sees in the console: hidden passive+ children and HideFromAdmins knocs excluded. */
 async function countVisibleKnocs(ctx: AppContext): Promise<number> {
@@ -118,24 +119,8 @@ function logoUrl(variant: 'dark' | 'light', dataUrl: string): string {
   return logo === null ? '' : `/api/branding/logo/${variant}?v=${logo.etag}`;
 }
 
-export async function systemStatus(ctx: AppContext, bundleHash: string, requestHost: string): Promise<SystemStatus> {
+export async function systemStatus(ctx: AppContext, bundleHash: string, portal: PortalAddress): Promise<SystemStatus> {
   const settings = await readSettings(ctx.db);
-  return { IPApi: discoveryBase(ctx, settings, requestHost), JsBundleHash: bundleHash };
+  return { IPApi: discoveryBase(ctx, settings, portal), JsBundleHash: bundleHash };
 }
 
-/**
- * Where browsers probe for their addresses: the admin's DiscoverIPURL, or — when it is empty — the
- * built-in responder (ip-discovery/responder.ts) on the portal's own host name, over plain HTTP
- * on the discovery ports. Empty when discovery is off.
- */
-function discoveryBase(
-  ctx: AppContext,
-  settings: { DiscoverIP: boolean; DiscoverIPURL: string },
-  requestHost: string,
-): string {
-  if (!settings.DiscoverIP) return '';
-  if (settings.DiscoverIPURL !== '') return settings.DiscoverIPURL;
-  if (ctx.config.ipDiscoveryPorts.length === 0) return '';
-  const host = ctx.config.publicUrl === null ? requestHost : new URL(ctx.config.publicUrl).hostname;
-  return /^[A-Za-z0-9.-]+$|^\[[0-9A-Fa-f:.]+\]$/.test(host) ? `http://${host}` : '';
-}

@@ -1,4 +1,4 @@
-import type { AdminSessionInfo, AdminStatus, UserSessionInfo, UserStatus } from '@postern/protocol';
+import type { AclEntry, AdminSessionInfo, AdminStatus, UserSessionInfo, UserStatus } from '@postern/protocol';
 import { SESSION_KEYS } from '../lib/session/session-store';
 
 /** A user session as /api/login returns it. */
@@ -85,4 +85,29 @@ export function signInAdmin(overrides: Partial<AdminSessionInfo> = {}): AdminSes
   const info = adminSession(overrides);
   window.sessionStorage.setItem(SESSION_KEYS.admin, JSON.stringify(info));
   return info;
+}
+
+/** One ACL of GET /api/status: a click-to-grant system, ready to grant. */
+export function aclEntry(overrides: Partial<AclEntry> = {}): AclEntry {
+  const id = overrides.ACLID ?? overrides.ID ?? 'acl-1';
+  return {
+    ID: id,
+    ACLID: id,
+    ParentID: null,
+    Description: 'Billing database',
+    URL: '',
+    Icon: 'server',
+    Category: 'Default',
+    Status: 4,
+    Error: '',
+    ExpiredAfter: null,
+    ClickToGrant: true,
+    CGNATOpen: false,
+    HideFromUsers: false,
+    DisableForUser: false,
+    GrantTypeFixedIps: false,
+    AutoBrowseUsers: false,
+    Config: { UriToken: '' },
+    ...overrides,
+  };
 }

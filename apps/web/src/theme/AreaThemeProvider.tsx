@@ -5,7 +5,7 @@ import { Notifications } from '@mantine/notifications';
 import { useLocation } from 'react-router';
 import { useThemeSettings } from '../features/status/api';
 import { areaOf } from '../app/area';
-import { createAppTheme, DEFAULT_THEME_CHOICE } from './app-theme';
+import { createAppTheme, cssVariablesResolver, DEFAULT_THEME_CHOICE } from './app-theme';
 import { COLOR_SCHEME_MANAGER, DEFAULT_COLOR_SCHEME } from './color-scheme';
 
 /**
@@ -24,6 +24,7 @@ export function AreaThemeProvider({ children }: { children: ReactNode }) {
     <MantineProvider
       key={area}
       theme={theme}
+      cssVariablesResolver={cssVariablesResolver}
       colorSchemeManager={COLOR_SCHEME_MANAGER[area]}
       defaultColorScheme={DEFAULT_COLOR_SCHEME[area]}
     >

@@ -2,9 +2,8 @@ import { lazy, type ComponentType } from 'react';
 import { areaOf } from '../area';
 import type { AppRoute, RouteId, RoutePageProps } from './route-types';
 import LoginPage from '../../pages/user/Login/Page';
-import HomePage from '../../pages/user/Home/Page';
-import NewUserDashboardPage from '../../pages/user/NewUserDashboard/Page';
 import PlaceholderPage from '../../pages/common/Placeholder/Page';
+import { HomePage, NewUserDashboardPage } from './user-pages';
 import TwoFactorPage from '../../pages/user/TwoFactor/Page';
 
 // The admin console is loaded on demand, so the portal's first download does not carry it.

@@ -1,8 +1,96 @@
+import { useMemo } from 'react';
+import { Alert, Container, Group, Modal, Paper, Stack, Text } from '@mantine/core';
+import { IconInfoCircle } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { InterimUserHome } from '../../../features/user-home/InterimUserHome';
+import { FullPageLoader } from '../../../components/FullPageLoader';
+import { ChangePasswordButton } from '../../../features/account/components/ChangePasswordButton';
+import { visibleAcls } from '../../../features/acls/acl-view';
+import { byDescription } from '../../../features/acls/dashboard-sections';
+import { useAclActions } from '../../../features/acls/use-acl-actions';
+import { LogoutButton } from '../../../features/user-portal/components/LogoutButton';
+import { PortalHeader } from '../../../features/user-portal/components/PortalHeader';
+import { SessionCountdown } from '../../../features/user-portal/components/SessionCountdown';
+import { unlicensedKeys } from '../../../features/user-portal/components/UnlicensedNotice';
+import { useUserPortal } from '../../../features/user-portal/use-user-portal';
+import { renderError } from '../../../lib/api/render-error';
+import { ColorSchemeToggle } from '../../../theme/ColorSchemeToggle';
+import { AclTable } from './components/AclTable';
 
-/** /home, the older home page (its ACL table and IP revalidation come in a later issue). */
+/**
+ * /home, the older home (spec §2): greeting, session countdown, the current IP address with the note
+ * that the open page revalidates it every 30 seconds, and the ACL table. When the system (or this
+ * user) is unlicensed, a dialog that only offers to log out covers the page.
+ */
 export default function HomePage() {
   const { t } = useTranslation();
-  return <InterimUserHome heading={t('route.home')} />;
+  const portal = useUserPortal('home');
+  const { data, session, status } = portal;
+  const actions = useAclActions({ follow: portal.polling.follow, discoveredIps: portal.discoveredIps });
+  const acls = useMemo(() => visibleAcls(data?.ACLs ?? []).sort(byDescription), [data?.ACLs]);
+
+  const name = data?.Name ?? session?.Name ?? '';
+  const userName = data?.UserName ?? session?.UserName ?? '';
+  const ends = data?.Ends ?? session?.Ends;
+  const local = (data?.AuthType ?? session?.AuthType) === 'local';
+  const names = useMemo(() => [name, userName], [name, userName]);
+  const unlicensed = data === undefined || portal.licensed ? null : unlicensedKeys(data.Licensed);
+
+  return (
+    <>
+      <PortalHeader name={name} timer={ends === undefined ? undefined : <SessionCountdown ends={ends} />}>
+        <ColorSchemeToggle />
+        {local ? <ChangePasswordButton names={names} /> : null}
+        <LogoutButton />
+      </PortalHeader>
+      <Container size="lg" component="main" py="lg">
+        {data === undefined ? (
+          status.isError ? (
+            <Alert color="red" title={t('error.title')} role="alert">
+              {renderError(status.error, t)}
+            </Alert>
+          ) : (
+            <FullPageLoader />
+          )
+        ) : (
+          <Stack gap="lg">
+            <Paper withBorder p="md" radius="md">
+              <Stack gap={4}>
+                <Group gap="xs" wrap="wrap">
+                  <Text c="dimmed">{t('home.currentAddress')}</Text>
+                  <Text fw={700} ff="monospace" style={{ overflowWrap: 'anywhere' }}>
+                    {data.CurrentAddress}
+                  </Text>
+                </Group>
+                <Group gap={6} wrap="nowrap" align="flex-start">
+                  <IconInfoCircle size={18} aria-hidden style={{ flexShrink: 0, marginTop: 2 }} />
+                  <Text size="sm">{t('home.revalidationNote')}</Text>
+                </Group>
+              </Stack>
+            </Paper>
+            {unlicensed !== null ? null : acls.length === 0 ? (
+              <Text c="dimmed">{t('home.noAcls')}</Text>
+            ) : (
+              <AclTable acls={acls} actions={actions} />
+            )}
+          </Stack>
+        )}
+      </Container>
+      <Modal
+        opened={unlicensed !== null}
+        onClose={() => undefined}
+        withCloseButton={false}
+        closeOnClickOutside={false}
+        closeOnEscape={false}
+        centered
+        title={unlicensed === null ? '' : t(unlicensed.title)}
+      >
+        <Stack>
+          <Text>{unlicensed === null ? '' : t(unlicensed.text)}</Text>
+          <Group justify="flex-end">
+            <LogoutButton variant="filled" />
+          </Group>
+        </Stack>
+      </Modal>
+    </>
+  );
 }

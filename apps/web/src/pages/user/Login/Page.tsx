@@ -1,4 +1,4 @@
-import { useCallback, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { Anchor, Center, Stack } from '@mantine/core';
 import { Link, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
@@ -11,27 +11,36 @@ import { SignInMethods } from '../../../features/auth/components/SignInMethods';
 import { startSso, useEnterStartsSso, useSsoAvailable } from '../../../features/auth/sso';
 import { useUserSignIn } from '../../../features/auth/use-sign-in';
 import { translateErrorKey } from '../../../lib/api/render-error';
+import { holdReferrer } from '../../../features/auth/referrer';
+import { preloadUserPages } from '../../../app/routes/user-pages';
 
 /**
  * The user login (/): local credentials and the kiosk box, SSO first when it is set up (the local
- * form then folds away), and a link to the admin console.
+ * form then folds away), and a link to the admin console. A `?referrer=` is held for after the
+ * sign-in; the user pages follow it when it belongs to one of the person's ACLs.
  */
 export default function LoginPage() {
   const { t } = useTranslation();
   const [searchParams] = useSearchParams();
   const queryError = searchParams.get('error');
+  const referrer = searchParams.get('referrer');
   const signIn = useUserSignIn();
   const ssoAvailable = useSsoAvailable('user');
   const [kioskMode, setKioskMode] = useState(false);
   const startUserSso = useCallback(() => startSso('user', kioskMode), [kioskMode]);
   useEnterStartsSso(ssoAvailable === true, startUserSso);
+  // Held for after the sign-in, whichever way it goes (password, second factor, SSO round trip).
+  useEffect(() => holdReferrer(referrer), [referrer]);
 
   const kioskBox = <KioskCheckbox checked={kioskMode} onChange={setKioskMode} />;
   const localForm = (
     <CredentialsForm
       pending={signIn.pending}
       error={signIn.error}
-      onSubmit={({ UserName, Password }) => signIn.submit({ UserName, Password, KioskMode: kioskMode })}
+      onSubmit={({ UserName, Password }) => {
+        preloadUserPages();
+        signIn.submit({ UserName, Password, KioskMode: kioskMode });
+      }}
     >
       {/* With SSO the box sits outside the folded form, so that it applies to SSO too. */}
       {ssoAvailable === true ? null : kioskBox}

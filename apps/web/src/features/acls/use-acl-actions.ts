@@ -1,0 +1,82 @@
+import { useCallback, useState } from 'react';
+import { notifications } from '@mantine/notifications';
+import type { AclEntry, DiscoveredIp } from '@postern/protocol';
+import { useTranslation } from 'react-i18next';
+import { renderError } from '../../lib/api/render-error';
+import type { AclActionKind } from './acl-view';
+import { useGrantMutation, useRevokeMutation } from './api';
+
+/** Props of {@link useAclActions}. */
+export interface AclActionsOptions {
+  /** Starts following the ACL after the call (status refetch, then the growing back-off). */
+  follow: (aclId: string, action: AclActionKind) => void;
+  /** The addresses IP discovery found last, sent with a grant for CGNATOpen ACLs. */
+  discoveredIps: () => DiscoveredIp[];
+  /** Called after a successful grant (the dashboard counts uses for its Top section). */
+  onGranted?: (aclId: string) => void;
+}
+
+/** What the ACL buttons of a page need. */
+export interface AclActions {
+  grant: (acl: AclEntry) => void;
+  revoke: (acl: AclEntry) => void;
+  /** Whether a call for this ACL is on its way. */
+  busy: (aclId: string) => boolean;
+}
+
+/**
+ * Grant Access and Revoke Access for a user page: the call, the ACL's new state in the cached status,
+ * then the status poll that follows it; a refusal is shown as a notification with the server's
+ * message. Several ACLs can be granted at once, each button showing its own call.
+ */
+export function useAclActions({ follow, discoveredIps, onGranted }: AclActionsOptions): AclActions {
+  const { t } = useTranslation();
+  const { mutateAsync: grantAsync } = useGrantMutation();
+  const { mutateAsync: revokeAsync } = useRevokeMutation();
+  const [inFlight, setInFlight] = useState<ReadonlySet<string>>(new Set());
+
+  const mark = useCallback((aclId: string, busy: boolean) => {
+    setInFlight((current) => {
+      const next = new Set(current);
+      if (busy) next.add(aclId);
+      else next.delete(aclId);
+      return next;
+    });
+  }, []);
+
+  const failed = useCallback(
+    (action: AclActionKind, acl: AclEntry, error: unknown) =>
+      notifications.show({
+        color: 'red',
+        title: t(action === 'grant' ? 'acl.grantFailed' : 'acl.revokeFailed', { name: acl.Description }),
+        message: renderError(error, t),
+      }),
+    [t],
+  );
+
+  /** One call, by promise: mutate()'s own callbacks would fire for the latest of concurrent calls only. */
+  const run = useCallback(
+    async (action: AclActionKind, acl: AclEntry) => {
+      mark(acl.ACLID, true);
+      try {
+        if (action === 'grant') {
+          await grantAsync({ aclId: acl.ACLID, ips: discoveredIps() });
+          onGranted?.(acl.ACLID);
+        } else {
+          await revokeAsync({ aclId: acl.ACLID });
+        }
+      } catch (error) {
+        failed(action, acl, error);
+      } finally {
+        mark(acl.ACLID, false);
+        follow(acl.ACLID, action);
+      }
+    },
+    [discoveredIps, failed, follow, grantAsync, mark, onGranted, revokeAsync],
+  );
+
+  const grant = useCallback((acl: AclEntry) => void run('grant', acl), [run]);
+  const revoke = useCallback((acl: AclEntry) => void run('revoke', acl), [run]);
+  const busy = useCallback((aclId: string) => inFlight.has(aclId), [inFlight]);
+  return { grant, revoke, busy };
+}

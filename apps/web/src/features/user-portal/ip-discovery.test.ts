@@ -1,0 +1,79 @@
+import { describe, expect, it, vi } from 'vitest';
+import { discoverIps, discoveryKey, discoveryUrl } from './ip-discovery';
+
+/** A discovery host answering per port: an address (as JSON or text), a status, or a network failure. */
+function host(answers: Record<number, { json?: unknown; text?: string; status?: number } | Error>) {
+  return vi.fn((input: string | URL | Request, init?: RequestInit) => {
+    const url = new URL(input instanceof Request ? input.url : input);
+    const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+    const answer = answers[port];
+    if (answer === undefined || answer instanceof Error) return Promise.reject(answer ?? new TypeError('refused'));
+    expect(init).toMatchObject({ credentials: 'omit', mode: 'cors' });
+    const body = answer.text ?? JSON.stringify(answer.json);
+    return Promise.resolve(new Response(body, { status: answer.status ?? 200 }));
+  });
+}
+
+describe('IP discovery', () => {
+  it('asks the IPApi host on each discovery port and lists what each one saw', async () => {
+    const fetch = host({
+      443: { json: { IP: '203.0.113.7', Port: 443 } },
+      222: { json: { IP: '198.51.100.9' } },
+      3389: { text: '2001:db8::5\n' },
+      8000: { json: { ip: '203.0.113.7' } },
+    });
+    const found = await discoverIps('https://ip.example.com', [443, 222, 3389, 8000], fetch);
+    expect(found).toEqual([
+      { Port: 443, IP: '203.0.113.7' },
+      { Port: 222, IP: '198.51.100.9' },
+      { Port: 3389, IP: '2001:db8::5' },
+      { Port: 8000, IP: '203.0.113.7' },
+    ]);
+    expect(fetch.mock.calls.map(([url]) => String(url as string))).toEqual([
+      'https://ip.example.com/',
+      'https://ip.example.com:222/',
+      'https://ip.example.com:3389/',
+      'https://ip.example.com:8000/',
+    ]);
+  });
+
+  it('uses the spec ports 443, 222, 3389 and 8000 by default', async () => {
+    const fetch = host({});
+    await discoverIps('http://portal.example', undefined, fetch);
+    expect(fetch.mock.calls.map(([url]) => new URL(url as string).port)).toEqual(['443', '222', '3389', '8000']);
+  });
+
+  it('leaves out ports that fail, refuse or answer something that is not an address', async () => {
+    const fetch = host({
+      443: new TypeError('blocked by CSP'),
+      222: { status: 500, json: { IP: '203.0.113.1' } },
+      3389: { text: '<html>hello</html>' },
+      8000: { json: { IP: '192.0.2.44' } },
+    });
+    expect(await discoverIps('http://ip.example.com', [443, 222, 3389, 8000], fetch)).toEqual([
+      { Port: 8000, IP: '192.0.2.44' },
+    ]);
+  });
+
+  it('asks nothing of a base that is not an http(s) URL', async () => {
+    const fetch = host({});
+    expect(await discoverIps('ftp://ip.example.com', [443], fetch)).toEqual([]);
+    expect(discoveryUrl('not a url', 443)).toBeNull();
+    expect(fetch).not.toHaveBeenCalled();
+  });
+
+  it('keeps the base path and names each result set the same way whatever its order', () => {
+    expect(discoveryUrl('https://ip.example.com/whoami', 8000)).toBe('https://ip.example.com:8000/whoami');
+    expect(
+      discoveryKey([
+        { Port: 8000, IP: '192.0.2.1' },
+        { Port: 443, IP: '192.0.2.1' },
+      ]),
+    ).toBe(
+      discoveryKey([
+        { Port: 443, IP: '192.0.2.1' },
+        { Port: 8000, IP: '192.0.2.1' },
+      ]),
+    );
+  });
+});

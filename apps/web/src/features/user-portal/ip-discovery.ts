@@ -1,0 +1,81 @@
+import { DiscoveredIp, IP_DISCOVERY_PORTS } from '@postern/protocol';
+
+/** A discovery request that has not answered by then is given up: it must never hold anything back. */
+export const DISCOVERY_TIMEOUT_MS = 5_000;
+
+/** The discovery URL for one port: the IPApi base with that port (the base's path kept). */
+export function discoveryUrl(base: string, port: number): string | null {
+  if (!/^https?:\/\//i.test(base) || !URL.canParse(base)) return null;
+  const url = new URL(base);
+  url.port = String(port);
+  return url.toString();
+}
+
+/** The address in a discovery answer: `{"IP": "…"}` (Postern's responder) or the bare address as text. */
+function addressIn(text: string): string | null {
+  const trimmed = text.trim();
+  try {
+    const json = JSON.parse(trimmed) as unknown;
+    if (typeof json === 'object' && json !== null) {
+      const { IP, ip } = json as { IP?: unknown; ip?: unknown };
+      const value = IP ?? ip;
+      return typeof value === 'string' ? value.trim() : null;
+    }
+    return typeof json === 'string' ? json.trim() : null;
+  } catch {
+    return trimmed;
+  }
+}
+
+/** An address as a browser might be told it: IPv4 or IPv6 characters only. */
+const ADDRESS = /^[0-9A-Fa-f:.]{2,64}$/;
+
+async function probe(url: string, port: number, fetchImpl: typeof fetch): Promise<DiscoveredIp | null> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), DISCOVERY_TIMEOUT_MS);
+  try {
+    // No cookies: the discovery host only learns the address the request comes from.
+    const response = await fetchImpl(url, {
+      method: 'GET',
+      mode: 'cors',
+      credentials: 'omit',
+      cache: 'no-store',
+      signal: controller.signal,
+    });
+    if (!response.ok) return null;
+    const address = addressIn(await response.text());
+    if (address === null || !ADDRESS.test(address)) return null;
+    const parsed = DiscoveredIp.safeParse({ Port: port, IP: address });
+    return parsed.success ? parsed.data : null;
+  } catch {
+    // Blocked, refused, timed out: that path simply yields no address.
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Asks the IP discovery host (IPApi) on each discovery port (443, 222, 3389, 8000) which address the
+ * browser comes from there, all at once, and answers the port-to-address list of those that
+ * answered. Never rejects.
+ */
+export async function discoverIps(
+  base: string,
+  ports: readonly number[] = IP_DISCOVERY_PORTS,
+  fetchImpl: typeof fetch = (...args) => fetch(...args),
+): Promise<DiscoveredIp[]> {
+  const probes = ports.map((port) => {
+    const url = discoveryUrl(base, port);
+    return url === null ? Promise.resolve(null) : probe(url, port, fetchImpl);
+  });
+  return (await Promise.all(probes)).filter((found): found is DiscoveredIp => found !== null);
+}
+
+/** A stable text for a discovery result, to tell whether it changed since it was last posted. */
+export function discoveryKey(ips: readonly DiscoveredIp[]): string {
+  return ips
+    .map((entry) => `${entry.Port}=${entry.IP}`)
+    .sort()
+    .join(',');
+}
