@@ -94,7 +94,10 @@ export async function buildApp(
     const source = discoveryConnectSource(
       discoveryBase(
         ctx,
-        { DiscoverIP: await readSetting(ctx.db, 'DiscoverIP'), DiscoverIPURL: await readSetting(ctx.db, 'DiscoverIPURL') },
+        {
+          DiscoverIP: await readSetting(ctx.db, 'DiscoverIP'),
+          DiscoverIPURL: await readSetting(ctx.db, 'DiscoverIPURL'),
+        },
         request,
       ),
     );

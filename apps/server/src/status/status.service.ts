@@ -123,4 +123,3 @@ export async function systemStatus(ctx: AppContext, bundleHash: string, portal: 
   const settings = await readSettings(ctx.db);
   return { IPApi: discoveryBase(ctx, settings, portal), JsBundleHash: bundleHash };
 }
-
