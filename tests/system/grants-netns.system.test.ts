@@ -1,15 +1,21 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { capture, REPO_ROOT, waitFor, type RunningProcess } from '@postern/test-support';
+import { REPO_ROOT, waitFor, type RunningProcess } from '@postern/test-support';
 import { generateLicenceKeyPair, issueLicence, publicKeyBase64 } from '../../apps/server/src/licence/licence-format.js';
 import { startPosternServer, type PosternServer, type StoreChoice } from './support/postern-server.js';
 import { AdminApi } from './support/admin-api.js';
 import { missingBuild, requireTool } from './support/requirements.js';
 import { missingNetnsSupport } from './support/netns.js';
-import { CLIENT_ADDRESSES, SET_NAME, createGrantTopology, type GrantTopology } from './support/grant-topology.js';
+import {
+  CLIENT_ADDRESSES,
+  SET_NAME,
+  createGrantTopology,
+  startTopologyAgent,
+  stopAgent,
+  type GrantTopology,
+} from './support/grant-topology.js';
 
 /**
  * The grant engine end to end on a real kernel firewall: the built server, the built agent inside
@@ -54,44 +60,6 @@ class UserClient {
     if (!response.ok) throw new Error(`${method} ${url} answered ${response.status}: ${text}`);
     return JSON.parse(text) as { data: { ACLs?: { ACLID: string; Status: number; ExpiredAfter: string | null }[] } };
   }
-}
-
-function startAgent(topology: GrantTopology, token: string, stateFile: string): RunningProcess {
-  const child = spawn(
-    'ip',
-    [
-      'netns',
-      'exec',
-      topology.protectedNs.name,
-      process.execPath,
-      path.join(REPO_ROOT, 'apps/agent/dist/main.js'),
-      'run',
-    ],
-    {
-      cwd: REPO_ROOT,
-      env: {
-        PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin',
-        POSTERN_AGENT_SERVER_URL: topology.agentServerUrl,
-        POSTERN_AGENT_TOKEN: token,
-        POSTERN_AGENT_STATE_FILE: stateFile,
-        POSTERN_AGENT_IPSET_ALLOWED_SETS: SET_NAME,
-        POSTERN_AGENT_HEARTBEAT_SECONDS: '5',
-        POSTERN_AGENT_LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  return capture(child);
-}
-
-function killByPid(process_: RunningProcess | undefined): Promise<unknown> {
-  if (process_?.child.pid === undefined) return Promise.resolve();
-  try {
-    process.kill(process_.child.pid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
-  return process_.finished.catch(() => undefined);
 }
 
 const missing =
@@ -143,7 +111,7 @@ describe.each<StoreChoice>(['sqlite', 'postgres'])('grants on a real firewall (%
       Name: 'edge-firewall',
     });
     agentToken = created.Token;
-    agent = startAgent(topology, agentToken, path.join(stateDir, 'state.json'));
+    agent = startTopologyAgent(topology, agentToken, path.join(stateDir, 'state.json'));
     await waitFor(
       async () => {
         const seen = await admin.call<{ Online: boolean; Capabilities: unknown }>(
@@ -195,7 +163,7 @@ describe.each<StoreChoice>(['sqlite', 'postgres'])('grants on a real firewall (%
   }, 90_000);
 
   afterAll(async () => {
-    await killByPid(agent);
+    await stopAgent(agent);
     await topology?.dispose();
     await server?.stop();
     if (stateDir !== undefined) rmSync(stateDir, { recursive: true, force: true });
@@ -280,7 +248,7 @@ describe.each<StoreChoice>(['sqlite', 'postgres'])('grants on a real firewall (%
     await opens(BOB_IP);
     const bobEnds = Date.now() + 60_000;
 
-    await killByPid(agent);
+    await stopAgent(agent);
     if (server?.process.child.pid !== undefined) process.kill(server.process.child.pid, 'SIGKILL');
     await server?.process.finished.catch(() => undefined);
 
@@ -292,7 +260,7 @@ describe.each<StoreChoice>(['sqlite', 'postgres'])('grants on a real firewall (%
     // A reboot empties the set; the agent restores what its state file says is still live.
     await topo().protectedNs.exec(['ipset', 'flush', SET_NAME]);
     expect(await topo().canConnect(ALICE_IP)).toBe(false);
-    agent = startAgent(topo(), agentToken, path.join(stateDir, 'state.json'));
+    agent = startTopologyAgent(topo(), agentToken, path.join(stateDir, 'state.json'));
     await opens(ALICE_IP);
     const restored = await topo().setMembers();
     expect([...restored.keys()]).toEqual([ALICE_IP]);

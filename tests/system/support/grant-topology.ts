@@ -2,7 +2,8 @@ import { createServer as createNetServer, connect, type Server } from 'node:net'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { capture, REPO_ROOT, type RunningProcess } from '@postern/test-support';
 import { connectNamespaces, createNamespace, removeNamespace, type Namespace } from './netns.js';
 
 /**
@@ -211,4 +212,44 @@ export async function createGrantTopology(serverPort: number): Promise<GrantTopo
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The built agent inside the protected namespace, driving its ipset `postern4`. */
+export function startTopologyAgent(topology: GrantTopology, token: string, stateFile: string): RunningProcess {
+  const child = spawn(
+    'ip',
+    [
+      'netns',
+      'exec',
+      topology.protectedNs.name,
+      process.execPath,
+      path.join(REPO_ROOT, 'apps/agent/dist/main.js'),
+      'run',
+    ],
+    {
+      cwd: REPO_ROOT,
+      env: {
+        PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin',
+        POSTERN_AGENT_SERVER_URL: topology.agentServerUrl,
+        POSTERN_AGENT_TOKEN: token,
+        POSTERN_AGENT_STATE_FILE: stateFile,
+        POSTERN_AGENT_IPSET_ALLOWED_SETS: SET_NAME,
+        POSTERN_AGENT_HEARTBEAT_SECONDS: '5',
+        POSTERN_AGENT_LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  return capture(child);
+}
+
+/** Stops the agent by its PID and waits for it to be gone. */
+export async function stopAgent(agent: RunningProcess | undefined): Promise<void> {
+  if (agent?.child.pid === undefined) return;
+  try {
+    process.kill(agent.child.pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+  await agent.finished.catch(() => undefined);
 }
