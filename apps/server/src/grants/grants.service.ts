@@ -170,19 +170,43 @@ async function insertGrants(
   return keys;
 }
 
+/** Ended this long ago or less, a grant still shapes the status (see aclEntry); older, it says nothing. */
+function recentlyEnded(now: number) {
+  return now - ENDED_GRANT_SHOWN_MS;
+}
+
+const STATUS_COLUMNS = ['aclId', 'status', 'error', 'expiresAt', 'endedAt', 'createdAt'] as const;
+
 /**
  * The session's grants on these knocs that shape their ACL entries: running ones and those ended
  * within ENDED_GRANT_SHOWN_MS. Long-ended grants say nothing a Created status would not (Revoked and
- * Created both mean "ready to grant"); leaving them out keeps a long session's calls small.
+ * Created both mean "ready to grant"); leaving them out keeps a long session's status call small.
  */
 function grantsShapingStatus(db: Kysely<Database>, sessionId: string, aclIds: readonly string[], now: number) {
   return db
     .selectFrom('grants')
-    .select(['aclId', 'status', 'error', 'expiresAt', 'endedAt', 'createdAt'])
+    .select(STATUS_COLUMNS)
     .where('sessionId', '=', sessionId)
     .where('aclId', 'in', aclIds)
-    .where((eb) => eb.or([eb('endedAt', 'is', null), eb('endedAt', '>', now - ENDED_GRANT_SHOWN_MS)]))
+    .where((eb) => eb.or([eb('endedAt', 'is', null), eb('endedAt', '>', recentlyEnded(now))]))
     .execute();
+}
+
+/**
+ * What aclEntry needs for one knoc after a grant or revoke: the grants not ended and the last one
+ * ended (it decides Revoking, Revoked or error on revoke) — the same entry grantsShapingStatus gives,
+ * read through the (session, knoc, ended) index however often the session has granted and revoked.
+ */
+async function grantsShapingEntry(db: Kysely<Database>, sessionId: string, aclId: string, now: number) {
+  const ofKnoc = () =>
+    db.selectFrom('grants').select(STATUS_COLUMNS).where('sessionId', '=', sessionId).where('aclId', '=', aclId);
+  const open = await ofKnoc().where('endedAt', 'is', null).execute();
+  const lastEnded = await ofKnoc()
+    .where('endedAt', '>', recentlyEnded(now))
+    .orderBy('endedAt', 'desc')
+    .limit(1)
+    .execute();
+  return [...open, ...lastEnded];
 }
 
 /** POST /api/grant: the user asks for access to a knoc from where they are. */
@@ -203,7 +227,7 @@ export async function grantAcl(
   if (!knoc.agentOnline) throw new ConflictingStateError(ErrorCodes.agentOffline);
   const keys = await grantKnoc(ctx, knoc, children, caller, discovered, AuditActions.ClickToGrant, now);
   await ctx.agentSync.deliverEntryChanges(keys);
-  return aclEntry(knoc, await grantsShapingStatus(ctx.db, caller.session.id, [aclId], now), caller.address, now);
+  return aclEntry(knoc, await grantsShapingEntry(ctx.db, caller.session.id, aclId, now), caller.address, now);
 }
 
 async function grantKnoc(
@@ -257,7 +281,7 @@ export async function revokeAcl(ctx: AppContext, caller: GrantCaller, aclId: str
     return ended;
   });
   await ctx.agentSync.deliverEntryChanges(keys);
-  return aclEntry(knoc, await grantsShapingStatus(ctx.db, caller.session.id, [aclId], now), caller.address, now);
+  return aclEntry(knoc, await grantsShapingEntry(ctx.db, caller.session.id, aclId, now), caller.address, now);
 }
 
 /**

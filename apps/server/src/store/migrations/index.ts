@@ -2,7 +2,7 @@ import type { Migration } from 'kysely';
 import * as identity from './0001-identity.js';
 import * as directory from './0002-directory.js';
 import * as grants from './0003-grants.js';
-import * as sessionGrantsIndex from './0004-session-grants-index.js';
+import * as grantLookupIndexes from './0004-grant-lookup-indexes.js';
 
 /**
  * Every migration, in order. Append only: a released migration is never edited, because stores in
@@ -12,7 +12,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-identity': identity,
   '0002-directory': directory,
   '0003-grants': grants,
-  '0004-session-grants-index': sessionGrantsIndex,
+  '0004-grant-lookup-indexes': grantLookupIndexes,
 };
 
 export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS);
