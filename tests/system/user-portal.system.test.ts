@@ -512,3 +512,44 @@ describe('granting from the browser on a real firewall', () => {
     expect(await topo().canConnect(clientAddress)).toBe(false);
   });
 });
+
+describe('IP discovery from the browser', () => {
+  /** One of the spec's discovery ports; the built-in responder listens on it (and only on it). */
+  const DISCOVERY_PORT = 8000;
+  const portal = usePortal({
+    settings: { ...PORTAL_SETTINGS, POSTERN_IP_DISCOVERY_PORTS: String(DISCOVERY_PORT) },
+    arrange: async ({ server }) => {
+      const admin = await AdminApi.signIn(server);
+      await installLicence(admin);
+      const [branch] = await createAllowlistAcls(admin, [{ Description: 'Branch office' }]);
+      await createUserWithAcls(admin, 'roamer', [branch ?? '']);
+      await admin.call('PUT', '/api/admin/settings/config', {
+        DiscoverIP: true,
+        DiscoverIPURL: '',
+        DebugMode: false,
+        GELFListenerURL: '',
+        KioskSessionDuration: 30,
+      });
+    },
+  });
+
+  it('asks the built-in responder on the discovery ports, past the page’s CSP, and reports it to /api/log_ips', async () => {
+    const { server, newPage } = portal();
+    // No X-Forwarded-For here: a browser sends none, and on a cross-origin fetch it would need a
+    // CORS preflight the responder rightly refuses.
+    const page = await newPage();
+    const blocked: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) blocked.push(message.text());
+    });
+    const posted = page.waitForRequest(
+      (request) => request.method() === 'POST' && new URL(request.url()).pathname === '/api/log_ips',
+      { timeout: 20_000 },
+    );
+    await signInToDashboard(page, server.url, 'roamer');
+    const request = await posted;
+    expect(request.postDataJSON()).toEqual({ IPs: [{ Port: DISCOVERY_PORT, IP: '127.0.0.1' }] });
+    expect((await request.response())?.status()).toBe(200);
+    expect(blocked).toEqual([]);
+  });
+});
