@@ -7,8 +7,9 @@ import { BackendType } from './backends.js';
  * these schemas on both ends. Every message carries `type` and the protocol `version`.
  *
  * Ordering and staleness: the server numbers every message that changes an agent's desired state
- * with the agent's `generation`, a counter kept in the store and bumped in the same transaction
- * that reads the state it describes. The agent remembers the generation at which it last changed
+ * with the agent's `generation`: increasing in the order the messages are sent and read from the
+ * store, above anything sent on an earlier connection (the store holds the highest generation
+ * reserved). The agent remembers the generation at which it last changed
  * each entry and ignores an `apply` that is not newer, so a message computed before a revoke can
  * never re-add the revoked address.
  */

@@ -20,6 +20,11 @@ function textOf(data: Buffer | ArrayBuffer | Buffer[]): string {
 
 /** Heartbeats refresh LastSeen in the store at most this often. */
 const LAST_SEEN_WRITE_MS = 5_000;
+/**
+ * Generations reserved in the store at once. A reconnect skips what its predecessor left unused, so
+ * this bounds the waste: at a million reconnects a day the numbers last for longer than any agent.
+ */
+const GENERATION_BLOCK = 1_000;
 /** An agent that has not said hello this long after connecting is dropped. */
 const HELLO_TIMEOUT_MS = 10_000;
 
@@ -37,6 +42,9 @@ export class AgentConnection {
   #closed = false;
   #lastSeenWritten = 0;
   #lastMessageAt: number;
+  /** The last generation used, and the highest this connection has reserved (see #takeGeneration). */
+  #nextGeneration = 0;
+  #reservedUpTo = 0;
   readonly #watchdog: NodeJS.Timeout;
   readonly #helloTimer: NodeJS.Timeout;
 
@@ -138,19 +146,17 @@ export class AgentConnection {
     if (this.#pendingKeys.size === 0) return;
     const keys = [...this.#pendingKeys.values()];
     this.#pendingKeys.clear();
-    // The generation is taken in the transaction that reads the state it describes: a message
-    // computed before a revoke carries a lower generation than the revoke's own message.
-    const message = await this.ctx.db.transaction().execute(async (trx) => {
-      const generation = await this.#nextGeneration(trx);
-      const { add, remove } = await desiredForKeys(trx, this.agentId, keys, this.ctx.clock.now());
-      return { type: 'apply', version: AGENT_PROTOCOL_VERSION, generation, add, remove } as const;
-    });
-    this.#send(message);
+    // The generation is taken before the state is read, in the serial queue: a message computed
+    // before a revoke's carries a lower generation than the revoke's own, and reads no newer state.
+    const generation = await this.#takeGeneration();
+    const { add, remove } = await desiredForKeys(this.ctx.db, this.agentId, keys, this.ctx.clock.now());
+    this.#send({ type: 'apply', version: AGENT_PROTOCOL_VERSION, generation, add, remove });
   }
 
   async #sendFullState(): Promise<void> {
+    const generation = await this.#takeGeneration();
+    // One snapshot: the entries must belong to the knocs sent with them.
     const message = await this.ctx.db.transaction().execute(async (trx) => {
-      const generation = await this.#nextGeneration(trx);
       const now = this.ctx.clock.now();
       const knocs = await agentKnocs(this.ctx, trx, this.agentId);
       const entries = await desiredEntries(trx, this.agentId, now);
@@ -163,14 +169,25 @@ export class AgentConnection {
     this.#send(message);
   }
 
-  async #nextGeneration(trx: AppContext['db']): Promise<number> {
-    const row = await trx
-      .updateTable('agents')
-      .set((eb) => ({ generation: eb('generation', '+', 1) }))
-      .where('id', '=', this.agentId)
-      .returning('generation')
-      .executeTakeFirstOrThrow();
-    return Number(row.generation);
+  /**
+   * The next generation for a message to this agent. Generations are reserved in the store a block
+   * at a time, so a message costs no write: the store always holds the highest generation any
+   * connection may have used, and a new connection (a reconnect, another replica) reserves above
+   * it. Called only from the serial queue, so messages leave in the order of their generations.
+   */
+  async #takeGeneration(): Promise<number> {
+    if (this.#nextGeneration >= this.#reservedUpTo) {
+      const row = await this.ctx.db
+        .updateTable('agents')
+        .set((eb) => ({ generation: eb('generation', '+', GENERATION_BLOCK) }))
+        .where('id', '=', this.agentId)
+        .returning('generation')
+        .executeTakeFirstOrThrow();
+      this.#reservedUpTo = Number(row.generation);
+      this.#nextGeneration = this.#reservedUpTo - GENERATION_BLOCK;
+    }
+    this.#nextGeneration += 1;
+    return this.#nextGeneration;
   }
 
   async #handle(text: string): Promise<void> {
@@ -211,6 +228,9 @@ export class AgentConnection {
           .where('id', '=', this.agentId)
           .execute();
         this.#lastSeenWritten = Date.now();
+        // Reserve afresh above whatever the store now holds.
+        this.#nextGeneration = 0;
+        this.#reservedUpTo = 0;
         this.log.info(
           { agentVersion: message.agentVersion, applied: message.applied.length, generation: message.generation },
           'agent said hello',

@@ -5,6 +5,7 @@ import { loadKnocConfigForAgent } from '../knocs/knoc-config.js';
 import { toKnocRow } from '../knocs/knocs.repo.js';
 import type { AppContext } from '../app-context.js';
 import type { Database } from '../store/schema.js';
+import { preparedQuery } from '../store/prepared-query.js';
 
 /**
  * What an agent must hold, read from the store. The store is the desired state: a running grant
@@ -57,6 +58,10 @@ function runningGrantsOfAgent(db: Kysely<Database>, agentId: string, now: number
     .where('grants.expiresAt', '>', now);
 }
 
+const runningGrantsOfEntry = preparedQuery((db, agentId: string, aclId: string, ip: string, now: number) =>
+  runningGrantsOfAgent(db, agentId, now).where('grants.aclId', '=', aclId).where('grants.ip', '=', ip),
+);
+
 /** Every entry the agent must hold now. */
 export async function desiredEntries(db: Kysely<Database>, agentId: string, now: number): Promise<DesiredEntry[]> {
   return foldEntries(await runningGrantsOfAgent(db, agentId, now).execute(), now);
@@ -77,6 +82,11 @@ export async function desiredForKeys(
   const rows: EntryRow[] = [];
   for (const [aclId, ips] of byAcl) {
     const list = [...ips];
+    if (list.length === 1) {
+      // One address on a knoc: a click's grant or revoke, answered by a prepared query.
+      rows.push(...(await runningGrantsOfEntry(db, agentId, aclId, list[0] ?? '', now)));
+      continue;
+    }
     for (let i = 0; i < list.length; i += CHUNK) {
       rows.push(
         ...(await runningGrantsOfAgent(db, agentId, now)

@@ -2,6 +2,12 @@ import type { Kysely } from 'kysely';
 import { AuditDetail, type AuditAction, type AuditEntry } from '@postern/protocol';
 import type { Database } from '../store/schema.js';
 import { uuidv7 } from '../lib/ids.js';
+import { preparedQuery } from '../store/prepared-query.js';
+
+/** Prepared: every grant, sign-in and change writes one. */
+const insertAuditEntry = preparedQuery((db, id: string, createdAt: number, action: string, detail: string) =>
+  db.insertInto('auditLog').values({ id, createdAt, action, detail }),
+);
 
 /**
  * Appends one entry to the audit log. Pass the transaction of the change being audited so the entry
@@ -13,10 +19,7 @@ export async function recordAudit(
   action: AuditAction,
   detail: AuditDetail,
 ): Promise<void> {
-  await db
-    .insertInto('auditLog')
-    .values({ id: uuidv7(now), createdAt: now, action, detail: JSON.stringify(detail) })
-    .execute();
+  await insertAuditEntry(db, uuidv7(now), now, action, JSON.stringify(detail));
 }
 
 /** The newest entries first, in the API's `{ Date, Entry: { Action: detail } }` shape. */

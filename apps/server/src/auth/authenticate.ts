@@ -1,11 +1,11 @@
 import type { AppContext } from '../app-context.js';
 import type { SessionStage } from '../store/schema.js';
-import { findUserById, type User } from '../users/users.repo.js';
+import type { User } from '../users/users.repo.js';
 import { findAdminById, type Admin } from '../admins/admins.repo.js';
 import { hashSessionToken } from './session-tokens.js';
 import {
   findRunningAdminSession,
-  findRunningUserSession,
+  findRunningUserSessionWithUser,
   type AdminSession,
   type UserSession,
 } from './sessions.repo.js';
@@ -23,11 +23,9 @@ export async function authenticateUser(
   token: string,
   wanted: WantedStage = 'active',
 ): Promise<{ session: UserSession; user: User } | null> {
-  const session = await findRunningUserSession(ctx.db, hashSessionToken(token), ctx.clock.now());
-  if (session === null || !stageMatches(session.stage, wanted)) return null;
-  const user = await findUserById(ctx.db, session.userId);
-  if (user === null || user.disabled) return null;
-  return { session, user };
+  const found = await findRunningUserSessionWithUser(ctx.db, hashSessionToken(token), ctx.clock.now());
+  if (found === null || !stageMatches(found.session.stage, wanted) || found.user.disabled) return null;
+  return found;
 }
 
 /** The running session and its admin for a cookie token, or null. An admin without login has no session. */

@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import { endGrantsForSessions } from '../grants/grants.repo.js';
 import type { Database, SessionStage } from '../store/schema.js';
 import { bool } from '../lib/rows.js';
+import { toUser, type User } from '../users/users.repo.js';
+import { preparedQuery } from '../store/prepared-query.js';
 import type { EndedUserSession } from './session-events.js';
 
 /** Why a session stopped before (or at) its end. Kept for the audit trail and the session lists. */
@@ -79,6 +81,51 @@ export async function findRunningUserSession(
     .where('endsAt', '>', now)
     .executeTakeFirst();
   return row === undefined ? null : { ...row, kiosk: bool(row.kiosk) };
+}
+
+/** The running session for a token hash, with its user (see findRunningUserSessionWithUser). */
+const runningUserSessionWithUser = preparedQuery((db, tokenHash: string, now: number) =>
+  db
+    .selectFrom('userSessions')
+    .innerJoin('users', 'users.id', 'userSessions.userId')
+    .selectAll('users')
+    .select([
+      'userSessions.id as sessionId',
+      'userSessions.createdAt as sessionCreatedAt',
+      'userSessions.endsAt as sessionEndsAt',
+      'userSessions.ipAddress as sessionIpAddress',
+      'userSessions.kiosk as sessionKiosk',
+      'userSessions.stage as sessionStage',
+    ])
+    .where('userSessions.tokenHash', '=', tokenHash)
+    .where('userSessions.endedAt', 'is', null)
+    .where('userSessions.endsAt', '>', now),
+);
+
+/**
+ * The running session for a token hash with its user, in one prepared query: every user API call
+ * asks. Null when there is no such session (its user gone with it).
+ */
+export async function findRunningUserSessionWithUser(
+  db: Kysely<Database>,
+  tokenHash: string,
+  now: number,
+): Promise<{ session: UserSession; user: User } | null> {
+  const [row] = await runningUserSessionWithUser(db, tokenHash, now);
+  if (row === undefined) return null;
+  const { sessionId, sessionCreatedAt, sessionEndsAt, sessionIpAddress, sessionKiosk, sessionStage, ...user } = row;
+  return {
+    session: {
+      id: sessionId,
+      userId: user.id,
+      createdAt: sessionCreatedAt,
+      endsAt: sessionEndsAt,
+      ipAddress: sessionIpAddress,
+      kiosk: bool(sessionKiosk),
+      stage: sessionStage,
+    },
+    user: toUser(user),
+  };
 }
 
 export async function findRunningAdminSession(

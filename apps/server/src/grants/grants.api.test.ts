@@ -341,6 +341,28 @@ describe.each(testStoreKinds())('grant engine (%s)', (kind) => {
     expect(state?.entries.map((entry) => entry.ip)).toEqual(['127.0.0.1']);
   });
 
+  it('numbers messages in sending order, never above what the store has reserved', async () => {
+    const aclId = await givenIpsetKnoc(t.ctx, agentId, userId);
+    await agent.connect();
+    const alice = await signIn();
+    for (let round = 1; round <= 3; round += 1) {
+      await grant(alice, aclId);
+      await agent.waitFor(() => agent.applies().length === 2 * round - 1);
+      await revoke(alice, aclId);
+      await agent.waitFor(() => agent.applies().length === 2 * round);
+    }
+    const sent = [...agent.states(), ...agent.applies()].map((message) => message.generation);
+    expect(sent).toEqual([...sent].sort((a, b) => a - b));
+    expect(new Set(sent).size).toBe(sent.length);
+    const stored = await t.ctx.db
+      .selectFrom('agents')
+      .select('generation')
+      .where('id', '=', agentId)
+      .executeTakeFirstOrThrow();
+    // A replica or a later connection starts above this, so above everything sent here.
+    expect(Number(stored.generation)).toBeGreaterThanOrEqual(Math.max(...sent));
+  });
+
   it('sends each knoc with its backend’s fields and secrets opened for the driver', async () => {
     const backend = await givenBackend(t.ctx, {
       type: 'haproxy',

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { GrantStatus } from '@postern/protocol';
-import type { Database } from '../store/schema.js';
+import type { Database, GrantOrigin } from '../store/schema.js';
+import { preparedQuery } from '../store/prepared-query.js';
 import type { AgentEntryKey } from './agent-sync.js';
 
 /** Why a grant ended, for the record and the audit log. */
@@ -74,6 +75,86 @@ export async function endGrants(
   return [...keys.values()]
     .filter((key) => key.agentId !== '' && !stillHeld.has(`${key.aclId} ${key.ip}`))
     .map(({ agentId, aclId, ip }) => ({ agentId, aclId, ip }));
+}
+
+/** A grant as it starts. */
+export interface NewGrant {
+  id: string;
+  aclId: string;
+  sessionId: string | null;
+  userId: string | null;
+  userName: string;
+  ip: string;
+  origin: GrantOrigin;
+  status: number;
+  createdAt: number;
+  expiresAt: number;
+}
+
+// Prepared: both run on every grant, ahead of the message that opens the firewall.
+const insertGrantRow = preparedQuery(
+  (
+    db,
+    id: string,
+    aclId: string,
+    sessionId: string | null,
+    userId: string | null,
+    userName: string,
+    ip: string,
+    origin: string,
+    status: number,
+    createdAt: number,
+    expiresAt: number,
+  ) =>
+    db.insertInto('grants').values({
+      id,
+      aclId,
+      sessionId,
+      userId,
+      userName,
+      ip,
+      origin: origin as GrantOrigin,
+      status,
+      createdAt,
+      updatedAt: createdAt,
+      expiresAt,
+    }),
+);
+
+const runningAddressesOfSession = preparedQuery((db, sessionId: string, aclId: string, now: number) =>
+  db
+    .selectFrom('grants')
+    .select('ip')
+    .where('sessionId', '=', sessionId)
+    .where('aclId', '=', aclId)
+    .where('endedAt', 'is', null)
+    .where('expiresAt', '>', now),
+);
+
+export async function insertGrant(db: Kysely<Database>, grant: NewGrant): Promise<void> {
+  await insertGrantRow(
+    db,
+    grant.id,
+    grant.aclId,
+    grant.sessionId,
+    grant.userId,
+    grant.userName,
+    grant.ip,
+    grant.origin,
+    grant.status,
+    grant.createdAt,
+    grant.expiresAt,
+  );
+}
+
+/** The addresses a session's running grants on a knoc hold. */
+export async function addressesHeldBySession(
+  db: Kysely<Database>,
+  sessionId: string,
+  aclId: string,
+  now: number,
+): Promise<Set<string>> {
+  return new Set((await runningAddressesOfSession(db, sessionId, aclId, now)).map((row) => row.ip));
 }
 
 /** Which of these entries some running grant still holds, as "aclId ip" strings. */

@@ -18,7 +18,7 @@ import { recordAudit } from '../audit/audit.js';
 import { uuidv7 } from '../lib/ids.js';
 import { ApiError, BadRequestError, ForbiddenError, NotFoundError } from '../http/errors.js';
 import type { AgentEntryKey } from './agent-sync.js';
-import { endGrants } from './grants.repo.js';
+import { addressesHeldBySession, endGrants, insertGrant } from './grants.repo.js';
 import { grantableKnocs, knocOfUserWithChildren, type GrantableKnoc } from './knoc-access.js';
 import { addressAllowed, canonicalAddress, isGrantableAddress } from './ip-rules.js';
 import { aclEntry } from './acl-entry.js';
@@ -131,38 +131,21 @@ async function insertGrants(
   const keys: AgentEntryKey[] = [];
   for (const knoc of knocs) {
     const held =
-      owner.sessionId === null
-        ? new Set<string>()
-        : new Set(
-            (
-              await trx
-                .selectFrom('grants')
-                .select('ip')
-                .where('sessionId', '=', owner.sessionId)
-                .where('aclId', '=', knoc.id)
-                .where('endedAt', 'is', null)
-                .where('expiresAt', '>', now)
-                .execute()
-            ).map((row) => row.ip),
-          );
+      owner.sessionId === null ? new Set<string>() : await addressesHeldBySession(trx, owner.sessionId, knoc.id, now);
     for (const address of addresses) {
       if (held.has(address.ip)) continue;
-      await trx
-        .insertInto('grants')
-        .values({
-          id: uuidv7(now),
-          aclId: knoc.id,
-          sessionId: owner.sessionId,
-          userId: owner.userId,
-          userName: owner.userName,
-          ip: address.ip,
-          origin: address.origin,
-          status: knoc.backendType === 'allowlist' ? GrantStatus.Published : GrantStatus.Pending,
-          createdAt: now,
-          updatedAt: now,
-          expiresAt,
-        })
-        .execute();
+      await insertGrant(trx, {
+        id: uuidv7(now),
+        aclId: knoc.id,
+        sessionId: owner.sessionId,
+        userId: owner.userId,
+        userName: owner.userName,
+        ip: address.ip,
+        origin: address.origin,
+        status: knoc.backendType === 'allowlist' ? GrantStatus.Published : GrantStatus.Pending,
+        createdAt: now,
+        expiresAt,
+      });
       const key = keyOf(knoc, address.ip);
       if (key !== null) keys.push(key);
     }
@@ -475,22 +458,18 @@ export async function breakGlassGrant(
   const keys = await ctx.db.transaction().execute(async (trx) => {
     const added: AgentEntryKey[] = [];
     for (const target of [knoc, ...children]) {
-      await trx
-        .insertInto('grants')
-        .values({
-          id: target === knoc ? id : uuidv7(now),
-          aclId: target.id,
-          sessionId: null,
-          userId: null,
-          userName: admin.userName,
-          ip,
-          origin: 'admin',
-          status: target.backendType === 'allowlist' ? GrantStatus.Published : GrantStatus.Pending,
-          createdAt: now,
-          updatedAt: now,
-          expiresAt,
-        })
-        .execute();
+      await insertGrant(trx, {
+        id: target === knoc ? id : uuidv7(now),
+        aclId: target.id,
+        sessionId: null,
+        userId: null,
+        userName: admin.userName,
+        ip,
+        origin: 'admin',
+        status: target.backendType === 'allowlist' ? GrantStatus.Published : GrantStatus.Pending,
+        createdAt: now,
+        expiresAt,
+      });
       const key = keyOf(target, ip);
       if (key !== null) added.push(key);
     }

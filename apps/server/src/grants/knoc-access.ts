@@ -3,6 +3,7 @@ import type { BackendType } from '@postern/protocol';
 import type { Database } from '../store/schema.js';
 import { toKnocRow, type KnocRow } from '../knocs/knocs.repo.js';
 import { isAgentOnline } from '../agents/agents.service.js';
+import { preparedQuery } from '../store/prepared-query.js';
 
 /** A knoc as the grant engine needs it: the knoc row with where it is enforced. */
 export interface GrantableKnoc extends KnocRow {
@@ -35,18 +36,9 @@ export async function grantableKnocs(
   return rows.map((row) => toGrantableKnoc(row, now));
 }
 
-/**
- * One knoc when the user may see it (directly or through a group), with its passive+ children
- * (hidden knocs granted and revoked with it), in one query: this is on every grant's and revoke's
- * path, ahead of the message that changes the firewall.
- */
-export async function knocOfUserWithChildren(
-  db: Kysely<Database>,
-  userId: string,
-  aclId: string,
-  now: number,
-): Promise<{ knoc: GrantableKnoc; children: GrantableKnoc[] } | undefined> {
-  const rows = await knocsWithBackends(db)
+/** A knoc the user may see (directly or through a group) and its passive+ children. */
+const knocOfUserAndChildren = preparedQuery((db, userId: string, aclId: string) =>
+  knocsWithBackends(db)
     .where((eb) =>
       eb.or([
         eb.and([
@@ -72,9 +64,21 @@ export async function knocOfUserWithChildren(
         eb('knocs.parentId', '=', aclId),
       ]),
     )
-    .orderBy('knocs.description')
-    .execute();
-  const knocs = rows.map((row) => toGrantableKnoc(row, now));
+    .orderBy('knocs.description'),
+);
+
+/**
+ * One knoc when the user may see it (directly or through a group), with its passive+ children
+ * (hidden knocs granted and revoked with it), in one prepared query: this is on every grant's and
+ * revoke's path, ahead of the message that changes the firewall.
+ */
+export async function knocOfUserWithChildren(
+  db: Kysely<Database>,
+  userId: string,
+  aclId: string,
+  now: number,
+): Promise<{ knoc: GrantableKnoc; children: GrantableKnoc[] } | undefined> {
+  const knocs = (await knocOfUserAndChildren(db, userId, aclId)).map((row) => toGrantableKnoc(row, now));
   const knoc = knocs.find((candidate) => candidate.id === aclId);
   // A knoc without a backend enforces nothing: there is nothing to grant or revoke.
   if (knoc === undefined || knoc.backendType === null) return undefined;

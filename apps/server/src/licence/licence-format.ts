@@ -68,35 +68,57 @@ export function issueLicence(payload: LicencePayload, privateKey: KeyObject): st
  * malformed; then the signature; then the expiry against `now` (epoch milliseconds).
  */
 export function checkLicence(text: string, trustedKeys: readonly KeyObject[], now: number): LicenceCheck {
-  const trimmed = text.trim();
-  if (trimmed.length === 0) return { kind: 'malformed', reason: 'empty' };
-  if (trimmed.length > LICENCE_MAX_LENGTH) return { kind: 'malformed', reason: 'too long' };
+  const parsed = parsedLicence(text.trim());
+  if ('reason' in parsed) return { kind: 'malformed', reason: parsed.reason };
+  if (!trustedKeys.some((key) => verifiesWith(key, parsed.signed, parsed.signature))) return { kind: 'untrusted' };
+  if (now >= Date.parse(parsed.payload.Expires)) return { kind: 'expired', licence: parsed.payload };
+  return { kind: 'valid', licence: parsed.payload };
+}
+
+type ParsedLicence = { reason: string } | { payload: LicencePayload; signed: Buffer; signature: Buffer };
+
+/**
+ * Licence texts already parsed. Every status poll and grant checks the stored licence, and parsing
+ * (base64, JSON, the payload schema) would otherwise be most of that check. Bounded like `verified`.
+ */
+const parsedTexts = new Map<string, ParsedLicence>();
+const PARSED_CACHE_SIZE = 32;
+
+function parsedLicence(trimmed: string): ParsedLicence {
+  const known = parsedTexts.get(trimmed);
+  if (known !== undefined) return known;
+  const parsed = parseLicenceText(trimmed);
+  if (parsedTexts.size >= PARSED_CACHE_SIZE) parsedTexts.delete(parsedTexts.keys().next().value ?? '');
+  parsedTexts.set(trimmed, parsed);
+  return parsed;
+}
+
+/** The shape of a licence text: prefix, parts, encoding, payload fields; not yet its signature. */
+function parseLicenceText(trimmed: string): ParsedLicence {
+  if (trimmed.length === 0) return { reason: 'empty' };
+  if (trimmed.length > LICENCE_MAX_LENGTH) return { reason: 'too long' };
   const parts = trimmed.split('.');
-  if (parts.length !== 3) return { kind: 'malformed', reason: `expected ${LICENCE_PREFIX}.<payload>.<signature>` };
+  if (parts.length !== 3) return { reason: `expected ${LICENCE_PREFIX}.<payload>.<signature>` };
   const [prefix = '', payloadPart = '', signaturePart = ''] = parts;
-  if (prefix !== LICENCE_PREFIX) return { kind: 'malformed', reason: `not a ${LICENCE_PREFIX} licence` };
+  if (prefix !== LICENCE_PREFIX) return { reason: `not a ${LICENCE_PREFIX} licence` };
 
   const payloadBytes = decodeBase64Url(payloadPart);
   const signature = decodeBase64Url(signaturePart);
-  if (payloadBytes === null) return { kind: 'malformed', reason: 'payload is not base64url' };
-  if (signature?.length !== ED25519_SIGNATURE_BYTES) return { kind: 'malformed', reason: 'signature is not 64 bytes' };
+  if (payloadBytes === null) return { reason: 'payload is not base64url' };
+  if (signature?.length !== ED25519_SIGNATURE_BYTES) return { reason: 'signature is not 64 bytes' };
 
   let json: unknown;
   try {
     json = JSON.parse(payloadBytes.toString('utf8'));
   } catch {
-    return { kind: 'malformed', reason: 'payload is not JSON' };
+    return { reason: 'payload is not JSON' };
   }
-  const parsed = LicencePayload.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return { kind: 'malformed', reason: `payload ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}` };
+  const payload = LicencePayload.safeParse(json);
+  if (!payload.success) {
+    const issue = payload.error.issues[0];
+    return { reason: `payload ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}` };
   }
-
-  const signed = Buffer.from(`${prefix}.${payloadPart}`, 'ascii');
-  if (!trustedKeys.some((key) => verifiesWith(key, signed, signature))) return { kind: 'untrusted' };
-  if (now >= Date.parse(parsed.data.Expires)) return { kind: 'expired', licence: parsed.data };
-  return { kind: 'valid', licence: parsed.data };
+  return { payload: payload.data, signed: Buffer.from(`${prefix}.${payloadPart}`, 'ascii'), signature };
 }
 
 /** A fresh Ed25519 key pair for signing licences. */

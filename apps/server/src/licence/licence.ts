@@ -9,11 +9,12 @@ import {
 import type { AppContext } from '../app-context.js';
 import type { Database } from '../store/schema.js';
 import { type ApiError, BadRequestError, ConflictError, ForbiddenError } from '../http/errors.js';
-import { readSetting, writeSetting } from '../settings/settings.js';
+import { readSetting, settingValue, writeSetting } from '../settings/settings.js';
 import { recordAudit } from '../audit/audit.js';
 import { countUsers } from '../users/users.repo.js';
 import { checkLicence, LICENCE_PREFIX, type LicenceCheck, type LicencePayload } from './licence-format.js';
 import { trustedLicenceKeys } from './licence-keys.js';
+import { preparedQuery } from '../store/prepared-query.js';
 
 /*
  * The installation's licence: the text in the 'License' setting, verified against the trusted keys
@@ -26,7 +27,10 @@ import { trustedLicenceKeys } from './licence-keys.js';
  * (SQLite has one connection: a read outside the open transaction would wait for it forever).
  */
 async function storedLicence(ctx: AppContext, db: Kysely<Database> = ctx.db): Promise<LicenceCheck | { kind: 'none' }> {
-  const text = await readSetting(db, 'License');
+  return checkedLicence(ctx, await readSetting(db, 'License'));
+}
+
+function checkedLicence(ctx: AppContext, text: string): LicenceCheck | { kind: 'none' } {
   if (text.trim() === '') return { kind: 'none' };
   const check = checkLicence(text, trustedLicenceKeys(ctx), ctx.clock.now());
   reportChange(ctx, check);
@@ -178,10 +182,23 @@ export function userLimitState(licensing: LicensingSummary, userCount: number): 
   };
 }
 
+/** The stored licence text (as stored: JSON) and the user count, in one query. */
+const licenceAndUserCount = preparedQuery((db) =>
+  db.selectNoFrom((eb) => [
+    eb.selectFrom('settings').select('value').where('key', '=', 'License').as('licence'),
+    eb
+      .selectFrom('users')
+      .select((users) => users.fn.countAll<number>().as('count'))
+      .as('userCount'),
+  ]),
+);
+
 /** The installation's user-limit state now. */
 export async function currentUserLimitState(ctx: AppContext): Promise<UserLimitState> {
-  const [licensing, userCount] = await Promise.all([currentLicensing(ctx), countUsers(ctx.db)]);
-  return userLimitState(licensing, userCount);
+  // One prepared query for both: every status poll and every grant asks.
+  const [row] = await licenceAndUserCount(ctx.db);
+  const licensing = summaryOf(statusFrom(checkedLicence(ctx, settingValue('License', row?.licence)), 0));
+  return userLimitState(licensing, Number(row?.userCount ?? 0));
 }
 
 /**

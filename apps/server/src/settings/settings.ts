@@ -76,7 +76,14 @@ export async function readSettings(db: Kysely<Database>): Promise<Settings> {
 /** One setting, default filled in: for hot paths that need one value, not the logos and SAML files. */
 export async function readSetting<K extends SettingKey>(db: Kysely<Database>, key: K): Promise<Settings[K]> {
   const row = await db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst();
-  return row === undefined ? DEFAULTS[key] : (SETTING_SCHEMAS[key].parse(parseJson(row.value)) as Settings[K]);
+  return settingValue(key, row?.value);
+}
+
+/** A setting from its stored JSON text (undefined when no row): the default when absent or unparsable. */
+export function settingValue<K extends SettingKey>(key: K, stored: string | null | undefined): Settings[K] {
+  return stored === undefined || stored === null
+    ? DEFAULTS[key]
+    : (SETTING_SCHEMAS[key].parse(parseJson(stored)) as Settings[K]);
 }
 
 export async function writeSetting<K extends SettingKey>(

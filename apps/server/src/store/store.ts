@@ -5,9 +5,8 @@ import type { Logger } from 'pino';
 import { ConfigError } from '../config/config-error.js';
 import type { PosternConfig } from '../config/config.js';
 import type { Database } from './schema.js';
-import { SqliteBooleanPlugin } from './sqlite-boolean-plugin.js';
 import { loadSqliteDriver } from './sqlite-driver.js';
-import { withStatementCache } from './statement-cache.js';
+import { kyselySqliteDatabase } from './sqlite-database.js';
 
 export type StoreDialect = 'sqlite' | 'postgres';
 
@@ -50,8 +49,8 @@ function openSqlite(file: string): Store {
     throw new ConfigError('POSTERN_DATA_DIR', `cannot open the store ${file} (${describe(error)})`);
   }
   const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: withStatementCache(database) }),
-    plugins: [new CamelCasePlugin(), new SqliteBooleanPlugin()],
+    dialect: new SqliteDialect({ database: kyselySqliteDatabase(database) }),
+    plugins: [new CamelCasePlugin()],
   });
   return { db, dialect: 'sqlite', description: `SQLite ${file}`, close: () => db.destroy() };
 }

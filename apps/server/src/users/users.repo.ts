@@ -28,7 +28,8 @@ export interface User {
 
 export type NewUser = Omit<User, 'lastLogin' | 'totpSecret' | 'totpPendingSecret' | 'totpLastStep'>;
 
-function toUser(row: Selectable<UsersTable>): User {
+/** A users row as the services use it. */
+export function toUser(row: Selectable<UsersTable>): User {
   return {
     id: row.id,
     name: row.name,

@@ -1,14 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type BetterSqlite3 from 'better-sqlite3';
 import { loadSqliteDriver } from './sqlite-driver.js';
-import { withStatementCache } from './statement-cache.js';
+import { kyselySqliteDatabase } from './sqlite-database.js';
 
-describe('the SQLite statement cache', () => {
+describe('the SQLite database as Kysely sees it', () => {
   let raw: BetterSqlite3.Database;
   const open = (capacity?: number) => {
     const Database = loadSqliteDriver();
     raw = new Database(':memory:');
-    return withStatementCache(raw, capacity);
+    return kyselySqliteDatabase(raw, capacity);
   };
   afterEach(() => {
     if (raw.open) raw.close();
@@ -20,6 +20,15 @@ describe('the SQLite statement cache', () => {
     expect(db.prepare('select ? as value')).toBe(first);
     expect(db.prepare('select ? + 1 as value')).not.toBe(first);
     expect(first.all([41])).toEqual([{ value: 41 }]);
+  });
+
+  it('binds booleans as 1 and 0, which better-sqlite3 alone refuses', () => {
+    const db = open();
+    expect(() => raw.prepare('select ? as value').all(true)).toThrow();
+    expect(db.prepare('select ? as yes, ? as no').all([true, false])).toEqual([{ yes: 1, no: 0 }]);
+    db.prepare('create table t (flag integer)').run([]);
+    db.prepare('insert into t values (?)').run([true]);
+    expect([...db.prepare('select flag from t where flag = ?').iterate([true])]).toEqual([{ flag: 1 }]);
   });
 
   it('keeps at most its capacity, dropping the least recently used', () => {
