@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { GrantStatus } from '@postern/protocol';
-import type { Database, GrantOrigin } from '../store/schema.js';
+import type { Database, GrantOrigin, GrantsTable } from '../store/schema.js';
 import { preparedQuery } from '../store/prepared-query.js';
 import type { AgentEntryKey } from './agent-sync.js';
 
@@ -77,19 +77,8 @@ export async function endGrants(
     .map(({ agentId, aclId, ip }) => ({ agentId, aclId, ip }));
 }
 
-/** A grant as it starts. */
-export interface NewGrant {
-  id: string;
-  aclId: string;
-  sessionId: string | null;
-  userId: string | null;
-  userName: string;
-  ip: string;
-  origin: GrantOrigin;
-  status: number;
-  createdAt: number;
-  expiresAt: number;
-}
+/** A grant as it starts: the row without what only its end fills in (updatedAt starts as createdAt). */
+export type NewGrant = Omit<GrantsTable, 'error' | 'updatedAt' | 'endedAt' | 'endReason'>;
 
 // Prepared: both run on every grant, ahead of the message that opens the firewall.
 const insertGrantRow = preparedQuery(
