@@ -45,7 +45,13 @@ export function ensureDependencies() {
 }
 
 /** What each build step reads and how it builds. Later steps depend on earlier ones. */
-const SHARED_INPUTS = ['package-lock.json', 'tsconfig.base.json', 'tsconfig.build.base.json', 'packages/protocol/src'];
+const SHARED_INPUTS = [
+  'package-lock.json',
+  'tsconfig.base.json',
+  'tsconfig.build.base.json',
+  'packages/protocol/src',
+  'packages/protocol/package.json',
+];
 const TARGETS = [
   {
     name: 'protocol',
