@@ -59,11 +59,6 @@ async function childrenOf(db: Kysely<Database>, aclId: string, now: number): Pro
   );
 }
 
-/** A valid licence and users within its limit (usersAreLicensed checks both). */
-function licensedFor(ctx: AppContext): Promise<boolean> {
-  return usersAreLicensed(ctx);
-}
-
 /** When a grant made now must end: at the session's end, or sooner by the knoc's maximum. */
 function expiryFor(knoc: GrantableKnoc, sessionEndsAt: number, now: number): number {
   const cap = knoc.maximumGrantDuration > 0 ? now + knoc.maximumGrantDuration * 1000 : Number.POSITIVE_INFINITY;
@@ -200,7 +195,8 @@ export async function grantAcl(
   discovered: readonly DiscoveredIp[],
 ): Promise<AclEntry> {
   const now = ctx.clock.now();
-  if (!(await licensedFor(ctx))) throw new ForbiddenError(ErrorCodes.licenceRequired);
+  // A valid licence and users within its limit.
+  if (!(await usersAreLicensed(ctx))) throw new ForbiddenError(ErrorCodes.licenceRequired);
   const found = await knocOfUserWithChildren(ctx.db, caller.user.id, aclId, now);
   if (found === undefined) throw new ApiError(404, ErrorCodes.aclNotAvailable);
   const { knoc, children } = found;
@@ -345,22 +341,16 @@ async function grantAutomaticKnocs(ctx: AppContext, caller: GrantCaller, knocs: 
 }
 
 /**
- * The ACL entries of GET /api/status. Before reading them it follows an address change and makes
- * the grants of knocs without ClickToGrant, so the status poll is also the session's heartbeat.
+ * The ACL entries of GET /api/status, for a licensed user (the status has checked; unlicensed
+ * users see none). Before reading them it follows an address change and makes the grants of knocs
+ * without ClickToGrant, so the status poll is also the session's heartbeat.
  */
-export async function userAclEntries(
-  ctx: AppContext,
-  caller: GrantCaller,
-  options: { skipAutomaticWork?: boolean } = {},
-): Promise<AclEntry[]> {
+export async function userAclEntries(ctx: AppContext, caller: GrantCaller): Promise<AclEntry[]> {
   const now = ctx.clock.now();
-  if (!(await licensedFor(ctx))) return [];
   const knocs = await knocsOfUser(ctx.db, caller.user.id, now);
   if (knocs.length === 0) return [];
-  if (options.skipAutomaticWork !== true) {
-    await followAddressChange(ctx, caller, knocs, now);
-    await grantAutomaticKnocs(ctx, caller, knocs, now);
-  }
+  await followAddressChange(ctx, caller, knocs, now);
+  await grantAutomaticKnocs(ctx, caller, knocs, now);
   const grants = await grantsShapingStatus(
     ctx.db,
     caller.session.id,

@@ -206,7 +206,11 @@ export async function currentUserLimitState(ctx: AppContext): Promise<UserLimitS
  * the overage. Beyond that, or unlicensed or expired, users' `Licensed` is false.
  */
 export async function usersAreLicensed(ctx: AppContext): Promise<boolean> {
-  const state = await currentUserLimitState(ctx);
+  return usersLicensedIn(await currentUserLimitState(ctx));
+}
+
+/** Whether users may use the service in this user-limit state (see usersAreLicensed). */
+export function usersLicensedIn(state: UserLimitState): boolean {
   return state.kind === 'withinLimit' || state.kind === 'grace';
 }
 

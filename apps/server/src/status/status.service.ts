@@ -15,8 +15,8 @@ import { countUsers } from '../users/users.repo.js';
 import { countActiveUserSessions } from '../auth/sessions.repo.js';
 import { adminSessionInfo } from '../auth/session-info.js';
 import { recentAudit } from '../audit/audit.js';
-import { readSettings } from '../settings/settings.js';
-import { currentLicensing, usersAreLicensed } from '../licence/licence.js';
+import { readSetting, readSettings } from '../settings/settings.js';
+import { currentLicensing, currentUserLimitState, usersLicensedIn } from '../licence/licence.js';
 import { isoOrNull } from '../lib/rows.js';
 import { decodeLogo } from '../settings/settings.service.js';
 import { userAclEntries } from '../grants/grants.service.js';
@@ -54,12 +54,13 @@ export async function userStatus(
   session: UserSession,
   meta: RequestMeta,
 ): Promise<UserStatus> {
-  const [settings, licensing, userLicensed] = await Promise.all([
-    readSettings(ctx.db),
-    currentLicensing(ctx),
-    usersAreLicensed(ctx),
+  // Every open portal asks every few seconds: one licence check, and only the setting it shows.
+  const [newUserDashboard, limitState] = await Promise.all([
+    readSetting(ctx.db, 'NewUserDashboard'),
+    currentUserLimitState(ctx),
   ]);
-  const acls = await userAclEntries(ctx, { user, session, address: meta.ipAddress });
+  const userLicensed = usersLicensedIn(limitState);
+  const acls = userLicensed ? await userAclEntries(ctx, { user, session, address: meta.ipAddress }) : [];
   return {
     Name: user.name,
     UserName: user.userName,
@@ -67,10 +68,10 @@ export async function userStatus(
     Ends: new Date(session.endsAt).toISOString(),
     KioskMode: session.kiosk,
     ValidUntil: isoOrNull(user.validUntil),
-    Licensed: licensing.Licensed,
+    Licensed: limitState.kind !== 'unlicensed',
     UserLicensed: userLicensed,
     AuthType: user.authType,
-    NewUserDashboard: settings.NewUserDashboard,
+    NewUserDashboard: newUserDashboard,
     AutoBrowseToURI: autoBrowseTarget(acls),
     ACLs: acls,
   };
