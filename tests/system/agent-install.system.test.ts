@@ -15,8 +15,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { POSTERN_VERSION, type AgentRecord } from '@postern/protocol';
-import { REPO_ROOT } from '@postern/test-support';
+import { AuditActions, POSTERN_VERSION, type AgentRecord, type AuditEntry } from '@postern/protocol';
+import { capture, REPO_ROOT, waitFor, type RunningProcess } from '@postern/test-support';
 import { AdminApi } from './support/admin-api.js';
 import { startPosternServer, type PosternServer } from './support/postern-server.js';
 import { requireTool } from './support/requirements.js';
@@ -195,6 +195,83 @@ describe('agent install script', () => {
       stateFile: '/var/lib/postern-agent/state.json',
       ipset: { allowedSets: ['postern4'] },
     });
+  });
+
+  /** The agent installed below `root`, run with its installed configuration (paths moved below root). */
+  const runInstalled = (root: string): RunningProcess => {
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(root, 'opt/postern-agent/postern-agent.mjs'),
+        'run',
+        ...['--config', path.join(root, 'etc/postern-agent/config.json')],
+        ...['--token-file', path.join(root, 'etc/postern-agent/token')],
+        ...['--state-file', path.join(root, 'var/lib/postern-agent/state.json')],
+      ],
+      { env: { ...ENV, POSTERN_AGENT_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const running = capture(child);
+    cleanups.push(() => running.stop());
+    return running;
+  };
+  const agentRecord = (id: string) => running().admin.call<AgentRecord>('GET', `/api/admin/agents/${id}`);
+  const auditOf = async (action: string, agentName: string) =>
+    (await running().admin.call<AuditEntry[]>('GET', '/api/admin/logs'))
+      .map((entry) => entry.Entry[action])
+      .filter((detail) => detail?.AgentName === agentName);
+
+  it('runs the installed agent, which enrols a key file of mode 600 that a reinstall keeps, and refuses the token on another host', async () => {
+    const { server, admin } = running();
+    const agent = await admin.call<AgentRecord>('POST', '/api/admin/agents', { Name: 'enrol-test' });
+    const root = newRoot();
+    expect((await oneLiner(server.url, ['--token', agent.Token, '--root', root, '--no-start'])).status).toBe(0);
+    const keyFile = path.join(root, 'var/lib/postern-agent/agent-key.pem');
+    expect(existsSync(keyFile)).toBe(false);
+
+    const first = runInstalled(root);
+    await waitFor(async () => (await agentRecord(agent.ID)).Online, 'the installed agent to connect', 30_000);
+    const enrolled = await agentRecord(agent.ID);
+    expect(enrolled.EnrolledAt).not.toBeNull();
+    expect(mode(keyFile)).toBe('600');
+    expect(mode(path.dirname(keyFile))).toBe('700');
+    // The fingerprint the agent logs is the one the console shows, so an operator can match them.
+    await first.waitForOutput(/created the agent key/);
+    const created = first
+      .stdout()
+      .split('\n')
+      .filter((line) => line.includes('created the agent key'))
+      .map((line) => JSON.parse(line) as { keyFingerprint: string });
+    expect(created.map((line) => line.keyFingerprint)).toEqual([enrolled.KeyFingerprint]);
+    const key = readFileSync(keyFile);
+    expect(first.stdout()).not.toContain(key.toString('utf8').split('\n')[1]);
+
+    // Another host installed with the same (spent) token makes its own key, which is refused.
+    const otherRoot = newRoot();
+    expect((await oneLiner(server.url, ['--token', agent.Token, '--root', otherRoot, '--no-start'])).status).toBe(0);
+    const other = runInstalled(otherRoot);
+    await other.waitForOutput(/the server refused this agent's key/, 30_000);
+    expect((await agentRecord(agent.ID)).Online).toBe(true);
+    expect((await agentRecord(agent.ID)).KeyFingerprint).toBe(enrolled.KeyFingerprint);
+    await waitFor(
+      async () => (await auditOf(AuditActions.AgentAuthFailed, 'enrol-test')).length > 0,
+      'the refusal in the audit log',
+    );
+    await other.stop();
+
+    // Reinstalling on the first host (the console's one-liner again) keeps the key, which still connects.
+    expect((await first.stop()).code).toBe(0);
+    await waitFor(async () => !(await agentRecord(agent.ID)).Online, 'the agent to go offline');
+    const again = await oneLiner(server.url, ['--token', agent.Token, '--root', root, '--no-start']);
+    expect(again.status, again.stderr).toBe(0);
+    expect(readFileSync(keyFile).equals(key)).toBe(true);
+    expect(mode(keyFile)).toBe('600');
+    runInstalled(root);
+    await waitFor(async () => (await agentRecord(agent.ID)).Online, 'the reinstalled agent to connect', 30_000);
+    expect(await agentRecord(agent.ID)).toMatchObject({
+      EnrolledAt: enrolled.EnrolledAt,
+      KeyFingerprint: enrolled.KeyFingerprint,
+    });
+    expect(await auditOf(AuditActions.AgentEnrolled, 'enrol-test')).toHaveLength(1);
   });
 
   it('refuses a downloaded bundle whose checksum differs from the one in the script, and installs nothing', async () => {

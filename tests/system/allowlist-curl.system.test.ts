@@ -11,13 +11,18 @@ import { missingCommands } from './support/tools.js';
 
 /**
  * Issue 4 item 8 as a firewall sees it: the built server publishes an allowlist knoc created through
- * the admin wizard, a user's real grant (from 127.0.0.1) and an admin's break-glass grant appear in
- * it, and curl fetches it with the right key (200), a wrong key (401), a key restricted to 10.0.0.0/8
- * (403), and without a key from an address the knoc allows (curl --interface 127.0.0.2, loopback only).
+ * the admin wizard, a user's real grant and an admin's break-glass grant appear in it, and curl
+ * fetches it with the right key (200), a wrong key (401), a key restricted to 10.0.0.0/8 (403), and
+ * without a key from an address the knoc allows (curl --interface 127.0.0.2, loopback only).
  */
 
 const MAIN = path.join(REPO_ROOT, 'apps/server/dist/main.js');
 const USER_PASSWORD = 'correct horse battery';
+/**
+ * Where the user's browser is (RFC 5737), as the server learns it from X-Forwarded-For: the request
+ * really comes from 127.0.0.1, a trusted proxy here, and loopback itself is never granted.
+ */
+const USER_ADDRESS = '198.51.100.10';
 
 interface CurlAnswer {
   status: number;
@@ -67,7 +72,10 @@ describe.each(['sqlite', 'postgres'] as const)('allowlists fetched with curl (%s
   beforeAll(async () => {
     if (missing !== null) return;
     const licence = issueLicence();
-    server = await startPosternServer({ POSTERN_LICENCE_PUBLIC_KEYS: licence.publicKey }, store);
+    server = await startPosternServer(
+      { POSTERN_LICENCE_PUBLIC_KEYS: licence.publicKey, POSTERN_TRUSTED_PROXIES: '127.0.0.1' },
+      store,
+    );
     const admin = await AdminApi.signIn(server);
     await admin.call('PUT', '/api/admin/settings/license', { License: licence.text });
     const carol = (await admin.createLocalUser('carol', USER_PASSWORD, { TOTPEnabled: false })) as {
@@ -100,11 +108,11 @@ describe.each(['sqlite', 'postgres'] as const)('allowlists fetched with curl (%s
       })
     ).PlaintextKey;
 
-    // Carol grants herself access from this machine; an admin adds a break-glass address.
+    // Carol grants herself access from where she is; an admin adds a break-glass address.
     const cookie = await signInUser(server, 'carol');
     const granted = await fetch(`${server.url}/api/grant`, {
       method: 'POST',
-      headers: { cookie, 'content-type': 'application/json' },
+      headers: { cookie, 'content-type': 'application/json', 'x-forwarded-for': USER_ADDRESS },
       body: JSON.stringify({ ACLID: knoc.KnocID }),
     });
     if (granted.status !== 200) throw new Error(`grant failed: ${granted.status} ${await granted.text()}`);
@@ -117,7 +125,7 @@ describe.each(['sqlite', 'postgres'] as const)('allowlists fetched with curl (%s
     revokeOwnGrant = async () => {
       const revoked = await fetch(`${running.url}/api/sessions/current/granted-acls/${knoc.KnocID}`, {
         method: 'DELETE',
-        headers: { cookie, origin: running.url },
+        headers: { cookie, origin: running.url, 'x-forwarded-for': USER_ADDRESS },
       });
       if (revoked.status !== 200) throw new Error(`revoke failed: ${revoked.status} ${await revoked.text()}`);
     };
@@ -136,15 +144,15 @@ describe.each(['sqlite', 'postgres'] as const)('allowlists fetched with curl (%s
     const lines = answer.body.trimEnd().split('\n');
     expect(lines[0]).toBe('# Postern allowlist for Partner firewall');
     expect(lines[1]).toMatch(/^# generated \d{4}-\d\d-\d\dT/);
-    expect(lines.slice(2)).toEqual(['127.0.0.1', '192.0.2.44']);
+    expect(lines.slice(2)).toEqual(['192.0.2.44', USER_ADDRESS]);
   });
 
   it('serves the same list as JSON', () => {
     const answer = curl(jsonUrl, ['-u', `apiuser:${key}`]);
     expect(answer.status).toBe(200);
     expect((JSON.parse(answer.body) as { data: { Addresses: string[] } }).data.Addresses).toEqual([
-      '127.0.0.1',
       '192.0.2.44',
+      USER_ADDRESS,
     ]);
   });
 
@@ -161,7 +169,7 @@ describe.each(['sqlite', 'postgres'] as const)('allowlists fetched with curl (%s
     const answer = curl(listUrl, ['-u', `apiuser:${key.slice(0, -3)}abc`]);
     expect(answer.status).toBe(401);
     expect(answer.headers['www-authenticate']).toBe('Basic realm="postern-allowlist"');
-    expect(answer.body).not.toContain('127.0.0.1');
+    expect(answer.body).not.toContain(USER_ADDRESS);
   });
 
   it('refuses a key restricted to 10.0.0.0/8 with 403', () => {
@@ -173,7 +181,7 @@ describe.each(['sqlite', 'postgres'] as const)('allowlists fetched with curl (%s
   it('serves 127.0.0.2 without a key (AllowAccessByIp) and asks 127.0.0.1 for one', () => {
     const allowed = curl(listUrl, ['--interface', '127.0.0.2']);
     expect(allowed.status, allowed.body).toBe(200);
-    expect(allowed.body).toContain('\n127.0.0.1\n');
+    expect(allowed.body).toContain(`\n${USER_ADDRESS}\n`);
     const other = curl(listUrl);
     expect(other.status).toBe(401);
   });

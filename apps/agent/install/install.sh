@@ -38,6 +38,9 @@ Usage: sh install.sh --token TOKEN [--server URL] [--root DIR] [--no-start]
 Needs Node.js $MIN_NODE_MAJOR or newer, and curl or wget. Writes $BUNDLE,
 $CONFIG_FILE, $TOKEN_FILE (mode 600) and $UNIT_FILE.
 An existing $CONFIG_FILE keeps its other settings (ipset, haproxy, scripts).
+The agent enrols with the token: its first start makes its key (agent-key.pem beside
+$STATE_FILE), which a reinstall on this host keeps. On another host, rotate the
+token in the admin console first and install with the new one.
 EOF
 }
 

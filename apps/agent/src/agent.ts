@@ -14,7 +14,8 @@ export interface RunningAgent {
 /**
  * Starts the agent's work for a validated configuration: puts the state file's unexpired entries
  * back on the devices, starts the local expiry timers and connects to the server (see
- * {@link startAgentRuntime}). Rejects only when the state file cannot be read at all.
+ * {@link startAgentRuntime}). Rejects only when the state file cannot be read at all, or the
+ * key file cannot be made.
  */
 export async function startAgent(config: AgentConfig, logger: Logger): Promise<RunningAgent> {
   const runtime = await startAgentRuntime({ config, logger });

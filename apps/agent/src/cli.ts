@@ -11,6 +11,7 @@ const WITHOUT_DEFAULT: Partial<Record<SettingKey, string>> = {
   serverUrl: '(required)',
   token: '(this or tokenFile)',
   tokenFile: '(this or token)',
+  keyFile: '(agent-key.pem beside stateFile)',
 };
 
 /** The settings table shown by `--help` on the program and on each command. */
@@ -35,6 +36,11 @@ export function settingsHelp(): string {
     '',
     'There is no --token flag: a command line is visible to every local user (ps). Put the token in a',
     `file readable only by the agent (tokenFile, ${SETTINGS.tokenFile.env} or --token-file), or in ${SETTINGS.token.env}.`,
+    '',
+    'The token enrols the agent: on its first connection the agent registers the public half of its key',
+    '(keyFile) and from then on proves it holds the key; the token alone no longer connects. Reinstalling',
+    'on the same host keeps the key file and keeps working. On another host, or with a lost key file,',
+    'an admin rotates the token in the admin console first and the agent is installed with the new one.',
   ].join('\n');
 }
 
@@ -56,6 +62,7 @@ export function buildCli(): Command {
       `file holding the agent token, mode 600 (${SETTINGS.tokenFile.env}); there is no --token flag because command lines show in ps`,
     )
     .option('--state-file <path>', `state file (${SETTINGS.stateFile.env})`)
+    .option('--key-file <path>', `agent key file, mode 600 (${SETTINGS.keyFile.env})`)
     .option('--log-level <level>', `log level (${SETTINGS.logLevel.env})`)
     .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError('(postern-agent --help lists the commands and settings)')

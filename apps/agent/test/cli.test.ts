@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it, onTestFinished } from 'vitest';
@@ -97,6 +97,28 @@ describe('postern-agent command line', { timeout: 30_000 }, () => {
       },
       line: ({ configFile, tokenFile }: Given) =>
         `${configFile}: tokenFile: ${tokenFile} is readable by group or others (mode 644); run chmod 600 ${tokenFile}`,
+    },
+    {
+      name: 'a key file that holds no key (run)',
+      args: ['run'],
+      arrange: (given: Given) => {
+        mkdirSync(path.join(given.dir, 'state'), { mode: 0o700 });
+        writeFileSync(path.join(given.dir, 'state/agent-key.pem'), 'not a key\n', { mode: 0o600 });
+        return given.env();
+      },
+      line: ({ dir }: Given) =>
+        `POSTERN_AGENT_KEY_FILE: ${path.join(dir, 'state/agent-key.pem')} holds no Ed25519 private key in PEM; restore it from a backup, or remove it and have an admin rotate the agent token (the agent then enrols a new key)`,
+    },
+    {
+      name: 'a key file others can read (run)',
+      args: ['run'],
+      arrange: (given: Given) => {
+        const keyFile = path.join(given.dir, 'agent.pem');
+        writeFileSync(keyFile, 'not a key\n', { mode: 0o644 });
+        return given.env({ POSTERN_AGENT_KEY_FILE: keyFile });
+      },
+      line: ({ dir }: Given) =>
+        `POSTERN_AGENT_KEY_FILE: ${path.join(dir, 'agent.pem')} is readable by group or others (mode 644); run chmod 600 ${path.join(dir, 'agent.pem')}`,
     },
   ])('exits 2 with one stderr line naming the setting for $name', async ({ args, arrange, line }, { expect }) => {
     const given = givenValidConfig();

@@ -40,6 +40,9 @@ describe('postern-agent run', { timeout: 30_000 }, () => {
     const connection = await server.waitForConnections(1);
 
     expect(connection.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    // Its first run made the key beside the state file and proved it over the server's challenge.
+    expect(connection.proofValid).toBe(true);
+    expect(statSync(path.join(dir, 'state/agent-key.pem')).mode & 0o777).toBe(0o600);
     expect(connection.messages[0]).toMatchObject({
       type: 'hello',
       version: AGENT_PROTOCOL_VERSION,

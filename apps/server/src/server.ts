@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { startDiscoveryResponder, type DiscoveryResponder } from './ip-discovery/responder.js';
+import { ipAttestor } from './ip-discovery/attestation.js';
 import { AgentHub } from './agent-hub/agent-hub.js';
 import { forwardEndedSessionsToAgents, startGrantSweeper } from './grants/grant-sweeper.js';
 import { NO_AGENT_SYNC } from './grants/agent-sync.js';
@@ -96,7 +97,10 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
     await listen(app, config);
     sweeper = startSessionSweeper(ctx);
     grantSweeper = startGrantSweeper(ctx);
-    discovery = await startDiscoveryResponder(config.host, config.ipDiscoveryPorts, logger);
+    const attestor = ipAttestor(ctx.secrets);
+    discovery = await startDiscoveryResponder(config.host, config.ipDiscoveryPorts, logger, (ip, port) =>
+      attestor.issue({ ip, port }, ctx.clock.now()),
+    );
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
     logger.info({ url, store: store.description }, 'Postern is listening');
     if (bootstrapPassword !== null) printBootstrapPassword(bootstrapPassword, config.publicUrl ?? url);

@@ -6,6 +6,9 @@ import { BackendType } from './backends.js';
  * The agent protocol: JSON text frames over one WebSocket at AGENT_CONNECT_PATH, each validated by
  * these schemas on both ends. Every message carries `type` and the protocol `version`.
  *
+ * A connection opens with the server's `challenge`; the agent answers with its `hello`, carrying a
+ * key proof; only once that verifies does the server send anything else (the full `state` first).
+ *
  * Ordering and staleness: the server numbers every message that changes an agent's desired state
  * with the agent's `generation`: increasing in the order the messages are sent and read from the
  * store, above anything sent on an earlier connection (the store holds the highest generation
@@ -48,9 +51,41 @@ export const AgentKnoc = z.object({
 });
 export type AgentKnoc = z.infer<typeof AgentKnoc>;
 
+// ---- authentication ----
+
+/**
+ * The token in the upgrade's Authorization header only names the agent; the agent is authenticated
+ * by a key it holds. On the first connection the agent enrols the public key of a key pair it made;
+ * every connection (that one included) proves possession of the private key by signing
+ * {@link agentProofPayload} for the connection's `challenge`. A token that has enrolled a key
+ * connects only with that key until an admin rotates the token, which drops the key.
+ */
+export const AGENT_PROOF_LABEL = 'postern-agent-proof-v1';
+
+/** base64url without padding: the alphabet of nonces, keys and signatures on the wire. */
+const base64url = z.string().regex(/^[A-Za-z0-9_-]+$/);
+
+/**
+ * The text the agent signs (UTF-8) for one connection: a fixed label, so a signature made for
+ * anything else never verifies, then the server's nonce and the agent's public key, one a line
+ * (neither base64url value can hold a newline, so the parts cannot be shifted).
+ */
+export function agentProofPayload(nonce: string, publicKey: string): string {
+  return `${AGENT_PROOF_LABEL}\n${nonce}\n${publicKey}`;
+}
+
+/** Possession of the agent's key, for one connection's nonce. */
+export const AgentKeyProof = z.object({
+  /** The agent's Ed25519 public key: SubjectPublicKeyInfo DER in base64url. */
+  publicKey: base64url.max(128),
+  /** Ed25519 signature of agentProofPayload(nonce, publicKey), base64url. */
+  signature: base64url.max(128),
+});
+export type AgentKeyProof = z.infer<typeof AgentKeyProof>;
+
 // ---- agent → server ----
 
-/** First message on every connection. */
+/** First message on every connection, sent once the server's challenge has arrived. */
 export const HelloMessage = z.object({
   type: z.literal('hello'),
   version,
@@ -60,6 +95,12 @@ export const HelloMessage = z.object({
   generation: z.number().int().min(0),
   /** What the agent believes is applied, for the log and the server's view of the device. */
   applied: z.array(DesiredEntry).max(1_000_000),
+  /**
+   * The key proof for this connection's challenge. Optional in the schema only so that an agent
+   * built before keys existed gets a clear refusal instead of a protocol error: the server admits
+   * no connection without a valid one.
+   */
+  proof: AgentKeyProof.optional(),
 });
 
 export const HeartbeatMessage = z.object({ type: z.literal('heartbeat'), version });
@@ -89,6 +130,17 @@ export type ResultMessage = z.infer<typeof ResultMessage>;
 // ---- server → agent ----
 
 /**
+ * The first message on every connection, before anything else: a fresh random nonce that lives only
+ * in this connection, for the agent to sign in its hello.
+ */
+export const ChallengeMessage = z.object({
+  type: z.literal('challenge'),
+  version,
+  /** At least 32 random bytes, base64url. */
+  nonce: base64url.min(43).max(128),
+});
+
+/**
  * The whole desired state, sent after every hello and whenever a knoc or backend of the agent
  * changes. The agent converges: adds what is missing, removes what is not listed.
  */
@@ -112,22 +164,30 @@ export const ApplyMessage = z.object({
 /** Answers a heartbeat; the agent reconnects when these stop. */
 export const HeartbeatAckMessage = z.object({ type: z.literal('heartbeat-ack'), version });
 
-/** The server is closing the connection on purpose (e.g. the token was rotated or the agent deleted). */
+/**
+ * The server is closing the connection on purpose (e.g. the token was rotated, the agent deleted, or
+ * its key proof refused); the reason says what the operator should do.
+ */
 export const GoodbyeMessage = z.object({ type: z.literal('goodbye'), version, reason: z.string() });
 
 export const ServerToAgentMessage = z.discriminatedUnion('type', [
+  ChallengeMessage,
   StateMessage,
   ApplyMessage,
   HeartbeatAckMessage,
   GoodbyeMessage,
 ]);
 export type ServerToAgentMessage = z.infer<typeof ServerToAgentMessage>;
+export type ChallengeMessage = z.infer<typeof ChallengeMessage>;
 export type StateMessage = z.infer<typeof StateMessage>;
 export type ApplyMessage = z.infer<typeof ApplyMessage>;
 
 /** WebSocket close codes the protocol uses (4000–4999 are the application's). */
 export const AgentCloseCodes = {
-  /** The token is unknown or was rotated: do not retry quickly. */
+  /**
+   * The token was rotated or the agent deleted, or the agent did not prove the key registered for
+   * its token (the goodbye says which): do not retry quickly.
+   */
   unauthorised: 4001,
   /** A newer connection for the same agent replaced this one. */
   replaced: 4002,

@@ -38,6 +38,13 @@ export const AgentRecord = z.object({
   Capabilities: AgentCapabilities.nullable(),
   /** The agent holds a live connection to the server now. */
   Online: z.boolean(),
+  /**
+   * ISO instant the agent registered its key with its token, or null: not enrolled yet (a new agent,
+   * or one whose token was rotated). An enrolled agent's token connects only with that key.
+   */
+  EnrolledAt: z.string().nullable(),
+  /** SHA-256 of the registered public key ("SHA256:" and base64, as the agent logs it), or null. */
+  KeyFingerprint: z.string().nullable(),
   Backends: z.array(AgentBackendSummary),
   LastModifiedAt: z.string(),
   LastModifiedBy: z.string(),

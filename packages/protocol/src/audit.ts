@@ -32,6 +32,8 @@ export const AuditActions = {
   TotpEnrolmentDeferred: 'TotpEnrolmentDeferred',
   TotpFailed: 'TotpFailed',
   SignInBlocked: 'SignInBlocked',
+  /** An account's failures from many addresses filled its ceiling: sign-ins wait up to a minute. */
+  SignInSlowed: 'SignInSlowed',
   GroupCreated: 'GroupCreated',
   GroupUpdated: 'GroupUpdated',
   GroupDeleted: 'GroupDeleted',
@@ -50,6 +52,7 @@ export const AuditActions = {
   AgentConnected: 'AgentConnected',
   AgentDisconnected: 'AgentDisconnected',
   AgentAuthFailed: 'AgentAuthFailed',
+  AgentEnrolled: 'AgentEnrolled',
   BackendCreated: 'BackendCreated',
   BackendUpdated: 'BackendUpdated',
   BackendDeleted: 'BackendDeleted',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ErrorCodes } from './errors.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './limits.js';
+import { parseIp } from './net.js';
 
 /** Record ids are UUIDs (v7) on the wire. */
 export const Id = z.string().min(1).max(64);
@@ -55,21 +56,14 @@ export function emptyOr<T extends z.ZodType<string>>(schema: T) {
   return z.union([z.literal(''), schema]);
 }
 
-const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
-
-/** True for an IPv4 address written the strict way: four parts 0–255, no leading zeros. */
+/** True for an IPv4 address written the strict way: four parts 0–255, no leading zeros (see net.ts). */
 export function isIpv4(value: string): boolean {
-  return IPV4.test(value);
+  return !value.includes(':') && parseIp(value) !== null;
 }
 
-/** True for an IPv6 address (the URL parser does the full grammar for us). */
+/** True for an address written as IPv6 (an IPv4-mapped one included; see net.ts), without a zone id. */
 export function isIpv6(value: string): boolean {
-  if (!value.includes(':') || value.includes('/') || value.includes('[')) return false;
-  try {
-    return new URL(`http://[${value}]/`).hostname.length > 2;
-  } catch {
-    return false;
-  }
+  return value.includes(':') && parseIp(value) !== null;
 }
 
 /** An IPv4 CIDR (mask 0–32) or IPv6 CIDR (mask 0–128), or err.invalidCidr. */

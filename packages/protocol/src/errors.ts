@@ -76,12 +76,17 @@ export const ErrorCodes = {
   aclDisabledForUser: 'err.aclDisabledForUser',
   agentOffline: 'err.agentOffline',
   noGrantableAddress: 'err.noGrantableAddress',
+  /** The address is one no grant ever opens (loopback, link-local, multicast, cloud metadata; see net.ts). */
+  ipAddressNotGrantable: 'err.ipAddressNotGrantable',
+  /** Postern has not seen the caller use this address: no valid discovery attestation, not the request's own. */
+  ipAddressNotSeen: 'err.ipAddressNotSeen',
   grantNotFound: 'err.grantNotFound',
   // Validation messages of the specification, used as zod messages so forms and API say the same.
   urlMustBeHttp: 'err.urlMustBeHttp',
   urlMustBeLdap: 'err.urlMustBeLdap',
   urlMustBeGelf: 'err.urlMustBeGelf',
   kioskDurationRange: 'err.kioskDurationRange',
+  userDurationRange: 'err.userDurationRange',
   passwordLength: 'err.passwordLength',
   passwordsDontMatch: 'err.passwordsDontMatch',
   invalidCidr: 'err.invalidCidr',

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { ErrorCodes } from './errors.js';
+import { parseIp } from './net.js';
 
 /**
  * Grant status codes, exactly as the specification numbers them. 7 is unused by design.
@@ -27,10 +29,26 @@ export const SETTLED_AFTER_ACTION: readonly GrantStatus[] = [
   GrantStatus.Published,
 ];
 
+/**
+ * How long a discovery responder's attestation stays valid. Browsers ask again every 30 seconds
+ * (IP_REVALIDATION_INTERVAL_MS), so a live page always holds a fresh one; a copied one soon expires.
+ */
+export const IP_ATTESTATION_TTL_MS = 5 * 60_000;
+
 /** One address the browser learned on a discovery port. */
 export const DiscoveredIp = z.object({
   Port: z.number().int().min(0).max(65535),
-  IP: z.string().trim().max(64),
+  /** One IPv4 or IPv6 address (no range, no zone id). */
+  IP: z
+    .string()
+    .trim()
+    .max(64)
+    .refine((value) => parseIp(value) !== null, ErrorCodes.invalidIpAddress),
+  /**
+   * The built-in responder's signed statement that it saw this address on this port, as it answered
+   * it; absent when the address came from an external DiscoverIPURL, which cannot attest.
+   */
+  Attestation: z.string().max(200).optional(),
 });
 export type DiscoveredIp = z.infer<typeof DiscoveredIp>;
 

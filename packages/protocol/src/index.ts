@@ -8,6 +8,7 @@ export * from './status.js';
 export * from './version.js';
 export * from './agent.js';
 export * from './common.js';
+export * from './net.js';
 export * from './otp.js';
 export * from './password.js';
 export * from './sessions.js';

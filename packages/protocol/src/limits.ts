@@ -16,6 +16,17 @@ export const KIOSK_SESSION_MINUTES_DEFAULT = 15;
 /** A user's session length in minutes (User.Duration). */
 export const USER_SESSION_MINUTES_DEFAULT = 480;
 export const USER_SESSION_MINUTES_MIN = 1;
+/**
+ * One year. Session ends, cookie expiries and the ISO dates the API shows stay in range, and no
+ * firewall entry is opened for longer than anyone could mean.
+ */
+export const USER_SESSION_MINUTES_MAX = 525_600;
+
+/**
+ * The longest time-to-live the server sends an agent for an entry: the longest session. A grant
+ * cannot outlive its session, so only a row from before that bound was enforced could ask for more.
+ */
+export const AGENT_ENTRY_TTL_MAX_SECONDS = USER_SESSION_MINUTES_MAX * 60;
 
 /** Admin console sessions end after this many minutes; admins sign in again. */
 export const ADMIN_SESSION_MINUTES = 480;

@@ -15,6 +15,8 @@ export const SettingsRecord = z.object({
   CachedLicenses: z.array(z.string()),
   DiscoverIP: z.boolean(),
   DiscoverIPURL: z.string(),
+  /** Grants also open addresses a browser reports without the built-in responder's attestation. */
+  DiscoverIPTrustUnattested: z.boolean(),
   DebugMode: z.boolean(),
   GELFListenerURL: z.string(),
   KioskSessionDuration: z.number().int(),
@@ -32,6 +34,12 @@ export const SettingsResponse = dataEnvelope(SettingsRecord);
 export const SettingsConfigBody = z.object({
   DiscoverIP: z.boolean(),
   DiscoverIPURL: emptyOr(HttpUrl),
+  /**
+   * Accept browser-reported addresses that carry no attestation (needed for an external
+   * DiscoverIPURL, which cannot attest). Risky: a user can then open any address. Left out, it stays
+   * as it is.
+   */
+  DiscoverIPTrustUnattested: z.boolean().optional(),
   DebugMode: z.boolean(),
   GELFListenerURL: emptyOr(GelfUrl),
   KioskSessionDuration: z

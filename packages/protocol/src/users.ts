@@ -3,7 +3,7 @@ import { dataEnvelope } from './envelope.js';
 import { UserAuthType } from './auth.js';
 import { ErrorCodes } from './errors.js';
 import { Id, IsoDateTime, NewPassword, RequiredName } from './common.js';
-import { USER_SESSION_MINUTES_DEFAULT, USER_SESSION_MINUTES_MIN } from './limits.js';
+import { USER_SESSION_MINUTES_DEFAULT, USER_SESSION_MINUTES_MAX, USER_SESSION_MINUTES_MIN } from './limits.js';
 
 /** The identity an external directory knows the account by. */
 export const ThirdPartyAuth = z.object({ DN: z.string().trim().max(1024) });
@@ -48,8 +48,15 @@ export const UserApiKeyRequest = z.object({
 const userFields = {
   Name: RequiredName,
   Company: z.string().trim().max(200).default(''),
-  Duration: z.number().int().min(USER_SESSION_MINUTES_MIN).default(USER_SESSION_MINUTES_DEFAULT),
-  SessionLimit: z.number().int().min(1).nullable().default(null),
+  /** Session length in minutes, 1 to one year (the bound keeps every date derived from it valid). */
+  Duration: z
+    .number()
+    .int(ErrorCodes.userDurationRange)
+    .min(USER_SESSION_MINUTES_MIN, ErrorCodes.userDurationRange)
+    .max(USER_SESSION_MINUTES_MAX, ErrorCodes.userDurationRange)
+    .default(USER_SESSION_MINUTES_DEFAULT),
+  /** At most the licence's (checked by the server) and what the store's integer column holds. */
+  SessionLimit: z.number().int().min(1).max(2_147_483_647).nullable().default(null),
   AuthType: UserAuthType,
   TOTPEnabled: z.boolean().default(false),
   Disabled: z.boolean().default(false),

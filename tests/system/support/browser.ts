@@ -9,11 +9,12 @@ export const SCREENSHOT_DIR = path.join(REPO_ROOT, 'test-results', 'screenshots'
 
 /**
  * Debian's Chromium, headless, with the flags that keep it off the network: no background
- * connections, no component updates, no QUIC. Never a downloaded browser.
+ * connections, no component updates, no QUIC. Never a downloaded browser; `executablePath` may name
+ * a wrapper that starts it somewhere else (inside a network namespace).
  */
-export async function launchChromium(): Promise<Browser> {
+export async function launchChromium(executablePath = CHROMIUM_PATH): Promise<Browser> {
   return chromium.launch({
-    executablePath: CHROMIUM_PATH,
+    executablePath,
     headless: true,
     args: [
       '--no-sandbox',

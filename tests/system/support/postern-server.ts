@@ -25,15 +25,22 @@ export type StoreChoice = 'sqlite' | 'postgres';
 
 const PASSWORD_LINE = /Its password is shown only this once:\n\n\s+(\S+)\n/;
 
-/** Starts `node apps/server/dist/main.js` exactly as `npm start` runs it, on 127.0.0.1. */
+/**
+ * Starts `node apps/server/dist/main.js` exactly as `npm start` runs it, on 127.0.0.1. `commandPrefix`
+ * runs it through another command first (`ip netns exec <ns>`: then the URL is only reachable inside
+ * that namespace, unless the caller relays it).
+ */
 export async function startPosternServer(
   settings: Record<string, string> = {},
   storeChoice: StoreChoice = 'sqlite',
+  commandPrefix: readonly string[] = [],
 ): Promise<PosternServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'postern-system-'));
   const postgres = storeChoice === 'postgres' ? await createSchema() : null;
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'apps/server/dist/main.js'), 'serve'], {
+  const [command = process.execPath, ...prefixArgs] = [...commandPrefix, process.execPath];
+  const serverArgs = [...prefixArgs, path.join(REPO_ROOT, 'apps/server/dist/main.js'), 'serve'];
+  const child = spawn(command, serverArgs, {
     cwd: REPO_ROOT,
     env: cleanEnv(['POSTERN_', 'DATABASE_URL'], {
       POSTERN_DATA_DIR: dataDir,

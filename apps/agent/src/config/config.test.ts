@@ -24,6 +24,7 @@ describe('defaults', () => {
       token: '[set]',
       tokenFile: null,
       stateFile: f.path('state/state.json'),
+      keyFile: f.path('state/agent-key.pem'),
       caFile: null,
       insecureSkipVerify: false,
       scripts: { enabled: false, directory: '/etc/postern-agent/scripts', timeoutSeconds: 30 },

@@ -20,6 +20,7 @@ import {
   type SourceValues,
 } from './sources.js';
 import { inspectStateDirectory, prepareStateDirectory } from './state-dir.js';
+import { defaultKeyFile, inspectKeyFile } from './agent-key.js';
 import { resolveToken } from './token.js';
 import { serverWarnings, toConnectUrl } from './server-url.js';
 
@@ -35,6 +36,8 @@ export interface AgentConfig {
   /** The file the token was read from, or null when it came from POSTERN_AGENT_TOKEN. */
   tokenFile: string | null;
   stateFile: string;
+  /** The agent's private key (made on the first run when missing); beside stateFile by default. */
+  keyFile: string;
   /** Extra PEM certificates to trust for the server. */
   caFile: string | null;
   insecureSkipVerify: boolean;
@@ -101,6 +104,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     connectUrl: toConnectUrl(serverUrl),
     ...credentials,
     stateFile: settings.required('stateFile'),
+    keyFile: settings.value('keyFile') ?? defaultKeyFile(settings.required('stateFile')),
     caFile: settings.value('caFile') ?? null,
     insecureSkipVerify: settings.required('insecureSkipVerify'),
     scripts: {
@@ -128,6 +132,8 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   // Inspect first: it reports a directory others can read, and refuses a state file that is a directory.
   const stateWarning = inspectStateDirectory(config.stateFile, stateLabel);
   if (options.createStateDirectory === true) prepareStateDirectory(config.stateFile, stateLabel);
+  // An existing key that cannot be used stops the agent now, with one line, not at its first connection.
+  inspectKeyFile(config.keyFile, settings.label('keyFile'));
 
   const warnings = serverWarnings(config);
   if (stateWarning !== null) warnings.push(stateWarning);

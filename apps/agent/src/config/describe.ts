@@ -14,6 +14,7 @@ export function describeConfig(config: AgentConfig) {
     token: REDACTED,
     tokenFile: config.tokenFile,
     stateFile: config.stateFile,
+    keyFile: config.keyFile,
     caFile: config.caFile,
     insecureSkipVerify: config.insecureSkipVerify,
     scripts: { ...config.scripts },

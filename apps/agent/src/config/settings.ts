@@ -176,6 +176,13 @@ export const SETTINGS = {
     help: 'where the agent remembers applied grants; its directory is created with mode 700',
     schema: filePath,
   }),
+  keyFile: setting({
+    env: 'POSTERN_AGENT_KEY_FILE',
+    flag: '--key-file',
+    expect: 'must be a file path',
+    help: 'the agent key (Ed25519, PEM, mode 600), made on the first run; the server knows the agent by it, so keep it across reinstalls',
+    schema: filePath,
+  }),
   caFile: setting({
     env: 'POSTERN_AGENT_CA_FILE',
     expect: 'must be a file path',

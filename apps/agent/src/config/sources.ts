@@ -15,6 +15,7 @@ export interface ConfigFlags {
   serverUrl?: string;
   tokenFile?: string;
   stateFile?: string;
+  keyFile?: string;
   logLevel?: string;
 }
 
@@ -102,6 +103,7 @@ const FLAG_KEYS = {
   serverUrl: 'serverUrl',
   tokenFile: 'tokenFile',
   stateFile: 'stateFile',
+  keyFile: 'keyFile',
   logLevel: 'logLevel',
 } as const satisfies Partial<Record<keyof ConfigFlags, SettingKey>>;
 

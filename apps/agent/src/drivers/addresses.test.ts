@@ -15,7 +15,9 @@ describe('parseAddress', () => {
     ['2001:0:0:1:0:0:0:1', 'inet6', '2001:0:0:1::1', '2001:0:0:1::1/128'],
     ['1:0:0:0:0:0:0:0', 'inet6', '1::', '1::/128'],
     ['1:2:3:4:5:6:7:8', 'inet6', '1:2:3:4:5:6:7:8', '1:2:3:4:5:6:7:8/128'],
-    ['::ffff:1.2.3.4', 'inet6', '::ffff:1.2.3.4', '::ffff:1.2.3.4/128'],
+    // A mapped address is the IPv4 address it carries, as the server sends it and firewalls see it.
+    ['::ffff:1.2.3.4', 'inet', '1.2.3.4', '1.2.3.4/32'],
+    ['::ffff:102:304', 'inet', '1.2.3.4', '1.2.3.4/32'],
   ])('reads %s as %s %s', (input, family, canonical, cidr) => {
     const parsed = parseAddress(input);
 

@@ -4,7 +4,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AGENT_PROTOCOL_VERSION, AgentCloseCodes, POSTERN_VERSION, type AgentCapabilities } from '@postern/protocol';
+import {
+  AGENT_PROTOCOL_VERSION,
+  AgentCloseCodes,
+  POSTERN_VERSION,
+  type AgentCapabilities,
+  type HelloMessage,
+} from '@postern/protocol';
 import { waitFor } from '@postern/test-support';
 import type { AgentConfig } from '../config/config.js';
 import { createConfigFixture, VALID_TOKEN, type ConfigFixture } from '../test-support/config-fixture.js';
@@ -13,6 +19,7 @@ import { FakePosternServer } from '../test-support/fake-postern-server.js';
 import { ManualClock } from '../test-support/manual-clock.js';
 import { capturedLogger, testEntry, testKnoc } from '../test-support/runtime-fixtures.js';
 import { startAgentRuntime, type AgentRuntimeOptions } from './agent-runtime.js';
+import { KEY_REFUSED_MESSAGE, NO_CHALLENGE_MESSAGE } from './server-connection.js';
 import type { StateFileContent } from './state-file.js';
 
 const CAPABILITIES: AgentCapabilities = {
@@ -104,7 +111,10 @@ describe('agent runtime: connection', () => {
       capabilities: CAPABILITIES,
       generation: 9,
       applied: [{ aclId: 'acl-a', ip: '10.0.0.1', userName: 'alice', ttlSeconds: 120 }],
+      proof: { publicKey: expect.any(String) as string, signature: expect.any(String) as string },
     });
+    // Signed over this connection's challenge: the agent waited for it before saying hello.
+    expect(connection.proofValid).toBe(true);
   });
 
   it('answers a state and an apply with one result each, at their generations', async () => {
@@ -205,13 +215,31 @@ describe('agent runtime: connection', () => {
     const t = await setup();
     await t.start({ reconnect: { baseMs: 5, capMs: 800, random: () => 0.999 } });
     await t.server.waitForConnections(1);
+    t.server.sendState(1, [A], []);
+    await t.server.result(1);
 
-    t.server.closeAll(AgentCloseCodes.unauthorised, 'unknown token');
+    t.server.closeAll(AgentCloseCodes.unauthorised, 'token rotated');
     const closedAt = Date.now();
     await t.server.waitForConnections(2);
 
     expect((t.server.attempts[1] ?? 0) - closedAt).toBeGreaterThanOrEqual(400);
     expect(t.log.find('refused the agent token')[0]).toMatchObject({ code: 4001 });
+  });
+
+  it('says the key was refused, and waits near the cap, when the server refuses the proof (4001 before any state)', async () => {
+    const t = await setup();
+    await t.start({ reconnect: { baseMs: 5, capMs: 800, random: () => 0.999 } });
+    await t.server.waitForConnections(1);
+
+    t.server.closeAll(AgentCloseCodes.unauthorised, "this agent's key is not the one registered for its token");
+    const closedAt = Date.now();
+    await t.server.waitForConnections(2);
+
+    expect((t.server.attempts[1] ?? 0) - closedAt).toBeGreaterThanOrEqual(400);
+    expect(t.log.find(KEY_REFUSED_MESSAGE)).toEqual([
+      expect.objectContaining({ code: 4001, reason: "this agent's key is not the one registered for its token" }),
+    ]);
+    expect(t.log.find('refused the agent token')).toEqual([]);
   });
 
   it('treats an upgrade refused with HTTP 401 like close code 4001', async () => {
@@ -444,5 +472,86 @@ describe('agent runtime: secrets', () => {
     expect(existsSync(t.config.stateFile)).toBe(true);
     expect(statSync(t.config.stateFile).mode & 0o777).toBe(0o600);
     expect(statSync(path.dirname(t.config.stateFile)).mode & 0o777).toBe(0o700);
+  });
+});
+
+describe('agent runtime: key', () => {
+  const helloOf = (messages: readonly { type: string }[]) =>
+    messages.find((message) => message.type === 'hello') as HelloMessage;
+
+  it('creates its key file with mode 600 beside the state file on the first start, and proves that key', async () => {
+    const t = await setup();
+    expect(existsSync(t.config.keyFile)).toBe(false);
+    await t.start();
+    const connection = await t.server.waitForConnections(1);
+
+    expect(t.config.keyFile).toBe(path.join(path.dirname(t.config.stateFile), 'agent-key.pem'));
+    expect(statSync(t.config.keyFile).mode & 0o777).toBe(0o600);
+    expect(readFileSync(t.config.keyFile, 'utf8')).toMatch(/^-----BEGIN PRIVATE KEY-----\n/);
+    expect(connection.proofValid).toBe(true);
+    expect(t.log.find('created the agent key')).toHaveLength(1);
+    expect(t.log.text()).not.toContain(readFileSync(t.config.keyFile, 'utf8').split('\n')[1]);
+  });
+
+  it('proves the same key after a restart, and on every reconnect', async () => {
+    const t = await setup();
+    const first = await t.start();
+    const firstConnection = await t.server.waitForConnections(1);
+    const keyFileBefore = readFileSync(t.config.keyFile, 'utf8');
+    t.server.closeAll(1012);
+    const reconnected = await t.server.waitForConnections(2);
+    await first.stop();
+
+    await t.start();
+    const restarted = await t.server.waitForConnections(3);
+
+    const keys = [firstConnection, reconnected, restarted].map(
+      (connection) => helloOf(connection.messages).proof?.publicKey,
+    );
+    expect(new Set(keys).size).toBe(1);
+    expect([firstConnection, reconnected, restarted].map((connection) => connection.proofValid)).toEqual([
+      true,
+      true,
+      true,
+    ]);
+    expect(readFileSync(t.config.keyFile, 'utf8')).toBe(keyFileBefore);
+    expect(t.log.find('loaded the agent key')).toHaveLength(1);
+  });
+
+  it('sends nothing until the challenge arrives, then a hello signed over it', async () => {
+    const t = await setup();
+    t.server.sendChallenge = false;
+    await t.start();
+    await waitFor(() => t.server.connections.length === 1, 'the connection');
+    const connection = t.server.latest;
+    connection.nonce = 'n'.repeat(43);
+    t.server.send({ type: 'challenge', version: AGENT_PROTOCOL_VERSION, nonce: connection.nonce });
+    await t.server.waitForConnections(1);
+
+    // A hello sent before this challenge could not have been signed over it.
+    expect(connection.messages[0]?.type).toBe('hello');
+    expect(connection.proofValid).toBe(true);
+  });
+
+  it('says the server may be older when it closes the connection without a challenge', async () => {
+    const t = await setup();
+    t.server.sendChallenge = false;
+    await t.start();
+    await waitFor(() => t.server.connections.length === 1, 'the connection');
+
+    // What a server from before keys does to an agent that never says hello.
+    t.server.closeAll(AgentCloseCodes.protocolError, 'no hello');
+
+    await waitFor(() => t.log.find(NO_CHALLENGE_MESSAGE).length > 0, 'the log line');
+    expect(t.log.find(NO_CHALLENGE_MESSAGE)[0]).toMatchObject({ code: AgentCloseCodes.protocolError });
+    expect(t.server.connections[0]?.messages).toEqual([]);
+  });
+
+  it('refuses to start, naming the key file, when the key file holds no key', async () => {
+    const t = await setup();
+    t.fixture.write('state/agent-key.pem', 'not a key\n');
+
+    await expect(t.start()).rejects.toThrow(/agent-key\.pem holds no Ed25519 private key in PEM/);
+    expect(t.server.connections).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { AGENT_PROTOCOL_VERSION, type AgentCapabilities, type DesiredEntry, type EntryResult } from '@postern/protocol';
 import type { AgentConfig } from '../config/config.js';
+import { loadOrCreateAgentKey } from '../config/agent-key.js';
 import type { Driver, DriverSet } from '../drivers/driver.js';
 import { createDrivers } from '../drivers/index.js';
 import { detectCapabilities } from '../capabilities/index.js';
@@ -67,13 +68,19 @@ export interface AgentRuntime {
 }
 
 /**
- * Starts the agent's work: loads the state file and puts its unexpired entries back on the devices
+ * Starts the agent's work: loads its key (making the key file on the first start), loads the state file and puts its unexpired entries back on the devices
  * (removing expired ones) before any connection, starts the local expiry timers, then connects to
  * the server and converges to what it sends. Resolves once the restore is done and the first
  * connection attempt has started.
  */
 export async function startAgentRuntime(options: AgentRuntimeOptions): Promise<AgentRuntime> {
   const { config, logger } = options;
+  // First, before any device is touched: without its key the agent cannot connect at all.
+  const { key, created } = loadOrCreateAgentKey(config.keyFile, 'keyFile');
+  logger.info(
+    { keyFile: config.keyFile, keyFingerprint: key.fingerprint },
+    created ? 'created the agent key; the first connection enrols it' : 'loaded the agent key',
+  );
   const clock = options.clock ?? systemClock;
   const drivers = options.drivers ?? createDrivers(config, logger);
   const capabilities = capabilitiesSource(options, config);
@@ -115,6 +122,7 @@ export async function startAgentRuntime(options: AgentRuntimeOptions): Promise<A
   connection = new ServerConnection({
     connectUrl: config.connectUrl,
     token: config.token,
+    key,
     caFile: config.caFile,
     insecureSkipVerify: config.insecureSkipVerify,
     heartbeatMs: config.heartbeatSeconds * 1000,

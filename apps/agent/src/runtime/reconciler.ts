@@ -5,7 +5,6 @@ import type { Clock } from './clock.js';
 import { callDriver, errorMessage, KnocBatches } from './driver-calls.js';
 import { entryKey, type EntryStore, type HeldEntry } from './entry-store.js';
 import { canonicalAddress } from '../drivers/addresses.js';
-import { canonicalIp } from './canonical-ip.js';
 import type { StateFileContent } from './state-file.js';
 
 /** Failed removals are retried after 5 s, doubling to at most 5 minutes. */
@@ -399,10 +398,9 @@ export class Reconciler {
     const spared = new Map<string, Set<string>>();
     const spare = (type: string, ip: string) => {
       const set = spared.get(type) ?? new Set<string>();
-      set.add(canonicalIp(ip));
-      // Devices list a network by its network address (10.0.0.5/24 shows as 10.0.0.0/24). The full
-      // parse is slower, so it is kept for the rare networks.
-      if (ip.includes('/')) set.add(canonicalAddress(ip));
+      // Devices list a network by its network address (10.0.0.5/24 shows as 10.0.0.0/24), which is
+      // the canonical spelling too.
+      set.add(canonicalAddress(ip));
       spared.set(type, set);
     };
     for (const entry of desired.values()) {
@@ -425,7 +423,7 @@ export class Reconciler {
         continue;
       }
       const keep = spared.get(knoc.backendType) ?? new Set<string>();
-      const extras = listed.filter((ip) => !keep.has(canonicalIp(ip)));
+      const extras = listed.filter((ip) => !keep.has(canonicalAddress(ip)));
       if (extras.length === 0) continue;
       const outcomes = await callDriver(
         this.#drivers,

@@ -8,11 +8,13 @@ import {
   AgentCloseCodes,
   HelloMessage,
   POSTERN_VERSION,
+  agentProofPayload,
   type AgentCapabilities,
   type AgentToServerMessage,
   type DesiredEntry,
   type ServerToAgentMessage,
 } from '@postern/protocol';
+import type { AgentKey } from '../config/agent-key.js';
 import type { Secret } from '../config/secret.js';
 import type { Backoff } from './backoff.js';
 import { errorMessage } from './driver-calls.js';
@@ -26,6 +28,16 @@ export const STABLE_CONNECTION_MS = 30_000;
 const HANDSHAKE_TIMEOUT_MS = 20_000;
 /** How long a graceful close may take on shutdown before the socket is cut. */
 const CLOSE_TIMEOUT_MS = 2_000;
+/** The server sends its challenge at once; one that has not after this long is not a Postern server of this version. */
+const CHALLENGE_TIMEOUT_MS = 15_000;
+
+/** Logged when a connection ends before the server sent a challenge. */
+export const NO_CHALLENGE_MESSAGE =
+  'the server sent no challenge; it may run an older Postern than this agent (upgrade the server)';
+
+/** Logged when the server refuses the key proof: what the operator must do about it. */
+export const KEY_REFUSED_MESSAGE =
+  "the server refused this agent's key: if it is not the one registered, an admin must rotate the token and the agent be reinstalled with the new one";
 
 /** One open connection: replies go back on the connection the message came from. */
 export interface ServerLink {
@@ -37,6 +49,8 @@ export interface ServerLink {
 export interface ServerConnectionOptions {
   connectUrl: string;
   token: Secret;
+  /** Proves to the server, on every connection, that this is the agent that enrolled. */
+  key: AgentKey;
   caFile: string | null;
   insecureSkipVerify: boolean;
   heartbeatMs: number;
@@ -48,17 +62,17 @@ export interface ServerConnectionOptions {
   capabilities: () => Promise<AgentCapabilities>;
   /** The generation and the entries held, read at the moment the connection opens. */
   applied: () => { generation: number; applied: DesiredEntry[] };
-  /** A valid state, apply, heartbeat-ack or goodbye. */
+  /** A valid state, apply, heartbeat-ack or goodbye (the challenge is answered here). */
   onMessage: (message: ServerToAgentMessage, link: ServerLink) => void;
   /** Called with true once hello is sent, and with false when that connection ends. */
   onConnectedChange: (connected: boolean) => void;
 }
 
 /**
- * The agent's one WebSocket to the server: authenticates with the token, says hello, sends
- * heartbeats, drops a connection on which the server has gone quiet, and reconnects with back-off
- * until {@link stop}. Messages are validated here; an invalid one is logged (without its content)
- * and ignored, never fatal.
+ * The agent's one WebSocket to the server: names itself with the token, answers the server's
+ * challenge with a hello that proves its key, sends heartbeats, drops a connection on which the
+ * server has gone quiet, and reconnects with back-off until {@link stop}. Messages are validated
+ * here; an invalid one is logged (without its content) and ignored, never fatal.
  */
 export class ServerConnection {
   readonly #options: ServerConnectionOptions;
@@ -139,6 +153,11 @@ export class ServerConnection {
     let openedAt: number | null = null;
     let refusedStatus: number | null = null;
     let lastHeardAt = performance.now();
+    let challenged = false;
+    let helloSent = false;
+    /** A state arrived after the hello: the server accepted the key on this connection. */
+    let admitted = false;
+    let challengeTimer: NodeJS.Timeout | null = null;
 
     socket.on('unexpected-response', (_request, response) => {
       refusedStatus = response.statusCode ?? null;
@@ -148,12 +167,24 @@ export class ServerConnection {
     socket.on('open', () => {
       openedAt = performance.now();
       lastHeardAt = openedAt;
-      const hello = this.#hello(capabilities);
+      // Nothing is sent before the server's challenge: the hello must sign it.
+      // A server that never sends one is cut; the close below says why.
+      challengeTimer = setTimeout(() => socket.terminate(), CHALLENGE_TIMEOUT_MS);
+    });
+    const answerChallenge = (nonce: string) => {
+      if (challengeTimer !== null) clearTimeout(challengeTimer);
+      challenged = true;
+      if (helloSent) {
+        this.#logger.warn('ignoring a second challenge from the server');
+        return;
+      }
+      const hello = this.#hello(capabilities, nonce);
       if (hello === null) {
         socket.close(1011, 'agent cannot describe itself');
         return;
       }
       socket.send(encodeAgentMessage(hello));
+      helloSent = true;
       this.#connected = true;
       this.#logger.info(
         { url: options.connectUrl, generation: hello.generation, applied: hello.applied.length },
@@ -161,7 +192,7 @@ export class ServerConnection {
       );
       this.#startHeartbeat(socket, () => lastHeardAt);
       options.onConnectedChange(true);
-    });
+    };
     // A ping proves the server is there as well as a message does (ws answers it with a pong).
     socket.on('ping', () => (lastHeardAt = performance.now()));
     socket.on('message', (data, isBinary) => {
@@ -174,9 +205,16 @@ export class ServerConnection {
         );
         return;
       }
-      if (decoded.message.type === 'goodbye') {
-        this.#logger.info({ reason: decoded.message.reason }, 'the server said goodbye');
+      const message = decoded.message;
+      if (message.type === 'goodbye') {
+        this.#logger.info({ reason: message.reason }, 'the server said goodbye');
       }
+      if (message.type === 'challenge') return answerChallenge(message.nonce);
+      if (!helloSent && message.type !== 'goodbye') {
+        this.#logger.warn({ type: message.type }, 'ignoring a message that came before the challenge');
+        return;
+      }
+      if (message.type === 'state') admitted = true;
       const link: ServerLink = {
         send: (message) => {
           if (this.#socket !== socket || socket.readyState !== WebSocket.OPEN) return false;
@@ -184,7 +222,7 @@ export class ServerConnection {
           return true;
         },
       };
-      options.onMessage(decoded.message, link);
+      options.onMessage(message, link);
     });
     socket.on('error', (error) => {
       // A refused upgrade is reported by the close below; other errors end in a close too.
@@ -193,6 +231,7 @@ export class ServerConnection {
       }
     });
     socket.on('close', (code, reasonBuffer) => {
+      if (challengeTimer !== null) clearTimeout(challengeTimer);
       const reason = reasonBuffer.toString('utf8').slice(0, 200);
       const wasConnected = this.#connected && this.#socket === socket;
       if (this.#socket === socket) {
@@ -211,10 +250,15 @@ export class ServerConnection {
       const unauthorised = code === AgentCloseCodes.unauthorised || refusedStatus === 401 || refusedStatus === 403;
       const delay = unauthorised ? options.backoff.atCap() : options.backoff.next();
       const fields = { code, reason, httpStatus: refusedStatus ?? undefined, retryInMs: delay };
-      if (unauthorised) {
+      if (unauthorised && helloSent && !admitted) {
+        // Refused after the proof was sent and before any state: the key, not the token.
+        this.#logger.error({ ...fields, keyFingerprint: options.key.fingerprint }, KEY_REFUSED_MESSAGE);
+      } else if (unauthorised) {
         this.#logger.error(fields, 'the server refused the agent token; check the token in the admin console');
       } else if (code === AgentCloseCodes.replaced) {
         this.#logger.warn(fields, 'another connection with this agent token replaced this one');
+      } else if (openedAt !== null && !challenged) {
+        this.#logger.error(fields, NO_CHALLENGE_MESSAGE);
       } else {
         this.#logger.warn(fields, openedAt === null ? 'cannot connect to the server' : 'disconnected from the server');
       }
@@ -222,8 +266,9 @@ export class ServerConnection {
     });
   }
 
-  #hello(capabilities: AgentCapabilities): HelloMessage | null {
+  #hello(capabilities: AgentCapabilities, nonce: string): HelloMessage | null {
     const { generation, applied } = this.#options.applied();
+    const { key } = this.#options;
     const hello = HelloMessage.safeParse({
       type: 'hello',
       version: AGENT_PROTOCOL_VERSION,
@@ -231,6 +276,7 @@ export class ServerConnection {
       capabilities,
       generation,
       applied,
+      proof: { publicKey: key.publicKey, signature: key.sign(agentProofPayload(nonce, key.publicKey)) },
     });
     if (hello.success) return hello.data;
     this.#logger.error(

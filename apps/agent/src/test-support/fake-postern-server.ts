@@ -1,3 +1,4 @@
+import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingHttpHeaders, type Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -6,6 +7,8 @@ import {
   AGENT_CONNECT_PATH,
   AGENT_PROTOCOL_VERSION,
   AgentToServerMessage,
+  agentProofPayload,
+  type AgentKeyProof,
   type AgentKnoc,
   type ApplyMessage,
   type DesiredEntry,
@@ -22,17 +25,36 @@ export interface FakeConnection {
   messages: AgentToServerMessage[];
   /** Set when the connection closed: the close code the server saw. */
   closeCode: number | null;
+  /** The challenge this connection was sent, or null when the server sent none. */
+  nonce: string | null;
+  /** Whether the hello's key proof verified for this connection's nonce (null before a hello). */
+  proofValid: boolean | null;
+}
+
+/** Whether `proof` is a valid Ed25519 signature of the proof payload for `nonce`, as the server checks it. */
+export function verifyProof(proof: AgentKeyProof | undefined, nonce: string | null): boolean {
+  if (proof === undefined || nonce === null) return false;
+  try {
+    const key = createPublicKey({ key: Buffer.from(proof.publicKey, 'base64url'), format: 'der', type: 'spki' });
+    const payload = Buffer.from(agentProofPayload(nonce, proof.publicKey), 'utf8');
+    return key.asymmetricKeyType === 'ed25519' && verify(null, payload, key, Buffer.from(proof.signature, 'base64url'));
+  } catch {
+    return false;
+  }
 }
 
 /**
  * A stand-in for the Postern server's agent endpoint on 127.0.0.1: accepts WebSocket upgrades on the
- * agent path, records each connection's headers and messages (validated with the protocol), answers
- * heartbeats unless told not to, and sends whatever a test asks.
+ * agent path, opens each connection with a challenge (unless told not to, like a server from before
+ * keys) and checks the hello's key proof, records each connection's headers and messages (validated
+ * with the protocol), answers heartbeats unless told not to, and sends whatever a test asks.
  */
 export class FakePosternServer {
   readonly connections: FakeConnection[] = [];
   /** Answer heartbeats with heartbeat-ack. */
   ackHeartbeats = true;
+  /** Open each connection with a challenge, as the server does. */
+  sendChallenge = true;
   /** An HTTP status to refuse upgrades with, or null to accept them. */
   refuseWith: number | null = null;
   /** Frames from the agent that did not match the protocol (a test expects none). */
@@ -48,8 +70,17 @@ export class FakePosternServer {
     this.#httpServer = httpServer;
     this.#scheme = scheme;
     server.on('connection', (socket, request) => {
-      const connection: FakeConnection = { socket, headers: request.headers, messages: [], closeCode: null };
+      const nonce = this.sendChallenge ? randomBytes(32).toString('base64url') : null;
+      const connection: FakeConnection = {
+        socket,
+        headers: request.headers,
+        messages: [],
+        closeCode: null,
+        nonce,
+        proofValid: null,
+      };
       this.connections.push(connection);
+      if (nonce !== null) socket.send(JSON.stringify({ type: 'challenge', version: AGENT_PROTOCOL_VERSION, nonce }));
       socket.on('message', (data: Buffer) => {
         const text = data.toString('utf8');
         const parsed = AgentToServerMessage.safeParse(JSON.parse(text));
@@ -58,6 +89,7 @@ export class FakePosternServer {
           return;
         }
         const message = parsed.data;
+        if (message.type === 'hello') connection.proofValid = verifyProof(message.proof, connection.nonce);
         connection.messages.push(message);
         if (message.type === 'heartbeat' && this.ackHeartbeats) {
           socket.send(JSON.stringify({ type: 'heartbeat-ack', version: AGENT_PROTOCOL_VERSION }));

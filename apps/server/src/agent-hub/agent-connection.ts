@@ -6,9 +6,11 @@ import {
   AgentCloseCodes,
   AgentToServerMessage,
   type EntryKey,
+  type HelloMessage,
   type ServerToAgentMessage,
 } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
+import { newAgentNonce } from '../agents/agent-key.js';
 import { agentKnocs, desiredEntries, desiredForKeys } from './desired-state.js';
 import { recordResults } from './results.js';
 
@@ -25,13 +27,28 @@ const LAST_SEEN_WRITE_MS = 5_000;
  * this bounds the waste: at a million reconnects a day the numbers last for longer than any agent.
  */
 const GENERATION_BLOCK = 1_000;
-/** An agent that has not said hello this long after connecting is dropped. */
+/** An agent that has not proved its key in a hello this long after connecting is dropped. */
 const HELLO_TIMEOUT_MS = 10_000;
 
+/** What a connection asks of the hub, which alone decides who may hold an agent's slot. */
+export interface AgentConnectionHooks {
+  /**
+   * Decides on the hello's key proof for this connection's nonce: null admits the connection (the
+   * hub has made it the agent's), a text refuses it with that reason (the hub has audited it).
+   */
+  admit(connection: AgentConnection, hello: HelloMessage, nonce: string): Promise<string | null>;
+  /** No proof arrived in time; the connection closes. */
+  timedOut(connection: AgentConnection): void;
+  /** The socket has closed (called once). */
+  closed(connection: AgentConnection): void;
+}
+
 /**
- * One agent's live WebSocket. Messages to the agent leave in the order their generations were
- * taken: every send is computed and sent inside one serial work queue, and a burst of changes is
- * coalesced into one message (see #scheduleFlush).
+ * One agent's live WebSocket. It opens with a challenge and sends nothing else until the hello's
+ * key proof has been accepted (see AgentConnectionHooks.admit): a token alone learns nothing.
+ * Messages to the agent leave in the order their generations were taken: every send is computed and
+ * sent inside one serial work queue, and a burst of changes is coalesced into one message (see
+ * #scheduleFlush).
  */
 export class AgentConnection {
   readonly #pendingKeys = new Map<string, EntryKey>();
@@ -39,7 +56,13 @@ export class AgentConnection {
   #flushScheduled = false;
   #work: Promise<void> = Promise.resolve();
   #ready = false;
+  /** A hello has arrived: whatever its outcome, a second one is a protocol error. */
+  #helloReceived = false;
+  /** close() was called; the socket may not have closed yet. */
+  #closing = false;
   #closed = false;
+  /** This connection's challenge; it never leaves the connection, so there is nothing to replay. */
+  readonly #nonce = newAgentNonce();
   #lastSeenWritten = 0;
   #lastMessageAt: number;
   /** The last generation used, and the highest this connection has reserved (see #takeGeneration). */
@@ -54,7 +77,7 @@ export class AgentConnection {
     readonly agentId: string,
     readonly connectionId: string,
     private readonly log: Logger,
-    private readonly onClosed: (connection: AgentConnection) => void,
+    private readonly hooks: AgentConnectionHooks,
   ) {
     this.#lastMessageAt = Date.now();
     socket.on('message', (data, isBinary) => {
@@ -65,7 +88,9 @@ export class AgentConnection {
     socket.on('close', () => this.#closedBySocket());
     socket.on('error', (error) => this.log.warn({ err: error }, 'agent socket error'));
     this.#helloTimer = setTimeout(() => {
-      if (!this.#ready) this.close(AgentCloseCodes.protocolError, 'no hello');
+      if (this.#helloReceived || this.closing) return;
+      this.hooks.timedOut(this);
+      this.close(AgentCloseCodes.protocolError, 'no hello');
     }, HELLO_TIMEOUT_MS);
     this.#watchdog = setInterval(() => {
       if (Date.now() - this.#lastMessageAt > AGENT_OFFLINE_AFTER_SECONDS * 1000) {
@@ -73,10 +98,22 @@ export class AgentConnection {
       }
     }, 5_000);
     this.#watchdog.unref();
+    this.#send({ type: 'challenge', version: AGENT_PROTOCOL_VERSION, nonce: this.#nonce });
   }
 
+  /** The agent's key was accepted and its hello handled: it receives state. */
   get ready(): boolean {
     return this.#ready;
+  }
+
+  /** close() was called or the socket closed: the connection must not be given the agent's slot. */
+  get closing(): boolean {
+    return this.#closing || this.#closed;
+  }
+
+  /** The socket has closed (and the closed hook has run). */
+  get socketClosed(): boolean {
+    return this.#closed;
   }
 
   /**
@@ -97,7 +134,8 @@ export class AgentConnection {
 
   /** Closes the socket, telling the agent why. */
   close(code: number, reason: string): void {
-    if (this.#closed) return;
+    if (this.#closed || this.#closing) return;
+    this.#closing = true;
     if (code !== AgentCloseCodes.protocolError)
       this.#send({ type: 'goodbye', version: AGENT_PROTOCOL_VERSION, reason });
     this.socket.close(code, reason.slice(0, 120));
@@ -127,7 +165,7 @@ export class AgentConnection {
    * the HTTP reply that caused it is written.
    */
   #scheduleFlush(): void {
-    if (!this.#ready || this.#flushScheduled || this.#closed) return;
+    if (!this.#ready || this.#flushScheduled || this.closing) return;
     this.#flushScheduled = true;
     this.#enqueue(() => {
       this.#flushScheduled = false;
@@ -136,7 +174,7 @@ export class AgentConnection {
   }
 
   async #flush(): Promise<void> {
-    if (this.#closed) return;
+    if (this.closing) return;
     if (this.#fullStatePending) {
       this.#fullStatePending = false;
       this.#pendingKeys.clear();
@@ -206,10 +244,30 @@ export class AgentConnection {
       return this.close(AgentCloseCodes.protocolError, 'invalid message');
     }
     const message = parsed.data;
+    if (!this.#ready) {
+      // Nothing from a connection being closed before its key was accepted; and before that, the
+      // only message is the hello carrying the proof.
+      if (this.closing) return;
+      if (message.type !== 'hello') return this.close(AgentCloseCodes.protocolError, 'hello first');
+    }
+    if (message.type === 'hello' && this.#helloReceived)
+      return this.close(AgentCloseCodes.protocolError, 'hello twice');
     const now = this.ctx.clock.now();
     switch (message.type) {
       case 'hello': {
+        this.#helloReceived = true;
         clearTimeout(this.#helloTimer);
+        let refusal: string | null;
+        try {
+          refusal = await this.hooks.admit(this, message, this.#nonce);
+        } catch (error) {
+          // The store failed us; the agent retries, and nothing was sent meanwhile.
+          this.log.error({ err: error }, 'could not check the agent key proof');
+          return this.close(1011, 'server error');
+        }
+        if (refusal !== null) return this.close(AgentCloseCodes.unauthorised, refusal);
+        // Closed while the proof was checked (a rotation, a newer connection, shutdown).
+        if (this.closing) return;
         await this.ctx.db
           .updateTable('agents')
           .set((eb) => ({
@@ -272,6 +330,6 @@ export class AgentConnection {
     this.#closed = true;
     clearTimeout(this.#helloTimer);
     clearInterval(this.#watchdog);
-    this.onClosed(this);
+    this.hooks.closed(this);
   }
 }

@@ -1,25 +1,32 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyWebsocket from '@fastify/websocket';
-import { AGENT_CONNECT_PATH, AgentCloseCodes, AuditActions, ErrorCodes } from '@postern/protocol';
+import type { Logger } from 'pino';
+import { AGENT_CONNECT_PATH, AgentCloseCodes, AuditActions, ErrorCodes, type HelloMessage } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
 import type { AgentEntryKey, AgentSync } from '../grants/agent-sync.js';
 import { clientAddress } from '../http/client-address.js';
 import { recordAudit } from '../audit/audit.js';
+import { NotFoundError } from '../http/errors.js';
 import { uuidv7 } from '../lib/ids.js';
 import { findAgentByToken } from '../agents/agents.repo.js';
+import { AgentRefusals, admitAgentConnection } from '../agents/agent-enrolment.js';
+import { RefusedConnectionAudit } from '../agents/refused-connection-audit.js';
 import { AgentConnection } from './agent-connection.js';
 
 /** Largest message an agent may send (a hello listing every applied entry of a big agent). */
 const MAX_AGENT_MESSAGE_BYTES = 64 * 1024 * 1024;
 
-interface AuthenticatedAgent {
+/** The agent a token names. Not yet authenticated: that takes the key proof inside the socket. */
+interface IdentifiedAgent {
   id: string;
   name: string;
+  /** The hash of the token the upgrade presented; admission checks it is still the agent's. */
+  tokenHash: string;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
-    postern_agent?: AuthenticatedAgent;
+    postern_agent?: IdentifiedAgent;
   }
 }
 
@@ -28,27 +35,45 @@ declare module 'fastify' {
  * messages for them. The store stays the source of truth: a connection only ever sends what it
  * reads from the store at a fresh generation, so anything missed (a crash between commit and send)
  * is repaired by the full state every reconnect brings.
+ *
+ * The token on the upgrade only names the agent. A new connection waits among the pending ones,
+ * knowing nothing but its challenge, until its hello proves the agent's key; only then does it take
+ * the agent's slot (closing an older connection) and receive state. A token holder without the key
+ * never disturbs the agent's live connection.
  */
 export class AgentHub implements AgentSync {
+  /** Admitted connections, one per agent. */
   readonly #connections = new Map<string, AgentConnection>();
+  /** Connections that have not proved the key yet. */
+  readonly #pending = new Set<AgentConnection>();
+  /** Admitted connections whose connection id was written to the store (their close is recorded). */
+  readonly #recorded = new WeakSet<AgentConnection>();
+  readonly #refusals: RefusedConnectionAudit;
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly ctx: AppContext) {
+    this.#refusals = new RefusedConnectionAudit(ctx);
+  }
 
   /** Registers the WebSocket endpoint. Call before the app is ready. */
   async register(app: FastifyInstance): Promise<void> {
     await app.register(fastifyWebsocket, { options: { maxPayload: MAX_AGENT_MESSAGE_BYTES } });
-    app.get(
-      AGENT_CONNECT_PATH,
-      { websocket: true, preValidation: (request, reply) => this.#authenticate(request, reply) },
-      (socket, request) => {
+    app.route({
+      method: 'GET',
+      url: AGENT_CONNECT_PATH,
+      preValidation: (request, reply) => this.#authenticate(request, reply),
+      // A plain request (no WebSocket upgrade) gets the API's error envelope, like any unknown route.
+      handler: () => {
+        throw new NotFoundError('WebSocket only');
+      },
+      wsHandler: (socket, request) => {
         const agent = request.postern_agent;
         if (agent === undefined) {
           socket.close(AgentCloseCodes.unauthorised, 'unauthorised');
           return;
         }
-        void this.#accept(socket, request, agent);
+        this.#accept(socket, request, agent);
       },
-    );
+    });
   }
 
   entriesChanged(keys: readonly AgentEntryKey[]): void {
@@ -72,6 +97,10 @@ export class AgentHub implements AgentSync {
 
   disconnectAgent(agentId: string, reason: string): void {
     this.#connections.get(agentId)?.close(AgentCloseCodes.unauthorised, reason);
+    // Also a connection still proving its key: it presented the token that was just replaced.
+    for (const pending of this.#pending) {
+      if (pending.agentId === agentId) pending.close(AgentCloseCodes.unauthorised, reason);
+    }
   }
 
   /** Whether this server holds a connection to the agent that has said hello. */
@@ -86,7 +115,7 @@ export class AgentHub implements AgentSync {
 
   /** Closes every agent connection (server shutdown); agents reconnect to another replica or later. */
   close(): void {
-    for (const connection of this.#connections.values())
+    for (const connection of [...this.#connections.values(), ...this.#pending])
       connection.close(AgentCloseCodes.serverStopping, 'server stopping');
   }
 
@@ -99,37 +128,82 @@ export class AgentHub implements AgentSync {
       await reply.code(401).send({ Err: ErrorCodes.unauthorised });
       return;
     }
-    request.postern_agent = { id: row.id, name: row.name };
+    request.postern_agent = { id: row.id, name: row.name, tokenHash: row.tokenHash };
   }
 
-  async #accept(
+  #accept(
     socket: ConstructorParameters<typeof AgentConnection>[1],
     request: FastifyRequest,
-    agent: AuthenticatedAgent,
-  ): Promise<void> {
+    agent: IdentifiedAgent,
+  ): void {
     const connectionId = uuidv7();
     const address = clientAddress(request);
     const log = this.ctx.logger.child({ agent: agent.name, agentId: agent.id, connectionId });
-    // A newer connection replaces an older one: the agent restarted or its network changed.
-    this.#connections.get(agent.id)?.close(AgentCloseCodes.replaced, 'replaced by a newer connection');
-    const connection = new AgentConnection(this.ctx, socket, agent.id, connectionId, log, (closed) => {
-      void this.#closed(closed, agent);
+    const connection = new AgentConnection(this.ctx, socket, agent.id, connectionId, log, {
+      admit: (candidate, hello, nonce) => this.#admit(candidate, agent, address, hello, nonce, log),
+      timedOut: () => void this.#refused(agent, address, AgentRefusals.timeout, null, log),
+      closed: (closed) => void this.#closed(closed, agent),
     });
-    this.#connections.set(agent.id, connection);
-    const now = this.ctx.clock.now();
-    await this.ctx.db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('agents')
-        .set({ connectionId, externalIp: address, lastSeen: now })
-        .where('id', '=', agent.id)
-        .execute();
-      await recordAudit(trx, now, AuditActions.AgentConnected, { AgentName: agent.name, IpAddress: address });
-    });
-    log.info({ address }, 'agent connected');
+    this.#pending.add(connection);
+    log.debug({ address }, 'agent connection opened; challenge sent');
   }
 
-  async #closed(connection: AgentConnection, agent: AuthenticatedAgent): Promise<void> {
+  /**
+   * Admits a connection whose hello proves the agent's key (enrolling it when none is registered),
+   * and gives it the agent's slot; refuses (and audits) any other. Returns the refusal, or null.
+   */
+  async #admit(
+    connection: AgentConnection,
+    agent: IdentifiedAgent,
+    address: string,
+    hello: HelloMessage,
+    nonce: string,
+    log: Logger,
+  ): Promise<string | null> {
+    const outcome = await admitAgentConnection(this.ctx, {
+      agentId: agent.id,
+      tokenHash: agent.tokenHash,
+      nonce,
+      proof: hello.proof,
+      connectionId: connection.connectionId,
+      address,
+    });
+    if (!outcome.admitted) {
+      this.#pending.delete(connection);
+      await this.#refused(agent, address, outcome.refusal, outcome.fingerprint, log);
+      return outcome.refusal;
+    }
+    this.#pending.delete(connection);
+    this.#recorded.add(connection);
+    if (outcome.enrolled) log.info({ address, keyFingerprint: outcome.fingerprint }, 'agent enrolled its key');
+    // Closed while its proof was checked (a token rotation, shutdown, the agent gone): never given the
+    // slot. Its close is recorded when the socket closes, or now if that has already happened.
+    if (connection.closing) {
+      if (connection.socketClosed) await this.#closed(connection, agent);
+      return null;
+    }
+    // A newer proven connection replaces an older one: the agent restarted or its network changed.
+    this.#connections.get(agent.id)?.close(AgentCloseCodes.replaced, 'replaced by a newer connection');
+    this.#connections.set(agent.id, connection);
+    log.info({ address }, 'agent connected');
+    return null;
+  }
+
+  async #refused(
+    agent: IdentifiedAgent,
+    address: string,
+    reason: string,
+    fingerprint: string | null,
+    log: Logger,
+  ): Promise<void> {
+    await this.#refusals.record({ agentId: agent.id, agentName: agent.name, address, reason, fingerprint }, log);
+  }
+
+  async #closed(connection: AgentConnection, agent: IdentifiedAgent): Promise<void> {
+    this.#pending.delete(connection);
     if (this.#connections.get(agent.id) === connection) this.#connections.delete(agent.id);
+    // A connection that never proved the key was never the agent's: nothing to record.
+    if (!this.#recorded.has(connection)) return;
     const now = this.ctx.clock.now();
     try {
       await this.ctx.db.transaction().execute(async (trx) => {

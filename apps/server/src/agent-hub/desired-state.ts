@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { AgentKnoc, DesiredEntry, EntryKey } from '@postern/protocol';
+import { AGENT_ENTRY_TTL_MAX_SECONDS, type AgentKnoc, type DesiredEntry, type EntryKey } from '@postern/protocol';
 import { loadBackendConfigForAgent, toBackendRow } from '../backends/backends.repo.js';
 import { loadKnocConfigForAgent } from '../knocs/knoc-config.js';
 import { toKnocRow } from '../knocs/knocs.repo.js';
@@ -15,9 +15,13 @@ import { preparedQuery } from '../store/prepared-query.js';
 
 const CHUNK = 500;
 
-/** Seconds left until `expiresAt`, at least 1 (an entry about to expire is still sent as live). */
+/**
+ * Seconds left until `expiresAt`, at least 1 (an entry about to expire is still sent as live) and at
+ * most the longest session, whatever an old row says (the agent turns it into timers and device
+ * timeouts; the server sends the entry again, with its remaining time, on every reconnect).
+ */
 function ttlSeconds(expiresAt: number, now: number): number {
-  return Math.max(1, Math.ceil((expiresAt - now) / 1000));
+  return Math.min(AGENT_ENTRY_TTL_MAX_SECONDS, Math.max(1, Math.ceil((expiresAt - now) / 1000)));
 }
 
 interface EntryRow {

@@ -80,6 +80,8 @@ describe.each(testStoreKinds())('agents API (%s)', (kind) => {
       ExternalIP: null,
       Capabilities: null,
       Online: false,
+      EnrolledAt: null,
+      KeyFingerprint: null,
       Backends: [],
       LastModifiedAt: new Date(t.clock.now()).toISOString(),
       LastModifiedBy: 'ops',

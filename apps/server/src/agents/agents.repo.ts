@@ -37,6 +37,8 @@ const AGENT_COLUMNS = [
   'createdAt',
   'updatedAt',
   'lastModifiedBy',
+  'publicKey',
+  'enrolledAt',
 ] as const;
 
 export async function listAgentRows(db: Kysely<Database>): Promise<AgentRow[]> {
@@ -75,14 +77,68 @@ export async function renameAgentRow(
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Replaces the token (hash and sealed copy); true when the agent existed. */
+/**
+ * Replaces the token (hash and sealed copy) and drops the registered key, so the next agent to
+ * connect with the new token enrols afresh; true when the agent existed.
+ */
 export async function replaceAgentToken(
   db: Kysely<Database>,
   id: string,
   fields: { tokenHash: string; tokenSecret: string; updatedAt: number; lastModifiedBy: string },
 ): Promise<boolean> {
-  const result = await db.updateTable('agents').set(fields).where('id', '=', id).executeTakeFirst();
+  const result = await db
+    .updateTable('agents')
+    .set({ ...fields, publicKey: null, enrolledAt: null })
+    .where('id', '=', id)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/** What deciding on a connection's key proof needs to know about the agent. */
+export interface AgentCredentialsRow {
+  id: string;
+  name: string;
+  tokenHash: string;
+  publicKey: string | null;
+}
+
+/** The agent's token hash and registered key, or null when the agent is gone. */
+export async function findAgentCredentials(db: Kysely<Database>, id: string): Promise<AgentCredentialsRow | null> {
+  return (
+    (await db
+      .selectFrom('agents')
+      .select(['id', 'name', 'tokenHash', 'publicKey'])
+      .where('id', '=', id)
+      .executeTakeFirst()) ?? null
+  );
+}
+
+/**
+ * Registers the agent's key, only while the token is still the one the connection presented and
+ * no key is registered: of two racing enrolments exactly one wins. True when this one did.
+ */
+export async function enrolAgentKey(
+  db: Kysely<Database>,
+  id: string,
+  fields: { tokenHash: string; publicKey: string; enrolledAt: number },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('agents')
+    .set({ publicKey: fields.publicKey, enrolledAt: fields.enrolledAt })
+    .where('id', '=', id)
+    .where('tokenHash', '=', fields.tokenHash)
+    .where('publicKey', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Records the connection now holding the agent, where it came from, and that it was just seen. */
+export async function recordAgentConnection(
+  db: Kysely<Database>,
+  id: string,
+  fields: { connectionId: string; externalIp: string; lastSeen: number },
+): Promise<void> {
+  await db.updateTable('agents').set(fields).where('id', '=', id).execute();
 }
 
 /** Deletes the agent row; true when it existed. Backends must have been detached first. */

@@ -11,24 +11,14 @@ import {
 } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
 import { requireAdmin } from '../auth/request-auth.js';
-import { loadAgentDistribution, type AgentDistribution } from './agent-distribution.js';
-import { registerAgentInstallRoutes } from './agent-install.routes.js';
 import { createAgent, deleteAgent, getAgent, listAgents, rotateAgentToken, updateAgent } from './agents.service.js';
 
 const AgentParams = z.object({ id: Id });
 
-/**
- * /api/admin/agents (list, get, create, update, delete, rotate the token; admins only) and the public
- * install script and bundle under /api/agent/. `distribution` defaults to the agent built beside the
- * server; tests pass their own.
- */
-export function registerAgentRoutes(
-  app: FastifyInstance,
-  ctx: AppContext,
-  distribution: AgentDistribution = loadAgentDistribution(),
-): void {
+/** /api/admin/agents: list, get, create, update, delete, rotate the token (admins only). */
+export function registerAgentRoutes(app: FastifyInstance, ctx: AppContext): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  // The admin guard (auth/request-auth.ts) has already refused anyone else; this names the admin.
+  // The admin scope (http/route-access.ts) has already refused anyone else; this names the admin.
   const actor = async (request: FastifyRequest) => ({ AdminName: (await requireAdmin(ctx, request)).admin.userName });
 
   routes.get('/api/admin/agents', { schema: { response: { 200: AgentListResponse } } }, async () => ({
@@ -67,6 +57,4 @@ export function registerAgentRoutes(
     { schema: { params: AgentParams, response: { 200: AgentResponse } } },
     async (request) => ({ data: await rotateAgentToken(ctx, request.params.id, await actor(request)) }),
   );
-
-  registerAgentInstallRoutes(app, ctx, distribution);
 }

@@ -18,6 +18,7 @@ import { isoOrNull } from '../lib/rows.js';
 import { isUniqueViolation } from '../lib/unique-violation.js';
 import type { AuditActor } from '../groups/groups.service.js';
 import { agentTokenSecretContext, generateAgentToken, hashAgentToken } from './agent-token.js';
+import { agentKeyFingerprint } from './agent-key.js';
 import {
   backendsOfAgents,
   countBackendsOfAgent,
@@ -86,8 +87,10 @@ export async function updateAgent(
 }
 
 /**
- * Gives the agent a new token; the old one stops working at once: the connected agent is
- * disconnected once the change is committed, and its reconnect with the old token is refused.
+ * Gives the agent a new token and drops its registered key; the old token stops working at once:
+ * the connected agent is disconnected once the change is committed, and its reconnect with the old
+ * token is refused. The first agent to connect with the new token enrols its key (the same host's
+ * agent reinstalled with it keeps its key file and enrols that key again).
  */
 export async function rotateAgentToken(ctx: AppContext, id: string, actor: AuditActor): Promise<AgentRecord> {
   const now = ctx.clock.now();
@@ -101,7 +104,12 @@ export async function rotateAgentToken(ctx: AppContext, id: string, actor: Audit
       updatedAt: now,
       lastModifiedBy: actorName(actor),
     });
-    await audit(trx, now, AuditActions.AgentTokenRotated, actor, current.name);
+    // The audit entry says when a registered key went with the old token.
+    const dropped =
+      current.publicKey === null
+        ? {}
+        : { Description: `Registered key ${agentKeyFingerprint(current.publicKey)} dropped; the agent enrols again` };
+    await audit(trx, now, AuditActions.AgentTokenRotated, actor, current.name, dropped);
   });
   ctx.agentSync.disconnectAgent(id, 'token rotated');
   return getAgent(ctx, id);
@@ -149,6 +157,8 @@ function toRecord(ctx: AppContext, row: AgentRow, backends: readonly AgentBacken
     ExternalIP: row.externalIp === null ? null : stripPort(row.externalIp),
     Capabilities: parseCapabilities(row.capabilities),
     Online: isAgentOnline(row, ctx.clock.now()),
+    EnrolledAt: isoOrNull(row.enrolledAt),
+    KeyFingerprint: row.publicKey === null ? null : agentKeyFingerprint(row.publicKey),
     Backends: backends.map((backend) => ({ ID: backend.id, Name: backend.name, Type: backend.type })),
     LastModifiedAt: new Date(row.updatedAt).toISOString(),
     LastModifiedBy: row.lastModifiedBy,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { parseCidr, parseIp, type IpFamily } from '../apikeys/cidr.js';
+import { IP_FAMILY_BITS, parseCidr, parseIp, type IpFamily } from '@postern/protocol';
 
 /** The two published representations of one allowlist. */
 export type AllowlistFormat = 'txt' | 'json';
@@ -10,8 +10,6 @@ interface SortableEntry {
   network: bigint;
   bits: number;
 }
-
-const HOST_BITS: Record<IpFamily, number> = { 4: 32, 6: 128 };
 
 /**
  * The published lines: each granted address or CIDR once, as it was granted except that a single
@@ -36,12 +34,13 @@ function toEntry(text: string): SortableEntry | null {
   if (text.includes('/')) {
     const range = parseCidr(text);
     if (range === null) return null;
-    const single = range.bits === HOST_BITS[range.family];
-    return { ...range, text: single ? text.slice(0, text.lastIndexOf('/')) : text };
+    const single = range.prefix === IP_FAMILY_BITS[range.family];
+    const entry = { family: range.family, network: range.value, bits: range.prefix };
+    return { ...entry, text: single ? text.slice(0, text.lastIndexOf('/')) : text };
   }
   const address = parseIp(text);
   if (address === null) return null;
-  return { text, family: address.family, network: address.value, bits: HOST_BITS[address.family] };
+  return { text, family: address.family, network: address.value, bits: address.prefix };
 }
 
 function compareEntries(a: SortableEntry, b: SortableEntry): number {

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import {
+  addressInAnyCidr,
   AuditActions,
   GrantStatus,
   type AllowlistRecord,
@@ -9,7 +10,6 @@ import {
 import type { AppContext } from '../app-context.js';
 import { recordAudit } from '../audit/audit.js';
 import { NotFoundError, type ApiError } from '../http/errors.js';
-import { addressInAnyCidr } from '../apikeys/cidr.js';
 import { touchApiKey } from '../apikeys/apikeys.repo.js';
 import {
   basicChallenge,

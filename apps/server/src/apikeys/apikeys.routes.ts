@@ -22,7 +22,7 @@ const ApiKeyParams = z.object({ id: Id });
  */
 export function registerApiKeyRoutes(app: FastifyInstance, ctx: AppContext): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  // The admin guard (auth/request-auth.ts) has already refused anyone else; this names the admin.
+  // The admin scope (http/route-access.ts) has already refused anyone else; this names the admin.
   const actor = async (request: FastifyRequest) => ({ AdminName: (await requireAdmin(ctx, request)).admin.userName });
 
   routes.get('/api/admin/api-keys', { schema: { response: { 200: ApiKeyListResponse } } }, async () => ({

@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import {
+  addressInAnyCidr,
   API_KEY_SCOPE_PATTERN,
   AuditActions,
   ErrorCodes,
+  parseCidr,
   type AllowedFromEntry,
   type ApiKeyCreateBody,
   type ApiKeyRecord,
@@ -19,7 +21,6 @@ import { isUniqueViolation } from '../lib/unique-violation.js';
 import { isoOrNull } from '../lib/rows.js';
 import { authTypesOfUsers, existingKnocIds } from '../groups/groups.repo.js';
 import type { AuditActor } from '../groups/groups.service.js';
-import { addressInAnyCidr, parseCidr } from './cidr.js';
 import {
   apiKeyNameTaken,
   deleteApiKeyRow,

@@ -11,14 +11,18 @@ import {
 } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
 import { errorBody } from '../http/error-handler.js';
-import { UnauthenticatedError } from '../http/errors.js';
-import { authenticateAdmin } from './authenticate.js';
 import { adminSessionInfo } from './session-info.js';
 import { signInAdmin, signInUser, signOutAdmin, signOutUser } from './login.service.js';
-import { clearSessionCookie, requestMeta, sessionToken, setSessionCookie } from './request-auth.js';
+import {
+  clearSessionCookie,
+  requestMeta,
+  requireAdminAnyStage,
+  sessionToken,
+  setSessionCookie,
+} from './request-auth.js';
 
-/** Sign-in and sign-out for both realms. Logout always succeeds: its goal is met either way. */
-export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void {
+/** Sign-in and sign-out for both realms (public). Logout always succeeds: its goal is met either way. */
+export function registerSignInRoutes(app: FastifyInstance, ctx: AppContext): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
   const previousTokens = (request: Parameters<typeof sessionToken>[1]) => ({
     user: sessionToken(ctx, request, 'user'),
@@ -62,18 +66,19 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: AppContext): void 
     },
   );
 
-  /** The admin sign-in behind the cookie, finished or still waiting for its second factor. */
-  routes.get('/api/admin/session', { schema: { response: { 200: AdminLoginResponse } } }, async (request) => {
-    const token = sessionToken(ctx, request, 'admin');
-    const found = token === undefined ? null : await authenticateAdmin(ctx, token, 'any');
-    if (found === null) throw new UnauthenticatedError();
-    return { data: adminSessionInfo(found.admin) };
-  });
-
   routes.post('/api/admin/logout', { schema: { response: { 200: EmptyResponse } } }, async (request, reply) => {
     const token = sessionToken(ctx, request, 'admin');
     if (token !== undefined) await signOutAdmin(ctx, token, requestMeta(request));
     clearSessionCookie(ctx, reply, 'admin');
     return { data: null };
   });
+}
+
+/** The admin sign-in behind the cookie, finished or still waiting for its second factor. */
+export function registerAdminSessionRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app
+    .withTypeProvider<ZodTypeProvider>()
+    .get('/api/admin/session', { schema: { response: { 200: AdminLoginResponse } } }, async (request) => ({
+      data: adminSessionInfo((await requireAdminAnyStage(ctx, request)).admin),
+    }));
 }

@@ -23,7 +23,7 @@ import {
   type IssuedSession,
 } from './session-issue.js';
 import { endAdminSessions, endUserSessions } from './sessions.repo.js';
-import { blockedFor, clearFailures, recordFailure, signInKeys, type ThrottleKey } from './throttle.js';
+import { blockedFor, clearFailures, recordFailure, signInKeys, type SignInKeys } from './throttle.js';
 
 /** The cookies a request carried, which a sign-in replaces. */
 export interface PreviousTokens {
@@ -48,9 +48,10 @@ export interface AdminSignInOutcome {
 }
 
 /**
- * Signs a person in on the user form. Order matters for security: a throttled account or address
- * is refused before any password is checked (so the right password gets the same answer as a wrong
- * one), and whether an account is disabled is said only after its password matched.
+ * Signs a person in on the user form. Order matters for security: a throttled attempt (its account
+ * from this address, the address, or the account's ceiling) is refused before any password is
+ * checked (so the right password gets the same answer as a wrong one), and whether an account is
+ * disabled is said only after its password matched.
  */
 export async function signInUser(
   ctx: AppContext,
@@ -58,7 +59,7 @@ export async function signInUser(
   meta: RequestMeta,
   previous: PreviousTokens,
 ): Promise<UserSignInOutcome> {
-  const keys = signInKeys('user', body.UserName, meta.ipAddress);
+  const keys = signInKeys(body.UserName, meta.ipAddress);
   await refuseWhileBlocked(ctx, keys);
   const user = await findUserByUserName(ctx.db, body.UserName);
   // No such user: the name may be an administrator's, who are sent to their console (spec: unauthorised).
@@ -68,7 +69,7 @@ export async function signInUser(
     await countFailure(ctx, keys, meta, { UserName: body.UserName });
     throw new UnauthenticatedError(ErrorCodes.invalidCredentials);
   }
-  await clearFailures(ctx.db, keys[0] as ThrottleKey);
+  await clearFailures(ctx.db, keys.pair);
   if (admin !== null) {
     const signedIn = await startAdminSignIn(ctx, admin, meta, previous.admin);
     return { kind: 'admin', ...signedIn };
@@ -83,14 +84,14 @@ export async function signInAdmin(
   meta: RequestMeta,
   previous: PreviousTokens,
 ): Promise<AdminSignInOutcome> {
-  const keys = signInKeys('admin', body.UserName, meta.ipAddress);
+  const keys = signInKeys(body.UserName, meta.ipAddress);
   await refuseWhileBlocked(ctx, keys);
   const admin = await findAdminByUserName(ctx.db, body.UserName);
   if (!(await passwordMatches(ctx, admin, body.Password)) || admin === null) {
     await countFailure(ctx, keys, meta, { AdminName: body.UserName });
     throw new UnauthenticatedError(ErrorCodes.invalidCredentials);
   }
-  await clearFailures(ctx.db, keys[0] as ThrottleKey);
+  await clearFailures(ctx.db, keys.pair);
   return startAdminSignIn(ctx, admin, meta, previous.admin);
 }
 
@@ -115,17 +116,14 @@ async function startUserSignIn(
     return { kind: 'second-factor', session: started, error };
   }
   const sessionLimit = await effectiveSessionLimit(ctx, user);
-  const started = await ctx.db
-    .transaction()
-    .execute((trx) => startUserSession(trx, { user, kiosk, sessionLimit, meta, now, previousToken }));
-  await ctx.sessionEvents.userSessionsEnded(started.ended);
   const settings = await readSettings(ctx.db);
-  return {
-    kind: 'signed-in',
-    session: started,
-    kiosk,
-    info: userSessionInfo(user, started.endsAt, kiosk, settings.NewUserDashboard),
-  };
+  const started = await ctx.db.transaction().execute(async (trx) => {
+    const issued = await startUserSession(trx, { user, kiosk, sessionLimit, meta, now, previousToken });
+    // The answer is built before the commit: if it cannot be, no session is left behind.
+    return { ...issued, info: userSessionInfo(user, issued.endsAt, kiosk, settings.NewUserDashboard) };
+  });
+  await ctx.sessionEvents.userSessionsEnded(started.ended);
+  return { kind: 'signed-in', session: started, kiosk, info: started.info };
 }
 
 async function startAdminSignIn(
@@ -176,24 +174,32 @@ export async function signOutAdmin(ctx: AppContext, token: string, meta: Request
   });
 }
 
-/** 429 while the account or the address is blocked; the password is not even looked at. */
-export async function refuseWhileBlocked(ctx: AppContext, keys: readonly ThrottleKey[]): Promise<void> {
-  const waitMs = await blockedFor(ctx.db, keys, ctx.clock.now());
+/**
+ * 429 with Retry-After while the account from this address, the address or the account's ceiling
+ * holds attempts back; the password is not even looked at.
+ */
+export async function refuseWhileBlocked(ctx: AppContext, keys: SignInKeys): Promise<void> {
+  const waitMs = await blockedFor(ctx.db, keys.all, ctx.clock.now());
   if (waitMs > 0) throw new TooManyRequestsError(waitMs / 1000);
 }
 
-/** Counts a failed attempt and audits it; the failure that starts a block is audited as such. */
+/**
+ * Counts a failed attempt and audits it; the failure that starts a block is audited as SignInBlocked,
+ * and the one that starts the account's slowdown as SignInSlowed.
+ */
 export async function countFailure(
   ctx: AppContext,
-  keys: readonly ThrottleKey[],
+  keys: SignInKeys,
   meta: RequestMeta,
   who: { UserName?: string; AdminName?: string },
   action: typeof AuditActions.UserLoginFailed | typeof AuditActions.TotpFailed = AuditActions.UserLoginFailed,
 ): Promise<void> {
   const now = ctx.clock.now();
-  const startedBlock = await recordFailure(ctx.db, keys, now);
+  const outcome = await recordFailure(ctx.db, keys.all, now);
   const failedAction =
     who.AdminName !== undefined && action === AuditActions.UserLoginFailed ? AuditActions.AdminLoginFailed : action;
-  await recordAudit(ctx.db, now, failedAction, { ...who, IpAddress: meta.ipAddress });
-  if (startedBlock) await recordAudit(ctx.db, now, AuditActions.SignInBlocked, { ...who, IpAddress: meta.ipAddress });
+  const detail = { ...who, IpAddress: meta.ipAddress };
+  await recordAudit(ctx.db, now, failedAction, detail);
+  if (outcome.blocked) await recordAudit(ctx.db, now, AuditActions.SignInBlocked, detail);
+  if (outcome.slowed) await recordAudit(ctx.db, now, AuditActions.SignInSlowed, detail);
 }

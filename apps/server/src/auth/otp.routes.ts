@@ -6,11 +6,11 @@ import { generateSecret, verifyAdminCode, verifyUserCode } from './second-factor
 import { clearSessionCookie, requestMeta, sessionToken, setSessionCookie } from './request-auth.js';
 
 /**
- * The second factor for both realms. These routes serve sign-ins that wait for a code; a finished
+ * The second factor for users. These routes serve sign-ins that wait for a code; a finished
  * sign-in gets a new session (and cookie), an enrolment ends the pending one so the person signs in
  * again with their new authenticator.
  */
-export function registerOtpRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function registerUserOtpRoutes(app: FastifyInstance, ctx: AppContext): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
   routes.get('/api/otp/generate', { schema: { response: { 200: OtpGenerateResponse } } }, async (request) => ({
@@ -35,6 +35,11 @@ export function registerOtpRoutes(app: FastifyInstance, ctx: AppContext): void {
       return { data: verified.result };
     },
   );
+}
+
+/** The second factor for administrators, as {@link registerUserOtpRoutes} for users. */
+export function registerAdminOtpRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
 
   routes.get('/api/admin/otp/generate', { schema: { response: { 200: OtpGenerateResponse } } }, async (request) => ({
     data: await generateSecret(ctx, 'admin', sessionToken(ctx, request, 'admin')),

@@ -6,19 +6,15 @@ import { changeOwnPassword } from './password.service.js';
 import { requestMeta, requireUser } from './request-auth.js';
 
 export function registerPasswordRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.withTypeProvider<ZodTypeProvider>().put(
-    '/api/password',
-    {
-      // Signed in first, then the body: a stranger learns nothing about the rules.
-      onRequest: async (request) => {
-        await requireUser(ctx, request);
+  app
+    .withTypeProvider<ZodTypeProvider>()
+    .put(
+      '/api/password',
+      { schema: { body: PasswordChangeBody, response: { 200: EmptyResponse } } },
+      async (request) => {
+        const { user, session } = await requireUser(ctx, request);
+        await changeOwnPassword(ctx, user, session, request.body, requestMeta(request));
+        return { data: null };
       },
-      schema: { body: PasswordChangeBody, response: { 200: EmptyResponse } },
-    },
-    async (request) => {
-      const { user, session } = await requireUser(ctx, request);
-      await changeOwnPassword(ctx, user, session, request.body, requestMeta(request));
-      return { data: null };
-    },
-  );
+    );
 }

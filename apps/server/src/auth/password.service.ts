@@ -6,7 +6,7 @@ import { setUserPasswordHash, type User } from '../users/users.repo.js';
 import type { UserSession } from './sessions.repo.js';
 import { endUserSessions } from './sessions.repo.js';
 import { hashPassword, verifyPassword } from './passwords.js';
-import { clearFailures, recordFailure, signInKeys, type ThrottleKey } from './throttle.js';
+import { clearFailures, recordFailure, signInKeys } from './throttle.js';
 import { refuseWhileBlocked } from './login.service.js';
 
 /**
@@ -24,13 +24,13 @@ export async function changeOwnPassword(
   if (user.authType !== 'local' || user.passwordHash === null) {
     throw new ForbiddenError(ErrorCodes.passwordChangeNotAllowed);
   }
-  const keys = signInKeys('user', user.userName, meta.ipAddress);
+  const keys = signInKeys(user.userName, meta.ipAddress);
   await refuseWhileBlocked(ctx, keys);
   if (!(await verifyPassword(user.passwordHash, body.ExistingPassword))) {
-    await recordFailure(ctx.db, keys, ctx.clock.now());
+    await recordFailure(ctx.db, keys.all, ctx.clock.now());
     throw new BadRequestError('ExistingPassword', ErrorCodes.invalidCredentials);
   }
-  await clearFailures(ctx.db, keys[0] as ThrottleKey);
+  await clearFailures(ctx.db, keys.pair);
   const passwordHash = await hashPassword(body.NewPassword);
   const now = ctx.clock.now();
   const ended = await ctx.db.transaction().execute(async (trx) => {

@@ -1,8 +1,8 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext, RequestMeta } from '../app-context.js';
 import { UnauthenticatedError } from '../http/errors.js';
 import { clientAddress } from '../http/client-address.js';
-import { authenticateAdmin, authenticateUser } from './authenticate.js';
+import { authenticateAdmin, authenticateUser, type WantedStage } from './authenticate.js';
 import { sessionCookieName, sessionCookieOptions, type SessionRealm } from './cookies.js';
 
 /** Longest User-Agent kept with a session; enough to recognise a browser, bounded for storage. */
@@ -20,53 +20,68 @@ export function sessionToken(ctx: AppContext, request: FastifyRequest, realm: Se
   return token === undefined || token === '' ? undefined : token;
 }
 
-/** The signed-in user behind this request, or 401 err.invalidSession. */
-export async function requireUser(ctx: AppContext, request: FastifyRequest) {
-  const token = sessionToken(ctx, request, 'user');
-  const found = token === undefined ? null : await authenticateUser(ctx, token);
-  if (found === null) throw new UnauthenticatedError();
-  return found;
-}
-
+type UserAuth = NonNullable<Awaited<ReturnType<typeof authenticateUser>>>;
 type AdminAuth = NonNullable<Awaited<ReturnType<typeof authenticateAdmin>>>;
-const authenticatedAdmins = new WeakMap<FastifyRequest, AdminAuth>();
 
 /**
- * The signed-in admin behind this request, or 401 err.invalidSession. The admin guard has usually
- * looked it up already in onRequest; the answer is kept per request.
+ * What a request's cookies were found to be, per realm and stage. The route's access scope looks a
+ * caller up in onRequest and the handler asks again for the account; the answer is kept per request
+ * so the store is asked once.
  */
-export async function requireAdmin(ctx: AppContext, request: FastifyRequest): Promise<AdminAuth> {
-  const known = authenticatedAdmins.get(request);
-  if (known !== undefined) return known;
-  const token = sessionToken(ctx, request, 'admin');
-  const found = token === undefined ? null : await authenticateAdmin(ctx, token);
-  if (found === null) throw new UnauthenticatedError();
-  authenticatedAdmins.set(request, found);
-  return found;
+const authenticated = new WeakMap<FastifyRequest, Map<string, UserAuth | AdminAuth>>();
+
+async function remembered<T extends UserAuth | AdminAuth>(
+  request: FastifyRequest,
+  key: string,
+  lookUp: () => Promise<T | null>,
+): Promise<T> {
+  let known = authenticated.get(request);
+  const found = known?.get(key);
+  if (found !== undefined) return found as T;
+  const fresh = await lookUp();
+  if (fresh === null) throw new UnauthenticatedError();
+  if (known === undefined) {
+    known = new Map();
+    authenticated.set(request, known);
+  }
+  known.set(key, fresh);
+  return fresh;
 }
 
-/** Admin API paths that serve people who are not (yet) signed in. */
-const PUBLIC_ADMIN_PATHS = new Set([
-  '/api/admin/login',
-  '/api/admin/logout',
-  '/api/admin/session',
-  '/api/admin/otp/generate',
-  '/api/admin/otp/verify',
-  '/api/admin/saml/metadata',
-  '/api/admin/login/saml',
-  '/api/admin/saml/acs',
-]);
+function userLookUp(ctx: AppContext, request: FastifyRequest, stage: WantedStage | 'any') {
+  return async () => {
+    const token = sessionToken(ctx, request, 'user');
+    if (token === undefined) return null;
+    if (stage !== 'any') return authenticateUser(ctx, token, stage);
+    return (await authenticateUser(ctx, token, 'pending')) ?? (await authenticateUser(ctx, token, 'active'));
+  };
+}
 
-/**
- * Every other /api/admin/ request must come from a signed-in admin, checked in onRequest: before the
- * body is read or validated, so a stranger learns nothing but 401 (not which fields were wrong, nor
- * which routes exist).
- */
-export function installAdminGuard(app: FastifyInstance, ctx: AppContext): void {
-  app.addHook('onRequest', async (request) => {
-    const path = request.url.split('?')[0] ?? '';
-    if (path.startsWith('/api/admin/') && !PUBLIC_ADMIN_PATHS.has(path)) await requireAdmin(ctx, request);
-  });
+function adminLookUp(ctx: AppContext, request: FastifyRequest, stage: WantedStage | 'any') {
+  return () => {
+    const token = sessionToken(ctx, request, 'admin');
+    return token === undefined ? Promise.resolve(null) : authenticateAdmin(ctx, token, stage);
+  };
+}
+
+/** The signed-in user behind this request, or 401 err.invalidSession. */
+export function requireUser(ctx: AppContext, request: FastifyRequest): Promise<UserAuth> {
+  return remembered(request, 'user:active', userLookUp(ctx, request, 'active'));
+}
+
+/** The user session behind this request, signed in or still waiting for its second factor, or 401. */
+export function requireUserAnyStage(ctx: AppContext, request: FastifyRequest): Promise<UserAuth> {
+  return remembered(request, 'user:any', userLookUp(ctx, request, 'any'));
+}
+
+/** The signed-in admin behind this request, or 401 err.invalidSession. */
+export function requireAdmin(ctx: AppContext, request: FastifyRequest): Promise<AdminAuth> {
+  return remembered(request, 'admin:active', adminLookUp(ctx, request, 'active'));
+}
+
+/** The admin session behind this request, signed in or still waiting for its second factor, or 401. */
+export function requireAdminAnyStage(ctx: AppContext, request: FastifyRequest): Promise<AdminAuth> {
+  return remembered(request, 'admin:any', adminLookUp(ctx, request, 'any'));
 }
 
 export function setSessionCookie(

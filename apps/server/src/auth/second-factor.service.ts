@@ -64,18 +64,16 @@ export async function verifyUserCode(
   }
   const kiosk = 'kiosk' in session && session.kiosk;
   const sessionLimit = await effectiveSessionLimit(ctx, user);
+  const settings = await readSettings(ctx.db);
   const started = await ctx.db.transaction().execute(async (trx) => {
     const ended = await endUserSessions(trx, { sessionId: session.id }, 'second-factor-passed', now);
     const issued = await startUserSession(trx, { user, kiosk, sessionLimit, meta, now, previousToken: undefined });
-    return { ...issued, ended: [...ended, ...issued.ended] };
+    // The answer is built before the commit: if it cannot be, no session is left behind.
+    const info = userSessionInfo(user, issued.endsAt, kiosk, settings.NewUserDashboard);
+    return { ...issued, ended: [...ended, ...issued.ended], info };
   });
   await ctx.sessionEvents.userSessionsEnded(started.ended);
-  const settings = await readSettings(ctx.db);
-  return {
-    result: { Outcome: 'SignedIn' },
-    session: started,
-    info: userSessionInfo(user, started.endsAt, kiosk, settings.NewUserDashboard),
-  };
+  return { result: { Outcome: 'SignedIn' }, session: started, info: started.info };
 }
 
 /** POST /api/admin/otp/verify: a code, or a request to set up the authenticator next time. */
@@ -163,7 +161,7 @@ async function checkCode(
   code: string,
   meta: RequestMeta,
 ): Promise<{ step: number; secret: string }> {
-  const keys = signInKeys(realm, account.userName, meta.ipAddress);
+  const keys = signInKeys(account.userName, meta.ipAddress);
   await refuseWhileBlocked(ctx, keys);
   const table = tableOf(realm);
   const sealed = stage === 'totp-enrol' ? account.totpPendingSecret : account.totpSecret;

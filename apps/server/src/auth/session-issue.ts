@@ -1,4 +1,4 @@
-import { ADMIN_SESSION_MINUTES, AuditActions } from '@postern/protocol';
+import { ADMIN_SESSION_MINUTES, AuditActions, USER_SESSION_MINUTES_MAX } from '@postern/protocol';
 import type { Kysely } from 'kysely';
 import type { AppContext, RequestMeta } from '../app-context.js';
 import type { Database, SessionStage } from '../store/schema.js';
@@ -62,15 +62,24 @@ export async function startUserSession(
 ): Promise<StartedUserSession> {
   const { user, kiosk, now } = args;
   const settings = await readSettings(trx);
-  const minutes = Math.min(kiosk ? settings.KioskSessionDuration : user.durationMinutes, args.maxMinutes ?? Infinity);
-  // A session never outlives the account.
-  const endsAt = Math.min(now + minutes * MINUTE_MS, user.validUntil ?? Number.POSITIVE_INFINITY);
+  const minutes = kiosk ? settings.KioskSessionDuration : user.durationMinutes;
+  const endsAt = userSessionEndsAt(now, Math.min(minutes, args.maxMinutes ?? Infinity), user.validUntil);
   const ended = await endPreviousUserSession(trx, args.previousToken, now);
   const issued = await insertUser(trx, user, kiosk, endsAt, 'active', args);
   ended.push(...(await enforceSessionLimit(trx, user, args.sessionLimit, issued.sessionId, now)));
   await recordUserLogin(trx, user.id, now);
   await recordAudit(trx, now, AuditActions.UserLogin, { UserName: user.userName, IpAddress: args.meta.ipAddress });
   return { ...issued, ended };
+}
+
+/**
+ * When a user session started at `now` for `minutes` ends. Never beyond the longest session (a
+ * Duration stored before it was bounded cannot reach a date nothing can write), never after the
+ * account's ValidUntil.
+ */
+export function userSessionEndsAt(now: number, minutes: number, validUntil: number | null): number {
+  const bounded = Math.max(0, Math.min(minutes, USER_SESSION_MINUTES_MAX));
+  return Math.min(now + bounded * MINUTE_MS, validUntil ?? Number.POSITIVE_INFINITY);
 }
 
 /** Starts a user sign-in that waits (briefly) for its second factor; it opens nothing but the OTP API. */

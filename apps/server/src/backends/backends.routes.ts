@@ -18,7 +18,7 @@ const BackendParams = z.object({ id: Id });
 /** /api/admin/backends: list, get, create, update and delete backends. Admins only. */
 export function registerBackendRoutes(app: FastifyInstance, ctx: AppContext): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  // The admin guard (auth/request-auth.ts) has already refused anyone else; this names the admin.
+  // The admin scope (http/route-access.ts) has already refused anyone else; this names the admin.
   const actor = async (request: FastifyRequest) => ({ AdminName: (await requireAdmin(ctx, request)).admin.userName });
 
   routes.get('/api/admin/backends', { schema: { response: { 200: BackendListResponse } } }, async () => ({

@@ -11,6 +11,10 @@ import { uuidv7 } from '../lib/ids.js';
 import { givenBackend, givenEnforcedKnoc } from '../test-support/knoc-factories.js';
 import { sweepGrantsOnce } from './grant-sweeper.js';
 import type { AppContext } from '../app-context.js';
+import { ipAttestor } from '../ip-discovery/attestation.js';
+
+/** Where alice's browser is, unless a test says otherwise (RFC 5737: loopback is never granted). */
+const ALICE_ADDRESS = '192.0.2.1';
 
 interface KnocOptions {
   clickToGrant?: boolean;
@@ -71,7 +75,7 @@ describe.each(testStoreKinds())('grant engine (%s)', (kind) => {
     await t.close();
   });
 
-  const signIn = (address = '127.0.0.1') =>
+  const signIn = (address = ALICE_ADDRESS) =>
     signInUser(t.app, 'alice', password).then((cookie) => ({ cookie, address }));
   const status = async (who: { cookie: string; address: string }) => {
     const response = await t.app.inject({
@@ -125,7 +129,7 @@ describe.each(testStoreKinds())('grant engine (%s)', (kind) => {
     await agent.waitFor(() => agent.applies().length === 1, 'the add');
     const [apply] = agent.applies();
     expect(apply?.add).toEqual([
-      { aclId, ip: '127.0.0.1', ttlSeconds: expect.any(Number) as number, userName: 'alice' },
+      { aclId, ip: ALICE_ADDRESS, ttlSeconds: expect.any(Number) as number, userName: 'alice' },
     ]);
     expect(apply?.generation).toBeGreaterThan(state?.generation ?? Infinity);
     await settle();
@@ -152,7 +156,7 @@ describe.each(testStoreKinds())('grant engine (%s)', (kind) => {
       delivered.push(keys.map((key) => `${key.aclId} ${key.ip}`).join(','));
     };
     expect((await grant(alice, aclId)).statusCode).toBe(200);
-    expect(delivered).toEqual([`${aclId} 127.0.0.1`]);
+    expect(delivered).toEqual([`${aclId} ${ALICE_ADDRESS}`]);
     await agent.waitFor(() => agent.applies().length === 1, 'the add');
     expect((await revoke(alice, aclId)).statusCode).toBe(200);
     expect(delivered).toHaveLength(2);
@@ -170,7 +174,7 @@ describe.each(testStoreKinds())('grant engine (%s)', (kind) => {
     const response = await revoke(alice, aclId);
     expect(response.statusCode, response.body).toBe(200);
     await agent.waitFor(() => agent.applies().length === 2, 'the remove');
-    expect(agent.applies()[1]).toMatchObject({ add: [], remove: [{ aclId, ip: '127.0.0.1' }] });
+    expect(agent.applies()[1]).toMatchObject({ add: [], remove: [{ aclId, ip: ALICE_ADDRESS }] });
     await settle();
     expect((await aclOf(alice, aclId)).Status).toBe(GrantStatus.Revoked);
   });
@@ -244,7 +248,7 @@ describe.each(testStoreKinds())('grant engine (%s)', (kind) => {
     await t.ctx.db.updateTable('agents').set({ lastSeen: t.clock.now() }).execute();
     await sweepGrantsOnce(t.ctx);
     await agent.waitFor(() => agent.applies().length === 2, 'the expiry remove');
-    expect(agent.applies()[1]?.remove).toEqual([{ aclId, ip: '127.0.0.1' }]);
+    expect(agent.applies()[1]?.remove).toEqual([{ aclId, ip: ALICE_ADDRESS }]);
     await settle();
     expect((await aclOf(alice, aclId)).Status).toBe(GrantStatus.Revoked);
   });
@@ -298,14 +302,17 @@ describe.each(testStoreKinds())('grant engine (%s)', (kind) => {
     expect(agent.applies()[0]?.add.map((entry) => entry.aclId)).toEqual([aclId]);
   });
 
-  it('opens CGNATOpen knocs for discovered addresses too, and only grantable ones', async () => {
+  it('opens CGNATOpen knocs for attested discovered addresses too (the rules: cgnat.api.test.ts)', async () => {
     const aclId = await givenIpsetKnoc(t.ctx, agentId, userId, { cgnatOpen: true });
     await agent.connect();
     const alice = await signIn('100.64.0.9');
-    await grant(alice, aclId, [
-      { Port: 443, IP: '192.0.2.44' },
-      { Port: 222, IP: '0.0.0.0' },
-    ]);
+    const attested = (IP: string, Port: number) => ({
+      IP,
+      Port,
+      Attestation: ipAttestor(t.ctx.secrets).issue({ ip: IP, port: Port }, t.clock.now()),
+    });
+    const granted = await grant(alice, aclId, [attested('192.0.2.44', 443)]);
+    expect(granted.statusCode, granted.body).toBe(200);
     await agent.waitFor(() => agent.applies().length >= 1);
     const added = () =>
       agent
@@ -319,7 +326,7 @@ describe.each(testStoreKinds())('grant engine (%s)', (kind) => {
       url: '/api/log_ips',
       headers: { cookie: alice.cookie },
       remoteAddress: alice.address,
-      payload: { IPs: [{ Port: 8000, IP: '2001:db8::1' }] },
+      payload: { IPs: [attested('2001:db8::1', 8000)] },
     });
     expect(logged.statusCode, logged.body).toBe(200);
     await agent.waitFor(() => added().includes('2001:db8::1'), 'the discovered address');
@@ -338,7 +345,7 @@ describe.each(testStoreKinds())('grant engine (%s)', (kind) => {
     await agent.connect();
     const state = agent.states().at(-1);
     expect(state?.generation).toBeGreaterThan(lastGeneration);
-    expect(state?.entries.map((entry) => entry.ip)).toEqual(['127.0.0.1']);
+    expect(state?.entries.map((entry) => entry.ip)).toEqual([ALICE_ADDRESS]);
   });
 
   it('numbers messages in sending order, never above what the store has reserved', async () => {
@@ -442,7 +449,7 @@ describe.each(testStoreKinds())('grant engine (%s)', (kind) => {
     });
     expect(updated.statusCode, updated.body).toBe(200);
     await agent.waitFor(() => agent.applies().length === 2, 'the remove');
-    expect(agent.applies()[1]?.remove).toEqual([{ aclId, ip: '127.0.0.1' }]);
+    expect(agent.applies()[1]?.remove).toEqual([{ aclId, ip: ALICE_ADDRESS }]);
     expect((await status(alice)).ACLs).toEqual([]);
   });
 

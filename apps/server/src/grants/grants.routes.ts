@@ -26,7 +26,7 @@ const AclParams = z.object({ id: Id });
 const AclEntryResponse = dataEnvelope(AclEntry);
 const BreakGlassResponse = dataEnvelope(z.object({ ID: Id, IP: z.string(), ExpiresAt: z.string() }));
 
-/** The user's grant calls, and the admin's break-glass grant. */
+/** The user's grant calls: grant, revoke, and the addresses IP discovery found. */
 export function registerGrantRoutes(app: FastifyInstance, ctx: AppContext): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
   const caller = async (request: Parameters<typeof clientAddress>[0]): Promise<GrantCaller> => {
@@ -48,6 +48,11 @@ export function registerGrantRoutes(app: FastifyInstance, ctx: AppContext): void
     await logIps(ctx, await caller(request), request.body.IPs);
     return { data: null };
   });
+}
+
+/** The admin's audited break-glass grant on a knoc, and its early end. */
+export function registerBreakGlassRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
 
   routes.post(
     '/api/admin/acls/:id/grants',

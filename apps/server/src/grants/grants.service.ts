@@ -20,7 +20,8 @@ import { ApiError, BadRequestError, ForbiddenError, NotFoundError } from '../htt
 import type { AgentEntryKey } from './agent-sync.js';
 import { addressesHeldBySession, endGrants, insertGrant } from './grants.repo.js';
 import { grantableKnocs, knocOfUserWithChildren, type GrantableKnoc } from './knoc-access.js';
-import { addressAllowed, canonicalAddress, isGrantableAddress } from './ip-rules.js';
+import { addressAllowed, grantableAddress } from './ip-rules.js';
+import { ownGrantableAddress, seenAddresses } from './seen-addresses.js';
 import { aclEntry } from './acl-entry.js';
 
 /** A signed-in user acting through their session from an address. */
@@ -70,37 +71,47 @@ interface WantedAddress {
   origin: GrantOrigin;
 }
 
-/** The addresses a grant on this knoc covers for this caller, filtered by the knoc's rules. */
+/**
+ * The addresses a grant on this knoc covers for this caller, filtered by the knoc's rules, each in
+ * canonical spelling. What the request names (the caller's own address, and with CGNATOpen the
+ * addresses the browser reports) must pass seen-addresses.ts or the grant is a 400; addresses the
+ * store already holds (a knoc's fixed IPs, addresses logged earlier) are checked again and skipped
+ * when no grant may open them.
+ */
 async function addressesFor(
-  db: Kysely<Database>,
+  ctx: AppContext,
   knoc: GrantableKnoc,
   caller: GrantCaller,
   discovered: readonly DiscoveredIp[],
+  now: number,
 ): Promise<WantedAddress[]> {
   const wanted: WantedAddress[] = [];
+  const stored = (ip: string, origin: GrantOrigin) => {
+    const checked = grantableAddress(ip);
+    if ('ip' in checked) wanted.push({ ip: checked.ip, origin });
+  };
   if (knoc.grantType.Type === 'specifiedIps') {
-    for (const { Ip } of knoc.grantType.Ips) wanted.push({ ip: Ip, origin: 'fixed' });
+    for (const { Ip } of knoc.grantType.Ips) stored(Ip, 'fixed');
   } else {
-    wanted.push({ ip: caller.address, origin: 'user' });
+    wanted.push({ ip: ownGrantableAddress(caller.address), origin: 'user' });
     if (knoc.cgnatOpen) {
-      const logged = await db
+      for (const { ip } of await seenAddresses(ctx, caller.address, discovered, now)) {
+        wanted.push({ ip, origin: 'discovered' });
+      }
+      const logged = await ctx.db
         .selectFrom('sessionIps')
         .select('ip')
         .where('sessionId', '=', caller.session.id)
         .execute();
-      for (const { ip } of [...discovered.map((entry) => ({ ip: entry.IP })), ...logged]) {
-        wanted.push({ ip, origin: 'discovered' });
-      }
+      for (const { ip } of logged) stored(ip, 'discovered');
     }
   }
   const seen = new Set<string>();
   const result: WantedAddress[] = [];
   for (const entry of wanted) {
-    if (!isGrantableAddress(entry.ip)) continue;
-    const ip = canonicalAddress(entry.ip);
-    if (seen.has(ip) || !addressAllowed(knoc.ipExclusions, ip)) continue;
-    seen.add(ip);
-    result.push({ ip, origin: entry.origin });
+    if (seen.has(entry.ip) || !addressAllowed(knoc.ipExclusions, entry.ip)) continue;
+    seen.add(entry.ip);
+    result.push(entry);
   }
   return result;
 }
@@ -218,7 +229,7 @@ async function grantKnoc(
   action: typeof AuditActions.ClickToGrant | typeof AuditActions.Grant,
   now: number,
 ): Promise<AgentEntryKey[]> {
-  const addresses = await addressesFor(ctx.db, knoc, caller, discovered);
+  const addresses = await addressesFor(ctx, knoc, caller, discovered, now);
   if (addresses.length === 0) throw new BadRequestError(undefined, ErrorCodes.noGrantableAddress);
   const expiresAt = expiryFor(knoc, caller.session.endsAt, now);
   return ctx.db.transaction().execute(async (trx) => {
@@ -277,11 +288,13 @@ async function followAddressChange(ctx: AppContext, caller: GrantCaller, knocs: 
     .where('expiresAt', '>', now)
     .where('ip', '!=', caller.address)
     .execute();
-  if (moved.length === 0 || !isGrantableAddress(caller.address)) return;
+  const checked = grantableAddress(caller.address);
+  // From an address no grant may open (loopback, say), the grants stay where they are until they end.
+  if (moved.length === 0 || !('ip' in checked)) return;
   const byId = new Map(knocs.map((knoc) => [knoc.id, knoc]));
   const childIds = new Set(moved.map((row) => row.aclId).filter((id) => !byId.has(id)));
   for (const child of await grantableKnocs(ctx.db, [...childIds], now)) byId.set(child.id, child);
-  const address = canonicalAddress(caller.address);
+  const address = checked.ip;
   const keys = await ctx.db.transaction().execute(async (trx) => {
     const ended = await endGrants(trx, { grantIds: moved.map((row) => row.id) }, now, 'ip-changed');
     const added: AgentEntryKey[] = [];
@@ -367,18 +380,15 @@ export async function userAclEntries(ctx: AppContext, caller: GrantCaller): Prom
   );
 }
 
-/** POST /api/log_ips: addresses the browser discovered; CGNATOpen grants extend to them at once. */
+/**
+ * POST /api/log_ips: addresses the browser discovered; CGNATOpen grants extend to them at once. Every
+ * address must be one the server has seen the caller use (seen-addresses.ts), or nothing is logged.
+ */
 export async function logIps(ctx: AppContext, caller: GrantCaller, ips: readonly DiscoveredIp[]): Promise<void> {
   const now = ctx.clock.now();
-  const valid = [
-    ...new Set(
-      ips
-        .map((entry) => entry.IP)
-        .filter(isGrantableAddress)
-        .map(canonicalAddress),
-    ),
-  ];
-  const ports = new Map(ips.map((entry) => [canonicalAddress(entry.IP), entry.Port]));
+  const seen = await seenAddresses(ctx, caller.address, ips, now);
+  const valid = [...new Set(seen.map((entry) => entry.ip))];
+  const ports = new Map(seen.map((entry) => [entry.ip, entry.port]));
   if (valid.length === 0) return;
   const keys = await ctx.db.transaction().execute(async (trx) => {
     const known = new Set(
@@ -440,8 +450,10 @@ export async function breakGlassGrant(
   const now = ctx.clock.now();
   const [knoc] = await grantableKnocs(ctx.db, [aclId], now);
   if (knoc === undefined || knoc.backendType === null) throw new NotFoundError();
-  if (!isGrantableAddress(body.IP)) throw new BadRequestError('IP', ErrorCodes.invalidIpAddress);
-  const ip = canonicalAddress(body.IP);
+  // Break glass opens an address an admin names, but never one no grant may open (loopback, metadata…).
+  const checked = grantableAddress(body.IP);
+  if ('refused' in checked) throw new BadRequestError('IP', checked.refused);
+  const ip = checked.ip;
   const expiresAt = expiryFor(knoc, now + body.Minutes * 60_000, now);
   const id = uuidv7(now);
   const children = await childrenOf(ctx.db, aclId, now);

@@ -1,13 +1,20 @@
-import { isIpv4, isIpv6, RFC1918_RANGES, type IpExclusions, type IpRange } from '@postern/protocol';
-
-function ipv4ToNumber(ip: string): number {
-  return ip.split('.').reduce((value, part) => value * 256 + Number(part), 0);
-}
+import {
+  ErrorCodes,
+  formatIp,
+  neverGrantedKind,
+  parseIp,
+  RFC1918_RANGES,
+  type ErrorCode,
+  type IpExclusions,
+  type IpRange,
+} from '@postern/protocol';
 
 function inRange(ip: string, range: IpRange): boolean {
-  if (!isIpv4(ip) || !isIpv4(range.Start) || !isIpv4(range.End)) return false;
-  const value = ipv4ToNumber(ip);
-  return value >= ipv4ToNumber(range.Start) && value <= ipv4ToNumber(range.End);
+  const address = parseIp(ip);
+  const start = parseIp(range.Start);
+  const end = parseIp(range.End);
+  if (address?.family !== 4 || start?.family !== 4 || end?.family !== 4) return false;
+  return address.value >= start.value && address.value <= end.value;
 }
 
 function inAny(ip: string, ranges: readonly IpRange[]): boolean {
@@ -34,24 +41,18 @@ export function addressAllowed(exclusions: IpExclusions, ip: string): boolean {
   }
 }
 
-/**
- * Whether an address may be written to a device at all: one IPv4 or IPv6 host address, never an
- * unspecified, a broadcast or a multicast address and never a range.
- */
-export function isGrantableAddress(ip: string): boolean {
-  if (isIpv4(ip)) {
-    const first = Number(ip.split('.')[0]);
-    return ip !== '0.0.0.0' && ip !== '255.255.255.255' && !(first >= 224 && first <= 239);
-  }
-  if (isIpv6(ip)) {
-    const canonical = canonicalAddress(ip);
-    return canonical !== '::' && !canonical.startsWith('ff');
-  }
-  return false;
-}
+/** An address a grant may write to a device, in its canonical spelling; or why it may not be. */
+export type GrantableAddress = { ip: string } | { refused: ErrorCode };
 
-/** One spelling per address (IPv6 compressed and lower-case), so shared addresses match. */
-export function canonicalAddress(ip: string): string {
-  if (!isIpv6(ip)) return ip;
-  return new URL(`http://[${ip}]/`).hostname.replace(/^\[|\]$/g, '');
+/**
+ * Checks that an address may be written to a device at all: exactly one IPv4 or IPv6 host address
+ * (never a range), and none of the addresses no grant ever opens (loopback, unspecified, link-local,
+ * multicast, broadcast, cloud metadata: NEVER_GRANTED_RANGES in @postern/protocol). IPv4-mapped
+ * IPv6 comes back as IPv4.
+ */
+export function grantableAddress(text: string): GrantableAddress {
+  const parsed = parseIp(text);
+  if (parsed === null) return { refused: ErrorCodes.invalidIpAddress };
+  if (neverGrantedKind(parsed) !== null) return { refused: ErrorCodes.ipAddressNotGrantable };
+  return { ip: formatIp(parsed) };
 }

@@ -18,7 +18,7 @@ const GroupParams = z.object({ id: Id });
 /** /api/admin/groups: list, get, create, update and delete groups. Admins only. */
 export function registerGroupRoutes(app: FastifyInstance, ctx: AppContext): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  // The admin guard (auth/request-auth.ts) has already refused anyone else; this names the admin.
+  // The admin scope (http/route-access.ts) has already refused anyone else; this names the admin.
   const actor = async (request: FastifyRequest) => ({ AdminName: (await requireAdmin(ctx, request)).admin.userName });
 
   routes.get('/api/admin/groups', { schema: { response: { 200: GroupListResponse } } }, async () => ({

@@ -3,12 +3,14 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyHelmet from '@fastify/helmet';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { AppContext } from '../app-context.js';
-import { installErrorHandler } from './error-handler.js';
+import { answerRouterError, installErrorHandler } from './error-handler.js';
 import { installOriginCheck } from './origin-check.js';
+import { installCanonicalPathRule } from './canonical-path.js';
+import { recordRouteTable, registerAccessScope } from './route-access.js';
+import { NotFoundError } from './errors.js';
 import { registerWebApp, type WebApp } from './web-app.js';
-import { registerAuthRoutes } from '../auth/auth.routes.js';
-import { installAdminGuard } from '../auth/request-auth.js';
-import { registerOtpRoutes } from '../auth/otp.routes.js';
+import { registerAdminSessionRoutes, registerSignInRoutes } from '../auth/auth.routes.js';
+import { registerAdminOtpRoutes, registerUserOtpRoutes } from '../auth/otp.routes.js';
 import { registerSamlRoutes } from '../saml/saml.routes.js';
 import { registerPasswordRoutes } from '../auth/password.routes.js';
 import { registerSessionRoutes } from '../sessions/sessions.routes.js';
@@ -18,14 +20,20 @@ import { registerLicenceRoutes } from '../licence/licence.routes.js';
 import { registerGroupRoutes } from '../groups/groups.routes.js';
 import { registerApiKeyRoutes } from '../apikeys/apikeys.routes.js';
 import { registerLogRoutes } from '../audit/logs.routes.js';
-import { registerSettingsRoutes } from '../settings/settings.routes.js';
-import { registerStatusRoutes } from '../status/status.routes.js';
+import { registerBrandingRoutes, registerSettingsRoutes } from '../settings/settings.routes.js';
+import {
+  registerAdminStatusRoutes,
+  registerPublicStatusRoutes,
+  registerUserStatusRoutes,
+} from '../status/status.routes.js';
 import { registerBackendRoutes } from '../backends/backends.routes.js';
 import { registerKnocRoutes } from '../knocs/knocs.routes.js';
-import { registerGrantRoutes } from '../grants/grants.routes.js';
+import { registerBreakGlassRoutes, registerGrantRoutes } from '../grants/grants.routes.js';
 import type { AgentHub } from '../agent-hub/agent-hub.js';
 import { registerV1Routes } from '../v1/v1.routes.js';
 import { registerAgentRoutes } from '../agents/agents.routes.js';
+import { registerAgentInstallRoutes } from '../agents/agent-install.routes.js';
+import { loadAgentDistribution, type AgentDistribution } from '../agents/agent-distribution.js';
 import { uuidv7 } from '../lib/ids.js';
 import { discoveryBase, discoveryConnectSource, withConnectSource } from '../ip-discovery/discovery-url.js';
 import { readSetting } from '../settings/settings.js';
@@ -33,17 +41,21 @@ import { readSetting } from '../settings/settings.js';
 /** Request bodies larger than this are refused with 413 (logo uploads raise it on their route). */
 const BODY_LIMIT_BYTES = 256 * 1024;
 
-/**
- * Builds the HTTP application: security headers, CSRF guard, routes, the web app and the one error
- * handler. It does not listen; `server.ts` does, and tests use `app.inject`.
- */
+/** What the app serves besides the routes every server has. */
 export interface BuildAppOptions {
   /** Called after an admin changed the runtime configuration (DebugMode, GELF target). */
   onConfigChanged?: () => Promise<void>;
   /** Serves the agents' WebSocket endpoint when given (the server and tests that drive agents). */
   agentHub?: AgentHub;
+  /** The agent installer and bundle; the build beside the server by default. */
+  agentDistribution?: AgentDistribution;
 }
 
+/**
+ * Builds the HTTP application: security headers, the request rules every route keeps (one canonical
+ * path spelling, the Origin check), the routes in their access scopes, the web app and the one error
+ * handler. It does not listen; `server.ts` does, and tests use `app.inject`.
+ */
 export async function buildApp(
   ctx: AppContext,
   webApp: WebApp,
@@ -60,10 +72,16 @@ export async function buildApp(
     // One line per request, written by the onResponse hook below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
+    // Router errors (a malformed escape, an over-long parameter) in the same envelope as the rest.
+    frameworkErrors: answerRouterError,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app);
+  recordRouteTable(app);
+  // Before anything else a route does: first one spelling of every path, then the Origin rule.
+  installCanonicalPathRule(app);
+  installOriginCheck(app, ctx.config.publicUrl);
 
   await app.register(fastifyCookie);
   await app.register(fastifyHelmet, {
@@ -97,6 +115,7 @@ export async function buildApp(
         {
           DiscoverIP: await readSetting(ctx.db, 'DiscoverIP'),
           DiscoverIPURL: await readSetting(ctx.db, 'DiscoverIPURL'),
+          DiscoverIPTrustUnattested: await readSetting(ctx.db, 'DiscoverIPTrustUnattested'),
         },
         request,
       ),
@@ -108,7 +127,7 @@ export async function buildApp(
   });
   app.addHook('onSend', async (request, reply) => {
     // API answers are per person and per moment: never cache them anywhere (unless a route says otherwise).
-    if (request.url.startsWith('/api/') && !reply.hasHeader('cache-control'))
+    if ((request.routeOptions.url ?? request.url).startsWith('/api/') && !reply.hasHeader('cache-control'))
       void reply.header('cache-control', 'no-store');
   });
   app.addHook('onResponse', async (request, reply) => {
@@ -122,28 +141,63 @@ export async function buildApp(
       'request',
     );
   });
-  installOriginCheck(app, ctx.config.publicUrl);
-  installAdminGuard(app, ctx);
-
-  registerAuthRoutes(app, ctx);
-  registerOtpRoutes(app, ctx);
-  registerSamlRoutes(app, ctx);
-  registerPasswordRoutes(app, ctx);
-  registerSessionRoutes(app, ctx);
-  registerUserRoutes(app, ctx);
-  registerAdminRoutes(app, ctx);
-  registerLicenceRoutes(app, ctx);
-  registerGroupRoutes(app, ctx);
-  registerApiKeyRoutes(app, ctx);
-  registerLogRoutes(app, ctx);
-  registerSettingsRoutes(app, ctx, options.onConfigChanged ?? (() => Promise.resolve()));
-  registerBackendRoutes(app, ctx);
-  registerKnocRoutes(app, ctx);
-  registerStatusRoutes(app, ctx, webApp);
-  registerGrantRoutes(app, ctx);
-  if (options.agentHub !== undefined) await options.agentHub.register(app);
-  registerV1Routes(app, ctx);
-  registerAgentRoutes(app, ctx);
-  await registerWebApp(app, webApp);
+  await registerRoutes(app, ctx, webApp, options);
   return app;
+}
+
+/**
+ * Every route, in the scope that says who may call it (http/route-access.ts). A route's scope is its
+ * authorisation: whatever spelling of its path a request uses, it passes the scope's check first.
+ */
+/**
+ * Unknown paths under /api/admin/ belong to the admin scope too: a stranger gets the scope's 401 and
+ * learns nothing of which admin routes exist; an admin gets a 404.
+ */
+function registerUnknownAdminRoutes(scope: FastifyInstance): void {
+  scope.all('/api/admin/*', () => Promise.reject(new NotFoundError()));
+}
+
+async function registerRoutes(
+  app: FastifyInstance,
+  ctx: AppContext,
+  webApp: WebApp,
+  options: BuildAppOptions,
+): Promise<void> {
+  await registerAccessScope(app, ctx, 'public', async (scope) => {
+    registerSignInRoutes(scope, ctx);
+    registerSamlRoutes(scope, ctx);
+    registerPublicStatusRoutes(scope, ctx, webApp);
+    registerBrandingRoutes(scope, ctx);
+    registerAgentInstallRoutes(scope, ctx, options.agentDistribution ?? loadAgentDistribution());
+    await registerWebApp(scope, webApp);
+  });
+  await registerAccessScope(app, ctx, 'user-any-stage', (scope) => registerUserOtpRoutes(scope, ctx));
+  await registerAccessScope(app, ctx, 'user', (scope) => {
+    registerUserStatusRoutes(scope, ctx);
+    registerGrantRoutes(scope, ctx);
+    registerPasswordRoutes(scope, ctx);
+  });
+  await registerAccessScope(app, ctx, 'admin-any-stage', (scope) => {
+    registerAdminSessionRoutes(scope, ctx);
+    registerAdminOtpRoutes(scope, ctx);
+  });
+  await registerAccessScope(app, ctx, 'admin', (scope) => {
+    registerAdminStatusRoutes(scope, ctx);
+    registerSessionRoutes(scope, ctx);
+    registerUserRoutes(scope, ctx);
+    registerAdminRoutes(scope, ctx);
+    registerLicenceRoutes(scope, ctx);
+    registerGroupRoutes(scope, ctx);
+    registerApiKeyRoutes(scope, ctx);
+    registerLogRoutes(scope, ctx);
+    registerSettingsRoutes(scope, ctx, options.onConfigChanged ?? (() => Promise.resolve()));
+    registerBackendRoutes(scope, ctx);
+    registerKnocRoutes(scope, ctx);
+    registerBreakGlassRoutes(scope, ctx);
+    registerAgentRoutes(scope, ctx);
+    registerUnknownAdminRoutes(scope);
+  });
+  await registerAccessScope(app, ctx, 'api-key', (scope) => registerV1Routes(scope, ctx));
+  const hub = options.agentHub;
+  if (hub !== undefined) await registerAccessScope(app, ctx, 'agent', (scope) => hub.register(scope));
 }

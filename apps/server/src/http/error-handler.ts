@@ -30,14 +30,41 @@ const STORE_UNAVAILABLE_CODES = new Set([
 /** The single place where any thrown error becomes an HTTP answer. */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (clientHungUp(request)) {
+      // Nobody is left to answer, and nothing is wrong with the server: a client that went away.
+      request.log.debug({ code: error.code }, 'client closed the request before it was answered');
+      return reply.code(CLIENT_CLOSED_REQUEST).send();
+    }
     const { status, body, headers } = toResponse(error);
     if (status >= 500) {
       request.log.error({ err: error }, 'request failed');
     } else {
       request.log.info({ status, err: body.Err, extra: body.Extra }, 'request refused');
     }
-    void reply.code(status).headers(headers).send(body);
+    return reply.code(status).headers(headers).send(body);
   });
+}
+
+/**
+ * Errors the router raises before any route runs (a malformed percent-escape, a path parameter over
+ * the router's length limit): answered in the same envelope as everything else, without echoing the
+ * path. Passed to Fastify as its `frameworkErrors` option.
+ */
+export function answerRouterError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+  const status = tooLong ? 414 : 400;
+  const extra = tooLong ? 'path: a path parameter is too long' : 'path: malformed percent-encoding';
+  request.log.info({ status, code: error.code }, 'request refused by the router');
+  void reply.code(status).send(errorBody(ErrorCodes.badRequest, extra));
+}
+
+/** nginx's code for a request whose client closed the connection; it only ever reaches the log. */
+const CLIENT_CLOSED_REQUEST = 499;
+
+/** Whether the client went away (its request stream ended early, or the socket closed). */
+function clientHungUp(request: FastifyRequest): boolean {
+  // Not `destroyed` alone: a fully read request may be destroyed after its end without any hang-up.
+  return request.raw.readableAborted || request.raw.socket?.destroyed === true;
 }
 
 function toResponse(error: FastifyError): { status: number; body: ApiErrorBody; headers: Record<string, string> } {

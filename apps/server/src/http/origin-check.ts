@@ -5,27 +5,20 @@ import { ForbiddenError } from './errors.js';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * SAML assertion consumers receive a legitimate cross-site POST from the identity provider; what
- * protects them is the signed response and its InResponseTo, checked by the SAML module.
- */
-const CROSS_SITE_POST_PATHS = new Set(['/api/saml/acs', '/api/admin/saml/acs']);
-
-/**
- * Cross-site request forgery guard for the cookie-authenticated API. A state-changing request that a
- * browser sends names its page in `Origin`; it must be this server (as the request reached it, or the
- * configured public URL). Browsers that omit Origin still send `Sec-Fetch-Site`, which must not be
- * cross-site. Requests with neither come from non-browser clients, which cannot ride a victim's
- * cookies, so they pass.
+ * Cross-site request forgery guard for every route. A state-changing request that a browser sends
+ * names its page in `Origin`; it must be this server (as the request reached it, or the configured
+ * public URL). Browsers that omit Origin still send `Sec-Fetch-Site`, which must not be cross-site.
+ * Requests with neither come from non-browser clients, which cannot ride a victim's cookies, so they
+ * pass.
+ *
+ * What applies is decided by the route the request matched (its method, and its `crossSitePost`
+ * rule for the SAML assertion consumers), never by the text of the URL, so every spelling of a path
+ * gets its route's rule.
  */
 export function installOriginCheck(app: FastifyInstance, publicUrl: string | null): void {
   app.addHook('onRequest', (request, _reply, done) => {
-    const path = request.url.split('?')[0] ?? '';
-    const refused =
-      !SAFE_METHODS.has(request.method) &&
-      path.startsWith('/api/') &&
-      !CROSS_SITE_POST_PATHS.has(path) &&
-      !isSameOrigin(request, publicUrl);
-    done(refused ? new ForbiddenError(ErrorCodes.forbiddenOrigin) : undefined);
+    const exempt = SAFE_METHODS.has(request.method) || request.routeOptions.config.crossSitePost === true;
+    done(exempt || isSameOrigin(request, publicUrl) ? undefined : new ForbiddenError(ErrorCodes.forbiddenOrigin));
   });
 }
 

@@ -12,7 +12,9 @@ const PLAIN_HOST = /^[A-Za-z0-9.-]+$|^\[[0-9A-Fa-f:.]+\]$/;
 /**
  * Where browsers probe for their addresses (the status's IPApi): the admin's DiscoverIPURL, or — when
  * it is empty — the built-in responder (responder.ts) on the portal's own host name. Empty when
- * discovery is off.
+ * discovery is off, and for a DiscoverIPURL while DiscoverIPTrustUnattested is off: such a service
+ * cannot sign its answers, so the grants would refuse every address it reports (the browser need not
+ * ask it, and the page need not be allowed to reach it).
  *
  * The built-in responder speaks plain HTTP, and a page served over HTTPS may not fetch plain HTTP
  * (browsers block it as mixed content), so it is offered only to a portal reached over plain HTTP.
@@ -20,11 +22,11 @@ const PLAIN_HOST = /^[A-Za-z0-9.-]+$|^\[[0-9A-Fa-f:.]+\]$/;
  */
 export function discoveryBase(
   ctx: AppContext,
-  settings: { DiscoverIP: boolean; DiscoverIPURL: string },
+  settings: { DiscoverIP: boolean; DiscoverIPURL: string; DiscoverIPTrustUnattested: boolean },
   portal: PortalAddress,
 ): string {
   if (!settings.DiscoverIP) return '';
-  if (settings.DiscoverIPURL !== '') return settings.DiscoverIPURL;
+  if (settings.DiscoverIPURL !== '') return settings.DiscoverIPTrustUnattested ? settings.DiscoverIPURL : '';
   if (ctx.config.ipDiscoveryPorts.length === 0) return '';
   const published = ctx.config.publicUrl === null ? null : new URL(ctx.config.publicUrl);
   const protocol = published === null ? portal.protocol : published.protocol.replace(/:$/, '');

@@ -1,8 +1,15 @@
 import { createServer } from 'node:net';
+import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { freePort } from '@postern/test-support';
+import { SecretBox } from '../secrets/secret-box.js';
+import { IpAttestor } from './attestation.js';
 import { startDiscoveryResponder, type DiscoveryResponder } from './responder.js';
+
+const NOW = Date.UTC(2026, 10, 22, 9, 0, 0);
+const attestor = new IpAttestor(new SecretBox([randomBytes(32)]));
+const attest = (ip: string, port: number) => attestor.issue({ ip, port }, NOW);
 
 describe('IP discovery responder', () => {
   let responder: DiscoveryResponder | undefined;
@@ -10,9 +17,9 @@ describe('IP discovery responder', () => {
     await responder?.stop();
   });
 
-  it('answers each port with the caller address and the port, open to any origin', async () => {
+  it('answers each port with the caller address, the port and an attestation of both, open to any origin', async () => {
     const ports = [await freePort(), await freePort()];
-    responder = await startDiscoveryResponder('127.0.0.1', ports, pino({ level: 'silent' }));
+    responder = await startDiscoveryResponder('127.0.0.1', ports, pino({ level: 'silent' }), attest);
     expect(responder.ports).toEqual(ports);
     for (const port of ports) {
       const response = await fetch(`http://127.0.0.1:${port}/anything`, {
@@ -21,7 +28,11 @@ describe('IP discovery responder', () => {
       expect(response.status).toBe(200);
       expect(response.headers.get('access-control-allow-origin')).toBe('*');
       // The forwarded header is ignored: the answer is the address this path really uses.
-      expect(await response.json()).toEqual({ IP: '127.0.0.1', Port: port });
+      const body = (await response.json()) as { IP: string; Port: number; Attestation: string };
+      expect(body).toEqual({ IP: '127.0.0.1', Port: port, Attestation: expect.any(String) as string });
+      expect(attestor.verify(body.Attestation, { ip: body.IP, port }, NOW)).toBe(true);
+      const otherPort = ports.find((other) => other !== port) ?? 0;
+      expect(attestor.verify(body.Attestation, { ip: body.IP, port: otherPort }, NOW)).toBe(false);
     }
   });
 
@@ -31,7 +42,7 @@ describe('IP discovery responder', () => {
     await new Promise<void>((resolve) => taken.listen(takenPort, '127.0.0.1', resolve));
     try {
       const free = await freePort();
-      responder = await startDiscoveryResponder('127.0.0.1', [takenPort, free], pino({ level: 'silent' }));
+      responder = await startDiscoveryResponder('127.0.0.1', [takenPort, free], pino({ level: 'silent' }), attest);
       expect(responder.ports).toEqual([free]);
       const response = await fetch(`http://127.0.0.1:${free}/`, { method: 'POST', body: 'x' });
       expect(response.status).toBe(405);

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
-import { normaliseAddress } from '../http/client-address.js';
+import { canonicalIp } from '@postern/protocol';
 
 /**
  * The built-in IP discovery responder. Behind carrier-grade NAT or a split tunnel a browser can
@@ -8,9 +8,11 @@ import { normaliseAddress } from '../http/client-address.js';
  * several ports (the spec's 443, 222, 3389, 8000) and posts what it learned to /api/log_ips; a
  * CGNATOpen knoc then opens those addresses too.
  *
- * Each listener answers any GET with `{"IP": "<the caller's address>", "Port": <port>}` and nothing
- * else: no cookies, no state, CORS open to every origin because the answer is only the caller's own
- * address. X-Forwarded-For is ignored on purpose — the point is the address this path really uses.
+ * Each listener answers any GET with `{"IP": "<the caller's address>", "Port": <port>, "Attestation":
+ * "<token>"}` and nothing else: no cookies, no state, CORS open to every origin because the answer is
+ * only the caller's own address. The attestation (attestation.ts) is what lets the grant engine trust
+ * the address when the browser reports it. X-Forwarded-For is ignored on purpose — the point is the
+ * address this path really uses.
  */
 export interface DiscoveryResponder {
   /** The ports that are listening (a port that could not be opened is skipped with a warning). */
@@ -18,7 +20,10 @@ export interface DiscoveryResponder {
   stop(): Promise<void>;
 }
 
-function answer(server: Server, port: number): void {
+/** Signs "this address was seen on this port now" (see attestation.ts). */
+export type Attest = (ip: string, port: number) => string;
+
+function answer(server: Server, port: number, attest: Attest): void {
   server.on('request', (request, response) => {
     const headers = {
       'access-control-allow-origin': '*',
@@ -35,7 +40,9 @@ function answer(server: Server, port: number): void {
       response.end();
       return;
     }
-    const body = JSON.stringify({ IP: normaliseAddress(request.socket.remoteAddress ?? ''), Port: port });
+    const peer = request.socket.remoteAddress ?? '';
+    const ip = canonicalIp(peer) ?? peer;
+    const body = JSON.stringify({ IP: ip, Port: port, Attestation: attest(ip, port) });
     response.writeHead(200, { ...headers, 'content-type': 'application/json' });
     response.end(request.method === 'HEAD' ? undefined : body);
   });
@@ -50,12 +57,13 @@ export async function startDiscoveryResponder(
   host: string,
   ports: readonly number[],
   logger: Logger,
+  attest: Attest,
 ): Promise<DiscoveryResponder> {
   const servers: Server[] = [];
   const listening: number[] = [];
   for (const port of ports) {
     const server = createServer();
-    answer(server, port);
+    answer(server, port, attest);
     try {
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);

@@ -27,7 +27,7 @@ const KnocParams = z.object({ id: Id });
  */
 export function registerKnocRoutes(app: FastifyInstance, ctx: AppContext): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  // The admin guard (auth/request-auth.ts) has already refused anyone else; this names the admin.
+  // The admin scope (http/route-access.ts) has already refused anyone else; this names the admin.
   const actor = async (request: FastifyRequest) => ({ AdminName: (await requireAdmin(ctx, request)).admin.userName });
 
   for (const base of ['/api/admin/acls', '/api/admin/knocs']) {

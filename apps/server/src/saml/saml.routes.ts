@@ -55,12 +55,16 @@ export function registerSamlRoutes(app: FastifyInstance, ctx: AppContext): void 
       (_request, body, parsed) => parsed(null, body),
     );
     scope.setErrorHandler((error, request, reply) => {
-      const realm = realmOfAcs(request);
+      const realm = request.routeOptions.url === SAML_PATHS.admin.acs ? 'admin' : 'user';
       request.log.info({ realm, err: error }, 'SAML response refused before validation');
-      void reply.redirect(loginPageWithError(realm, ErrorCodes.authenticationFailed), 302);
+      // A request rule's refusal (a non-canonical path, a foreign Origin) keeps its own code.
+      const code = error instanceof ApiError ? error.code : ErrorCodes.authenticationFailed;
+      void reply.redirect(loginPageWithError(realm, code), 302);
     });
     for (const realm of REALMS) {
-      scope.post(SAML_PATHS[realm].acs, { bodyLimit: ACS_BODY_LIMIT_BYTES }, (request, reply) =>
+      // Posted cross-site by the identity provider; the signed response, not the Origin, protects it.
+      const config = { crossSitePost: true } as const;
+      scope.post(SAML_PATHS[realm].acs, { bodyLimit: ACS_BODY_LIMIT_BYTES, config }, (request, reply) =>
         consume(saml, ctx, realm, request, reply),
       );
     }
@@ -100,10 +104,6 @@ function readForm(body: unknown): AcsForm {
     return values.length === 1 ? values[0] : undefined;
   };
   return { SAMLResponse: single('SAMLResponse'), RelayState: single('RelayState') };
-}
-
-function realmOfAcs(request: FastifyRequest): SamlRealm {
-  return (request.url.split('?')[0] ?? '') === SAML_PATHS.admin.acs ? 'admin' : 'user';
 }
 
 function isTrue(value: unknown): boolean {

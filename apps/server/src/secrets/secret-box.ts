@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 
 /** Where a sealed value lives; bound into the ciphertext so it cannot be moved to another row or column. */
 export interface SecretContext {
@@ -65,6 +65,15 @@ export class SecretBox {
     } catch {
       throw new SecretUnreadableError(context, 'authentication failed');
     }
+  }
+
+  /**
+   * A key for another purpose (an HMAC, say), derived from the sealing key with HKDF-SHA256 under its
+   * own `label`, so every replica with the same POSTERN_SECRET_KEY derives the same key and no two
+   * purposes share one.
+   */
+  deriveKey(label: string, bytes = 32): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.#key(this.#currentId), Buffer.alloc(0), `postern:${label}`, bytes));
   }
 
   #key(id: string): Buffer {

@@ -16,6 +16,7 @@ const WARNING_ACTIONS = new Set<string>([
   AuditActions.AdminLoginFailed,
   AuditActions.TotpFailed,
   AuditActions.SignInBlocked,
+  AuditActions.SignInSlowed,
 ]);
 
 /**

@@ -17,6 +17,7 @@ const JPEG = `data:image/jpeg;base64,${Buffer.concat([Buffer.from('ffd8ffe0', 'h
 const CONFIG = {
   DiscoverIP: false,
   DiscoverIPURL: '',
+  DiscoverIPTrustUnattested: false,
   DebugMode: false,
   GELFListenerURL: '',
   KioskSessionDuration: 15,
@@ -63,6 +64,32 @@ describe.each(testStoreKinds())('settings API (%s)', (kind) => {
     expect(entry?.Entry).toEqual({
       [AuditActions.SettingsUpdated]: { AdminName: 'settings-admin', Description: 'config' },
     });
+  });
+
+  it('names a change to DiscoverIPTrustUnattested in the audit, and keeps it when a save leaves it out', async () => {
+    const on = await call('PUT', '/api/admin/settings/config', { ...CONFIG, DiscoverIPTrustUnattested: true });
+    expect(on.json()).toMatchObject({ data: { DiscoverIPTrustUnattested: true } });
+    const { DiscoverIPTrustUnattested: _left, ...withoutIt } = CONFIG;
+    const kept = await call('PUT', '/api/admin/settings/config', { ...withoutIt, DebugMode: true });
+    expect(kept.json()).toMatchObject({ data: { DiscoverIPTrustUnattested: true, DebugMode: true } });
+    await call('PUT', '/api/admin/settings/config', CONFIG);
+
+    const entries = (await call('GET', '/api/admin/logs')).json<{ data: { Entry: object }[] }>().data;
+    expect(entries.slice(0, 3).map((entry) => entry.Entry)).toEqual([
+      {
+        [AuditActions.SettingsUpdated]: {
+          AdminName: 'settings-admin',
+          Description: 'config: DiscoverIPTrustUnattested turned off',
+        },
+      },
+      { [AuditActions.SettingsUpdated]: { AdminName: 'settings-admin', Description: 'config' } },
+      {
+        [AuditActions.SettingsUpdated]: {
+          AdminName: 'settings-admin',
+          Description: 'config: DiscoverIPTrustUnattested turned on',
+        },
+      },
+    ]);
   });
 
   it.each([

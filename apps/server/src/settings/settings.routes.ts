@@ -28,7 +28,7 @@ import {
 /** Two logos as base64 (4/3 of their bytes) plus the other fields. */
 const CUSTOMIZE_BODY_LIMIT = Math.ceil(LOGO_MAX_BYTES * 2 * (4 / 3)) + 64 * 1024;
 
-/** /api/admin/settings/* (admins) and the branding logos (everyone). */
+/** /api/admin/settings/*: the settings, authentication and SAML keys (admins). */
 export function registerSettingsRoutes(
   app: FastifyInstance,
   ctx: AppContext,
@@ -84,20 +84,25 @@ export function registerSettingsRoutes(
       data: { Certificate: await generateSamlKeyCert(ctx, await adminOf(request), realm) },
     }));
   }
+}
 
-  routes.get(
-    '/api/branding/logo/:variant',
-    { schema: { params: z.object({ variant: z.enum(['dark', 'light']) }) } },
-    async (request, reply) => {
-      const settings = await readSettings(ctx.db);
-      const logo = decodeLogo(request.params.variant === 'dark' ? settings.Logo : settings.LightModeLogo);
-      if (logo === null) return reply.code(404).send(errorBody(ErrorCodes.notFound));
-      if (request.headers['if-none-match'] === `"${logo.etag}"`) return reply.code(304).send();
-      return reply
-        .header('etag', `"${logo.etag}"`)
-        .header('cache-control', 'public, max-age=300')
-        .type(logo.contentType)
-        .send(logo.bytes);
-    },
-  );
+/** GET /api/branding/logo/{dark|light}: the uploaded logos, which the login pages show to everyone. */
+export function registerBrandingRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app
+    .withTypeProvider<ZodTypeProvider>()
+    .get(
+      '/api/branding/logo/:variant',
+      { schema: { params: z.object({ variant: z.enum(['dark', 'light']) }) } },
+      async (request, reply) => {
+        const settings = await readSettings(ctx.db);
+        const logo = decodeLogo(request.params.variant === 'dark' ? settings.Logo : settings.LightModeLogo);
+        if (logo === null) return reply.code(404).send(errorBody(ErrorCodes.notFound));
+        if (request.headers['if-none-match'] === `"${logo.etag}"`) return reply.code(304).send();
+        return reply
+          .header('etag', `"${logo.etag}"`)
+          .header('cache-control', 'public, max-age=300')
+          .type(logo.contentType)
+          .send(logo.bytes);
+      },
+    );
 }

@@ -13,7 +13,7 @@ import type { Admin } from '../admins/admins.repo.js';
 import { BadRequestError } from '../http/errors.js';
 import { recordAudit } from '../audit/audit.js';
 import { createSelfSignedCertificate } from '../lib/x509.js';
-import { readSettings, writeSetting, type SettingKey, type Settings } from './settings.js';
+import { readSetting, readSettings, writeSetting, type SettingKey, type Settings } from './settings.js';
 
 /** The two SAML realms and the prefix of their settings. */
 export type SamlRealm = 'user' | 'admin';
@@ -30,6 +30,7 @@ export async function settingsRecord(ctx: AppContext): Promise<SettingsRecord> {
     CachedLicenses: s.License === '' ? [] : [s.License],
     DiscoverIP: s.DiscoverIP,
     DiscoverIPURL: s.DiscoverIPURL,
+    DiscoverIPTrustUnattested: s.DiscoverIPTrustUnattested,
     DebugMode: s.DebugMode,
     GELFListenerURL: s.GELFListenerURL,
     KioskSessionDuration: s.KioskSessionDuration,
@@ -41,15 +42,28 @@ export async function settingsRecord(ctx: AppContext): Promise<SettingsRecord> {
   };
 }
 
-/** PUT /api/admin/settings/config; the caller applies DebugMode and the GELF target afterwards. */
+/**
+ * PUT /api/admin/settings/config; the caller applies DebugMode and the GELF target afterwards.
+ * DiscoverIPTrustUnattested left out stays as it is; a change to it is named in the audit entry,
+ * because it decides which addresses users can open.
+ */
 export async function updateConfig(ctx: AppContext, actor: Admin, body: SettingsConfigBody): Promise<void> {
-  await writeAll(ctx, actor, 'config', {
+  const changes: Partial<Settings> = {
     DiscoverIP: body.DiscoverIP,
     DiscoverIPURL: body.DiscoverIPURL,
     DebugMode: body.DebugMode,
     GELFListenerURL: body.GELFListenerURL,
     KioskSessionDuration: body.KioskSessionDuration,
-  });
+  };
+  let what = 'config';
+  const trust = body.DiscoverIPTrustUnattested;
+  if (trust !== undefined) {
+    changes.DiscoverIPTrustUnattested = trust;
+    if (trust !== (await readSetting(ctx.db, 'DiscoverIPTrustUnattested'))) {
+      what = `config: DiscoverIPTrustUnattested turned ${trust ? 'on' : 'off'}`;
+    }
+  }
+  await writeAll(ctx, actor, what, changes);
 }
 
 /** PUT /api/admin/settings/customize: logos are checked to really be PNG or JPEG. */

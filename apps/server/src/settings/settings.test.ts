@@ -19,6 +19,7 @@ describe.each(testStoreKinds())('settings store (%s)', (kind) => {
       NewUserDashboard: true,
       DiscoverIP: false,
       DiscoverIPURL: '',
+      DiscoverIPTrustUnattested: false,
       KioskSessionDuration: KIOSK_SESSION_MINUTES_DEFAULT,
       DebugMode: false,
       GELFListenerURL: '',

@@ -20,6 +20,11 @@ const SETTING_SCHEMAS = {
   NewUserDashboard: z.boolean().catch(true),
   DiscoverIP: z.boolean().catch(false),
   DiscoverIPURL: z.string().catch(''),
+  /**
+   * Grants accept browser-reported addresses without the built-in responder's attestation (for an
+   * external DiscoverIPURL, which cannot attest). Off: a user could otherwise open any address.
+   */
+  DiscoverIPTrustUnattested: z.boolean().catch(false),
   KioskSessionDuration: z
     .number()
     .int()

@@ -153,14 +153,16 @@ describe.each(testStoreKinds())('status endpoints (%s)', (kind) => {
     });
   });
 
-  it('publishes the bundle hash and the IP discovery URL only when discovery is on', async () => {
+  it('publishes the bundle hash, and an external IP discovery URL only when discovery is on and trusted', async () => {
+    const ipApi = async () => (await get('/api/system_status')).json<{ data: { IPApi: string } }>().data.IPApi;
     expect((await get('/api/system_status')).json()).toEqual({ data: { IPApi: '', JsBundleHash: 'test-bundle' } });
     await writeSetting(t.ctx.db, 'DiscoverIPURL', 'https://ip.example.com', t.clock.now());
-    expect((await get('/api/system_status')).json()).toEqual({ data: { IPApi: '', JsBundleHash: 'test-bundle' } });
+    expect(await ipApi()).toBe('');
     await writeSetting(t.ctx.db, 'DiscoverIP', true, t.clock.now());
-    expect((await get('/api/system_status')).json()).toEqual({
-      data: { IPApi: 'https://ip.example.com', JsBundleHash: 'test-bundle' },
-    });
+    // It cannot sign what it reports: without the admin's trust the grants would refuse it all.
+    expect(await ipApi()).toBe('');
+    await writeSetting(t.ctx.db, 'DiscoverIPTrustUnattested', true, t.clock.now());
+    expect(await ipApi()).toBe('https://ip.example.com');
   });
 
   it('points browsers at the built-in responder on the portal host when no discovery URL is set', async () => {
@@ -188,7 +190,7 @@ describe.each(testStoreKinds())('status endpoints (%s)', (kind) => {
     expect(overTls.json<{ data: { IPApi: string } }>().data.IPApi).toBe('');
   });
 
-  it('lets the page fetch the discovery host on any port, and nothing more, only while discovery is on', async () => {
+  it('lets the page fetch the discovery host on any port, and nothing more, only while browsers are sent there', async () => {
     const connectSources = async () => {
       const page = await t.app.inject({ method: 'GET', url: '/home' });
       expect(page.headers['content-type']).toMatch(/^text\/html/);
@@ -199,6 +201,8 @@ describe.each(testStoreKinds())('status endpoints (%s)', (kind) => {
     await writeSetting(t.ctx.db, 'DiscoverIPURL', 'https://ip.example.com/where?x=1', t.clock.now());
     expect(await connectSources()).toEqual(["'self'"]);
     await writeSetting(t.ctx.db, 'DiscoverIP', true, t.clock.now());
+    expect(await connectSources()).toEqual(["'self'"]);
+    await writeSetting(t.ctx.db, 'DiscoverIPTrustUnattested', true, t.clock.now());
     expect(await connectSources()).toEqual(["'self'", 'https://ip.example.com:*']);
     // API answers keep the policy as it is.
     const api = await get('/api/system_status');

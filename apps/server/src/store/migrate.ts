@@ -85,3 +85,15 @@ export async function migrateToLatest<DB>(typedDb: Kysely<DB>): Promise<string[]
   }
   return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
 }
+
+/**
+ * Applies (or undoes) migrations until `name` is the last one applied: a store as an older release
+ * left it, for the tests of the migration that follows.
+ */
+export async function migrateTo<DB>(typedDb: Kysely<DB>, name: string): Promise<void> {
+  const { error, results }: MigrationResultSet = await (await migrator(untyped(typedDb))).migrateTo(name);
+  if (error !== undefined) {
+    const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? name;
+    throw new MigrationFailedError(failed, error);
+  }
+}

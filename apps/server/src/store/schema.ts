@@ -141,6 +141,10 @@ export interface AgentsTable {
   createdAt: number;
   updatedAt: number;
   lastModifiedBy: Generated<string>;
+  /** The agent's registered Ed25519 public key (SPKI DER, base64url); null until it enrols, and after a rotation. */
+  publicKey: string | null;
+  /** When that key was registered. */
+  enrolledAt: number | null;
 }
 
 export interface BackendsTable {
@@ -221,11 +225,21 @@ export interface ApiKeysTable {
 }
 
 export interface LoginThrottleTable {
-  /** 'account:user:<name>', 'account:admin:<name>' or 'address:<ip>'. */
+  /** 'pair:<address> <name>', 'address:<address>' or 'apikey:address:<address>' (see auth/throttle.ts). */
   key: string;
   failures: number;
   windowStartedAt: number;
   blockedUntil: number | null;
+}
+
+/** The per-account ceiling on failed sign-ins: a leaky bucket per account (see auth/throttle.ts). */
+export interface LoginCeilingTable {
+  /** 'account:<name>'. */
+  key: string;
+  /** When the bucket will have drained empty (GCRA's theoretical arrival time). */
+  drainedAt: number;
+  /** Failures that left the bucket full since it was last empty; the first one is audited. */
+  slowedFailures: number;
 }
 
 export interface SamlRequestsTable {
@@ -253,6 +267,7 @@ export interface Database {
   groupAcls: GroupAclsTable;
   apiKeys: ApiKeysTable;
   loginThrottle: LoginThrottleTable;
+  loginCeiling: LoginCeilingTable;
   samlRequests: SamlRequestsTable;
   samlAssertions: SamlAssertionsTable;
   agents: AgentsTable;

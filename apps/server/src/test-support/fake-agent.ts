@@ -1,17 +1,41 @@
+import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import WebSocket from 'ws';
 import {
   AGENT_CONNECT_PATH,
   AGENT_PROTOCOL_VERSION,
   ServerToAgentMessage,
+  agentProofPayload,
   type AgentCapabilities,
+  type AgentKeyProof,
   type EntryResult,
 } from '@postern/protocol';
 import { agentCapabilities } from './agent-factories.js';
 
+/** An agent's key pair, as postern-agent keeps it in its key file. */
+export interface FakeAgentKey {
+  privateKey: KeyObject;
+  /** The public key as the protocol carries it: SPKI DER, base64url. */
+  publicKey: string;
+}
+
+/** A fresh Ed25519 key pair, like the one postern-agent makes on its first connection. */
+export function fakeAgentKey(): FakeAgentKey {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  return { privateKey, publicKey: publicKey.export({ format: 'der', type: 'spki' }).toString('base64url') };
+}
+
+/** A proof as postern-agent makes it: the key signs the payload for `nonce`. */
+export function proveKey(key: FakeAgentKey, nonce: string): AgentKeyProof {
+  const payload = Buffer.from(agentProofPayload(nonce, key.publicKey), 'utf8');
+  return { publicKey: key.publicKey, signature: sign(null, payload, key.privateKey).toString('base64url') };
+}
+
 /**
- * A protocol-level stand-in for postern-agent: speaks the real WebSocket protocol and records what
- * the server sends, answering every entry with the outcome `decide` picks (ok by default). The real
- * agent and its drivers are tested in apps/agent and in the system tests.
+ * A protocol-level stand-in for postern-agent: speaks the real WebSocket protocol (waits for the
+ * challenge, proves its key in the hello) and records what the server sends, answering every entry
+ * with the outcome `decide` picks (ok by default). One instance keeps one key across reconnects,
+ * like an agent with its key file. The real agent and its drivers are tested in apps/agent and in
+ * the system tests.
  */
 export class FakeAgent {
   readonly messages: ServerToAgentMessage[] = [];
@@ -20,20 +44,50 @@ export class FakeAgent {
     ok: true,
     error: '',
   });
+  /** How the last connection ended (null while it is open or before any). */
+  closed: { code: number; reason: string } | null = null;
+  readonly key: FakeAgentKey;
   #socket: WebSocket | undefined;
   readonly #waiters: (() => void)[] = [];
 
   constructor(
     private readonly baseUrl: string,
     private readonly token: string,
-  ) {}
+    options: { key?: FakeAgentKey } = {},
+  ) {
+    this.key = options.key ?? fakeAgentKey();
+  }
 
-  /** Connects and says hello; resolves when the first full state has arrived. */
+  /**
+   * Connects, waits for the challenge and says hello with a proof of its key; resolves when the
+   * first full state has arrived, rejects when the server closes the connection first.
+   */
   async connect(capabilities: AgentCapabilities = agentCapabilities(), generation = 0): Promise<void> {
+    const nonce = await this.open();
+    const before = this.states().length;
+    this.hello({ capabilities, generation, proof: proveKey(this.key, nonce) });
+    await this.waitFor(() => {
+      if (this.#socket?.readyState === WebSocket.CLOSED) {
+        throw new Error(`connection refused: ${this.closed?.code ?? 0} ${this.closed?.reason ?? ''}`);
+      }
+      return this.states().length > before;
+    }, 'the first state');
+  }
+
+  /** Opens the socket and resolves with the nonce of the challenge that opens it; no hello yet. */
+  async open(): Promise<string> {
     const socket = new WebSocket(`${this.baseUrl.replace(/^http/, 'ws')}${AGENT_CONNECT_PATH}`, {
       headers: { authorization: `Bearer ${this.token}` },
     });
     this.#socket = socket;
+    this.closed = null;
+    const before = this.challenges().length;
+    // Listening before the upgrade completes: the challenge can arrive with the upgrade's answer.
+    socket.on('message', (data: Buffer) => this.#receive(data.toString('utf8')));
+    socket.on('close', (code, reason) => {
+      if (this.#socket === socket) this.closed = { code, reason: reason.toString('utf8') };
+      this.#wake();
+    });
     await new Promise<void>((resolve, reject) => {
       socket.once('open', () => resolve());
       socket.once('error', reject);
@@ -41,17 +95,23 @@ export class FakeAgent {
         reject(new Error(`connect refused: ${response.statusCode ?? 0}`)),
       );
     });
-    socket.on('message', (data: Buffer) => this.#receive(data.toString('utf8')));
-    const before = this.states().length;
+    await this.waitFor(() => this.challenges().length > before, 'the challenge');
+    const challenge = this.challenges().at(-1);
+    if (challenge === undefined) throw new Error('no challenge');
+    return challenge.nonce;
+  }
+
+  /** Sends a hello: with `proof` as given (null: none, as an agent from before keys existed sends). */
+  hello(fields: { proof: AgentKeyProof | null; capabilities?: AgentCapabilities; generation?: number }): void {
     this.send({
       type: 'hello',
       version: AGENT_PROTOCOL_VERSION,
       agentVersion: '1.9.0',
-      capabilities,
-      generation,
+      capabilities: fields.capabilities ?? agentCapabilities(),
+      generation: fields.generation ?? 0,
       applied: [],
+      ...(fields.proof === null ? {} : { proof: fields.proof }),
     });
-    await this.waitFor(() => this.states().length > before);
   }
 
   send(message: object): void {
@@ -68,12 +128,31 @@ export class FakeAgent {
     });
   }
 
+  /** Resolves with the close code and reason once the server has closed the connection. */
+  async whenClosed(): Promise<{ code: number; reason: string }> {
+    await this.waitFor(() => this.closed !== null, 'the connection to close');
+    return this.closed as { code: number; reason: string };
+  }
+
+  /** Whether the current connection is open. */
+  isOpen(): boolean {
+    return this.#socket?.readyState === WebSocket.OPEN;
+  }
+
+  challenges() {
+    return this.messages.filter((message) => message.type === 'challenge');
+  }
+
   states() {
     return this.messages.filter((message) => message.type === 'state');
   }
 
   applies() {
     return this.messages.filter((message) => message.type === 'apply');
+  }
+
+  goodbyes() {
+    return this.messages.filter((message) => message.type === 'goodbye');
   }
 
   /** Resolves once `condition` holds, checking after every message (5 s at most). */
@@ -86,6 +165,10 @@ export class FakeAgent {
         setTimeout(resolve, 50);
       });
     }
+  }
+
+  #wake(): void {
+    for (const wake of this.#waiters.splice(0)) wake();
   }
 
   #receive(text: string): void {
@@ -102,6 +185,6 @@ export class FakeAgent {
       const results = entries.map((entry) => this.decide(entry)).filter((result) => result !== null);
       this.send({ type: 'result', version: AGENT_PROTOCOL_VERSION, generation: message.generation, results });
     }
-    for (const wake of this.#waiters.splice(0)) wake();
+    this.#wake();
   }
 }

@@ -93,13 +93,15 @@ export interface TestApp {
 export interface TestAppOptions {
   config?: Partial<AppContext['config']>;
   webApp?: WebApp;
+  /** The app's logger; silent (or POSTERN_TEST_LOG_LEVEL) by default. */
+  logger?: AppContext['logger'];
 }
 
 /** The real HTTP app on a real, empty, migrated store, with a clock the test moves. */
 export async function createTestApp(kind: TestStoreKind, options: TestAppOptions = {}): Promise<TestApp> {
   const testStore = await createTestStore(kind);
   const clock = new ManualClock(Date.UTC(2026, 10, 22, 9, 0, 0));
-  const logger = pino({ level: process.env.POSTERN_TEST_LOG_LEVEL ?? 'silent' });
+  const logger = options.logger ?? pino({ level: process.env.POSTERN_TEST_LOG_LEVEL ?? 'silent' });
   const ctx: AppContext = {
     db: testStore.store.db,
     dialect: testStore.store.dialect,

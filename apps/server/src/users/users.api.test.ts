@@ -90,9 +90,31 @@ describe.each(testStoreKinds())('user directory API (%s)', (kind) => {
       { Err: ErrorCodes.ldapDnRequired, Extra: 'ThirdPartyAuth.DN' },
       null,
     ],
-    ['a zero duration', { ...VALID_LOCAL, Duration: 0 }, { Err: ErrorCodes.badRequest }, /^Duration: /],
-    ['a fractional duration', { ...VALID_LOCAL, Duration: 1.5 }, { Err: ErrorCodes.badRequest }, /^Duration: /],
+    [
+      'a zero duration',
+      { ...VALID_LOCAL, Duration: 0 },
+      { Err: ErrorCodes.userDurationRange, Extra: 'Duration' },
+      null,
+    ],
+    [
+      'a fractional duration',
+      { ...VALID_LOCAL, Duration: 1.5 },
+      { Err: ErrorCodes.userDurationRange, Extra: 'Duration' },
+      null,
+    ],
+    [
+      'a duration longer than a year',
+      { ...VALID_LOCAL, Duration: 525_601 },
+      { Err: ErrorCodes.userDurationRange, Extra: 'Duration' },
+      null,
+    ],
     ['a zero session limit', { ...VALID_LOCAL, SessionLimit: 0 }, { Err: ErrorCodes.badRequest }, /^SessionLimit: /],
+    [
+      'a session limit beyond what the store holds',
+      { ...VALID_LOCAL, SessionLimit: 10 ** 12 },
+      { Err: ErrorCodes.badRequest },
+      /^SessionLimit: /,
+    ],
     ['an unknown auth type', { ...VALID_LOCAL, AuthType: 'kerberos' }, { Err: ErrorCodes.badRequest }, /^AuthType: /],
     [
       'a ValidUntil that is not a date-time',

@@ -29,7 +29,7 @@ describe('apiKeyThrottleKey', () => {
   });
 
   it('uses a key of its own, apart from the sign-in throttle of the same address', () => {
-    const signInAddressKey = signInKeys('user', 'alice', '192.0.2.1').map((k) => k.key);
+    const signInAddressKey = signInKeys('alice', '192.0.2.1').all.map((k) => k.key);
     expect(signInAddressKey).not.toContain(apiKeyThrottleKey('192.0.2.1').key);
   });
 });

@@ -3,8 +3,7 @@ import { API_KEY_BASIC_USER, ErrorCodes, type ApiKeyRecord } from '@postern/prot
 import type { AppContext } from '../app-context.js';
 import { ApiError, ForbiddenError, TooManyRequestsError } from '../http/errors.js';
 import { clientAddress } from '../http/client-address.js';
-import { ADDRESS_POLICY, blockedFor, recordFailure, type ThrottleKey } from '../auth/throttle.js';
-import { parseIp } from '../apikeys/cidr.js';
+import { ADDRESS_POLICY, blockedFor, recordFailure, throttleSubject, type ThrottleKey } from '../auth/throttle.js';
 import { verifyApiKey } from '../apikeys/apikeys.service.js';
 import { touchApiKey } from '../apikeys/apikeys.repo.js';
 
@@ -74,18 +73,10 @@ export function refusalError(check: Extract<KeyCheck, { ok: false }>, realm: str
 /**
  * Failed key uses are counted per client address in the sign-in throttle's table (shared by
  * replicas), under their own key so a scanner of /api/v1 does not lock the address out of signing in,
- * with the sign-in address policy. IPv6 callers count per /64: one host usually owns a whole /64 and
- * could otherwise step through it.
+ * with the sign-in address policy. Addresses count as sign-ins count them: IPv6 per /64.
  */
 export function apiKeyThrottleKey(address: string): ThrottleKey {
   return { key: `apikey:address:${throttleSubject(address)}`, policy: ADDRESS_POLICY };
-}
-
-/** The address itself for IPv4 (and anything unparsable); the /64 network, in hex, for IPv6. */
-function throttleSubject(address: string): string {
-  const parsed = parseIp(address);
-  if (parsed?.family !== 6) return address;
-  return `${(parsed.value >> 64n).toString(16).padStart(16, '0')}::/64`;
 }
 
 /** 429 with Retry-After while the address is blocked; during a block even a good key gets this. */

@@ -5,7 +5,7 @@ import { registerUserSessionRoutes } from './user-sessions.routes.js';
 
 /**
  * /api/v1: the API for machines, authenticated by API keys (or, for allowlists, by address) instead
- * of sessions. Outside the admin guard, and all GETs, so the origin check does not apply.
+ * of sessions; registered in the api-key scope. All GETs, so the Origin check does not apply.
  */
 export function registerV1Routes(app: FastifyInstance, ctx: AppContext): void {
   registerAllowlistRoutes(app, ctx);

@@ -1,5 +1,5 @@
 import { BlockList, isIPv4 } from 'node:net';
-import { parseAddress } from '../addresses.js';
+import { canonicalAddress, parseAddress } from '../addresses.js';
 
 /**
  * The client addresses one knoc admits now: single hosts and networks, as the grants name them.
@@ -60,6 +60,5 @@ export class GrantedAddresses {
 /** A socket's remote address as the grants spell it (`::ffff:127.0.0.2` is the IPv4 client 127.0.0.2). */
 export function clientAddress(remote: string | undefined): string | null {
   if (remote === undefined || remote === '') return null;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(remote);
-  return mapped?.[1] ?? remote;
+  return canonicalAddress(remote);
 }

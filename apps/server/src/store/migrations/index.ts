@@ -3,6 +3,9 @@ import * as identity from './0001-identity.js';
 import * as directory from './0002-directory.js';
 import * as grants from './0003-grants.js';
 import * as grantLookupIndexes from './0004-grant-lookup-indexes.js';
+import * as agentKeys from './0005-agent-keys.js';
+import * as signInCeilingAndSessionBounds from './0006-sign-in-ceiling-and-session-bounds.js';
+import * as forgetUnattestedSessionAddresses from './0007-forget-unattested-session-addresses.js';
 
 /**
  * Every migration, in order. Append only: a released migration is never edited, because stores in
@@ -13,6 +16,9 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0002-directory': directory,
   '0003-grants': grants,
   '0004-grant-lookup-indexes': grantLookupIndexes,
+  '0005-agent-keys': agentKeys,
+  '0006-sign-in-ceiling-and-session-bounds': signInCeilingAndSessionBounds,
+  '0007-forget-unattested-session-addresses': forgetUnattestedSessionAddresses,
 };
 
 export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS);

@@ -17,14 +17,15 @@ function host(answers: Record<number, { json?: unknown; text?: string; status?: 
 describe('IP discovery', () => {
   it('asks the IPApi host on each discovery port and lists what each one saw', async () => {
     const fetch = host({
-      443: { json: { IP: '203.0.113.7', Port: 443 } },
+      443: { json: { IP: '203.0.113.7', Port: 443, Attestation: 'v1.1.token-for-443' } },
       222: { json: { IP: '198.51.100.9' } },
       3389: { text: '2001:db8::5\n' },
       8000: { json: { ip: '203.0.113.7' } },
     });
     const found = await discoverIps('https://ip.example.com', [443, 222, 3389, 8000], fetch);
     expect(found).toEqual([
-      { Port: 443, IP: '203.0.113.7' },
+      // Postern's responder signs what it saw; the token goes to the server as it came.
+      { Port: 443, IP: '203.0.113.7', Attestation: 'v1.1.token-for-443' },
       { Port: 222, IP: '198.51.100.9' },
       { Port: 3389, IP: '2001:db8::5' },
       { Port: 8000, IP: '203.0.113.7' },
@@ -55,6 +56,26 @@ describe('IP discovery', () => {
     ]);
   });
 
+  it.each(['127.0.0.1', '::1', '169.254.169.254', 'fe80::1', '::ffff:127.0.0.1', 'fd00:ec2::254'])(
+    'leaves out %s, an address no grant may open, so grants do not fail on it',
+    async (address) => {
+      const fetch = host({
+        443: { json: { IP: address, Port: 443, Attestation: 'v1.1.token' } },
+        8000: { json: { IP: '192.0.2.44', Port: 8000, Attestation: 'v1.1.other' } },
+      });
+      expect(await discoverIps('http://ip.example.com', [443, 8000], fetch)).toEqual([
+        { Port: 8000, IP: '192.0.2.44', Attestation: 'v1.1.other' },
+      ]);
+    },
+  );
+
+  it('leaves out answers that name a network or a zone rather than one address', async () => {
+    const fetch = host({ 443: { text: '192.0.2.0' }, 222: { text: 'fe80::1%eth0' }, 8000: { text: '10.0.0.0/8' } });
+    expect(await discoverIps('http://ip.example.com', [443, 222, 8000], fetch)).toEqual([
+      { Port: 443, IP: '192.0.2.0' },
+    ]);
+  });
+
   it('asks nothing of a base that is not an http(s) URL', async () => {
     const fetch = host({});
     expect(await discoverIps('ftp://ip.example.com', [443], fetch)).toEqual([]);
@@ -66,13 +87,14 @@ describe('IP discovery', () => {
     expect(discoveryUrl('https://ip.example.com/whoami', 8000)).toBe('https://ip.example.com:8000/whoami');
     expect(
       discoveryKey([
-        { Port: 8000, IP: '192.0.2.1' },
+        { Port: 8000, IP: '192.0.2.1', Attestation: 'v1.1.a' },
         { Port: 443, IP: '192.0.2.1' },
       ]),
     ).toBe(
+      // Attestations are renewed every round; a renewed one alone is no reason to post again.
       discoveryKey([
         { Port: 443, IP: '192.0.2.1' },
-        { Port: 8000, IP: '192.0.2.1' },
+        { Port: 8000, IP: '192.0.2.1', Attestation: 'v1.2.b' },
       ]),
     );
   });

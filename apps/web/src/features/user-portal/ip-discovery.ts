@@ -1,4 +1,4 @@
-import { DiscoveredIp, IP_DISCOVERY_PORTS } from '@postern/protocol';
+import { DiscoveredIp, IP_DISCOVERY_PORTS, neverGrantedKind, parseIp } from '@postern/protocol';
 
 /** A discovery request that has not answered by then is given up: it must never hold anything back. */
 export const DISCOVERY_TIMEOUT_MS = 5_000;
@@ -11,20 +11,42 @@ export function discoveryUrl(base: string, port: number): string | null {
   return url.toString();
 }
 
-/** The address in a discovery answer: `{"IP": "…"}` (Postern's responder) or the bare address as text. */
-function addressIn(text: string): string | null {
+/** What a discovery answer says: the address, and the attestation when Postern's responder signed it. */
+interface Answer {
+  address: string;
+  attestation?: string;
+}
+
+/**
+ * The address in a discovery answer: `{"IP": "…", "Attestation": "…"}` (Postern's responder), another
+ * service's `{"ip": "…"}`, or the bare address as text.
+ */
+function answerIn(text: string): Answer | null {
   const trimmed = text.trim();
   try {
     const json = JSON.parse(trimmed) as unknown;
     if (typeof json === 'object' && json !== null) {
-      const { IP, ip } = json as { IP?: unknown; ip?: unknown };
+      const { IP, ip, Attestation } = json as { IP?: unknown; ip?: unknown; Attestation?: unknown };
       const value = IP ?? ip;
-      return typeof value === 'string' ? value.trim() : null;
+      if (typeof value !== 'string') return null;
+      return typeof Attestation === 'string'
+        ? { address: value.trim(), attestation: Attestation }
+        : { address: value.trim() };
     }
-    return typeof json === 'string' ? json.trim() : null;
+    return typeof json === 'string' ? { address: json.trim() } : null;
   } catch {
-    return trimmed;
+    return { address: trimmed };
   }
+}
+
+/**
+ * Addresses the server would refuse outright — loopback, link-local, multicast, cloud metadata (see
+ * net.ts) — are not reported: a browser on the portal's own machine or a lab network learns such an
+ * address, and sending it along would make every grant fail.
+ */
+function mayBeGranted(address: string): boolean {
+  const parsed = parseIp(address);
+  return parsed !== null && neverGrantedKind(parsed) === null;
 }
 
 /** An address as a browser might be told it: IPv4 or IPv6 characters only. */
@@ -43,9 +65,13 @@ async function probe(url: string, port: number, fetchImpl: typeof fetch): Promis
       signal: controller.signal,
     });
     if (!response.ok) return null;
-    const address = addressIn(await response.text());
-    if (address === null || !ADDRESS.test(address)) return null;
-    const parsed = DiscoveredIp.safeParse({ Port: port, IP: address });
+    const answer = answerIn(await response.text());
+    if (answer === null || !ADDRESS.test(answer.address) || !mayBeGranted(answer.address)) return null;
+    const parsed = DiscoveredIp.safeParse({
+      Port: port,
+      IP: answer.address,
+      ...(answer.attestation === undefined ? {} : { Attestation: answer.attestation }),
+    });
     return parsed.success ? parsed.data : null;
   } catch {
     // Blocked, refused, timed out: that path simply yields no address.
@@ -58,7 +84,8 @@ async function probe(url: string, port: number, fetchImpl: typeof fetch): Promis
 /**
  * Asks the IP discovery host (IPApi) on each discovery port (443, 222, 3389, 8000) which address the
  * browser comes from there, all at once, and answers the port-to-address list of those that
- * answered. Never rejects.
+ * answered, each with the responder's attestation when it gave one (the server needs it to accept an
+ * address that is not the request's own). Never rejects.
  */
 export async function discoverIps(
   base: string,
@@ -72,7 +99,10 @@ export async function discoverIps(
   return (await Promise.all(probes)).filter((found): found is DiscoveredIp => found !== null);
 }
 
-/** A stable text for a discovery result, to tell whether it changed since it was last posted. */
+/**
+ * A stable text for a discovery result, to tell whether it changed since it was last posted. The
+ * attestations are left out: they are renewed on every round, and the server keeps a logged address.
+ */
 export function discoveryKey(ips: readonly DiscoveredIp[]): string {
   return ips
     .map((entry) => `${entry.Port}=${entry.IP}`)

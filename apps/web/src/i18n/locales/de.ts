@@ -211,6 +211,12 @@ export const de: MirroredResource<Translation> = {
       empty: 'Keine Aktivitäten in letzter Zeit',
     },
   },
+  adminSettings: {
+    discoverIpTrustUnattested: {
+      label: 'Adressen vertrauen, die die IP-Erkennungs-URL ohne Signatur meldet',
+      risk: 'Nur für eine externe IP-Erkennungs-URL, die ihre Antworten nicht signieren kann. Solange dies eingeschaltet ist, kann jeder angemeldete Benutzer beliebige Adressen auf CGNATOpen-Systemen freischalten lassen, nicht nur Adressen, die er wirklich verwendet. Die eingebaute IP-Erkennung von Postern braucht dieses Vertrauen nicht.',
+    },
+  },
   error: {
     title: 'Fehler',
     internal: 'Ein interner Serverfehler ist aufgetreten',
@@ -286,11 +292,16 @@ export const de: MirroredResource<Translation> = {
     aclDisabledForUser: 'Deaktiviert. Wenden Sie sich für Details an Ihren Administrator',
     agentOffline: 'Der Agent für dieses System ist offline',
     noGrantableAddress: 'Keine Ihrer Adressen darf für dieses System freigegeben werden',
+    ipAddressNotGrantable:
+      'Diese Adresse wird nie freigegeben: Loopback-, Link-Local-, Multicast-, Broadcast- und Cloud-Metadaten-Adressen werden abgelehnt',
+    ipAddressNotSeen:
+      'Postern hat nicht gesehen, dass Sie diese Adresse verwenden: Die Bestätigung der IP-Erkennung fehlt, ist abgelaufen oder gilt einer anderen Adresse',
     grantNotFound: 'Es gibt keinen Zugang zum Widerrufen',
     urlMustBeHttp: 'Die URL muss mit http oder https beginnen',
     urlMustBeLdap: 'Die URL muss mit ldap oder ldaps beginnen',
     urlMustBeGelf: 'Die URL muss mit udp, tcp oder tls beginnen',
     kioskDurationRange: 'Min. 5, max. 120',
+    userDurationRange: 'Die Sitzungsdauer muss zwischen 1 und 525600 Minuten (ein Jahr) liegen',
     passwordLength: 'Muss zwischen 8 und 64 Zeichen lang sein',
     passwordsDontMatch: 'Die Passwörter stimmen nicht überein',
     invalidCidr: 'Geben Sie einen Adressbereich in CIDR-Schreibweise ein, z. B. 192.0.2.0/24',
@@ -346,6 +357,7 @@ export const de: MirroredResource<Translation> = {
       TotpEnrolmentDeferred: 'Zwei-Faktor-Einrichtung verschoben',
       TotpFailed: 'Zwei-Faktor-Code abgelehnt',
       SignInBlocked: 'Anmeldung nach zu vielen Versuchen gesperrt',
+      SignInSlowed: 'Anmeldung nach vielen Fehlversuchen für das Konto verlangsamt',
       GroupCreated: 'Gruppe angelegt',
       GroupUpdated: 'Gruppe geändert',
       GroupDeleted: 'Gruppe gelöscht',
@@ -364,6 +376,7 @@ export const de: MirroredResource<Translation> = {
       AgentConnected: 'Agent verbunden',
       AgentDisconnected: 'Agent getrennt',
       AgentAuthFailed: 'Agent-Verbindung abgelehnt',
+      AgentEnrolled: 'Agent-Schlüssel registriert',
       BackendCreated: 'Backend erstellt',
       BackendUpdated: 'Backend geändert',
       BackendDeleted: 'Backend gelöscht',

@@ -70,11 +70,16 @@ const err: ErrorTexts = {
   aclDisabledForUser: 'Disabled. Consult your administrator for details',
   agentOffline: 'The agent for this system is offline',
   noGrantableAddress: 'None of your addresses may be granted on this system',
+  ipAddressNotGrantable:
+    'This address is never granted: loopback, link-local, multicast, broadcast and cloud metadata addresses are refused',
+  ipAddressNotSeen:
+    'Postern has not seen you use this address: the IP discovery confirmation is missing, expired or for another address',
   grantNotFound: 'There is no access to revoke',
   urlMustBeHttp: 'URL must be http or https',
   urlMustBeLdap: 'URL must be ldap or ldaps',
   urlMustBeGelf: 'URL must be udp, tcp, or tls',
   kioskDurationRange: 'min 5, max 120',
+  userDurationRange: 'The session duration must be between 1 and 525600 minutes (one year)',
   passwordLength: 'Must be between 8 and 64 characters',
   passwordsDontMatch: "Passwords don't match",
   invalidCidr: 'Enter an address range in CIDR notation, such as 192.0.2.0/24',
@@ -131,6 +136,7 @@ const auditAction: AuditActionTexts = {
   TotpEnrolmentDeferred: 'Two-factor setup postponed',
   TotpFailed: 'Two-factor code refused',
   SignInBlocked: 'Sign-in blocked after too many attempts',
+  SignInSlowed: 'Sign-in slowed after many failed attempts on the account',
   GroupCreated: 'Group created',
   GroupUpdated: 'Group updated',
   GroupDeleted: 'Group deleted',
@@ -149,6 +155,7 @@ const auditAction: AuditActionTexts = {
   AgentConnected: 'Agent connected',
   AgentDisconnected: 'Agent disconnected',
   AgentAuthFailed: 'Agent connection refused',
+  AgentEnrolled: 'Agent key registered',
   BackendCreated: 'Backend created',
   BackendUpdated: 'Backend updated',
   BackendDeleted: 'Backend deleted',
@@ -371,6 +378,12 @@ export const en = {
       date: 'Date',
       action: 'Action',
       empty: 'No recent activity',
+    },
+  },
+  adminSettings: {
+    discoverIpTrustUnattested: {
+      label: 'Trust addresses the IP discovery URL reports without a signature',
+      risk: 'Only for an external IP discovery URL, which cannot sign its answers. While this is on, anyone signed in can have any address of their choice opened on CGNATOpen systems, not only addresses they really use. Postern’s built-in discovery needs no such trust.',
     },
   },
   error: {

@@ -155,18 +155,21 @@ describe('NewUserDashboard grant and revoke', () => {
     });
   });
 
-  it('sends the addresses IP discovery found, and posts them to /api/log_ips', async () => {
+  it('sends the addresses IP discovery found, with their attestations, and posts them to /api/log_ips', async () => {
     const { api, user } = openDashboard([aclEntry({ ACLID: 'k1', CGNATOpen: true })], {
       routes: {
         'GET /api/system_status': { body: { data: { IPApi: 'http://ip.example.test', JsBundleHash: 'build-1' } } },
-        // The discovery host (every port answers the same address here).
-        'GET /': { body: { IP: '198.51.100.7' }, headers: { 'access-control-allow-origin': '*' } },
+        // The discovery host (every port answers the same address and token here).
+        'GET /': {
+          body: { IP: '198.51.100.7', Attestation: 'v1.1.signed' },
+          headers: { 'access-control-allow-origin': '*' },
+        },
         'POST /api/log_ips': { body: { data: null } },
         'POST /api/grant': { body: { data: aclEntry({ ACLID: 'k1', Status: GrantStatus.Pending }) } },
       },
     });
     await waitFor(() => expect(api.calls('POST /api/log_ips')).toHaveLength(1));
-    const expected = [443, 222, 3389, 8000].map((Port) => ({ Port, IP: '198.51.100.7' }));
+    const expected = [443, 222, 3389, 8000].map((Port) => ({ Port, IP: '198.51.100.7', Attestation: 'v1.1.signed' }));
     expect(api.calls('POST /api/log_ips')[0]?.body).toEqual({ IPs: expected });
     await user.click(screen.getByRole('button', { name: 'Grant Access' }));
     await waitFor(() => expect(api.calls('POST /api/grant')[0]?.body).toEqual({ ACLID: 'k1', IPs: expected }));

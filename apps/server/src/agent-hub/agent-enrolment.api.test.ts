@@ -1,0 +1,280 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AgentCloseCodes, AuditActions, type AgentRecord, type AuditEntry } from '@postern/protocol';
+import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { givenAdmin, givenUser } from '../test-support/factories.js';
+import { givenAgent } from '../test-support/agent-factories.js';
+import { givenLicence, TEST_LICENCE_KEYS } from '../test-support/licence.js';
+import { FakeAgent, fakeAgentKey, proveKey } from '../test-support/fake-agent.js';
+import { signInAdmin, signInUser } from '../test-support/http.js';
+import { givenBackend, givenEnforcedKnoc } from '../test-support/knoc-factories.js';
+import { recentAudit } from '../audit/audit.js';
+import { agentKeyFingerprint } from '../agents/agent-key.js';
+import { AgentRefusals } from '../agents/agent-enrolment.js';
+import { REFUSED_CONNECTION_AUDIT_WINDOW_MS } from '../agents/refused-connection-audit.js';
+
+/** A vendor secret the agent's state would carry, decrypted: a refused connection must never see it. */
+const BEARER = 'fortios-bearer-secret-0123456789';
+
+describe.each(testStoreKinds())('agent enrolment (%s)', (kind) => {
+  let t: TestApp;
+  let baseUrl: string;
+  let agentId: string;
+  let token: string;
+  let aclId: string;
+  let adminCookie: string | null;
+  const opened: FakeAgent[] = [];
+
+  beforeEach(async () => {
+    t = await createTestApp(kind, { config: { licencePublicKeys: TEST_LICENCE_KEYS } });
+    const created = await givenAgent(t.ctx, { name: 'edge' });
+    agentId = created.id;
+    token = created.token;
+    adminCookie = null;
+    const backend = await givenBackend(t.ctx, {
+      type: 'fortios',
+      agentId,
+      config: { Url: 'https://fw.example.com', Bearer: BEARER },
+    });
+    aclId = (await givenEnforcedKnoc(t.ctx, { backendId: backend.id, type: 'fortios', aclConfig: { Name: 'ops' } })).id;
+    baseUrl = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  afterEach(async () => {
+    for (const agent of opened.splice(0)) await agent.disconnect();
+    await t.close();
+  });
+
+  /** A fake agent with this token (its own new key unless one is given), disconnected after the test. */
+  const fakeAgent = (withToken = token, key = fakeAgentKey()) => {
+    const agent = new FakeAgent(baseUrl, withToken, { key });
+    opened.push(agent);
+    return agent;
+  };
+  const storedAgent = () =>
+    t.ctx.db.selectFrom('agents').selectAll().where('id', '=', agentId).executeTakeFirstOrThrow();
+  const auditOf = async (action: string): Promise<AuditEntry['Entry'][string][]> =>
+    (await recentAudit(t.ctx.db, 100)).flatMap((entry) =>
+      entry.Entry[action] === undefined ? [] : [entry.Entry[action]],
+    );
+  const adminCall = async (method: 'GET' | 'POST', url: string) => {
+    if (adminCookie === null) {
+      const admin = await givenAdmin(t.ctx);
+      adminCookie = await signInAdmin(t.app, admin.userName, admin.password);
+    }
+    const cookie = adminCookie;
+    const response = await t.app.inject({ method, url, headers: { cookie } });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json<{ data: AgentRecord }>().data;
+  };
+  /** Everything a connection received was its challenge and, last, a goodbye: no state, no secret. */
+  const expectNothingButChallengeAndGoodbye = (agent: FakeAgent) => {
+    expect(agent.messages.map((message) => message.type)).toEqual(['challenge', 'goodbye']);
+    expect(JSON.stringify(agent.messages)).not.toContain(BEARER);
+  };
+
+  it('enrols the key of the first connection, audits it, and admits a reconnect with the same key', async () => {
+    const agent = fakeAgent();
+    await agent.connect();
+
+    const row = await storedAgent();
+    expect(row.publicKey).toBe(agent.key.publicKey);
+    expect(Number(row.enrolledAt)).toBe(t.clock.now());
+    const fingerprint = agentKeyFingerprint(agent.key.publicKey);
+    expect(await auditOf(AuditActions.AgentEnrolled)).toEqual([
+      { AgentName: 'edge', IpAddress: '127.0.0.1', Description: `Key ${fingerprint}` },
+    ]);
+    expect(agent.states()[0]?.knocs.map((knoc) => knoc.backend)).toEqual([expect.objectContaining({ Bearer: BEARER })]);
+    const record = await adminCall('GET', `/api/admin/agents/${agentId}`);
+    expect(record).toMatchObject({ EnrolledAt: new Date(t.clock.now()).toISOString(), KeyFingerprint: fingerprint });
+
+    await agent.disconnect();
+    const restarted = fakeAgent(token, agent.key);
+    await restarted.connect();
+    expect(t.hub.isConnected(agentId)).toBe(true);
+    expect(await auditOf(AuditActions.AgentEnrolled)).toHaveLength(1);
+    expect(await auditOf(AuditActions.AgentAuthFailed)).toEqual([]);
+  });
+
+  it('refuses a second connection with the spent token and another key, and the live agent keeps its connection and its applies', async () => {
+    await givenLicence(t.ctx);
+    const user = await givenUser(t.ctx, { userName: 'alice' });
+    await t.ctx.db.insertInto('userAcls').values({ userId: user.id, aclId }).execute();
+    const agent = fakeAgent();
+    await agent.connect();
+
+    const impostor = fakeAgent();
+    await expect(impostor.connect()).rejects.toThrow(/connection refused/);
+    expect(impostor.closed).toEqual({ code: AgentCloseCodes.unauthorised, reason: expect.any(String) as string });
+    expect(impostor.goodbyes()[0]?.reason).toBe(AgentRefusals.keyMismatch);
+    expectNothingButChallengeAndGoodbye(impostor);
+
+    expect(agent.isOpen()).toBe(true);
+    expect(agent.goodbyes()).toEqual([]);
+    expect(t.hub.isConnected(agentId)).toBe(true);
+    expect((await storedAgent()).publicKey).toBe(agent.key.publicKey);
+    const cookie = await signInUser(t.app, 'alice', user.password);
+    const granted = await t.app.inject({
+      method: 'POST',
+      url: '/api/grant',
+      headers: { cookie },
+      remoteAddress: '198.51.100.7',
+      payload: { ACLID: aclId, IPs: [] },
+    });
+    expect(granted.statusCode, granted.body).toBe(200);
+    await agent.waitFor(
+      () => agent.applies().some((apply) => apply.add.some((entry) => entry.ip === '198.51.100.7')),
+      'the grant on the live agent',
+    );
+    expect(impostor.applies()).toEqual([]);
+    expect(await auditOf(AuditActions.AgentAuthFailed)).toEqual([
+      {
+        AgentName: 'edge',
+        IpAddress: '127.0.0.1',
+        ErrorMessage: AgentRefusals.keyMismatch,
+        Description: `Presented key ${agentKeyFingerprint(impostor.key.publicKey)}`,
+      },
+    ]);
+  });
+
+  it('refuses a hello without a key proof, as an agent from before keys sends it, and sends it nothing', async () => {
+    const old = fakeAgent();
+    await old.open();
+    old.hello({ proof: null });
+
+    expect(await old.whenClosed()).toMatchObject({ code: AgentCloseCodes.unauthorised });
+    expect(old.goodbyes()[0]?.reason).toBe(AgentRefusals.noProof);
+    expectNothingButChallengeAndGoodbye(old);
+    const row = await storedAgent();
+    expect(row).toMatchObject({
+      publicKey: null,
+      enrolledAt: null,
+      connectionId: null,
+      version: null,
+      capabilities: null,
+    });
+    expect(await auditOf(AuditActions.AgentAuthFailed)).toEqual([
+      { AgentName: 'edge', IpAddress: '127.0.0.1', ErrorMessage: AgentRefusals.noProof },
+    ]);
+    expect(await auditOf(AuditActions.AgentConnected)).toEqual([]);
+  });
+
+  it('answers nothing but the challenge before the proof, and drops a connection whose first message is not its hello', async () => {
+    const early = fakeAgent();
+    await early.open();
+    early.send({ type: 'heartbeat', version: 1 });
+
+    expect(await early.whenClosed()).toMatchObject({ code: AgentCloseCodes.protocolError });
+    expect(early.messages.map((message) => message.type)).toEqual(['challenge']);
+    expect((await storedAgent()).lastSeen).toBeNull();
+  });
+
+  it('refuses a bad signature, a signature over another nonce, and a replayed hello, and keeps the live agent', async () => {
+    const agent = fakeAgent();
+    const firstNonce = await agent.open();
+    const genuine = proveKey(agent.key, firstNonce);
+    agent.hello({ proof: genuine });
+    await agent.waitFor(() => agent.states().length === 1, 'the first state');
+
+    const tampered = fakeAgent(token, agent.key);
+    const tamperedNonce = await tampered.open();
+    const signature = Buffer.from(proveKey(agent.key, tamperedNonce).signature, 'base64url');
+    signature[0] = (signature[0] ?? 0) ^ 0x01;
+    tampered.hello({ proof: { publicKey: agent.key.publicKey, signature: signature.toString('base64url') } });
+
+    const otherNonce = fakeAgent(token, agent.key);
+    await otherNonce.open();
+    otherNonce.hello({ proof: proveKey(agent.key, `${firstNonce.slice(0, -4)}AAAA`) });
+
+    const replay = fakeAgent(token, agent.key);
+    await replay.open();
+    replay.hello({ proof: genuine });
+
+    for (const refused of [tampered, otherNonce, replay]) {
+      expect(await refused.whenClosed()).toMatchObject({ code: AgentCloseCodes.unauthorised });
+      expect(refused.goodbyes()[0]?.reason).toBe(AgentRefusals.badProof);
+      expectNothingButChallengeAndGoodbye(refused);
+    }
+    expect(agent.isOpen()).toBe(true);
+    expect(t.hub.isConnected(agentId)).toBe(true);
+  });
+
+  it('drops the key when the token is rotated: the old token is refused at the upgrade, a new key enrols with the new token, then the old key is refused', async () => {
+    const agent = fakeAgent();
+    await agent.connect();
+    const oldKey = agent.key;
+
+    const rotated = await adminCall('POST', `/api/admin/agents/${agentId}/token`);
+    expect(await agent.whenClosed()).toMatchObject({ code: AgentCloseCodes.unauthorised });
+    expect(rotated).toMatchObject({ EnrolledAt: null, KeyFingerprint: null });
+    expect(await storedAgent()).toMatchObject({ publicKey: null, enrolledAt: null });
+    const [rotation] = await auditOf(AuditActions.AgentTokenRotated);
+    expect(rotation?.Description).toBe(
+      `Registered key ${agentKeyFingerprint(oldKey.publicKey)} dropped; the agent enrols again`,
+    );
+
+    await expect(fakeAgent(token, oldKey).connect()).rejects.toThrow(/401/);
+
+    const reinstalled = fakeAgent(rotated.Token);
+    await reinstalled.connect();
+    expect((await storedAgent()).publicKey).toBe(reinstalled.key.publicKey);
+
+    const oldHost = fakeAgent(rotated.Token, oldKey);
+    await expect(oldHost.connect()).rejects.toThrow(/connection refused/);
+    expect(oldHost.goodbyes()[0]?.reason).toBe(AgentRefusals.keyMismatch);
+    expect(reinstalled.isOpen()).toBe(true);
+  });
+
+  it('lets the same host enrol its kept key again with the rotated token, as a reinstall does', async () => {
+    const agent = fakeAgent();
+    await agent.connect();
+    const rotated = await adminCall('POST', `/api/admin/agents/${agentId}/token`);
+    await agent.whenClosed();
+
+    const reinstalled = fakeAgent(rotated.Token, agent.key);
+    await reinstalled.connect();
+    expect((await storedAgent()).publicKey).toBe(agent.key.publicKey);
+    expect(await auditOf(AuditActions.AgentEnrolled)).toHaveLength(2);
+  });
+
+  it('closes a connection still proving its key when the token is rotated, and never admits it', async () => {
+    const waiting = fakeAgent();
+    await waiting.open();
+    await adminCall('POST', `/api/admin/agents/${agentId}/token`);
+    expect(await waiting.whenClosed()).toMatchObject({ code: AgentCloseCodes.unauthorised });
+    expect(waiting.goodbyes()[0]?.reason).toBe('token rotated');
+    expect(waiting.states()).toEqual([]);
+    expect((await storedAgent()).publicKey).toBeNull();
+  });
+
+  it('enrols exactly one of two racing first connections and refuses the other', async () => {
+    const first = fakeAgent();
+    const second = fakeAgent();
+    const [firstNonce, secondNonce] = await Promise.all([first.open(), second.open()]);
+    first.hello({ proof: proveKey(first.key, firstNonce) });
+    second.hello({ proof: proveKey(second.key, secondNonce) });
+
+    await first.waitFor(() => first.states().length + first.goodbyes().length > 0, 'an answer');
+    await second.waitFor(() => second.states().length + second.goodbyes().length > 0, 'an answer');
+    const admitted = [first, second].filter((agent) => agent.states().length === 1);
+    const refused = [first, second].filter((agent) => agent.goodbyes().length === 1);
+    expect(admitted).toHaveLength(1);
+    expect(refused).toHaveLength(1);
+    expect(refused[0]?.goodbyes()[0]?.reason).toBe(AgentRefusals.keyMismatch);
+    expect((await storedAgent()).publicKey).toBe(admitted[0]?.key.publicKey);
+    expect(await auditOf(AuditActions.AgentEnrolled)).toHaveLength(1);
+  });
+
+  it('audits refused connections at most once a minute per agent, counting the rest in the next entry', async () => {
+    await fakeAgent().connect();
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const impostor = fakeAgent();
+      await expect(impostor.connect()).rejects.toThrow(/connection refused/);
+    }
+    expect(await auditOf(AuditActions.AgentAuthFailed)).toHaveLength(1);
+
+    t.clock.advance(REFUSED_CONNECTION_AUDIT_WINDOW_MS);
+    await expect(fakeAgent().connect()).rejects.toThrow(/connection refused/);
+    const entries = await auditOf(AuditActions.AgentAuthFailed);
+    expect(entries).toHaveLength(2);
+    expect(entries[0]?.Description).toContain('2 more refused since the last entry (logged only)');
+  });
+});

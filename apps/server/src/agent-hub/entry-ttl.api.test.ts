@@ -1,0 +1,72 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AGENT_ENTRY_TTL_MAX_SECONDS, USER_SESSION_MINUTES_MAX } from '@postern/protocol';
+import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { givenUser } from '../test-support/factories.js';
+import { givenAgent } from '../test-support/agent-factories.js';
+import { givenBackend, givenEnforcedKnoc } from '../test-support/knoc-factories.js';
+import { givenGrantRow, givenSessionRow } from '../test-support/v1-rows.js';
+import { FakeAgent } from '../test-support/fake-agent.js';
+import { signInUser } from '../test-support/http.js';
+import { givenLicence, TEST_LICENCE_KEYS } from '../test-support/licence.js';
+
+describe.each(testStoreKinds())('the time-to-live an agent is sent (%s)', (kind) => {
+  let t: TestApp;
+  let agent: FakeAgent;
+  let aclId: string;
+  let userId: string;
+  let password: string;
+
+  beforeEach(async () => {
+    t = await createTestApp(kind, { config: { licencePublicKeys: TEST_LICENCE_KEYS } });
+    await givenLicence(t.ctx);
+    const created = await givenAgent(t.ctx, { name: 'edge' });
+    const backend = await givenBackend(t.ctx, { type: 'ipset', agentId: created.id });
+    // No MaximumGrantDuration: a grant lasts as long as its session.
+    const knoc = await givenEnforcedKnoc(t.ctx, {
+      backendId: backend.id,
+      type: 'ipset',
+      aclConfig: { V4SetName: 'postern4', V6SetName: 'postern6' },
+      options: { ClickToGrant: true, MaximumGrantDuration: 0 },
+    });
+    aclId = knoc.id;
+    const user = await givenUser(t.ctx, { userName: 'alice', durationMinutes: USER_SESSION_MINUTES_MAX });
+    userId = user.id;
+    password = user.password;
+    await t.ctx.db.insertInto('userAcls').values({ userId, aclId }).execute();
+    const baseUrl = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    agent = new FakeAgent(baseUrl, created.token);
+  });
+  afterEach(async () => {
+    await agent.disconnect();
+    await t.close();
+  });
+
+  it('is at most the longest session for a grant of a user with the longest Duration', async () => {
+    await agent.connect();
+    const cookie = await signInUser(t.app, 'alice', password);
+    const granted = await t.app.inject({
+      method: 'POST',
+      url: '/api/grant',
+      headers: { cookie },
+      remoteAddress: '192.0.2.10',
+      payload: { ACLID: aclId, IPs: [] },
+    });
+    expect(granted.statusCode, granted.body).toBe(200);
+    await agent.waitFor(() => agent.applies().length > 0, 'the add');
+    const ttls = agent.applies().flatMap((apply) => apply.add.map((entry) => entry.ttlSeconds));
+    expect(ttls).toEqual([AGENT_ENTRY_TTL_MAX_SECONDS]);
+  });
+
+  it('is bounded for a grant stored before Durations were, ending in the year 6109', async () => {
+    const endsAt = t.clock.now() + 2 ** 31 * 60_000;
+    const sessionId = await givenSessionRow(t.ctx, userId, { endsAt });
+    await givenGrantRow(t.ctx, aclId, '192.0.2.10', { sessionId, userName: 'alice', expiresAt: endsAt });
+
+    await agent.connect();
+
+    const [state] = agent.states();
+    expect(state?.entries).toEqual([
+      { aclId, ip: '192.0.2.10', userName: 'alice', ttlSeconds: AGENT_ENTRY_TTL_MAX_SECONDS },
+    ]);
+  });
+});
