@@ -518,9 +518,9 @@ describe('IP discovery from the browser', () => {
   /** One of the spec's discovery ports; the built-in responder listens on it (and only on it). */
   const DISCOVERY_PORT = 8000;
   /**
-   * Where the portal believes the browser is: a trusted proxy (127.0.0.1) says so in X-Forwarded-For,
-   * as a reverse proxy would, while the discovery port is reached directly from NAMESPACE_ADDRESS —
-   * two addresses for one person, as behind carrier-grade NAT.
+   * Where the portal believes the browser is: X-Forwarded-For says so, as a trusted reverse proxy
+   * would, while the discovery port is reached directly from NAMESPACE_ADDRESS — two addresses for
+   * one person, as behind carrier-grade NAT.
    */
   const PORTAL_SEES = '198.51.100.23';
   // Chromium and the server share a namespace: on the host's loopback, the responder could only ever
@@ -556,8 +556,8 @@ describe('IP discovery from the browser', () => {
     await createUserWithAcls(admin, 'roamer', [branch.id]);
     await admin.call('PUT', '/api/admin/settings/config', {
       DiscoverIP: true,
-      // The built-in responder, named on the address the browser reaches it by.
-      DiscoverIPURL: `http://${NAMESPACE_ADDRESS}`,
+      // No DiscoverIPURL: the built-in responder, on the portal's own host name.
+      DiscoverIPURL: '',
       DebugMode: false,
       GELFListenerURL: '',
       KioskSessionDuration: 30,
@@ -570,11 +570,11 @@ describe('IP discovery from the browser', () => {
 
   it('asks the built-in responder past the page’s CSP, and its attested answer opens that address too', async () => {
     if (portal === undefined) throw new Error('the portal did not start');
-    const { server, browser } = portal;
+    const { browser, browserUrl } = portal;
     const page = await (await newContext(browser)).newPage();
     // Only the portal's requests carry the header: on the cross-origin probe it would need a CORS
     // preflight the responder rightly refuses.
-    await page.route(`${server.url}/**`, (route) =>
+    await page.route(`${browserUrl}/**`, (route) =>
       route.continue({ headers: { ...route.request().headers(), 'x-forwarded-for': PORTAL_SEES } }),
     );
     const blocked: string[] = [];
@@ -585,7 +585,7 @@ describe('IP discovery from the browser', () => {
       (request) => request.method() === 'POST' && new URL(request.url()).pathname === '/api/log_ips',
       { timeout: 20_000 },
     );
-    await signInToDashboard(page, server.url, 'roamer');
+    await signInToDashboard(page, browserUrl, 'roamer');
     const request = await posted;
     expect(request.postDataJSON()).toEqual({
       IPs: [{ Port: DISCOVERY_PORT, IP: NAMESPACE_ADDRESS, Attestation: expect.stringMatching(/^v1\./) as string }],

@@ -51,7 +51,7 @@ export class AdminApi {
 }
 
 function sessionCookie(response: Response): string {
-  const cookie = response.headers.getSetCookie().find((value) => value.startsWith('__Host-postern_admin_session='));
+  const cookie = response.headers.getSetCookie().find((value) => /^(__Host-)?postern_admin_session=/.test(value));
   if (cookie === undefined) throw new Error(`no admin session cookie (status ${response.status})`);
   return cookie.split(';')[0] ?? '';
 }

@@ -17,14 +17,18 @@ import { CHROMIUM_PATH } from './requirements.js';
  *     postern on 0.0.0.0:<port> and the discovery responder on 0.0.0.0:<discovery ports>
  *     chromium (started through `ip netns exec`)
  *
- * The browser opens the portal at http://127.0.0.1:<port> (a secure context, so Secure cookies
- * work) and reaches the responder at http://{@link NAMESPACE_ADDRESS}, which then sees it come from
- * that address. The test process stays on the host and talks to the server through a relay on the
- * host's 127.0.0.1:<port> → a unix socket (shared across namespaces) → 127.0.0.1:<port> inside.
+ * The browser opens the portal at `browserUrl`, http://{@link NAMESPACE_ADDRESS}:<port>, so the
+ * built-in responder is offered on that host name too and sees the browser come from that address.
+ * The server runs in plain-HTTP mode (cookies without Secure: the page is not a secure context) and
+ * believes X-Forwarded-For from the browser's address, so a test can say where the portal should
+ * think the person is. The test process stays on the host and talks to the server through a relay on
+ * the host's 127.0.0.1:<port> → a unix socket (shared across namespaces) → 127.0.0.1:<port> inside.
  */
 export interface NamespacedPortal {
-  /** The server; its `url` works from the host (relayed) and from the browser (inside). */
+  /** The server; its `url` works from the host (relayed). */
   server: PosternServer;
+  /** Where the browser opens the portal, inside the namespace. */
+  browserUrl: string;
   browser: Browser;
   namespace: Namespace;
   dispose(): Promise<void>;
@@ -78,7 +82,16 @@ export async function startNamespacedPortal(settings: Record<string, string>): P
   };
   try {
     await namespace.exec(['ip', 'addr', 'add', `${NAMESPACE_ADDRESS}/32`, 'dev', 'lo']);
-    server = await startPosternServer({ ...settings, POSTERN_HOST: '0.0.0.0' }, 'sqlite', namespace.prefix);
+    server = await startPosternServer(
+      {
+        ...settings,
+        POSTERN_HOST: '0.0.0.0',
+        POSTERN_INSECURE_HTTP: 'true',
+        POSTERN_TRUSTED_PROXIES: `127.0.0.1,${NAMESPACE_ADDRESS}`,
+      },
+      'sqlite',
+      namespace.prefix,
+    );
     const port = Number(new URL(server.url).port);
 
     const socketPath = path.join(dir, 'portal.sock');
@@ -101,7 +114,7 @@ export async function startNamespacedPortal(settings: Record<string, string>): P
     writeFileSync(wrapper, `#!/bin/sh\nexec ip netns exec ${namespace.name} ${CHROMIUM_PATH} "$@"\n`);
     chmodSync(wrapper, 0o755);
     browser = await launchChromium(wrapper);
-    return { server, browser, namespace, dispose };
+    return { server, browserUrl: `http://${NAMESPACE_ADDRESS}:${port}`, browser, namespace, dispose };
   } catch (error) {
     await dispose();
     throw error;

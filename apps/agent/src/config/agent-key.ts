@@ -1,15 +1,4 @@
-import {
-  closeSync,
-  constants,
-  fsyncSync,
-  linkSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, constants, fsyncSync, linkSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import {
   createHash,
   createPrivateKey,
@@ -21,6 +10,7 @@ import {
 } from 'node:crypto';
 import path from 'node:path';
 import { ConfigError } from './config-error.js';
+import { readPrivateFile } from './private-file.js';
 import { errorCode } from './sources.js';
 
 /** The key file's name when keyFile is not set: beside the state file, in the state directory (mode 700). */
@@ -78,29 +68,9 @@ export function loadOrCreateAgentKey(file: string, label: string): { key: AgentK
 
 /** The private key in `file`, or null when there is no such file; refuses a file it must not use. */
 function readKeyFile(file: string, label: string): KeyObject | null {
-  let mode: number;
-  try {
-    const stats = statSync(file);
-    if (!stats.isFile()) throw new ConfigError(label, `${file} is not a regular file`);
-    mode = stats.mode & 0o777;
-  } catch (error) {
-    if (error instanceof ConfigError) throw error;
-    if (errorCode(error) === 'ENOENT') return null;
-    throw new ConfigError(label, `cannot read the agent key ${file} (${errorCode(error)})`);
-  }
   // Whoever reads the key can prove to the server that they are this agent.
-  if ((mode & 0o077) !== 0) {
-    throw new ConfigError(
-      label,
-      `${file} is readable by group or others (mode ${mode.toString(8)}); run chmod 600 ${file}`,
-    );
-  }
-  let content: string;
-  try {
-    content = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new ConfigError(label, `cannot read the agent key ${file} (${errorCode(error)})`);
-  }
+  const content = readPrivateFile(file, label, 'allowed');
+  if (content === null) return null;
   let key: KeyObject | null;
   try {
     key = createPrivateKey({ key: content, format: 'pem' });

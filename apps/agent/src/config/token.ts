@@ -1,8 +1,7 @@
-import { readFileSync, statSync } from 'node:fs';
 import { ConfigError } from './config-error.js';
 import { SETTINGS, isWellFormedToken } from './settings.js';
 import { Secret } from './secret.js';
-import { errorCode } from './sources.js';
+import { readPrivateFile } from './private-file.js';
 
 /** A token given directly (already parsed) or through a file, with the label of its source. */
 export interface TokenSources {
@@ -33,27 +32,7 @@ export function resolveToken(sources: TokenSources): { token: Secret; tokenFile:
 
 /** Reads a token file, refusing one that other users could read: they could then act as this agent. */
 function readTokenFile(file: string, label: string): Secret {
-  let mode: number;
-  try {
-    const stats = statSync(file);
-    if (!stats.isFile()) throw new ConfigError(label, `${file} is not a regular file`);
-    mode = stats.mode & 0o777;
-  } catch (error) {
-    if (error instanceof ConfigError) throw error;
-    throw new ConfigError(label, `cannot read ${file} (${errorCode(error)})`);
-  }
-  if ((mode & 0o077) !== 0) {
-    throw new ConfigError(
-      label,
-      `${file} is readable by group or others (mode ${mode.toString(8)}); run chmod 600 ${file}`,
-    );
-  }
-  let content: string;
-  try {
-    content = readFileSync(file, 'utf8').trim();
-  } catch (error) {
-    throw new ConfigError(label, `cannot read ${file} (${errorCode(error)})`);
-  }
+  const content = (readPrivateFile(file, label) ?? '').trim();
   if (content === '') throw new ConfigError(label, `${file} is empty`);
   // The same rule as a token given directly; the message never repeats the file's content.
   if (!isWellFormedToken(content)) {

@@ -3,7 +3,7 @@ import type { SessionStage } from '../store/schema.js';
 import type { RouteAccess, RouteTableEntry } from '../http/route-access.js';
 import { sessionCookieName } from '../auth/cookies.js';
 import { newSessionToken } from '../auth/session-tokens.js';
-import { insertAdminSession, insertUserSession } from '../auth/sessions.repo.js';
+import { insertAdminSession, insertUserSession, type NewSessionFields } from '../auth/sessions.repo.js';
 import { uuidv7 } from '../lib/ids.js';
 import { givenAdmin, givenUser } from './factories.js';
 import { givenAgent } from './agent-factories.js';
@@ -93,36 +93,31 @@ export class RouteCallers {
   }
 
   async #userSession(stage: SessionStage): Promise<string> {
-    const { token, tokenHash } = newSessionToken();
-    const now = this.ctx.clock.now();
-    await insertUserSession(this.ctx.db, {
-      id: uuidv7(now),
-      tokenHash,
-      userId: this.userId,
-      kiosk: false,
-      createdAt: now,
-      endsAt: now + 3_600_000,
-      ipAddress: CALLER_ADDRESS,
-      userAgent: 'route-table test',
-      stage,
-    });
+    const { token, session } = this.#newSession(stage);
+    await insertUserSession(this.ctx.db, { ...session, userId: this.userId, kiosk: false });
     return token;
   }
 
   async #adminSession(stage: SessionStage): Promise<string> {
+    const { token, session } = this.#newSession(stage);
+    await insertAdminSession(this.ctx.db, { ...session, adminId: this.adminId });
+    return token;
+  }
+
+  /** A running session's fields and the token for its cookie. */
+  #newSession(stage: SessionStage): { token: string; session: NewSessionFields } {
     const { token, tokenHash } = newSessionToken();
     const now = this.ctx.clock.now();
-    await insertAdminSession(this.ctx.db, {
+    const session = {
       id: uuidv7(now),
       tokenHash,
-      adminId: this.adminId,
       createdAt: now,
       endsAt: now + 3_600_000,
       ipAddress: CALLER_ADDRESS,
       userAgent: 'route-table test',
       stage,
-    });
-    return token;
+    };
+    return { token, session };
   }
 }
 
