@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import {
   generateLicenceKeyPair,
   issueLicence,
@@ -140,4 +140,9 @@ export function horizontalOverflow(page: Page): Promise<number> {
     const root = (globalThis as unknown as BrowserGlobals).document.documentElement;
     return root.scrollWidth - root.clientWidth;
   });
+}
+
+/** The card of the ACL called `description` (inside `within`, a section, when given). */
+export function aclCard(within: Page | Locator, description: string): Locator {
+  return within.getByRole('article', { name: description, exact: true });
 }
