@@ -104,7 +104,9 @@ describe('Home', () => {
 
   it('tells a user beyond the licence limit that they are not licensed', async () => {
     openHome({ UserLicensed: false, ACLs: acls });
-    expect(await screen.findByRole('dialog', { name: 'User Not Licensed' })).toBeVisible();
+    const dialog = await screen.findByRole('dialog', { name: 'User Not Licensed' });
+    // Mounted first, then faded in (Mantine's 200 ms transition): visible once that has run.
+    await waitFor(() => expect(dialog).toBeVisible());
   });
 
   it('is in German for a German browser', async () => {
