@@ -44,7 +44,7 @@ export function parseIp(text: string): IpPrefix | null {
   if (text.includes(':')) {
     const groups = parseIpv6Groups(text);
     if (groups === null) return null;
-    if (isMappedGroups(groups)) return { family: 4, value: BigInt(groups[6] * 65536 + groups[7]), prefix: 32 };
+    if (isMappedGroups(groups)) return { family: 4, value: mappedIpv4(groups), prefix: 32 };
     return { family: 6, value: groupsToValue(groups), prefix: 128 };
   }
   const value = parseIpv4(text);
@@ -98,7 +98,7 @@ export function canonicalIp(text: string): string | null {
   if (text.includes(':') && !text.includes('/')) {
     const groups = parseIpv6Groups(text);
     if (groups === null) return null;
-    return isMappedGroups(groups) ? formatIpv4(BigInt(groups[6] * 65536 + groups[7])) : formatGroups(groups);
+    return isMappedGroups(groups) ? formatIpv4(mappedIpv4(groups)) : formatGroups(groups);
   }
   const parsed = parseIpOrCidr(text);
   return parsed === null ? null : formatIp(parsed);
@@ -214,6 +214,11 @@ function groupsToValue([a, b, c, d, e, f, g, h]: Groups): bigint {
 /** In ::ffff:0:0/96, the IPv4-mapped block. */
 function isMappedGroups([a, b, c, d, e, f]: Groups): boolean {
   return a === 0 && b === 0 && c === 0 && d === 0 && e === 0 && f === 0xffff;
+}
+
+/** The IPv4 address an IPv4-mapped address carries in its last two groups. */
+function mappedIpv4(groups: Groups): bigint {
+  return BigInt(groups[6] * 65536 + groups[7]);
 }
 
 /** 16-bit groups; the last piece of the whole address may be a dotted IPv4 address (two groups). */

@@ -3,7 +3,7 @@ import { AGENT_ENTRY_TTL_MAX_SECONDS, USER_SESSION_MINUTES_MAX } from '@postern/
 import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
 import { givenUser } from '../test-support/factories.js';
 import { givenAgent } from '../test-support/agent-factories.js';
-import { givenBackend, givenEnforcedKnoc } from '../test-support/knoc-factories.js';
+import { givenIpsetKnocOfUser } from '../test-support/knoc-factories.js';
 import { givenGrantRow, givenSessionRow } from '../test-support/v1-rows.js';
 import { FakeAgent } from '../test-support/fake-agent.js';
 import { signInUser } from '../test-support/http.js';
@@ -20,19 +20,12 @@ describe.each(testStoreKinds())('the time-to-live an agent is sent (%s)', (kind)
     t = await createTestApp(kind, { config: { licencePublicKeys: TEST_LICENCE_KEYS } });
     await givenLicence(t.ctx);
     const created = await givenAgent(t.ctx, { name: 'edge' });
-    const backend = await givenBackend(t.ctx, { type: 'ipset', agentId: created.id });
-    // No MaximumGrantDuration: a grant lasts as long as its session.
-    const knoc = await givenEnforcedKnoc(t.ctx, {
-      backendId: backend.id,
-      type: 'ipset',
-      aclConfig: { V4SetName: 'postern4', V6SetName: 'postern6' },
-      options: { ClickToGrant: true, MaximumGrantDuration: 0 },
-    });
-    aclId = knoc.id;
     const user = await givenUser(t.ctx, { userName: 'alice', durationMinutes: USER_SESSION_MINUTES_MAX });
     userId = user.id;
     password = user.password;
-    await t.ctx.db.insertInto('userAcls').values({ userId, aclId }).execute();
+    // No MaximumGrantDuration: a grant lasts as long as its session.
+    const options = { ClickToGrant: true, MaximumGrantDuration: 0 };
+    aclId = (await givenIpsetKnocOfUser(t.ctx, created.id, userId, options)).id;
     const baseUrl = await t.app.listen({ host: '127.0.0.1', port: 0 });
     agent = new FakeAgent(baseUrl, created.token);
   });

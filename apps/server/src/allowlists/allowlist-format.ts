@@ -1,14 +1,12 @@
 import { createHash } from 'node:crypto';
-import { IP_FAMILY_BITS, parseCidr, parseIp, type IpFamily } from '@postern/protocol';
+import { isSingleHost, parseIpOrCidr, type IpPrefix } from '@postern/protocol';
 
 /** The two published representations of one allowlist. */
 export type AllowlistFormat = 'txt' | 'json';
 
 interface SortableEntry {
   text: string;
-  family: IpFamily;
-  network: bigint;
-  bits: number;
+  range: IpPrefix;
 }
 
 /**
@@ -24,29 +22,23 @@ export function publishedLines(granted: readonly string[]): string[] {
     const entry = toEntry(text.trim());
     if (entry === null) continue;
     // Two spellings of one range (2001:DB8::1 and 2001:db8::1) publish once, as first seen.
-    const identity = `${entry.family}/${entry.network}/${entry.bits}`;
+    const identity = `${entry.range.family}/${entry.range.value}/${entry.range.prefix}`;
     if (!entries.has(identity)) entries.set(identity, entry);
   }
   return [...entries.values()].sort(compareEntries).map((entry) => entry.text);
 }
 
 function toEntry(text: string): SortableEntry | null {
-  if (text.includes('/')) {
-    const range = parseCidr(text);
-    if (range === null) return null;
-    const single = range.prefix === IP_FAMILY_BITS[range.family];
-    const entry = { family: range.family, network: range.value, bits: range.prefix };
-    return { ...entry, text: single ? text.slice(0, text.lastIndexOf('/')) : text };
-  }
-  const address = parseIp(text);
-  if (address === null) return null;
-  return { text, family: address.family, network: address.value, bits: address.prefix };
+  const range = parseIpOrCidr(text);
+  if (range === null) return null;
+  const hostWithPrefix = isSingleHost(range) && text.includes('/');
+  return { range, text: hostWithPrefix ? text.slice(0, text.lastIndexOf('/')) : text };
 }
 
-function compareEntries(a: SortableEntry, b: SortableEntry): number {
+function compareEntries({ range: a }: SortableEntry, { range: b }: SortableEntry): number {
   if (a.family !== b.family) return a.family - b.family;
-  if (a.network !== b.network) return a.network < b.network ? -1 : 1;
-  return a.bits - b.bits;
+  if (a.value !== b.value) return a.value < b.value ? -1 : 1;
+  return a.prefix - b.prefix;
 }
 
 /**

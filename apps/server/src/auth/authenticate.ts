@@ -10,10 +10,14 @@ import {
   type UserSession,
 } from './sessions.repo.js';
 
-/** Which sessions a caller accepts: fully signed in (every API), or waiting for a second factor (the OTP API). */
-export type WantedStage = 'active' | 'pending';
+/**
+ * Which sessions a caller accepts: fully signed in (every API), waiting for a second factor, or
+ * either (the OTP API, which tells a signed-in caller it has nothing left to verify).
+ */
+export type WantedStage = 'active' | 'pending' | 'any';
 
 function stageMatches(actual: SessionStage, wanted: WantedStage): boolean {
+  if (wanted === 'any') return true;
   return wanted === 'active' ? actual === 'active' : actual !== 'active';
 }
 
@@ -32,10 +36,10 @@ export async function authenticateUser(
 export async function authenticateAdmin(
   ctx: AppContext,
   token: string,
-  wanted: WantedStage | 'any' = 'active',
+  wanted: WantedStage = 'active',
 ): Promise<{ session: AdminSession; admin: Admin } | null> {
   const session = await findRunningAdminSession(ctx.db, hashSessionToken(token), ctx.clock.now());
-  if (session === null || (wanted !== 'any' && !stageMatches(session.stage, wanted))) return null;
+  if (session === null || !stageMatches(session.stage, wanted)) return null;
   const admin = await findAdminById(ctx.db, session.adminId);
   if (admin === null || !admin.loginEnabled) return null;
   return { session, admin };

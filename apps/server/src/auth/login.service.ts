@@ -143,7 +143,7 @@ async function startAdminSignIn(
 
 /** Ends the session behind `token` (any stage), if it is running, and audits it. */
 export async function signOutUser(ctx: AppContext, token: string, meta: RequestMeta): Promise<void> {
-  const found = (await authenticateUser(ctx, token)) ?? (await authenticateUser(ctx, token, 'pending'));
+  const found = await authenticateUser(ctx, token, 'any');
   if (found === null) return;
   const now = ctx.clock.now();
   const ended = await ctx.db.transaction().execute(async (trx) => {

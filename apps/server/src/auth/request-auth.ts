@@ -48,40 +48,38 @@ async function remembered<T extends UserAuth | AdminAuth>(
   return fresh;
 }
 
-function userLookUp(ctx: AppContext, request: FastifyRequest, stage: WantedStage | 'any') {
-  return async () => {
-    const token = sessionToken(ctx, request, 'user');
-    if (token === undefined) return null;
-    if (stage !== 'any') return authenticateUser(ctx, token, stage);
-    return (await authenticateUser(ctx, token, 'pending')) ?? (await authenticateUser(ctx, token, 'active'));
-  };
-}
-
-function adminLookUp(ctx: AppContext, request: FastifyRequest, stage: WantedStage | 'any') {
-  return () => {
-    const token = sessionToken(ctx, request, 'admin');
-    return token === undefined ? Promise.resolve(null) : authenticateAdmin(ctx, token, stage);
-  };
+/** The session of `realm` in `stage` behind the request's cookie, looked up once per request. */
+function requireSession<T extends UserAuth | AdminAuth>(
+  ctx: AppContext,
+  request: FastifyRequest,
+  realm: SessionRealm,
+  stage: WantedStage,
+  authenticate: (ctx: AppContext, token: string, stage: WantedStage) => Promise<T | null>,
+): Promise<T> {
+  return remembered(request, `${realm}:${stage}`, () => {
+    const token = sessionToken(ctx, request, realm);
+    return token === undefined ? Promise.resolve(null) : authenticate(ctx, token, stage);
+  });
 }
 
 /** The signed-in user behind this request, or 401 err.invalidSession. */
 export function requireUser(ctx: AppContext, request: FastifyRequest): Promise<UserAuth> {
-  return remembered(request, 'user:active', userLookUp(ctx, request, 'active'));
+  return requireSession(ctx, request, 'user', 'active', authenticateUser);
 }
 
 /** The user session behind this request, signed in or still waiting for its second factor, or 401. */
 export function requireUserAnyStage(ctx: AppContext, request: FastifyRequest): Promise<UserAuth> {
-  return remembered(request, 'user:any', userLookUp(ctx, request, 'any'));
+  return requireSession(ctx, request, 'user', 'any', authenticateUser);
 }
 
 /** The signed-in admin behind this request, or 401 err.invalidSession. */
 export function requireAdmin(ctx: AppContext, request: FastifyRequest): Promise<AdminAuth> {
-  return remembered(request, 'admin:active', adminLookUp(ctx, request, 'active'));
+  return requireSession(ctx, request, 'admin', 'active', authenticateAdmin);
 }
 
 /** The admin session behind this request, signed in or still waiting for its second factor, or 401. */
 export function requireAdminAnyStage(ctx: AppContext, request: FastifyRequest): Promise<AdminAuth> {
-  return remembered(request, 'admin:any', adminLookUp(ctx, request, 'any'));
+  return requireSession(ctx, request, 'admin', 'any', authenticateAdmin);
 }
 
 export function setSessionCookie(

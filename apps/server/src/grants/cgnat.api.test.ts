@@ -6,7 +6,7 @@ import { givenAgent } from '../test-support/agent-factories.js';
 import { givenLicence, TEST_LICENCE_KEYS } from '../test-support/licence.js';
 import { FakeAgent } from '../test-support/fake-agent.js';
 import { signInAdmin, signInUser } from '../test-support/http.js';
-import { givenBackend, givenEnforcedKnoc } from '../test-support/knoc-factories.js';
+import { givenIpsetKnocOfUser } from '../test-support/knoc-factories.js';
 import { writeSetting } from '../settings/settings.js';
 import { ipAttestor } from '../ip-discovery/attestation.js';
 
@@ -41,15 +41,7 @@ describe.each(testStoreKinds())('CGNAT grants (%s)', (kind) => {
     await givenLicence(t.ctx);
     const user = await givenUser(t.ctx, { userName: 'alice' });
     const created = await givenAgent(t.ctx, { name: 'edge' });
-    const backend = await givenBackend(t.ctx, { type: 'ipset', agentId: created.id });
-    const knoc = await givenEnforcedKnoc(t.ctx, {
-      backendId: backend.id,
-      type: 'ipset',
-      aclConfig: { V4SetName: 'postern4', V6SetName: 'postern6' },
-      options: { ClickToGrant: true, CGNATOpen: true },
-    });
-    aclId = knoc.id;
-    await t.ctx.db.insertInto('userAcls').values({ userId: user.id, aclId }).execute();
+    aclId = (await givenIpsetKnocOfUser(t.ctx, created.id, user.id, { ClickToGrant: true, CGNATOpen: true })).id;
     agent = new FakeAgent(await t.app.listen({ host: '127.0.0.1', port: 0 }), created.token);
     await agent.connect();
     cookie = await signInUser(t.app, 'alice', user.password);
@@ -227,14 +219,7 @@ describe.each(testStoreKinds())('addresses a browser reports to a knoc without C
     await givenLicence(t.ctx);
     const user = await givenUser(t.ctx, { userName: 'bob' });
     const created = await givenAgent(t.ctx, { name: 'edge' });
-    const backend = await givenBackend(t.ctx, { type: 'ipset', agentId: created.id });
-    const knoc = await givenEnforcedKnoc(t.ctx, {
-      backendId: backend.id,
-      type: 'ipset',
-      aclConfig: { V4SetName: 'postern4', V6SetName: 'postern6' },
-      options: { ClickToGrant: true, CGNATOpen: false },
-    });
-    await t.ctx.db.insertInto('userAcls').values({ userId: user.id, aclId: knoc.id }).execute();
+    const knoc = await givenIpsetKnocOfUser(t.ctx, created.id, user.id, { ClickToGrant: true, CGNATOpen: false });
     agent = new FakeAgent(await t.app.listen({ host: '127.0.0.1', port: 0 }), created.token);
     await agent.connect();
     const cookie = await signInUser(t.app, 'bob', user.password);

@@ -101,3 +101,24 @@ export async function givenEnforcedKnoc(ctx: AppContext, options: GivenEnforcedK
   await insertKnocRow(ctx.db, row);
   return row;
 }
+
+/**
+ * An ipset knoc (sets postern4 and postern6) on a backend of the agent, that `userId` may use
+ * directly: the usual stage for a grant test.
+ */
+export async function givenIpsetKnocOfUser(
+  ctx: AppContext,
+  agentId: string,
+  userId: string,
+  options: GivenKnocOptions = {},
+): Promise<KnocRow> {
+  const backend = await givenBackend(ctx, { type: 'ipset', agentId });
+  const knoc = await givenEnforcedKnoc(ctx, {
+    backendId: backend.id,
+    type: 'ipset',
+    aclConfig: { V4SetName: 'postern4', V6SetName: 'postern6' },
+    options,
+  });
+  await ctx.db.insertInto('userAcls').values({ userId, aclId: knoc.id }).execute();
+  return knoc;
+}

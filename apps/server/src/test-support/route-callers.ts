@@ -152,7 +152,7 @@ export function otherSpellings(path: string): string[] {
   return [...new Set(spellings)].filter((spelling) => spelling !== path);
 }
 
-/** The route's method and path with the app, for messages. */
+/** The route as messages name it: its method and path pattern. */
 export function describeRoute(route: RouteTableEntry): string {
   return `${route.method} ${route.url}`;
 }

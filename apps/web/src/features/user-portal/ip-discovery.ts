@@ -49,9 +49,6 @@ function mayBeGranted(address: string): boolean {
   return parsed !== null && neverGrantedKind(parsed) === null;
 }
 
-/** An address as a browser might be told it: IPv4 or IPv6 characters only. */
-const ADDRESS = /^[0-9A-Fa-f:.]{2,64}$/;
-
 async function probe(url: string, port: number, fetchImpl: typeof fetch): Promise<DiscoveredIp | null> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), DISCOVERY_TIMEOUT_MS);
@@ -66,7 +63,7 @@ async function probe(url: string, port: number, fetchImpl: typeof fetch): Promis
     });
     if (!response.ok) return null;
     const answer = answerIn(await response.text());
-    if (answer === null || !ADDRESS.test(answer.address) || !mayBeGranted(answer.address)) return null;
+    if (answer === null || !mayBeGranted(answer.address)) return null;
     const parsed = DiscoveredIp.safeParse({
       Port: port,
       IP: answer.address,
