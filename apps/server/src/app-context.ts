@@ -5,6 +5,7 @@ import type { StoreDialect } from './store/store.js';
 import type { Clock } from './lib/clock.js';
 import type { PosternConfig } from './config/config.js';
 import type { SecretBox } from './secrets/secret-box.js';
+import type { UnreadableSecretReports } from './secrets/unreadable-secrets.js';
 import type { SessionEvents } from './auth/session-events.js';
 import type { AgentSync } from './grants/agent-sync.js';
 
@@ -20,6 +21,8 @@ export interface AppContext {
   >;
   /** Seals and opens secrets stored in the database. */
   secrets: SecretBox;
+  /** Which secrets that could not be opened this process has reported lately (one audit entry an hour each). */
+  unreadableSecrets: UnreadableSecretReports;
   /** Announces ended user sessions (the grant engine revokes their grants). */
   sessionEvents: SessionEvents;
   /** Tells connected agents about committed changes to grants, knocs and backends. */

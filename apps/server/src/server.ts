@@ -11,14 +11,15 @@ import { ConfigError } from './config/config-error.js';
 import { prepareDataDir } from './config/data-dir.js';
 import { openStore, type Store } from './store/store.js';
 import { migrateToLatest } from './store/migrate.js';
+import { whenStoreFree } from './store/start-up-wait.js';
 import { buildApp } from './http/app.js';
 import { loadWebApp } from './http/web-app.js';
 import { ensureBootstrapAdmin } from './admins/admins.service.js';
 import { startSessionSweeper } from './sessions/session-sweeper.js';
 import { RuntimeSettings } from './settings/runtime-settings.js';
 import { systemClock } from './lib/clock.js';
-import { SecretBox } from './secrets/secret-box.js';
-import { loadSecretKey } from './secrets/secret-key.js';
+import { loadStoreSecretBox } from './secrets/store-secret-key.js';
+import { UnreadableSecretReports } from './secrets/unreadable-secrets.js';
 import { SessionEvents } from './auth/session-events.js';
 import { BOOTSTRAP_ADMIN_USERNAME } from '@postern/protocol';
 
@@ -35,7 +36,7 @@ export async function openPreparedStore(config: PosternConfig, logger: Logger): 
   if (warning !== null) logger.warn(warning);
   const store = await openStore(config.store, { logger });
   try {
-    const applied = await migrateToLatest(store.db);
+    const applied = await whenStoreFree(() => migrateToLatest(store.db), { logger, store: store.description });
     if (applied.length > 0) logger.info({ migrations: applied, store: store.description }, 'store migrated');
   } catch (error) {
     await store.close();
@@ -44,8 +45,15 @@ export async function openPreparedStore(config: PosternConfig, logger: Logger): 
   return store;
 }
 
-export function contextFor(config: PosternConfig, store: Store, logger: Logger): AppContext {
-  const { key, fromFile } = loadSecretKey(config.secretKey, config.dataDir);
+/**
+ * The context services run in, on an opened store. Its secret key is proven to be the store's first
+ * (see secrets/store-secret-key.ts): a lost or wrong key is a ConfigError here, before anything runs.
+ */
+export async function contextFor(config: PosternConfig, store: Store, logger: Logger): Promise<AppContext> {
+  const { secrets, fromFile } = await whenStoreFree(
+    () => loadStoreSecretBox(store.db, config.secretKey, config.dataDir),
+    { logger, store: store.description },
+  );
   if (fromFile && store.dialect === 'postgres') {
     logger.warn(
       'secrets are sealed with the key file in the data directory; set POSTERN_SECRET_KEY so every replica sharing this PostgreSQL can read them',
@@ -57,7 +65,8 @@ export function contextFor(config: PosternConfig, store: Store, logger: Logger):
     clock: systemClock,
     logger,
     config,
-    secrets: new SecretBox([key]),
+    secrets,
+    unreadableSecrets: new UnreadableSecretReports(),
     sessionEvents: new SessionEvents(logger),
     agentSync: NO_AGENT_SYNC,
   };
@@ -66,7 +75,10 @@ export function contextFor(config: PosternConfig, store: Store, logger: Logger):
 /** Starts the portal: store, first admin, background jobs, HTTP listener. */
 export async function startServer(config: PosternConfig, logger: Logger): Promise<RunningServer> {
   const store = await openPreparedStore(config, logger);
-  const ctx = contextFor(config, store, logger);
+  const ctx = await contextFor(config, store, logger).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
   const runtime = new RuntimeSettings(ctx);
   let app: FastifyInstance | undefined;
   let sweeper: { stop(): Promise<void> } | undefined;
@@ -75,14 +87,20 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
   const agentHub = new AgentHub(ctx);
   ctx.agentSync = agentHub;
   const stopForwarding = forwardEndedSessionsToAgents(ctx);
+  /**
+   * Stops in the order that leaves nothing reading or writing the store once it closes: the timed
+   * jobs (each awaits its pass in flight), the agents (their disconnects are recorded), the HTTP
+   * listener (requests in flight finish, and may still tell agents or reapply settings), then what
+   * those requests could still have started, and only then the store.
+   */
   const stop = async () => {
-    stopForwarding();
     await grantSweeper?.stop();
-    await discovery?.stop();
     await sweeper?.stop();
-    agentHub.close();
-    await runtime.stop();
+    await discovery?.stop();
+    await agentHub.close();
     await app?.close();
+    stopForwarding();
+    await runtime.stop();
     await store.close();
   };
   try {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -150,6 +150,18 @@ describe('postern command line', { timeout: 60_000 }, () => {
     const tooShort = await postern(['admin', 'create', '-u', 'tiny', '--password-stdin'], {}, 'short\n');
     expect(tooShort.code).toBe(1);
     expect(tooShort.stderr).toBe('postern: Password: Must be between 8 and 64 characters\n');
+  });
+
+  it('keeps the server rule on the secret key: a lost key file stops an admin command, and none is made', async () => {
+    expect((await postern(['admin', 'create', '-u', 'ops'])).code).toBe(0);
+    const keyFile = path.join(dataDir, 'data', 'secret.key');
+    rmSync(keyFile);
+
+    expectOneLineError(
+      await postern(['admin', 'reset-password', 'ops']),
+      /^postern: POSTERN_SECRET_KEY: .*secret\.key is missing, but the store holds secrets sealed with the key it held; /,
+    );
+    expect(existsSync(keyFile)).toBe(false);
   });
 
   it('resets an admin password so the old one stops working', async () => {

@@ -40,7 +40,7 @@ async function withContext(work) {
   const logger = createLogger('warn');
   const store = await openPreparedStore(config, logger);
   try {
-    await work(contextFor(config, store, logger));
+    await work(await contextFor(config, store, logger));
   } finally {
     await store.close();
   }
@@ -104,7 +104,7 @@ async function statusFromStore(): Promise<LicenceStatus> {
   const config = loadConfig({ POSTERN_DATA_DIR: dataDir }, workDir);
   const logger = pino({ level: 'silent' });
   const store = await openPreparedStore(config, logger);
-  const ctx = contextFor(config, store, logger);
+  const ctx = await contextFor(config, store, logger);
   const app = await buildApp(ctx, {
     dir: path.join(workDir, 'no-web'),
     current: () => ({ indexHtml: null, bundleHash: 'test' }),

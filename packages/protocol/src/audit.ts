@@ -34,6 +34,8 @@ export const AuditActions = {
   SignInBlocked: 'SignInBlocked',
   /** An account's failures from many addresses filled its ceiling: sign-ins wait up to a minute. */
   SignInSlowed: 'SignInSlowed',
+  /** Ten second-factor codes failed since the account last signed in: one attempt a day from now on. */
+  SecondFactorBlocked: 'SecondFactorBlocked',
   GroupCreated: 'GroupCreated',
   GroupUpdated: 'GroupUpdated',
   GroupDeleted: 'GroupDeleted',
@@ -68,6 +70,8 @@ export const AuditActions = {
   AdminBreakGlassGrant: 'AdminBreakGlassGrant',
   AllowlistRead: 'AllowlistRead',
   AllowlistReadRefused: 'AllowlistReadRefused',
+  /** A sealed secret could not be opened; Description names its table, column and row (at most hourly per row). */
+  SecretUnreadable: 'SecretUnreadable',
 } as const;
 export type AuditAction = (typeof AuditActions)[keyof typeof AuditActions];
 export const ALL_AUDIT_ACTIONS: readonly AuditAction[] = Object.values(AuditActions);

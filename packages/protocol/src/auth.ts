@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { dataEnvelope } from './envelope.js';
+import { NO_CONTROL_CHARACTERS, NO_CONTROL_CHARACTERS_MESSAGE } from './common.js';
 
 /** How a user account proves who it is. */
 export const USER_AUTH_TYPES = ['local', 'SAML', 'LDAP', 'apikey'] as const;
@@ -17,9 +18,18 @@ export type AdminAuthType = z.infer<typeof AdminAuthType>;
  */
 const MAX_CREDENTIAL_LENGTH = 1024;
 
-/** POST /api/login */
+/**
+ * POST /api/login. A name with a control character is refused as malformed (400) whatever accounts
+ * exist: no account can have one (see RequiredName). The password is not checked here: one with NUL
+ * gets the answer of a wrong password (see ldap-bind.ts).
+ */
 export const LoginBody = z.object({
-  UserName: z.string().trim().min(1).max(MAX_CREDENTIAL_LENGTH),
+  UserName: z
+    .string()
+    .trim()
+    .min(1)
+    .max(MAX_CREDENTIAL_LENGTH)
+    .regex(NO_CONTROL_CHARACTERS, NO_CONTROL_CHARACTERS_MESSAGE),
   Password: z.string().min(1).max(MAX_CREDENTIAL_LENGTH),
   /** "This is a public computer": a short session whose cookie dies with the browser. */
   KioskMode: z.boolean().default(false),

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { dataEnvelope } from './envelope.js';
 import { ErrorCodes } from './errors.js';
-import { HttpUrl, Id, RequiredName } from './common.js';
+import { HostNameOrAddress, HttpUrl, Id, NO_CONTROL_CHARACTERS, RequiredName } from './common.js';
+import { isHostOrAddress } from './endpoint.js';
 
 /** Written in place of a stored secret when a backend or knoc is read back. */
 export const RECORDED = 'RECORDED';
@@ -73,7 +74,8 @@ const text = () => z.string().trim().min(1).max(1024);
 const secret = () => z.string().min(1).max(4096);
 /** On update: a new secret, or RECORDED / omitted to keep the stored one. */
 const secretOrRecorded = () => z.string().max(4096);
-const hostname = () => z.string().trim().min(1).max(253);
+/** Where a vendor's API lives: a host name or IP address, optionally with :port (see endpoint.ts). */
+const hostname = () => HostNameOrAddress;
 const insecure = () => z.boolean().default(false);
 
 export const HAPROXY_DEFAULT_UNIX_SOCKET = '/var/run/haproxy.sock';
@@ -81,10 +83,11 @@ export const HAPROXY_DEFAULT_TCP_PORT = 9999;
 
 /** haproxy: the runtime API socket. knocproxy: where the agent's proxy listens. */
 const socketConfig = z.object({ Protocol: z.enum(['unix', 'tcp']), Address: text() }).superRefine((value, ctx) => {
-  if (value.Protocol === 'unix' && !value.Address.startsWith('/')) {
+  // A path goes to the agent as one argument, but a newline or NUL in it is never a real socket.
+  if (value.Protocol === 'unix' && (!value.Address.startsWith('/') || !NO_CONTROL_CHARACTERS.test(value.Address))) {
     ctx.addIssue({ code: 'custom', path: ['Address'], message: ErrorCodes.invalidAddress });
   }
-  if (value.Protocol === 'tcp' && !/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(value.Address)) {
+  if (value.Protocol === 'tcp' && !isHostOrAddress(value.Address, 'required')) {
     ctx.addIssue({ code: 'custom', path: ['Address'], message: ErrorCodes.invalidAddress });
   }
 });

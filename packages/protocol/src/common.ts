@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ErrorCodes } from './errors.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './limits.js';
+import { adminUrlProblem, isHostOrAddress, type AdminUrlOptions } from './endpoint.js';
 import { parseIp } from './net.js';
 
 /** Record ids are UUIDs (v7) on the wire. */
@@ -15,32 +16,56 @@ export const NewPassword = z
   .min(PASSWORD_MIN_LENGTH, ErrorCodes.passwordLength)
   .max(PASSWORD_MAX_LENGTH, ErrorCodes.passwordLength);
 
-/** A required display or sign-in name. */
-export const RequiredName = z.string().trim().min(1).max(200);
+/**
+ * No C0 or C1 control character (NUL, newline, escape …): none belongs in a name, a log line shows
+ * them falsely, and PostgreSQL cannot store a NUL at all.
+ */
+// eslint-disable-next-line no-control-regex
+export const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001f\u007f-\u009f]*$/;
+export const NO_CONTROL_CHARACTERS_MESSAGE = 'must not contain control characters';
 
-function urlWithScheme(schemes: readonly string[], message: string) {
+/** A required display or sign-in name. */
+export const RequiredName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .regex(NO_CONTROL_CHARACTERS, NO_CONTROL_CHARACTERS_MESSAGE);
+
+/**
+ * A URL an admin configures (see endpoint.ts): one of `schemes`, no credentials, a host name or IP
+ * address, no whitespace. A wrong scheme (or no URL at all) answers with the field's own `message`
+ * (the spec's, e.g. 'URL must be http or https'); credentials with err.urlCredentialsNotAllowed;
+ * anything else with err.urlInvalid.
+ */
+export function adminUrl(schemes: readonly string[], message: string, options: AdminUrlOptions = {}) {
   return z
     .string()
     .trim()
-    .max(2048)
-    .refine((value) => {
-      try {
-        return schemes.includes(new URL(value).protocol.replace(/:$/, ''));
-      } catch {
-        return false;
-      }
-    }, message);
+    .max(2048, ErrorCodes.urlInvalid)
+    .superRefine((value, ctx) => {
+      const problem = adminUrlProblem(value, schemes, options);
+      if (problem === null) return;
+      const codes = {
+        scheme: message,
+        credentials: ErrorCodes.urlCredentialsNotAllowed,
+        invalid: ErrorCodes.urlInvalid,
+      };
+      ctx.addIssue({ code: 'custom', message: codes[problem] });
+    });
 }
 
-/** An http(s) URL, or the spec's 'URL must be http or https'. */
-export const HttpUrl = urlWithScheme(['http', 'https'], ErrorCodes.urlMustBeHttp);
+/** An http(s) URL, or the spec's 'URL must be http or https' (see adminUrl for the other rules). */
+export const HttpUrl = adminUrl(['http', 'https'], ErrorCodes.urlMustBeHttp);
 /** An LDAP server URL (ldap, ldaps, ldapi, cldap), or 'URL must be ldap or ldaps'. */
-export const LdapUrl = urlWithScheme(['ldap', 'ldaps', 'ldapi', 'cldap'], ErrorCodes.urlMustBeLdap);
+export const LdapUrl = adminUrl(['ldap', 'ldaps', 'ldapi', 'cldap'], ErrorCodes.urlMustBeLdap, {
+  socketSchemes: ['ldapi'],
+});
 /**
  * A GELF listener: udp, tcp or tls, a host and a port, nothing else (no credentials, path or query);
  * otherwise 'URL must be udp, tcp, or tls'.
  */
-export const GelfUrl = urlWithScheme(['udp', 'tcp', 'tls'], ErrorCodes.urlMustBeGelf).refine((value) => {
+export const GelfUrl = adminUrl(['udp', 'tcp', 'tls'], ErrorCodes.urlMustBeGelf).refine((value) => {
   try {
     const url = new URL(value);
     const port = Number(url.port);
@@ -50,6 +75,16 @@ export const GelfUrl = urlWithScheme(['udp', 'tcp', 'tls'], ErrorCodes.urlMustBe
     return false;
   }
 }, ErrorCodes.urlMustBeGelf);
+
+/**
+ * A vendor device's host: a host name or IP address, optionally with `:port` (IPv6 in brackets
+ * then), nothing else (no scheme, path, credentials or spaces), or err.invalidHostname.
+ */
+export const HostNameOrAddress = z
+  .string()
+  .trim()
+  .max(300, ErrorCodes.invalidHostname)
+  .refine((value) => isHostOrAddress(value, 'optional'), ErrorCodes.invalidHostname);
 
 /** Either empty (the feature is off) or a valid value of `schema`. */
 export function emptyOr<T extends z.ZodType<string>>(schema: T) {

@@ -85,6 +85,12 @@ export const ErrorCodes = {
   urlMustBeHttp: 'err.urlMustBeHttp',
   urlMustBeLdap: 'err.urlMustBeLdap',
   urlMustBeGelf: 'err.urlMustBeGelf',
+  /** An admin-configured URL carries a user name or password (`user:pass@host`). */
+  urlCredentialsNotAllowed: 'err.urlCredentialsNotAllowed',
+  /** An admin-configured URL with an allowed scheme, but whitespace, a bad host or port (see endpoint.ts). */
+  urlInvalid: 'err.urlInvalid',
+  /** A vendor Hostname that is not a host name or IP address (with an optional port). */
+  invalidHostname: 'err.invalidHostname',
   kioskDurationRange: 'err.kioskDurationRange',
   userDurationRange: 'err.userDurationRange',
   passwordLength: 'err.passwordLength',
@@ -94,6 +100,8 @@ export const ErrorCodes = {
   ldapDnRequired: 'err.ldapDnRequired',
   logoFormat: 'err.logoFormat',
   logoTooLarge: 'err.logoTooLarge',
+  /** The logo is wider or higher than LOGO_MAX_SIDE_PIXELS. */
+  logoDimensionsTooLarge: 'err.logoDimensionsTooLarge',
   // Directory rules.
   userNameExists: 'err.userNameExists',
   adminNameExists: 'err.adminNameExists',
@@ -111,10 +119,17 @@ export const ErrorCodes = {
   // Licence.
   licenceInvalid: 'err.licenceInvalid',
   licenceExpired: 'err.licenceExpired',
+  /** The licence's IssuedAt lies in the future (beyond the allowed clock skew). */
+  licenceNotYetValid: 'err.licenceNotYetValid',
   failedToRefreshLicenseStatus: 'err.failedToRefreshLicenseStatus',
   // Outbound services an admin configured.
   ldapUnavailable: 'err.ldapUnavailable',
   samlMetadataUnavailable: 'err.samlMetadataUnavailable',
+  /**
+   * A secret the request needs is stored sealed but cannot be opened (moved to another row, altered,
+   * or sealed with another key): 409, since retrying cannot help until an admin re-enters or resets it.
+   */
+  secretUnreadable: 'err.secretUnreadable',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

@@ -9,6 +9,7 @@ export * from './version.js';
 export * from './agent.js';
 export * from './common.js';
 export * from './net.js';
+export * from './endpoint.js';
 export * from './otp.js';
 export * from './password.js';
 export * from './sessions.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { dataEnvelope } from './envelope.js';
 import { ErrorCodes } from './errors.js';
-import { Cidr, Id, RequiredName, isIpv4, isIpv6 } from './common.js';
+import { Cidr, emptyOr, HttpUrl, Id, RequiredName, isIpv4, isIpv6 } from './common.js';
 import { DEFAULT_ACL_CATEGORY, MAX_GRANT_MINUTES_MAX, MAX_GRANT_MINUTES_MIN } from './limits.js';
 import { AllowedFromEntry } from './api-keys.js';
 import { BackendConfig, BackendConfigUpdate, BackendType } from './backends.js';
@@ -206,7 +206,11 @@ export const MaximumGrantDuration = z
 /** Knoc options and descriptive fields shared by create, update and the wizard. */
 export const knocFields = {
   Description: RequiredName,
-  URL: z.string().trim().max(2048).default(''),
+  /**
+   * The address users open from the dashboard (and knocproxy's upstream): '' or an http(s) URL with a
+   * host and no credentials (see adminUrl). Stored knocs are read as they are; this rule is for writes.
+   */
+  URL: emptyOr(HttpUrl).default(''),
   Category: z
     .string()
     .trim()

@@ -4,8 +4,10 @@ import { ErrorCodes } from './errors.js';
 import { emptyOr, GelfUrl, HttpUrl, LdapUrl } from './common.js';
 import { ACCENTS, KIOSK_SESSION_MINUTES_MAX, KIOSK_SESSION_MINUTES_MIN } from './limits.js';
 
-/** Largest logo accepted, in bytes of image data. */
+/** Largest logo accepted, in bytes of image data (also the largest stored after re-encoding). */
 export const LOGO_MAX_BYTES = 512 * 1024;
+/** Widest and highest logo accepted, in pixels: read from the image's header before it is decoded. */
+export const LOGO_MAX_SIDE_PIXELS = 4096;
 
 /** GET /api/admin/settings */
 export const SettingsRecord = z.object({
@@ -50,7 +52,10 @@ export const SettingsConfigBody = z.object({
 });
 export type SettingsConfigBody = z.infer<typeof SettingsConfigBody>;
 
-/** A PNG or JPEG as a base64 data: URL. The server also checks the bytes are what the URL claims. */
+/**
+ * A PNG or JPEG as a base64 data: URL. The server also decodes it (refusing what is not the image the
+ * URL claims, or larger than LOGO_MAX_SIDE_PIXELS a side) and stores it re-encoded.
+ */
 export const LogoDataUrl = z
   .string()
   .regex(/^data:image\/(png|jpeg);base64,[A-Za-z0-9+/]+=*$/, ErrorCodes.logoFormat)

@@ -14,6 +14,7 @@ import { BadRequestError, ConflictError, NotFoundError } from '../http/errors.js
 import { recordAudit } from '../audit/audit.js';
 import { hashPassword } from '../auth/passwords.js';
 import { resetTotp } from '../auth/totp-store.js';
+import { clearSecondFactorFailures } from '../auth/second-factor-throttle.js';
 import { endAdminSessions } from '../auth/sessions.repo.js';
 import { generatePassword } from '../lib/random-secret.js';
 import { uuidv7 } from '../lib/ids.js';
@@ -206,6 +207,8 @@ export async function resetAdminTotp(ctx: AppContext, actor: Admin, id: string):
   const now = ctx.clock.now();
   await ctx.db.transaction().execute(async (trx) => {
     await resetTotp(trx, 'admins', id, now);
+    // A new enrolment starts with a clean slate, also for an account whose guessing had stopped.
+    await clearSecondFactorFailures(trx, admin.userName);
     // Enrolment starts over, including the allowance to postpone it.
     await trx.updateTable('admins').set({ totpDeferrals: 0 }).where('id', '=', id).execute();
     await recordAudit(trx, now, AuditActions.AdminTotpReset, {

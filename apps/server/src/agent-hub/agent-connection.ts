@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebSocket } from 'ws';
 import type { Logger } from 'pino';
 import {
@@ -11,7 +12,9 @@ import {
 } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
 import { newAgentNonce } from '../agents/agent-key.js';
-import { agentKnocs, desiredEntries, desiredForKeys } from './desired-state.js';
+import { backoffDelay, type Backoff } from '../lib/backoff.js';
+import { StoreOutageLog } from '../store/store-outage-log.js';
+import { agentKnocs, desiredEntries, desiredForKeys, withoutUnreadableKnocs } from './desired-state.js';
 import { recordResults } from './results.js';
 
 /** A text frame's payload as a string (ws hands over a Buffer, or fragments of one). */
@@ -29,6 +32,12 @@ const LAST_SEEN_WRITE_MS = 5_000;
 const GENERATION_BLOCK = 1_000;
 /** An agent that has not proved its key in a hello this long after connecting is dropped. */
 const HELLO_TIMEOUT_MS = 10_000;
+/**
+ * Between attempts at work the store could not take (locked by another process, unreachable): each
+ * failed write has already waited for the store's own deadline, so these pauses only keep a long
+ * outage from becoming a busy loop.
+ */
+const STORE_RETRY: Backoff = { initialMs: 250, maxMs: 5_000 };
 
 /** What a connection asks of the hub, which alone decides who may hold an agent's slot. */
 export interface AgentConnectionHooks {
@@ -61,6 +70,9 @@ export class AgentConnection {
   /** close() was called; the socket may not have closed yet. */
   #closing = false;
   #closed = false;
+  /** Resolves once the socket has closed and the closed hook has run (see whenClosed). */
+  #resolveSocketClosed: () => void = () => undefined;
+  readonly #socketClosed = new Promise<void>((resolve) => (this.#resolveSocketClosed = resolve));
   /** This connection's challenge; it never leaves the connection, so there is nothing to replay. */
   readonly #nonce = newAgentNonce();
   #lastSeenWritten = 0;
@@ -68,8 +80,17 @@ export class AgentConnection {
   /** The last generation used, and the highest this connection has reserved (see #takeGeneration). */
   #nextGeneration = 0;
   #reservedUpTo = 0;
+  /** Knocs left out of the last full state because a secret of theirs cannot be opened (aclId → error). */
+  #unreadableKnocs: ReadonlyMap<string, string> = new Map();
   readonly #watchdog: NodeJS.Timeout;
   readonly #helloTimer: NodeJS.Timeout;
+  /** Aborted when the connection closes: ends waits between retries of store work. */
+  readonly #closingSignal = new AbortController();
+  readonly #resultsOutage: StoreOutageLog;
+  readonly #lastSeenOutage: StoreOutageLog;
+  readonly #flushOutage: StoreOutageLog;
+  /** Failed flushes in a row (the store was unavailable), for the back-off before the next. */
+  #flushFailures = 0;
 
   constructor(
     private readonly ctx: AppContext,
@@ -80,6 +101,9 @@ export class AgentConnection {
     private readonly hooks: AgentConnectionHooks,
   ) {
     this.#lastMessageAt = Date.now();
+    this.#resultsOutage = new StoreOutageLog(log, 'recording agent results');
+    this.#lastSeenOutage = new StoreOutageLog(log, 'the agent LastSeen update');
+    this.#flushOutage = new StoreOutageLog(log, 'sending changes to the agent');
     socket.on('message', (data, isBinary) => {
       this.#lastMessageAt = Date.now();
       if (isBinary) return this.close(AgentCloseCodes.protocolError, 'binary frames are not part of the protocol');
@@ -116,6 +140,11 @@ export class AgentConnection {
     return this.#closed;
   }
 
+  /** Resolves when the socket has closed and the closed hook has run (shutdown waits for it). */
+  whenClosed(): Promise<void> {
+    return this.#socketClosed;
+  }
+
   /**
    * Entries whose desired state may have changed. Resolves once they have been sent (or the send
    * failed and was logged); it never rejects.
@@ -136,6 +165,7 @@ export class AgentConnection {
   close(code: number, reason: string): void {
     if (this.#closed || this.#closing) return;
     this.#closing = true;
+    this.#closingSignal.abort();
     if (code !== AgentCloseCodes.protocolError)
       this.#send({ type: 'goodbye', version: AGENT_PROTOCOL_VERSION, reason });
     this.socket.close(code, reason.slice(0, 120));
@@ -173,8 +203,30 @@ export class AgentConnection {
     });
   }
 
+  /**
+   * Sends what is pending. When the store cannot be read or written, what was taken is put back and
+   * a later flush tries again: a change committed just before an outside lock still reaches the
+   * agent once the lock is gone.
+   */
   async #flush(): Promise<void> {
     if (this.closing) return;
+    const fullState = this.#fullStatePending;
+    const keys = [...this.#pendingKeys.values()];
+    try {
+      await this.#sendPending();
+      this.#flushFailures = 0;
+      this.#flushOutage.succeeded();
+    } catch (error) {
+      if (!this.#flushOutage.failed(error)) throw error;
+      if (fullState) this.#fullStatePending = true;
+      for (const key of keys) this.#pendingKeys.set(`${key.aclId} ${key.ip}`, key);
+      const delay = backoffDelay(this.#flushFailures, STORE_RETRY);
+      this.#flushFailures += 1;
+      setTimeout(() => this.#scheduleFlush(), delay).unref();
+    }
+  }
+
+  async #sendPending(): Promise<void> {
     if (this.#fullStatePending) {
       this.#fullStatePending = false;
       this.#pendingKeys.clear();
@@ -187,8 +239,10 @@ export class AgentConnection {
     // The generation is taken before the state is read, in the serial queue: a message computed
     // before a revoke's carries a lower generation than the revoke's own, and reads no newer state.
     const generation = await this.#takeGeneration();
-    const { add, remove } = await desiredForKeys(this.ctx.db, this.agentId, keys, this.ctx.clock.now());
-    this.#send({ type: 'apply', version: AGENT_PROTOCOL_VERSION, generation, add, remove });
+    const now = this.ctx.clock.now();
+    const desired = await desiredForKeys(this.ctx.db, this.agentId, keys, now);
+    const add = await withoutUnreadableKnocs(this.ctx.db, this.#unreadableKnocs, desired.add, now);
+    this.#send({ type: 'apply', version: AGENT_PROTOCOL_VERSION, generation, add, remove: desired.remove });
   }
 
   async #sendFullState(): Promise<void> {
@@ -196,8 +250,9 @@ export class AgentConnection {
     // One snapshot: the entries must belong to the knocs sent with them.
     const message = await this.ctx.db.transaction().execute(async (trx) => {
       const now = this.ctx.clock.now();
-      const knocs = await agentKnocs(this.ctx, trx, this.agentId);
-      const entries = await desiredEntries(trx, this.agentId, now);
+      const { knocs, unreadable } = await agentKnocs(this.ctx, trx, this.agentId);
+      this.#unreadableKnocs = unreadable;
+      const entries = await withoutUnreadableKnocs(trx, unreadable, await desiredEntries(trx, this.agentId, now), now);
       return { type: 'state', version: AGENT_PROTOCOL_VERSION, generation, knocs, entries } as const;
     });
     this.log.info(
@@ -300,14 +355,29 @@ export class AgentConnection {
       case 'heartbeat': {
         this.#send({ type: 'heartbeat-ack', version: AGENT_PROTOCOL_VERSION });
         if (Date.now() - this.#lastSeenWritten >= LAST_SEEN_WRITE_MS) {
-          this.#lastSeenWritten = Date.now();
-          await this.ctx.db.updateTable('agents').set({ lastSeen: now }).where('id', '=', this.agentId).execute();
+          try {
+            await this.ctx.db.updateTable('agents').set({ lastSeen: now }).where('id', '=', this.agentId).execute();
+            this.#lastSeenWritten = Date.now();
+            this.#lastSeenOutage.succeeded();
+          } catch (error) {
+            // LastSeen is only a display and an offline hint: the next heartbeat writes it.
+            if (!this.#lastSeenOutage.failed(error)) throw error;
+          }
         }
         return;
       }
       case 'result': {
         if (!this.#ready) return;
-        await recordResults(this.ctx.db, this.agentId, message.results, now);
+        const recorded = await this.#untilStored(this.#resultsOutage, () =>
+          recordResults(this.ctx.db, this.agentId, message.results, this.ctx.clock.now()),
+        );
+        if (!recorded) {
+          this.log.info(
+            { generation: message.generation, results: message.results.length },
+            'agent results not recorded before the connection closed; the agent reports them again when it reconnects',
+          );
+          return;
+        }
         const failed = message.results.filter((result) => !result.ok);
         if (failed.length > 0) {
           this.log.warn(
@@ -320,6 +390,30 @@ export class AgentConnection {
     }
   }
 
+  /**
+   * Runs `write` until the store takes it, pausing with growing back-off while the store is
+   * unavailable. It runs in the serial queue, so the agent's later messages wait their turn and its
+   * results are recorded in the order it sent them. False when the connection closed first: its
+   * successor is sent the full state, and the agent answers that with fresh results.
+   */
+  async #untilStored(outage: StoreOutageLog, write: () => Promise<void>): Promise<boolean> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        await write();
+        outage.succeeded();
+        return true;
+      } catch (error) {
+        if (!outage.failed(error)) throw error;
+      }
+      if (this.closing) return false;
+      try {
+        await sleep(backoffDelay(attempt, STORE_RETRY), undefined, { signal: this.#closingSignal.signal });
+      } catch {
+        return false;
+      }
+    }
+  }
+
   #send(message: ServerToAgentMessage): void {
     if (this.#closed || this.socket.readyState !== this.socket.OPEN) return;
     this.socket.send(JSON.stringify(message));
@@ -328,8 +422,10 @@ export class AgentConnection {
   #closedBySocket(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#closingSignal.abort();
     clearTimeout(this.#helloTimer);
     clearInterval(this.#watchdog);
     this.hooks.closed(this);
+    this.#resolveSocketClosed();
   }
 }

@@ -49,6 +49,10 @@ export class AgentHub implements AgentSync {
   /** Admitted connections whose connection id was written to the store (their close is recorded). */
   readonly #recorded = new WeakSet<AgentConnection>();
   readonly #refusals: RefusedConnectionAudit;
+  /** Store writes a connection's end or refusal started (audits, the agent's connection id). */
+  readonly #tasks = new Set<Promise<void>>();
+  /** close() was called: the server is stopping, and new connections are turned away. */
+  #stopping = false;
 
   constructor(private readonly ctx: AppContext) {
     this.#refusals = new RefusedConnectionAudit(ctx);
@@ -113,10 +117,26 @@ export class AgentHub implements AgentSync {
     await Promise.all([...this.#connections.values()].map((connection) => connection.idle()));
   }
 
-  /** Closes every agent connection (server shutdown); agents reconnect to another replica or later. */
-  close(): void {
-    for (const connection of [...this.#connections.values(), ...this.#pending])
-      connection.close(AgentCloseCodes.serverStopping, 'server stopping');
+  /**
+   * Closes every agent connection (server shutdown; agents reconnect to another replica or later),
+   * turns new ones away, and resolves once each socket has closed and everything the connections
+   * started with the store (queued work, recording the disconnects) has finished: after this the
+   * store may close. A peer that never answers the close is cut off after a few seconds.
+   */
+  async close(): Promise<void> {
+    this.#stopping = true;
+    const open = [...this.#connections.values(), ...this.#pending];
+    for (const connection of open) connection.close(AgentCloseCodes.serverStopping, 'server stopping');
+    await Promise.all(open.map((connection) => connection.whenClosed()));
+    await Promise.all(open.map((connection) => connection.idle()));
+    while (this.#tasks.size > 0) await Promise.allSettled([...this.#tasks]);
+  }
+
+  /** Keeps a store write the hub started (not awaited by anyone) until it ends, for close(). */
+  #track(task: Promise<void>): void {
+    this.#tasks.add(task);
+    const done = () => this.#tasks.delete(task);
+    task.then(done, done);
   }
 
   async #authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -136,13 +156,18 @@ export class AgentHub implements AgentSync {
     request: FastifyRequest,
     agent: IdentifiedAgent,
   ): void {
+    if (this.#stopping) {
+      // Between close() and the HTTP listener closing: the agent comes back to a running server.
+      socket.close(AgentCloseCodes.serverStopping, 'server stopping');
+      return;
+    }
     const connectionId = uuidv7();
     const address = clientAddress(request);
     const log = this.ctx.logger.child({ agent: agent.name, agentId: agent.id, connectionId });
     const connection = new AgentConnection(this.ctx, socket, agent.id, connectionId, log, {
       admit: (candidate, hello, nonce) => this.#admit(candidate, agent, address, hello, nonce, log),
-      timedOut: () => void this.#refused(agent, address, AgentRefusals.timeout, null, log),
-      closed: (closed) => void this.#closed(closed, agent),
+      timedOut: () => this.#track(this.#refused(agent, address, AgentRefusals.timeout, null, log)),
+      closed: (closed) => this.#track(this.#closed(closed, agent)),
     });
     this.#pending.add(connection);
     log.debug({ address }, 'agent connection opened; challenge sent');

@@ -6,6 +6,9 @@ import { toKnocRow } from '../knocs/knocs.repo.js';
 import type { AppContext } from '../app-context.js';
 import type { Database } from '../store/schema.js';
 import { preparedQuery } from '../store/prepared-query.js';
+import { SecretUnreadableError } from '../secrets/secret-box.js';
+import { reportUnreadableSecret } from '../secrets/unreadable-secrets.js';
+import { recordKnocNotSent } from './results.js';
 
 /**
  * What an agent must hold, read from the store. The store is the desired state: a running grant
@@ -109,10 +112,22 @@ export async function desiredForKeys(
   return { add, remove };
 }
 
-/** The knocs the agent enforces, with their backend and knoc configs opened for the driver. */
-export async function agentKnocs(ctx: AppContext, db: Kysely<Database>, agentId: string): Promise<AgentKnoc[]> {
+/** The knocs an agent can be sent, and those it cannot because a secret of theirs cannot be opened. */
+export interface AgentKnocs {
+  knocs: AgentKnoc[];
+  /** aclId → the error its grants carry: what cannot be opened, and that an admin must re-enter it. */
+  unreadable: Map<string, string>;
+}
+
+/**
+ * The knocs the agent enforces, with their backend and knoc configs opened for the driver. A knoc
+ * whose secret cannot be opened is left out (the agent cannot drive it without), but not silently:
+ * it is logged, audited in `db` (once an hour per secret) and listed in `unreadable`.
+ */
+export async function agentKnocs(ctx: AppContext, db: Kysely<Database>, agentId: string): Promise<AgentKnocs> {
+  const unreadable = new Map<string, string>();
   const backends = await db.selectFrom('backends').selectAll().where('agentId', '=', agentId).execute();
-  if (backends.length === 0) return [];
+  if (backends.length === 0) return { knocs: [], unreadable };
   const knocs = await db
     .selectFrom('knocs')
     .selectAll()
@@ -140,9 +155,41 @@ export async function agentKnocs(ctx: AppContext, db: Kysely<Database>, agentId:
         acl: loadKnocConfigForAgent(ctx, knoc),
       });
     } catch (error) {
-      // One unreadable knoc (a secret sealed with a lost key) must not stop the others.
+      // One unreadable knoc must not stop the others.
+      if (error instanceof SecretUnreadableError) {
+        await reportUnreadableSecret(ctx, db, error, { AclDescription: knocRow.description });
+        unreadable.set(knocRow.id, unreadableKnocError(error));
+        continue;
+      }
       ctx.logger.error({ err: error, aclId: knocRow.id }, 'cannot send a knoc to its agent');
     }
   }
-  return result;
+  return { knocs: result, unreadable };
+}
+
+/**
+ * The entries the agent can be sent. Those of knocs with an unreadable secret are held back (the
+ * agent has no such knoc and could only answer so) and their running grants carry the error instead.
+ */
+export async function withoutUnreadableKnocs(
+  db: Kysely<Database>,
+  unreadable: ReadonlyMap<string, string>,
+  entries: DesiredEntry[],
+  now: number,
+): Promise<DesiredEntry[]> {
+  if (unreadable.size === 0) return entries;
+  const heldBack = new Map<string, string>();
+  const sendable = entries.filter((entry) => {
+    const error = unreadable.get(entry.aclId);
+    if (error !== undefined) heldBack.set(entry.aclId, error);
+    return error === undefined;
+  });
+  for (const [aclId, error] of heldBack) await recordKnocNotSent(db, aclId, error, now);
+  return sendable;
+}
+
+/** The error a grant on a knoc with an unreadable secret carries; it names the field, never a value. */
+function unreadableKnocError(error: SecretUnreadableError): string {
+  const owner = error.context.table === 'backends' ? "this knoc's backend" : 'this knoc';
+  return `Postern cannot open the stored secret ${error.context.column} of ${owner}; an administrator must re-enter it`;
 }

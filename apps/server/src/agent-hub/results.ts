@@ -75,3 +75,23 @@ export async function recordResults(
     }
   }
 }
+
+/**
+ * The running grants on a knoc the server cannot send to its agent (a secret of it cannot be
+ * opened) carry `error` as GrantError: the agent never hears of them, so no result would.
+ */
+export async function recordKnocNotSent(
+  db: Kysely<Database>,
+  aclId: string,
+  error: string,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('grants')
+    .set({ status: GrantStatus.GrantError, error, updatedAt: now })
+    .where('aclId', '=', aclId)
+    .where('endedAt', 'is', null)
+    .where('expiresAt', '>', now)
+    .where('status', 'in', [GrantStatus.Pending, GrantStatus.AgentOffline, GrantStatus.GrantError, GrantStatus.Granted])
+    .execute();
+}

@@ -252,6 +252,19 @@ describe.each(testStoreKinds())('published allowlists (%s)', (kind) => {
       });
     });
 
+    it('audits the refusals of one IPv6 /64 once a minute, as one address', async () => {
+      const { knoc, key } = await givenReadableList({ description: 'Office VPN' });
+      const wrong = basicAuth('apiuser', `${key.plaintext.slice(0, -2)}xx`);
+      for (let i = 1; i <= 5; i += 1)
+        await fetchList(urlOf(knoc), { authorization: wrong, from: `2001:db8:1:2::${i}` });
+      await fetchList(urlOf(knoc), { authorization: wrong, from: '2001:db8:1:3::1' });
+
+      expect(await auditOf(AuditActions.AllowlistReadRefused)).toEqual([
+        { AclDescription: 'Office VPN', IpAddress: '2001:db8:1:3::1', ErrorMessage: 'unknown API key' },
+        { AclDescription: 'Office VPN', IpAddress: '2001:db8:1:2::1', ErrorMessage: 'unknown API key' },
+      ]);
+    });
+
     it('names the key in the audit when a real key was refused', async () => {
       const knoc = await givenAllowlistKnoc(t.ctx, { description: 'Office VPN' });
       const key = await givenApiKey(t.ctx, [`allowlist.read:${knoc.id}`], {

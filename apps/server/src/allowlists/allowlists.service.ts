@@ -22,6 +22,7 @@ import {
 import { allowlistEtag, etagMatches, publishedLines, type AllowlistFormat } from './allowlist-format.js';
 import { findAllowlistKnoc, grantedAddresses, type AllowlistKnoc } from './allowlists.repo.js';
 import { RefusalAuditGate } from './refusal-audit-gate.js';
+import { throttleSubject } from '../auth/throttle.js';
 
 /** The realm of the Basic challenge on allowlist files. */
 export const ALLOWLIST_REALM = 'postern-allowlist';
@@ -132,7 +133,8 @@ export class AllowlistPublisher {
     const { ctx } = this;
     const now = ctx.clock.now();
     await countFailure(ctx, request.address);
-    if (this.#refusals.admit(request.address, now)) {
+    // Gated per throttle subject (an IPv6 /64 as one), so stepping through a /64 floods nothing.
+    if (this.#refusals.admit(throttleSubject(request.address), now)) {
       const detail: AuditDetail = { IpAddress: request.address, ErrorMessage: reason };
       if (knoc !== null) detail.AclDescription = knoc.description;
       if (key !== undefined) detail.Description = key.Name;

@@ -1,8 +1,9 @@
 /**
  * Decides which refused requests reach the audit log, so a scanner cannot flood it: at most one
- * entry per subject (a client address) per interval, and at most `maxPerInterval` entries per
- * interval in all, whatever the number of addresses. Kept in memory per server process: the log is a
- * record for people, and one entry per address per minute per replica is still one a person can read.
+ * entry per subject (a client's throttle subject: an IPv4 address, or an IPv6 /64) per interval,
+ * and at most `maxPerInterval` entries per interval in all, whatever the number of addresses. Kept
+ * in memory per server process: the log is a record for people, and one entry per address per
+ * minute per replica is still one a person can read.
  */
 export class RefusalAuditGate {
   readonly #lastRecorded = new Map<string, number>();

@@ -184,20 +184,18 @@ export async function refuseWhileBlocked(ctx: AppContext, keys: SignInKeys): Pro
 }
 
 /**
- * Counts a failed attempt and audits it; the failure that starts a block is audited as SignInBlocked,
- * and the one that starts the account's slowdown as SignInSlowed.
+ * Counts a failed password and audits it; the failure that starts a block is audited as
+ * SignInBlocked, and the one that starts the account's slowdown as SignInSlowed.
  */
-export async function countFailure(
+async function countFailure(
   ctx: AppContext,
   keys: SignInKeys,
   meta: RequestMeta,
-  who: { UserName?: string; AdminName?: string },
-  action: typeof AuditActions.UserLoginFailed | typeof AuditActions.TotpFailed = AuditActions.UserLoginFailed,
+  who: { UserName: string } | { AdminName: string },
 ): Promise<void> {
   const now = ctx.clock.now();
   const outcome = await recordFailure(ctx.db, keys.all, now);
-  const failedAction =
-    who.AdminName !== undefined && action === AuditActions.UserLoginFailed ? AuditActions.AdminLoginFailed : action;
+  const failedAction = 'AdminName' in who ? AuditActions.AdminLoginFailed : AuditActions.UserLoginFailed;
   const detail = { ...who, IpAddress: meta.ipAddress };
   await recordAudit(ctx.db, now, failedAction, detail);
   if (outcome.blocked) await recordAudit(ctx.db, now, AuditActions.SignInBlocked, detail);

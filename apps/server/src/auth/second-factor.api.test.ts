@@ -6,6 +6,8 @@ import { cookieFrom, setCookies } from '../test-support/http.js';
 import { givenEnrolledTotp, wrongCode } from '../test-support/totp.js';
 import { totpCodeAt } from './totp.js';
 import { recentAudit } from '../audit/audit.js';
+import { resetUserTotp } from '../users/users.service.js';
+import { findAdminById } from '../admins/admins.repo.js';
 
 const STEP = 30_000;
 
@@ -116,21 +118,101 @@ describe.each(testStoreKinds())('second factor (%s)', (kind) => {
       expect(response.json()).toEqual({ Err: ErrorCodes.invalidSession });
     });
 
-    it('counts wrong codes towards the account lock', async () => {
+    it('refuses 80 code guesses even when the password is re-entered every four', async () => {
+      const user = await givenUser(t.ctx, { totpEnabled: true });
+      const secret = await givenEnrolledTotp(t, 'users', user.id);
+      const answers: number[] = [];
+      let cookie: string | undefined;
+      for (let guess = 0; guess < 80; guess += 1) {
+        if (guess % 4 === 0) {
+          const step = await userPasswordStep(user.userName, user.password);
+          // The password step keeps working: only the codes are held back.
+          expect(step.response.json()).toEqual({ Err: ErrorCodes.totpVerificationRequired });
+          cookie = step.cookie;
+        }
+        const code = wrongCode(secret, t.clock.now(), guess);
+        answers.push((await inject('POST', '/api/otp/verify', cookie, { Code: code })).statusCode);
+      }
+      expect(answers.slice(0, 3)).toEqual([400, 400, 400]);
+      expect(answers.slice(3).every((status) => status === 429)).toBe(true);
+
+      const right = await inject('POST', '/api/otp/verify', cookie, { Code: totpCodeAt(secret, t.clock.now()) });
+      expect(right.statusCode).toBe(429);
+      expect(right.json()).toEqual({ Err: ErrorCodes.tooManyRequests, Extra: '1s' });
+    });
+
+    it('slows code guessing, then stops it for a day, and only a completed sign-in clears the count', async () => {
+      const user = await givenUser(t.ctx, { totpEnabled: true });
+      const secret = await givenEnrolledTotp(t, 'users', user.id);
+      const waits: number[] = [];
+      const guess = async (code: string) => {
+        const { cookie } = await userPasswordStep(user.userName, user.password);
+        return inject('POST', '/api/otp/verify', cookie, { Code: code });
+      };
+      // A patient attacker who waits as long as told each time.
+      for (let checked = 0; checked < 10;) {
+        const answer = await guess(wrongCode(secret, t.clock.now(), checked));
+        if (answer.statusCode === 429) {
+          const seconds = Number(answer.headers['retry-after']);
+          waits.push(seconds);
+          t.clock.advance(seconds * 1000);
+        } else {
+          expect(answer.json()).toEqual({ Err: ErrorCodes.invalidCode });
+          checked += 1;
+        }
+      }
+      expect(waits).toEqual([1, 2, 4, 8, 16, 32, 64]);
+      const actions = (await recentAudit(t.ctx.db, 2)).map((entry) => Object.keys(entry.Entry)[0]);
+      expect(actions).toEqual([AuditActions.SecondFactorBlocked, AuditActions.TotpFailed]);
+
+      // Stopped: an hour later even the right code is not looked at.
+      t.clock.advance(60 * 60_000);
+      const stopped = await guess(totpCodeAt(secret, t.clock.now()));
+      expect(stopped.statusCode).toBe(429);
+      expect(stopped.headers['retry-after']).toBe(String(23 * 60 * 60));
+
+      t.clock.advance(23 * 60 * 60_000);
+      const signedIn = await guess(totpCodeAt(secret, t.clock.now()));
+      expect(signedIn.json()).toEqual({ data: { Outcome: 'SignedIn' } });
+      // The completed sign-in cleared the count: three free attempts again.
+      t.clock.advance(STEP);
+      for (let i = 0; i < 3; i += 1) {
+        expect((await guess(wrongCode(secret, t.clock.now(), i))).statusCode).toBe(400);
+      }
+      expect((await guess(wrongCode(secret, t.clock.now(), 3))).statusCode).toBe(429);
+    });
+
+    it('gives codes a budget of their own: wrong codes never lock the password step, nor the reverse', async () => {
+      const user = await givenUser(t.ctx, { totpEnabled: true });
+      const secret = await givenEnrolledTotp(t, 'users', user.id);
+      for (let i = 0; i < 4; i += 1) {
+        await inject('POST', '/api/login', undefined, { UserName: user.userName, Password: 'wrong password' });
+      }
+      const { cookie } = await userPasswordStep(user.userName, user.password);
+      expect(
+        (await inject('POST', '/api/otp/verify', cookie, { Code: wrongCode(secret, t.clock.now()) })).statusCode,
+      ).toBe(400);
+      t.clock.advance(STEP);
+      const signedIn = await inject('POST', '/api/otp/verify', cookie, { Code: totpCodeAt(secret, t.clock.now()) });
+      expect(signedIn.json()).toEqual({ data: { Outcome: 'SignedIn' } });
+    });
+
+    it('starts the count afresh when an administrator resets the 2FA', async () => {
       const user = await givenUser(t.ctx, { totpEnabled: true });
       const secret = await givenEnrolledTotp(t, 'users', user.id);
       const { cookie } = await userPasswordStep(user.userName, user.password);
       for (let i = 0; i < 4; i += 1) {
         await inject('POST', '/api/otp/verify', cookie, { Code: wrongCode(secret, t.clock.now(), i) });
       }
-      const fifth = await inject('POST', '/api/otp/verify', cookie, { Code: wrongCode(secret, t.clock.now(), 9) });
-      expect(fifth.json()).toEqual({ Err: ErrorCodes.invalidCode });
-      t.clock.advance(STEP);
-      const locked = await inject('POST', '/api/otp/verify', cookie, { Code: totpCodeAt(secret, t.clock.now()) });
-      expect(locked.statusCode).toBe(429);
-      expect(locked.headers['retry-after']).toBe(String(15 * 60 - 30));
-      const actions = (await recentAudit(t.ctx.db, 3)).map((entry) => Object.keys(entry.Entry)[0]);
-      expect(actions).toContain(AuditActions.SignInBlocked);
+      const admin = await findAdminById(t.ctx.db, (await givenAdmin(t.ctx)).id);
+      if (admin === null) throw new Error('the admin was not created');
+      await resetUserTotp(t.ctx, admin, user.id);
+      const secretAgain = await givenEnrolledTotp(t, 'users', user.id);
+      const again = await userPasswordStep(user.userName, user.password);
+      const answer = await inject('POST', '/api/otp/verify', again.cookie, {
+        Code: wrongCode(secretAgain, t.clock.now()),
+      });
+      expect(answer.json()).toEqual({ Err: ErrorCodes.invalidCode });
     });
 
     it('needs no code from SAML users, whose IdP owns the second factor', async () => {
@@ -198,6 +280,25 @@ describe.each(testStoreKinds())('second factor (%s)', (kind) => {
       expect(enrolled.json()).toEqual({ data: { Outcome: 'Enrolled' } });
       const [entry] = await recentAudit(t.ctx.db, 1);
       expect(entry?.Entry).toEqual({ [AuditActions.TotpEnrolled]: { AdminName: 'newadmin' } });
+    });
+
+    it('gives an administrator one budget for codes, whichever form the password went through', async () => {
+      const admin = await givenAdmin(t.ctx, { totpEnabled: true, userName: 'secops' });
+      const secret = await givenEnrolledTotp(t, 'admins', admin.id);
+      const viaUserForm = await inject('POST', '/api/login', undefined, {
+        UserName: 'secops',
+        Password: admin.password,
+      });
+      const userFormCookie = cookieFrom(viaUserForm, 'postern_admin_session');
+      for (let i = 0; i < 3; i += 1) {
+        const answer = await inject('POST', '/api/admin/otp/verify', userFormCookie, {
+          Code: wrongCode(secret, t.clock.now(), i),
+        });
+        expect(answer.statusCode).toBe(400);
+      }
+      const { cookie } = await adminPasswordStep('secops', admin.password);
+      const answer = await inject('POST', '/api/admin/otp/verify', cookie, { Code: totpCodeAt(secret, t.clock.now()) });
+      expect(answer.statusCode).toBe(429);
     });
 
     it('tells a fully signed-in admin asking to verify that they already have', async () => {

@@ -1,6 +1,6 @@
 import { AuditActions, ErrorCodes, type OtpSecret, type OtpVerifyResult } from '@postern/protocol';
 import type { AppContext, RequestMeta } from '../app-context.js';
-import { BadRequestError, UnauthenticatedError } from '../http/errors.js';
+import { BadRequestError, TooManyRequestsError, UnauthenticatedError } from '../http/errors.js';
 import { recordAudit } from '../audit/audit.js';
 import { readSettings } from '../settings/settings.js';
 import type { User } from '../users/users.repo.js';
@@ -10,8 +10,7 @@ import { endAdminSessions, endUserSessions } from './sessions.repo.js';
 import { authenticateAdmin, authenticateUser } from './authenticate.js';
 import { adminSessionInfo, MAX_TOTP_DEFERRALS, userSessionInfo } from './session-info.js';
 import { effectiveSessionLimit, startAdminSession, startUserSession, type IssuedSession } from './session-issue.js';
-import { countFailure, refuseWhileBlocked } from './login.service.js';
-import { signInKeys } from './throttle.js';
+import { beginSecondFactorAttempt, clearSecondFactorFailures } from './second-factor-throttle.js';
 import { newTotpSecret, totpUri, verifyTotp } from './totp.js';
 import {
   claimStep,
@@ -67,6 +66,7 @@ export async function verifyUserCode(
   const settings = await readSettings(ctx.db);
   const started = await ctx.db.transaction().execute(async (trx) => {
     const ended = await endUserSessions(trx, { sessionId: session.id }, 'second-factor-passed', now);
+    await clearSecondFactorFailures(trx, user.userName);
     const issued = await startUserSession(trx, { user, kiosk, sessionLimit, meta, now, previousToken: undefined });
     // The answer is built before the commit: if it cannot be, no session is left behind.
     const info = userSessionInfo(user, issued.endsAt, kiosk, settings.NewUserDashboard);
@@ -124,6 +124,7 @@ async function upgradeAdminSession(
   now: number,
 ): Promise<IssuedSession> {
   await endAdminSessions(trx, { sessionId: pendingSessionId }, 'second-factor-passed', now);
+  await clearSecondFactorFailures(trx, admin.userName);
   return startAdminSession(trx, { admin, stage: 'active', meta, now, previousToken: undefined });
 }
 
@@ -149,9 +150,12 @@ async function pendingSignIn<Account extends User | Admin>(
 }
 
 /**
- * Checks a code against the secret the stage calls for, counting failures like wrong passwords.
- * Returns the time step the code belongs to (claimed, so the same code cannot be used again) and
- * the secret it matched.
+ * Checks a code against the secret the stage calls for. Returns the time step the code belongs to
+ * (claimed, so the same code cannot be used again) and the secret it matched.
+ *
+ * A code for the enrolled secret counts on the account's second-factor counter before it is checked
+ * (second-factor-throttle.ts), so guessing slows and then stops whatever the password step does. A
+ * code during enrolment does not count: its secret was just shown to the one holding this sign-in.
  */
 async function checkCode(
   ctx: AppContext,
@@ -161,23 +165,29 @@ async function checkCode(
   code: string,
   meta: RequestMeta,
 ): Promise<{ step: number; secret: string }> {
-  const keys = signInKeys(account.userName, meta.ipAddress);
-  await refuseWhileBlocked(ctx, keys);
+  const now = ctx.clock.now();
+  const enrolling = stage === 'totp-enrol';
+  let stopsGuessing = false;
+  if (!enrolling) {
+    const attempt = await beginSecondFactorAttempt(ctx.db, account.userName, now);
+    if (!attempt.allowed) throw new TooManyRequestsError(attempt.retryAfterMs / 1000);
+    stopsGuessing = attempt.stopsGuessing;
+  }
   const table = tableOf(realm);
-  const sealed = stage === 'totp-enrol' ? account.totpPendingSecret : account.totpSecret;
+  const sealed = enrolling ? account.totpPendingSecret : account.totpSecret;
   if (sealed === null) {
     // Enrolment without a generated secret: nothing to check against.
     throw new BadRequestError(undefined, ErrorCodes.invalidCode);
   }
-  const secret =
-    stage === 'totp-enrol'
-      ? openPendingSecret(ctx.secrets, table, account.id, sealed)
-      : openSecret(ctx.secrets, table, account.id, sealed);
-  const now = ctx.clock.now();
+  const secret = enrolling
+    ? openPendingSecret(ctx.secrets, table, account.id, sealed)
+    : openSecret(ctx.secrets, table, account.id, sealed);
   const step = verifyTotp(secret, code, now, account.totpLastStep);
   if (step === null || !(await claimStep(ctx.db, table, account.id, step))) {
     const who = realm === 'user' ? { UserName: account.userName } : { AdminName: account.userName };
-    await countFailure(ctx, keys, meta, who, AuditActions.TotpFailed);
+    const detail = { ...who, IpAddress: meta.ipAddress };
+    await recordAudit(ctx.db, now, AuditActions.TotpFailed, detail);
+    if (stopsGuessing) await recordAudit(ctx.db, now, AuditActions.SecondFactorBlocked, detail);
     throw new BadRequestError(undefined, ErrorCodes.invalidCode);
   }
   return { step, secret };

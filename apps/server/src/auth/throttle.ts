@@ -103,7 +103,8 @@ export function signInKeys(userName: string, address: string): SignInKeys {
 /**
  * What an address is counted as, in canonical spelling: the IPv4 address (also when it arrives
  * IPv4-mapped), or the IPv6 /64 network, since one host usually owns a whole /64 and could otherwise
- * step through it. Anything unparsable counts as itself.
+ * step through it. Anything else counts as itself: clientAddress gives only the empty text then, for a
+ * caller whose address is unknown (a forwarded entry that is no address is refused before routing).
  */
 export function throttleSubject(address: string): string {
   const parsed = parseIp(address);

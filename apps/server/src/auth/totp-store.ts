@@ -1,11 +1,16 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
-import type { SecretBox } from '../secrets/secret-box.js';
+import type { SecretBox, SecretContext } from '../secrets/secret-box.js';
 
 /** Users and admins keep their second factor in the same columns. */
 export type TotpTable = 'users' | 'admins';
 
-function context(table: TotpTable, column: 'totp_secret' | 'totp_pending_secret', rowId: string) {
+/** Where an account's sealed TOTP secret lives, bound into its ciphertext. */
+export function totpSecretContext(
+  table: TotpTable,
+  column: 'totp_secret' | 'totp_pending_secret',
+  rowId: string,
+): SecretContext {
   return { table, column, rowId };
 }
 
@@ -17,16 +22,16 @@ export async function storePendingSecret(
   id: string,
   secret: string,
 ): Promise<void> {
-  const sealed = secrets.seal(secret, context(table, 'totp_pending_secret', id));
+  const sealed = secrets.seal(secret, totpSecretContext(table, 'totp_pending_secret', id));
   await db.updateTable(table).set({ totpPendingSecret: sealed }).where('id', '=', id).execute();
 }
 
 export function openPendingSecret(secrets: SecretBox, table: TotpTable, id: string, sealed: string): string {
-  return secrets.open(sealed, context(table, 'totp_pending_secret', id));
+  return secrets.open(sealed, totpSecretContext(table, 'totp_pending_secret', id));
 }
 
 export function openSecret(secrets: SecretBox, table: TotpTable, id: string, sealed: string): string {
-  return secrets.open(sealed, context(table, 'totp_secret', id));
+  return secrets.open(sealed, totpSecretContext(table, 'totp_secret', id));
 }
 
 /** Makes the enrolled secret the account's second factor, with the step of the code that proved it. */
@@ -41,7 +46,7 @@ export async function confirmEnrolment(
   await db
     .updateTable(table)
     .set({
-      totpSecret: secrets.seal(secret, context(table, 'totp_secret', id)),
+      totpSecret: secrets.seal(secret, totpSecretContext(table, 'totp_secret', id)),
       totpPendingSecret: null,
       totpVerified: true,
       totpLastStep: step,

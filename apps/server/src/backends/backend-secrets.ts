@@ -5,7 +5,7 @@ import {
   RECORDED,
   type BackendType,
 } from '@postern/protocol';
-import type { SecretBox, SecretContext } from '../secrets/secret-box.js';
+import type { SealedValue, SecretBox, SecretContext } from '../secrets/secret-box.js';
 import { BadRequestError } from '../http/errors.js';
 
 /** A backend's fields as stored: secret fields hold SecretBox ciphertexts. */
@@ -31,6 +31,20 @@ export function sealBackendSecrets(
   return stored;
 }
 
+/** The sealed secrets among a backend's stored fields, keyed by field. */
+export function sealedBackendSecrets(
+  type: BackendType,
+  stored: StoredBackendFields,
+  backendId: string,
+): Map<string, SealedValue> {
+  const sealed = new Map<string, SealedValue>();
+  for (const field of BACKEND_SECRET_FIELDS[type]) {
+    const value = stored[field];
+    if (typeof value === 'string') sealed.set(field, { sealed: value, context: secretContext(backendId, field) });
+  }
+  return sealed;
+}
+
 /** The stored fields with every secret opened: only for the agent that drives the backend. */
 export function openBackendSecrets(
   secrets: SecretBox,
@@ -39,9 +53,8 @@ export function openBackendSecrets(
   backendId: string,
 ): Record<string, unknown> {
   const fields: Record<string, unknown> = { ...stored };
-  for (const field of BACKEND_SECRET_FIELDS[type]) {
-    const value = stored[field];
-    if (typeof value === 'string') fields[field] = secrets.open(value, secretContext(backendId, field));
+  for (const [field, { sealed, context }] of sealedBackendSecrets(type, stored, backendId)) {
+    fields[field] = secrets.open(sealed, context);
   }
   return fields;
 }

@@ -205,6 +205,101 @@ describe.each(testStoreKinds())('backends API (%s)', (kind) => {
     });
   });
 
+  describe('admin-configured addresses are checked when saved', () => {
+    const PANOS = { Hostname: 'pan.example.net', ApiKey: 'pan-key-1' };
+    it.each([
+      [
+        'a Fortinet URL with credentials',
+        { fortios: { ...FORTIOS, Url: 'https://admin:pw@fw.example.net' } },
+        { Err: ErrorCodes.urlCredentialsNotAllowed, Extra: 'Config.fortios.Url' },
+      ],
+      [
+        'a Fortinet URL with a space in its host',
+        { fortios: { ...FORTIOS, Url: 'https://fw example.net' } },
+        { Err: ErrorCodes.urlInvalid, Extra: 'Config.fortios.Url' },
+      ],
+      [
+        'a Fortinet URL with an octal-looking address',
+        { fortios: { ...FORTIOS, Url: 'https://010.0.0.1' } },
+        { Err: ErrorCodes.urlInvalid, Extra: 'Config.fortios.Url' },
+      ],
+      [
+        'a PAN-OS Hostname that is a URL',
+        { panos: { ...PANOS, Hostname: 'https://pan.example.net' } },
+        { Err: ErrorCodes.invalidHostname, Extra: 'Config.panos.Hostname' },
+      ],
+      [
+        'a FortiManager Hostname with credentials',
+        { fortimanager: { Hostname: 'admin@fmg.example.net', ApiKey: 'k' } },
+        { Err: ErrorCodes.invalidHostname, Extra: 'Config.fortimanager.Hostname' },
+      ],
+      [
+        'a FMC Hostname with a newline',
+        { firepower: { Hostname: 'fmc\n.example.net', Username: 'u', Password: 'p' } },
+        { Err: ErrorCodes.invalidHostname, Extra: 'Config.firepower.Hostname' },
+      ],
+      [
+        'a Sophos UTM Hostname with a path',
+        { sophosutm: { Hostname: 'utm.example.net/api', ApiKey: 'k' } },
+        { Err: ErrorCodes.invalidHostname, Extra: 'Config.sophosutm.Hostname' },
+      ],
+      [
+        'a Sophos Firewall Hostname with a bad port',
+        { sophossfos: { Hostname: 'sfos.example.net:70000', Username: 'u', Password: 'p' } },
+        { Err: ErrorCodes.invalidHostname, Extra: 'Config.sophossfos.Hostname' },
+      ],
+    ])('refuses %s on create', async (_case, config, expected) => {
+      const response = await call('POST', '/api/admin/backends', { Name: 'vendor', AgentID: agentId, Config: config });
+      expect(refusal(response)).toEqual({ status: 400, ...expected });
+    });
+
+    it.each([
+      ['Hostname', { Hostname: 'pan.example.net/api', ApiKey: 'k2' }, ErrorCodes.invalidHostname],
+      ['Hostname', { Hostname: 'ops:pw@pan.example.net', ApiKey: 'k2' }, ErrorCodes.invalidHostname],
+    ])('refuses a bad %s on update and keeps the stored one', async (field, fields, code) => {
+      const backend = await createOk({ Name: 'pan', AgentID: agentId, Config: { panos: PANOS } });
+      const response = await call('PUT', `/api/admin/backends/${backend.ID}`, {
+        ID: backend.ID,
+        Name: 'pan',
+        AgentID: agentId,
+        Config: { panos: fields },
+      });
+      expect(refusal(response)).toEqual({ status: 400, Err: code, Extra: `Config.panos.${field}` });
+      expect((await findBackendRow(t.ctx.db, backend.ID))?.config.Hostname).toBe(PANOS.Hostname);
+    });
+
+    it('refuses a Fortinet URL with credentials on update', async () => {
+      const backend = await createOk({ Name: 'fw', AgentID: agentId, Config: { fortios: FORTIOS } });
+      const response = await call('PUT', `/api/admin/backends/${backend.ID}`, {
+        ID: backend.ID,
+        Name: 'fw',
+        AgentID: agentId,
+        Config: { fortios: { ...FORTIOS, Url: 'https://admin:pw@fw.example.net' } },
+      });
+      expect(refusal(response)).toEqual({
+        status: 400,
+        Err: ErrorCodes.urlCredentialsNotAllowed,
+        Extra: 'Config.fortios.Url',
+      });
+    });
+
+    it('still reads a backend stored before the rule, and its agent still gets it', async () => {
+      const backend = await createOk({ Name: 'pan', AgentID: agentId, Config: { panos: PANOS } });
+      const stored = await rawConfig(backend.ID);
+      await t.ctx.db
+        .updateTable('backends')
+        .set({ config: JSON.stringify({ ...stored, Hostname: 'pan old.example.net' }) })
+        .where('id', '=', backend.ID)
+        .execute();
+      const read = await call('GET', `/api/admin/backends/${backend.ID}`);
+      expect(read.statusCode).toBe(200);
+      expect(read.json<{ data: BackendRecord }>().data.Config.panos?.Hostname).toBe('pan old.example.net');
+      expect((await call('GET', '/api/admin/backends')).statusCode).toBe(200);
+      const row = await findBackendRow(t.ctx.db, backend.ID);
+      expect(loadBackendConfigForAgent(t.ctx, row!)).toMatchObject({ Hostname: 'pan old.example.net' });
+    });
+  });
+
   describe('secrets', () => {
     it('stores secrets encrypted, shows them as RECORDED and opens them for the agent only', async () => {
       const backend = await createOk({ Name: 'fw', AgentID: agentId, Config: { fortios: FORTIOS } });

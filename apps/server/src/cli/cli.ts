@@ -6,6 +6,7 @@ import { contextFor, openPreparedStore, startServer } from '../server.js';
 import { createAdminFromCli, resetAdminPassword } from '../admins/admins.service.js';
 import { readPasswordFromStdin } from './read-stdin.js';
 import { registerLicenceCommands } from '../licence/licence-cli.js';
+import type { AppContext } from '../app-context.js';
 
 const SETTINGS_HELP = [
   '',
@@ -83,13 +84,14 @@ export function buildCli(): Command {
   return program;
 }
 
-async function withContext(work: (ctx: ReturnType<typeof contextFor>) => Promise<void>): Promise<void> {
+async function withContext(work: (ctx: AppContext) => Promise<void>): Promise<void> {
   const config = loadConfig();
   // Commands print their own results; only warnings and worse from the internals.
   const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
   const store = await openPreparedStore(config, logger);
   try {
-    await work(contextFor(config, store, logger));
+    // The same key check as the server: a lost or wrong key stops the command before it seals anything.
+    await work(await contextFor(config, store, logger));
   } finally {
     await store.close();
   }

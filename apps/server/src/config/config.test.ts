@@ -98,6 +98,10 @@ describe('configuration', () => {
       { POSTERN_TRUSTED_PROXIES: '10.0.0.0/33' },
       'POSTERN_TRUSTED_PROXIES: "10.0.0.0/33" is not an IP address or CIDR range',
     ],
+    [
+      { POSTERN_TRUSTED_PROXIES: 'fe80::1%eth0' },
+      'POSTERN_TRUSTED_PROXIES: "fe80::1%eth0" is not an IP address or CIDR range',
+    ],
     [{ POSTERN_PUBLIC_URL: 'ftp://x.example' }, 'POSTERN_PUBLIC_URL: URL must be http or https'],
     [
       { POSTERN_SECRET_KEY: 'c2hvcnQ=' },

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { IP_DISCOVERY_PORTS } from '@postern/protocol';
+import { IP_DISCOVERY_PORTS, parseIpOrCidr } from '@postern/protocol';
 import { ConfigError } from './config-error.js';
 
 /**
@@ -183,21 +183,13 @@ function parseTrustedProxies(value: string): string[] {
     .split(',')
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
+  // The same parser the proxy trust rule uses (http/forwarded-address.ts): what passes here matches there.
   for (const entry of entries) {
-    if (!isIpOrCidr(entry)) {
+    if (parseIpOrCidr(entry) === null) {
       throw new ConfigError(SETTINGS.trustedProxies.env, `"${entry}" is not an IP address or CIDR range`);
     }
   }
   return entries;
-}
-
-function isIpOrCidr(entry: string): boolean {
-  const [address = '', prefix, ...rest] = entry.split('/');
-  const family = isIP(address);
-  if (family === 0 || rest.length > 0) return false;
-  if (prefix === undefined) return true;
-  if (!/^\d{1,3}$/.test(prefix)) return false;
-  return Number(prefix) <= (family === 4 ? 32 : 128);
 }
 
 function parsePublicUrl(value: string): string | null {

@@ -1,4 +1,5 @@
 import type { AppContext } from '../app-context.js';
+import { StoreOutageLog } from '../store/store-outage-log.js';
 import { endGrants, entriesOfSessions } from './grants.repo.js';
 
 /** Ended grants are kept this long (the user's Revoked status, investigations), then deleted. */
@@ -31,11 +32,16 @@ export function startGrantSweeper(ctx: AppContext, intervalMs = 1_000): { stop()
   let running: Promise<void> = Promise.resolve();
   let pass = 0;
   let busy = false;
+  const outage = new StoreOutageLog(ctx.logger, 'the grant sweep');
   const timer = setInterval(() => {
     if (busy) return;
     busy = true;
     running = sweepGrantsOnce(ctx, pass++)
-      .catch((error: unknown) => ctx.logger.error({ err: error }, 'grant sweep failed'))
+      .then(() => outage.succeeded())
+      .catch((error: unknown) => {
+        // A store locked by another process or out of reach: the next tick sweeps what this one could not.
+        if (!outage.failed(error)) ctx.logger.error({ err: error }, 'grant sweep failed');
+      })
       .finally(() => {
         busy = false;
       });

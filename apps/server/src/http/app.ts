@@ -4,8 +4,12 @@ import fastifyHelmet from '@fastify/helmet';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { AppContext } from '../app-context.js';
 import { answerRouterError, installErrorHandler } from './error-handler.js';
+import { installUnreadableSecretAudit } from './unreadable-secret-audit.js';
 import { installOriginCheck } from './origin-check.js';
 import { installCanonicalPathRule } from './canonical-path.js';
+import { installNulCharacterRule } from './nul-character-rule.js';
+import { trustedProxyRule } from './forwarded-address.js';
+import { installForwardedForRule } from './forwarded-for-rule.js';
 import { recordRouteTable, registerAccessScope } from './route-access.js';
 import { NotFoundError } from './errors.js';
 import { registerWebApp, type WebApp } from './web-app.js';
@@ -61,12 +65,13 @@ export async function buildApp(
   webApp: WebApp,
   options: BuildAppOptions = {},
 ): Promise<FastifyInstance> {
+  const trustedProxy = trustedProxyRule(ctx.config.trustedProxies);
   const app = Fastify({
     // Typed as Fastify's base logger so the instance matches the plain FastifyInstance the routes take.
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
     loggerInstance: ctx.logger as FastifyBaseLogger,
-    // X-Forwarded-* are believed only from the configured proxies.
-    trustProxy: ctx.config.trustedProxies.length > 0 ? ctx.config.trustedProxies : false,
+    // X-Forwarded-* are believed only from the configured proxies, matched by our own address parser.
+    trustProxy: trustedProxy ?? false,
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: () => uuidv7(),
     // One line per request, written by the onResponse hook below, instead of Fastify's two.
@@ -78,10 +83,14 @@ export async function buildApp(
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app);
+  installUnreadableSecretAudit(app, ctx);
   recordRouteTable(app);
-  // Before anything else a route does: first one spelling of every path, then the Origin rule.
+  // Before anything else a route does: a forwarded client address that is one, one spelling of
+  // every path, then the Origin rule.
+  installForwardedForRule(app, trustedProxy);
   installCanonicalPathRule(app);
   installOriginCheck(app, ctx.config.publicUrl);
+  installNulCharacterRule(app);
 
   await app.register(fastifyCookie);
   await app.register(fastifyHelmet, {

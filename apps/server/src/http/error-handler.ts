@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ALL_ERROR_CODES, ErrorCodes, type ApiErrorBody, type ErrorCode } from '@postern/protocol';
+import { isStoreUnavailable } from '../store/store-unavailable.js';
 import { ApiError } from './errors.js';
+import { SecretUnreadableError } from '../secrets/secret-box.js';
 
 /** Fastify's own client-error codes, mapped to ours. */
 const FASTIFY_CLIENT_ERRORS: Record<string, { status: number; code: ErrorCode; extra?: string }> = {
@@ -11,21 +13,8 @@ const FASTIFY_CLIENT_ERRORS: Record<string, { status: number; code: ErrorCode; e
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: ErrorCodes.unsupportedMediaType },
 };
 
-/** Driver error codes that mean "the store is unreachable or overloaded", not "the request is wrong". */
-const STORE_UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  '57P01', // admin_shutdown
-  '57P03', // cannot_connect_now
-  '08000', // connection_exception
-  '08003', // connection_does_not_exist
-  '08006', // connection_failure
-  '53300', // too_many_connections
-  'SQLITE_BUSY',
-  'SQLITE_LOCKED',
-]);
+/** What a 503 for an unavailable store tells the client to wait before trying again. */
+const STORE_RETRY_AFTER_SECONDS = '5';
 
 /** The single place where any thrown error becomes an HTTP answer. */
 export function installErrorHandler(app: FastifyInstance): void {
@@ -36,7 +25,11 @@ export function installErrorHandler(app: FastifyInstance): void {
       return reply.code(CLIENT_CLOSED_REQUEST).send();
     }
     const { status, body, headers } = toResponse(error);
-    if (status >= 500) {
+    if (status === 503) {
+      // The store is locked by another process or out of reach: an operating condition the client
+      // is told to retry, not a fault in the server.
+      request.log.warn({ err: error }, 'request refused: the store is unavailable');
+    } else if (status >= 500) {
       request.log.error({ err: error }, 'request failed');
     } else {
       request.log.info({ status, err: body.Err, extra: body.Extra }, 'request refused');
@@ -71,13 +64,33 @@ function toResponse(error: FastifyError): { status: number; body: ApiErrorBody; 
   if (error instanceof ApiError) {
     return { status: error.statusCode, body: errorBody(error.code, error.extra), headers: error.headers };
   }
+  if (error instanceof SecretUnreadableError) {
+    // 409, not 500: nothing unexpected failed and retrying cannot help; the stored secret is in a
+    // state that cannot serve the request until an admin re-enters it or resets the second factor.
+    // Not 503 either: that would invite clients and load balancers to retry on another replica,
+    // which holds the same row. Which secret it is goes to the log and audit (app.ts), not the caller.
+    return { status: 409, body: errorBody(ErrorCodes.secretUnreadable), headers: {} };
+  }
   if (Array.isArray(error.validation) && error.validation.length > 0) {
     return { status: 400, body: validationBody(error), headers: {} };
   }
   const known = FASTIFY_CLIENT_ERRORS[error.code];
   if (known !== undefined) return { status: known.status, body: errorBody(known.code, known.extra), headers: {} };
   if (isStoreUnavailable(error)) {
-    return { status: 503, body: errorBody(ErrorCodes.storeUnavailable), headers: { 'retry-after': '5' } };
+    // Locked by another process, unreachable or overloaded: the same request is worth repeating.
+    return {
+      status: 503,
+      body: errorBody(ErrorCodes.storeUnavailable),
+      headers: { 'retry-after': STORE_RETRY_AFTER_SECONDS },
+    };
+  }
+  if (isTextTheStoreCannotHold(error)) {
+    // The NUL rule (nul-character-rule.ts) keeps such text out of requests; this is the backstop.
+    return {
+      status: 400,
+      body: errorBody(ErrorCodes.badRequest, 'a text holds a character the store cannot keep'),
+      headers: {},
+    };
   }
   const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
   if (status >= 400 && status < 500) {
@@ -112,13 +125,7 @@ function isErrorCode(value: string): value is ErrorCode {
   return (ALL_ERROR_CODES as readonly string[]).includes(value);
 }
 
-function isStoreUnavailable(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current instanceof Error; depth += 1) {
-    if ('code' in current && typeof current.code === 'string' && STORE_UNAVAILABLE_CODES.has(current.code)) {
-      return true;
-    }
-    current = current.cause;
-  }
-  return false;
+/** PostgreSQL refusing a text it cannot encode: character_not_in_repertoire, untranslatable_character. */
+function isTextTheStoreCannotHold(error: unknown): boolean {
+  return error instanceof Error && 'code' in error && (error.code === '22021' || error.code === '22P05');
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ErrorCodes, RECORDED, type AclConfig, type BackendType } from '@postern/protocol';
-import type { SecretBox, SecretContext } from '../secrets/secret-box.js';
+import type { SealedValue, SecretBox, SecretContext } from '../secrets/secret-box.js';
 import { BadRequestError } from '../http/errors.js';
 import { generateToken } from '../lib/random-secret.js';
 import type { StoredBackendFields } from '../backends/backend-secrets.js';
@@ -90,6 +90,14 @@ export function maskAclConfig(config: StoredAclConfig): Record<string, unknown> 
     );
   }
   return { [config.type]: fields };
+}
+
+/** The sealed values of a knoc's config: its sensitive script variables. */
+export function sealedEnvVars(knocId: string, config: StoredAclConfig): SealedValue[] {
+  if (config.type !== 'script') return [];
+  return envVarList(config.fields.EnvVars)
+    .filter((variable) => variable.Encrypted === true)
+    .map((variable) => ({ sealed: String(variable.Value), context: envVarContext(knocId, String(variable.Name)) }));
 }
 
 /**

@@ -284,6 +284,69 @@ describe.each(testStoreKinds())('knoc wizard API (%s)', (kind) => {
     });
   });
 
+  describe('addresses are checked when saved', () => {
+    it.each([
+      [
+        "the knoc's URL",
+        () =>
+          linux({
+            Knoc: { Description: 'SSH', URL: 'https://ops:pw@ssh.example.net', Config: { ipset: { V4SetName: 'p4' } } },
+          }),
+        { Err: ErrorCodes.urlCredentialsNotAllowed, Extra: 'Knoc.URL' },
+      ],
+      [
+        "the backend's Fortinet URL",
+        () =>
+          linux({
+            Backend: { Name: 'fw', AgentID: 'x', Config: { fortios: { Url: 'https://fw .example.net', Bearer: 's' } } },
+          }),
+        { Err: ErrorCodes.urlInvalid, Extra: 'Backend.Config.fortios.Url' },
+      ],
+      [
+        "the passive+ backend's Hostname",
+        () =>
+          passivePlus({
+            PassivePlus: {
+              Backend: {
+                Name: 'pan refresh',
+                AgentID: 'x',
+                Config: { panos: { Hostname: 'pan.example.net/x', ApiKey: 'k' } },
+              },
+              Config: { panos: { EDLName: 'postern-edl' } },
+            },
+          }),
+        { Err: ErrorCodes.invalidHostname, Extra: 'PassivePlus.Backend.Config.panos.Hostname' },
+      ],
+    ])('refuses a bad address in %s on create and stores nothing', async (_case, body, expected) => {
+      const payload = body();
+      const before = await snapshot();
+      expect(refusal(await call('POST', '/api/admin/knocs', payload))).toEqual({ status: 400, ...expected });
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('refuses a bad Hostname in the backend on update and keeps what is stored', async () => {
+      const answer = await createOk(passivePlus());
+      const childId = answer.Knoc.Children[0]!;
+      const child = (await call('GET', `/api/admin/knocs/${childId}`)).json<{ data: KnocRecord }>().data;
+      const before = await snapshot();
+      const response = await call('PUT', `/api/admin/knocs/${childId}`, {
+        Backend: {
+          ID: child.BackendID,
+          Name: 'pan refresh',
+          AgentID: agent.id,
+          Config: { panos: { Hostname: 'ops@pan.example.net', ApiKey: 'k2' } },
+        },
+        Knoc: { ID: childId, Description: 'Partner firewall', Config: { panos: { EDLName: 'postern-edl' } } },
+      });
+      expect(refusal(response)).toEqual({
+        status: 400,
+        Err: ErrorCodes.invalidHostname,
+        Extra: 'Backend.Config.panos.Hostname',
+      });
+      expect(await snapshot()).toEqual(before);
+    });
+  });
+
   describe('update', () => {
     const fortiosBackend = (extra: object = {}) => ({
       Name: 'fw',

@@ -224,6 +224,27 @@ describe.each(testStoreKinds())('knocs API (%s)', (kind) => {
     });
   });
 
+  describe('the knoc URL is checked when saved', () => {
+    it.each([
+      ['a javascript: URL', 'javascript:alert(1)', ErrorCodes.urlMustBeHttp],
+      ['a URL with credentials', 'https://ops:pw@intranet.example.net', ErrorCodes.urlCredentialsNotAllowed],
+      ['a URL with a space in its host', 'https://intranet example.net', ErrorCodes.urlInvalid],
+      ['a URL without a host', 'https:///path', ErrorCodes.urlInvalid],
+    ])('refuses %s on create and on update', async (_case, URL, code) => {
+      expect(refusal(await create(ipsetKnoc({ URL })))).toEqual({ status: 400, Err: code, Extra: 'URL' });
+      const id = await createOk(ipsetKnoc({ URL: 'https://intranet.example.net' }));
+      expect(refusal(await update(id, ipsetKnoc({ URL })))).toEqual({ status: 400, Err: code, Extra: 'URL' });
+      expect((await getOk(id)).URL).toBe('https://intranet.example.net');
+    });
+
+    it('still reads a knoc whose URL was stored before the rule', async () => {
+      const id = await createOk(ipsetKnoc());
+      await t.ctx.db.updateTable('knocs').set({ url: 'rdp://jump host' }).where('id', '=', id).execute();
+      expect((await getOk(id)).URL).toBe('rdp://jump host');
+      expect((await call('GET', '/api/admin/acls')).statusCode).toBe(200);
+    });
+  });
+
   describe('rules of the server', () => {
     it('asks for a backend first when none exists (err.createBackendBeforeACL)', async () => {
       await t.ctx.db.deleteFrom('backends').execute();

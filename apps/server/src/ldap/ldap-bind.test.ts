@@ -64,6 +64,16 @@ describe('LDAP bind without a directory', { timeout: 20_000 }, () => {
   });
 
   it.each([
+    ['a password that starts with NUL', '\0whatever'],
+    ['a password with NUL inside', 'Correct-Horse\0Battery-9'],
+    ['a password that is only NUL', '\0'],
+  ])('refuses %s without connecting, as a wrong password', async (_name, password) => {
+    const server = await listener('close');
+    expect(await ldapBind(settings(server.url), DN, password)).toBe('invalid-credentials');
+    expect(server.connections()).toBe(0);
+  });
+
+  it.each([
     ['an empty DN', ''],
     ['a blank DN', '   '],
     ['a DN longer than the limit', `uid=${'a'.repeat(MAX_DN_LENGTH)},dc=test`],

@@ -49,8 +49,10 @@ const INVALID_CREDENTIAL_CODES: ReadonlySet<number> = new Set([32, 34, 48, 49, 5
 /**
  * Checks `password` for the entry `dn` with an LDAP simple bind, on a fresh connection that is closed
  * before returning. It keeps no state and counts nothing, so callers can apply their own brute-force
- * accounting. An empty password or an unusable DN is refused without connecting: a simple bind with a
- * DN and no password is an unauthenticated bind, which many servers accept as a success.
+ * accounting. An empty password, a password with NUL or an unusable DN is refused without connecting:
+ * a simple bind with a DN and no password is an unauthenticated bind, which many servers accept as a
+ * success, and a server written in C may cut a password at its first NUL (`\0anything` would then be
+ * that empty password). Such a refusal is 'invalid-credentials', the answer a wrong password gets.
  *
  * @returns 'ok' when the server accepted the bind, 'invalid-credentials' when it refused these credentials.
  * @throws LdapUnavailableError when the server could not be asked or answered with something else.
@@ -61,7 +63,7 @@ export async function ldapBind(
   password: string,
   options: { timeoutMs?: number } = {},
 ): Promise<LdapBindResult> {
-  if (typeof password !== 'string' || password === '' || !isUsableDn(dn)) return 'invalid-credentials';
+  if (!isUsablePassword(password) || !isUsableDn(dn)) return 'invalid-credentials';
 
   const endpoint = endpointOf(settings.url);
   checkCaCertificates(settings.caCertificates ?? []);
@@ -93,6 +95,11 @@ export async function ldapBind(
     clearTimeout(timer);
     await close(client);
   }
+}
+
+/** A password we are willing to send: present and free of NUL (see ldapBind). */
+function isUsablePassword(password: string): boolean {
+  return typeof password === 'string' && password !== '' && !password.includes('\0');
 }
 
 /** A DN we are willing to send: present, bounded, no NUL, and not a word ldapts reads as a SASL mechanism. */

@@ -4,6 +4,7 @@ import {
   checkLicence,
   generateLicenceKeyPair,
   issueLicence,
+  LICENCE_CLOCK_SKEW_MS,
   LICENCE_PREFIX,
   publicKeyBase64,
   publicKeyFromBase64,
@@ -95,10 +96,30 @@ describe('licence format', () => {
     ['a licence at its expiry instant', GOOD, Date.parse(PAYLOAD.Expires), 'expired'],
     ['a licence after its expiry', GOOD, Date.parse(PAYLOAD.Expires) + 1, 'expired'],
     ['a licence a millisecond before expiry', GOOD, Date.parse(PAYLOAD.Expires) - 1, 'valid'],
+    ['a licence at its issue instant', GOOD, Date.parse(PAYLOAD.IssuedAt), 'valid'],
+    [
+      'a licence issued as far ahead as the clock skew allows',
+      GOOD,
+      Date.parse(PAYLOAD.IssuedAt) - LICENCE_CLOCK_SKEW_MS,
+      'valid',
+    ],
+    [
+      'a licence issued a millisecond beyond the clock skew',
+      GOOD,
+      Date.parse(PAYLOAD.IssuedAt) - LICENCE_CLOCK_SKEW_MS - 1,
+      'notYetValid',
+    ],
+    ['a licence issued a month from now', GOOD, Date.parse(PAYLOAD.IssuedAt) - 30 * 86_400_000, 'notYetValid'],
   ])('reads %s as %s', (_name, text, now, kind, reasonMentions) => {
     const check = checkLicence(text, [signer.publicKey], now);
     expect(check.kind).toBe(kind);
     if (reasonMentions !== undefined && check.kind === 'malformed') expect(check.reason).toContain(reasonMentions);
+  });
+
+  it('allows five minutes of clock skew for a licence issued ahead of this server', () => {
+    expect(LICENCE_CLOCK_SKEW_MS).toBe(5 * 60_000);
+    const check = checkLicence(GOOD, [signer.publicKey], Date.parse(PAYLOAD.IssuedAt) - 6 * 60_000);
+    expect(check).toEqual({ kind: 'notYetValid', licence: PAYLOAD });
   });
 
   it('returns the payload of an expired licence so its status can be shown', () => {

@@ -16,6 +16,13 @@ export const LICENCE_PREFIX = 'postern-licence-v1';
 /** The longest licence text accepted (the API's LicenceBody allows the same). */
 export const LICENCE_MAX_LENGTH = 8192;
 
+/**
+ * How far a licence's IssuedAt may lie ahead of this server's clock: clocks of the issuer and of the
+ * installation may disagree by a little, but a licence from further ahead is refused. Otherwise a
+ * key dated into the future (a mistake, or a key minted to be used later) would be accepted now.
+ */
+export const LICENCE_CLOCK_SKEW_MS = 5 * 60_000;
+
 const ED25519_SIGNATURE_BYTES = 64;
 const ED25519_PUBLIC_KEY_BYTES = 32;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
@@ -43,11 +50,13 @@ export type LicencePayload = z.infer<typeof LicencePayload>;
 
 /**
  * The outcome of checking a licence text. `expired` still carries the payload so the status can show
- * what the licence was; `untrusted` does not, because nothing in it can be believed.
+ * what the licence was; `untrusted` does not, because nothing in it can be believed. `notYetValid`:
+ * signed, but issued later than now plus LICENCE_CLOCK_SKEW_MS; it licenses nothing.
  */
 export type LicenceCheck =
   | { kind: 'valid'; licence: LicencePayload }
   | { kind: 'expired'; licence: LicencePayload }
+  | { kind: 'notYetValid'; licence: LicencePayload }
   | { kind: 'untrusted' }
   | { kind: 'malformed'; reason: string };
 
@@ -65,12 +74,16 @@ export function issueLicence(payload: LicencePayload, privateKey: KeyObject): st
 /**
  * Parses a licence text and verifies it against the trusted public keys (any one may match).
  * Order: the shape (prefix, parts, encoding, payload fields) first, so pasted garbage reads as
- * malformed; then the signature; then the expiry against `now` (epoch milliseconds).
+ * malformed; then the signature; then the issue time and the expiry against `now` (epoch
+ * milliseconds).
  */
 export function checkLicence(text: string, trustedKeys: readonly KeyObject[], now: number): LicenceCheck {
   const parsed = parsedLicence(text.trim());
   if ('reason' in parsed) return { kind: 'malformed', reason: parsed.reason };
   if (!trustedKeys.some((key) => verifiesWith(key, parsed.signed, parsed.signature))) return { kind: 'untrusted' };
+  if (Date.parse(parsed.payload.IssuedAt) > now + LICENCE_CLOCK_SKEW_MS) {
+    return { kind: 'notYetValid', licence: parsed.payload };
+  }
   if (now >= Date.parse(parsed.payload.Expires)) return { kind: 'expired', licence: parsed.payload };
   return { kind: 'valid', licence: parsed.payload };
 }

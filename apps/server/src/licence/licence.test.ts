@@ -251,6 +251,15 @@ describe.each(testStoreKinds())('licence service (%s)', (kind) => {
     expect(await refusal(assertLicensed(t.ctx))).toEqual(required);
   });
 
+  it('reads a stored licence issued in the future as no licence until its issue time is near', async () => {
+    await storeLicenceText(t.ctx, licence({ IssuedAt: '2026-12-01T00:00:00.000Z' }));
+    expect(await licenceStatus(t.ctx)).toEqual(UNLICENSED);
+    expect(await usersAreLicensed(t.ctx)).toBe(false);
+    expect(await refusal(assertLicensed(t.ctx))).toEqual({ status: 403, code: ErrorCodes.licenceRequired });
+    t.clock.advance(Date.parse('2026-11-30T23:55:00.000Z') - t.clock.now());
+    expect((await licenceStatus(t.ctx)).Licensed).toBe(true);
+  });
+
   it('reads a stored licence whose key is no longer trusted as no licence at all', async () => {
     await storeLicenceText(t.ctx, licence({}, stranger.privateKey));
     expect(await licenceStatus(t.ctx)).toEqual(UNLICENSED);
@@ -355,12 +364,38 @@ describe.each(testStoreKinds())('licence API (%s)', (kind) => {
       400,
       ErrorCodes.licenceExpired,
     ],
+    [
+      'a licence issued a second beyond the allowed clock skew',
+      () => ({ License: licence({ IssuedAt: '2026-11-22T09:05:01.000Z' }) }),
+      400,
+      ErrorCodes.licenceNotYetValid,
+    ],
+    [
+      'a licence issued next year',
+      () => ({ License: licence({ IssuedAt: '2027-06-01T00:00:00.000Z' }) }),
+      400,
+      ErrorCodes.licenceNotYetValid,
+    ],
   ])('refuses %s and stores nothing', async (_name, body, status, code) => {
     const response = await put(body());
     expect(response.statusCode).toBe(status);
     expect(response.json<{ Err: string }>().Err).toBe(code);
     expect((await readSettings(t.ctx.db)).License).toBe('');
     expect((await recentAudit(t.ctx.db, 10)).some((e) => AuditActions.LicenceUpdated in e.Entry)).toBe(false);
+  });
+
+  it('installs a licence issued within the allowed clock skew ahead of this server', async () => {
+    const response = await put({ License: licence({ IssuedAt: '2026-11-22T09:05:00.000Z' }) });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json<{ data: LicenceStatus }>().data.Licensed).toBe(true);
+  });
+
+  it('says why a licence issued in the future is refused', async () => {
+    const response = await put({ License: licence({ IssuedAt: '2026-12-01T00:00:00.000Z' }) });
+    expect(response.json()).toEqual({
+      Err: ErrorCodes.licenceNotYetValid,
+      Extra: "the licence was issued on 2026-12-01T00:00:00.000Z, after this server's time",
+    });
   });
 
   it('installs a valid licence, audits it with its ID, and shows it', async () => {

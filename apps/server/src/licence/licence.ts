@@ -41,7 +41,7 @@ function checkedLicence(ctx: AppContext, text: string): LicenceCheck | { kind: '
 let lastReported: string | null = null;
 
 function reportChange(ctx: AppContext, check: LicenceCheck): void {
-  const state = check.kind === 'valid' || check.kind === 'expired' ? `${check.kind}:${check.licence.ID}` : check.kind;
+  const state = 'licence' in check ? `${check.kind}:${check.licence.ID}` : check.kind;
   if (state === lastReported) return;
   lastReported = state;
   // The licence text itself is never logged; its ID and state are enough to act on.
@@ -51,6 +51,11 @@ function reportChange(ctx: AppContext, check: LicenceCheck): void {
     ctx.logger.warn({ reason: check.reason }, 'the stored licence cannot be parsed; running unlicensed');
   } else if (check.kind === 'expired') {
     ctx.logger.warn({ licence: check.licence.ID, expires: check.licence.Expires }, 'the licence has expired');
+  } else if (check.kind === 'notYetValid') {
+    ctx.logger.warn(
+      { licence: check.licence.ID, issuedAt: check.licence.IssuedAt },
+      'the stored licence was issued in the future (check the clock); running unlicensed',
+    );
   }
 }
 
@@ -95,8 +100,9 @@ function statusFrom(check: LicenceCheck | { kind: 'none' }, userCount: number, m
 }
 
 /**
- * The licence status the settings screen shows. Unlicensed, untrusted or malformed: Licensed false
- * and empty fields. Expired: Licensed false with the licence's fields and Expired true.
+ * The licence status the settings screen shows. Unlicensed, untrusted, malformed or issued in the
+ * future: Licensed false and empty fields. Expired: Licensed false with the licence's fields and
+ * Expired true.
  */
 export async function licenceStatus(ctx: AppContext): Promise<LicenceStatus> {
   const [check, userCount, machineCount] = await Promise.all([
@@ -248,8 +254,9 @@ export async function maxSessionLimit(ctx: AppContext): Promise<number | null> {
 
 /**
  * Installs a licence (the API's PUT and `postern licence issue --install`): verifies it (400
- * err.licenceInvalid when malformed or not signed by a trusted key, 400 err.licenceExpired), then
- * stores it and writes the audit entry in one transaction. Returns the new status.
+ * err.licenceInvalid when malformed or not signed by a trusted key, 400 err.licenceExpired, 400
+ * err.licenceNotYetValid when issued in the future), then stores it and writes the audit entry in
+ * one transaction. Returns the new status.
  */
 export async function installLicence(
   ctx: AppContext,
@@ -265,6 +272,11 @@ export async function installLicence(
       throw new BadRequestError('the licence is not signed by a trusted key', ErrorCodes.licenceInvalid);
     case 'expired':
       throw new BadRequestError(`the licence expired on ${check.licence.Expires}`, ErrorCodes.licenceExpired);
+    case 'notYetValid':
+      throw new BadRequestError(
+        `the licence was issued on ${check.licence.IssuedAt}, after this server's time`,
+        ErrorCodes.licenceNotYetValid,
+      );
     case 'valid':
       break;
   }

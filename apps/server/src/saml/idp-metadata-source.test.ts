@@ -112,6 +112,73 @@ describe('IdpMetadataSource', () => {
     await expect(source.load(settings({}), 'admin')).rejects.toBeInstanceOf(IdpMetadataError);
   });
 
+  it('30 concurrent anonymous loads while the IdP fails cause one fetch, and every load fails with its error', async () => {
+    served = { status: 500, body: '' };
+    const s = settings({ SAMLMetadataURL: url });
+
+    const results = await Promise.allSettled(Array.from({ length: 30 }, () => source.load(s, 'user')));
+
+    expect(fetches).toBe(1);
+    expect(results.map((result) => result.status)).toEqual(new Array(30).fill('rejected'));
+    for (const result of results) {
+      if (result.status === 'rejected') expect(String(result.reason)).toMatch(/answered 500/);
+    }
+  });
+
+  it('30 concurrent loads share one successful fetch', async () => {
+    const s = settings({ SAMLMetadataURL: url });
+    const loaded = await Promise.all(Array.from({ length: 30 }, () => source.load(s, 'user')));
+    expect(fetches).toBe(1);
+    expect(new Set(loaded).size).toBe(1);
+  });
+
+  it('does not fetch a failed URL again for failureMemoryMs, but fetches another URL at once', async () => {
+    served = { status: 500, body: '' };
+    const s = settings({ SAMLMetadataURL: url });
+    await expect(source.load(s, 'user')).rejects.toThrow(/answered 500/);
+
+    clock.advance(METADATA_CACHE_DEFAULTS.failureMemoryMs - 1);
+    await expect(source.load(s, 'user')).rejects.toThrow(/answered 500/);
+    expect(fetches).toBe(1);
+    // An administrator who corrects the URL is not kept waiting.
+    await expect(source.load(settings({ SAMLMetadataURL: `${url}?fixed` }), 'user')).rejects.toThrow(/answered 500/);
+    expect(fetches).toBe(2);
+
+    served = { status: 200, body: metadataWith(FIRST) };
+    clock.advance(1);
+    expect((await source.load(s, 'user')).entityId).toBe('https://idp.example/metadata');
+    expect(fetches).toBe(3);
+  });
+
+  it('serves a still usable copy without fetching again for failureMemoryMs after a re-fetch failed', async () => {
+    const s = settings({ SAMLMetadataURL: url });
+    await source.load(s, 'user');
+    served = { status: 503, body: '' };
+    clock.advance(METADATA_CACHE_DEFAULTS.freshMs);
+    await source.load(s, 'user');
+    expect(fetches).toBe(2);
+
+    clock.advance(METADATA_CACHE_DEFAULTS.failureMemoryMs - 1);
+    expect((await source.load(s, 'user')).entityId).toBe('https://idp.example/metadata');
+    expect(fetches).toBe(2);
+    clock.advance(1);
+    await source.load(s, 'user');
+    expect(fetches).toBe(3);
+  });
+
+  it('re-fetches once for a flood of failed signature checks, and not again for failureMemoryMs after a failure', async () => {
+    const s = settings({ SAMLMetadataURL: url });
+    await source.load(s, 'user');
+    served = { status: 500, body: '' };
+    clock.advance(METADATA_CACHE_DEFAULTS.minRefetchMs);
+
+    const flood = await Promise.all(Array.from({ length: 30 }, () => source.refetchIfChanged(s, 'user')));
+    expect(flood).toEqual(new Array(30).fill(null));
+    expect(fetches).toBe(2);
+    expect(await source.refetchIfChanged(s, 'user')).toBeNull();
+    expect(fetches).toBe(2);
+  });
+
   it('picks up new IdP certificates after a failed signature check, at most once a minute', async () => {
     const s = settings({ SAMLMetadataURL: url });
     await source.load(s, 'user');

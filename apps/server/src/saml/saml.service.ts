@@ -1,4 +1,4 @@
-import { AuditActions, ErrorCodes } from '@postern/protocol';
+import { AuditActions, ErrorCodes, type ErrorCode } from '@postern/protocol';
 import type { SAML } from '@node-saml/node-saml';
 import type { AppContext, RequestMeta } from '../app-context.js';
 import { recordAudit } from '../audit/audit.js';
@@ -11,6 +11,8 @@ import { readResponseEnvelope, SamlMessageError } from './saml-envelope.js';
 import { checkVerifiedAssertion, type VerifiedAssertion } from './saml-assertion.js';
 import { spendResponse } from './saml-store.js';
 import { SamlRefusal, signInSamlAdmin, signInSamlUser } from './saml-signin.js';
+import { SecretUnreadableError } from '../secrets/secret-box.js';
+import { reportUnreadableSecret } from '../secrets/unreadable-secrets.js';
 
 /** An accepted assertion id is remembered at least this long, whatever its own NotOnOrAfter says. */
 const MIN_REPLAY_MEMORY_MS = 60 * 60_000;
@@ -177,9 +179,19 @@ export class SamlService {
     }
   }
 
-  /** The realm's full configuration, or SamlRefusal (samlNotConfigured / samlMetadataUnavailable). */
+  /**
+   * The realm's full configuration, or SamlRefusal (samlNotConfigured / samlMetadataUnavailable /
+   * secretUnreadable: the SP key is sealed but cannot be opened, reported here once an hour).
+   */
   async #config(settings: Settings, realm: SamlRealm): Promise<RealmSamlConfig> {
-    const keys = this.#keys(settings, realm);
+    let keys;
+    try {
+      keys = this.#keys(settings, realm);
+    } catch (error) {
+      if (!(error instanceof SecretUnreadableError)) throw error;
+      await reportUnreadableSecret(this.ctx, this.ctx.db, error);
+      throw new SamlRefusal(ErrorCodes.secretUnreadable, `the ${realm} SAML SP key cannot be opened: ${error.reason}`);
+    }
     if (keys === null) throw new SamlRefusal(ErrorCodes.samlNotConfigured, `SAML is not configured for ${realm}s`);
     let idp;
     try {
@@ -218,14 +230,24 @@ export class SamlService {
 }
 
 /**
- * What the browser learns about a refused response: that authentication failed, or that the account
- * it proved is disabled or may not log in. Configuration problems, malformed messages and internal
- * errors all look like a failed authentication; their detail is in the log and the audit entry.
+ * Refusals the browser is told as they are: the account is disabled or may not log in, or the SP key
+ * cannot be opened (nothing the person can fix, but something they can tell an admin, who finds the
+ * detail in the audit log).
+ */
+const SHOWN_REFUSALS: ReadonlySet<ErrorCode> = new Set([
+  ErrorCodes.accountDisabled,
+  ErrorCodes.loginNotPermitted,
+  ErrorCodes.secretUnreadable,
+]);
+
+/**
+ * What the browser learns about a refused response: a shown refusal, or that authentication failed.
+ * Configuration problems, malformed messages and internal errors all look like a failed
+ * authentication; their detail is in the log and the audit entry.
  */
 function asAcsRefusal(error: unknown): SamlRefusal {
   if (error instanceof SamlRefusal) {
-    const shown = error.code === ErrorCodes.accountDisabled || error.code === ErrorCodes.loginNotPermitted;
-    return shown ? error : refuse(error.reason, error.accountName);
+    return SHOWN_REFUSALS.has(error.code) ? error : refuse(error.reason, error.accountName);
   }
   if (error instanceof SamlMessageError) return refuse(error.message);
   return refuse(`internal error: ${describe(error)}`);

@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SecretBox, SecretUnreadableError } from './secret-box.js';
-import { loadSecretKey } from './secret-key.js';
+import { SecretBox, SecretUnreadableError, sealedKeyId } from './secret-box.js';
+import { createSecretKeyFile, readSecretKeyFile, secretKeyFilePath } from './secret-key.js';
 import { ConfigError } from '../config/config-error.js';
 
 const context = { table: 'users', column: 'totp_secret', rowId: 'u-1' };
@@ -44,29 +44,28 @@ describe('secrets at rest', () => {
     const sealedWithOld = new SecretBox([oldKey]).seal('secret', context);
     const rotated = new SecretBox([randomBytes(32), oldKey]);
     expect(rotated.open(sealedWithOld, context)).toBe('secret');
-    expect(rotated.seal('x', context).split('.')[1]).not.toBe(sealedWithOld.split('.')[1]);
+    expect(sealedKeyId(rotated.seal('x', context))).toBe(rotated.currentKeyId);
+    expect(sealedKeyId(sealedWithOld)).not.toBe(rotated.currentKeyId);
+    expect(sealedKeyId('not sealed')).toBeNull();
   });
 
-  it('creates a private key file once and reuses it', () => {
+  it('creates a private key file and reads it back; refuses one others can read or of the wrong size', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'postern-key-'));
+    const file = secretKeyFilePath(dir);
     try {
-      const first = loadSecretKey(null, dir);
-      expect(first.fromFile).toBe(true);
-      expect(first.key).toHaveLength(32);
-      expect(statSync(path.join(dir, 'secret.key')).mode & 0o777).toBe(0o600);
-      expect(loadSecretKey(null, dir).key.equals(first.key)).toBe(true);
-      chmodSync(path.join(dir, 'secret.key'), 0o644);
-      expect(() => loadSecretKey(null, dir)).toThrow(ConfigError);
-      writeFileSync(path.join(dir, 'secret.key'), 'c2hvcnQ=\n', { mode: 0o600 });
-      chmodSync(path.join(dir, 'secret.key'), 0o600);
-      expect(() => loadSecretKey(null, dir)).toThrow(/must hold 32 bytes/);
+      expect(readSecretKeyFile(file)).toBeNull();
+      const created = createSecretKeyFile(file);
+      expect(created).toHaveLength(32);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(readSecretKeyFile(file)?.equals(created)).toBe(true);
+      expect(createSecretKeyFile(file).equals(created)).toBe(true);
+      chmodSync(file, 0o644);
+      expect(() => readSecretKeyFile(file)).toThrow(ConfigError);
+      writeFileSync(file, 'c2hvcnQ=\n', { mode: 0o600 });
+      chmodSync(file, 0o600);
+      expect(() => readSecretKeyFile(file)).toThrow(/must hold 32 bytes/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
-
-  it('prefers the configured key over the file', () => {
-    const key = randomBytes(32);
-    expect(loadSecretKey(key, '/nonexistent')).toEqual({ key, fromFile: false });
   });
 });

@@ -7,9 +7,21 @@ export interface SecretContext {
   rowId: string;
 }
 
-/** A sealed value could not be opened: wrong key, moved to another row, or tampered with. */
+/** A sealed value as the store holds it, with the place its ciphertext is bound to. */
+export interface SealedValue {
+  sealed: string;
+  context: SecretContext;
+}
+
+/**
+ * A sealed value could not be opened: wrong key, moved to another row, or tampered with. `context`
+ * and `reason` name where and why, never the value.
+ */
 export class SecretUnreadableError extends Error {
-  constructor(context: SecretContext, reason: string) {
+  constructor(
+    readonly context: SecretContext,
+    readonly reason: string,
+  ) {
     super(`cannot read the secret in ${context.table}.${context.column} of ${context.rowId}: ${reason}`);
     this.name = 'SecretUnreadableError';
   }
@@ -32,6 +44,11 @@ export class SecretBox {
     if (current === undefined) throw new Error('a SecretBox needs at least one key');
     this.#keys = new Map(keys.map((key) => [keyId(key), key]));
     this.#currentId = keyId(current);
+  }
+
+  /** The id of the key that seals; it travels in every value sealed now. */
+  get currentKeyId(): string {
+    return this.#currentId;
   }
 
   seal(plaintext: string, context: SecretContext): string {
@@ -63,7 +80,10 @@ export class SecretBox {
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
       return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
     } catch {
-      throw new SecretUnreadableError(context, 'authentication failed');
+      throw new SecretUnreadableError(
+        context,
+        'authentication failed (moved to another place, altered, or sealed with another key)',
+      );
     }
   }
 
@@ -81,6 +101,12 @@ export class SecretBox {
     if (key === undefined) throw new Error(`no key ${id}`);
     return key;
   }
+}
+
+/** The id of the key a sealed value names, or null when it is not a sealed value. */
+export function sealedKeyId(sealed: string): string | null {
+  const [version, id] = sealed.split('.');
+  return version === FORMAT_VERSION && id !== undefined && id !== '' ? id : null;
 }
 
 /** A short, stable, non-secret name for a key. */

@@ -30,7 +30,9 @@ export class RuntimeSettings {
   readonly #baseLevel: string;
   #gelf: { url: string; sender: GelfSender } | null = null;
   #timer: NodeJS.Timeout | null = null;
-  #pass: Promise<void> = Promise.resolve();
+  /** Passes in flight: the timer's, and those a settings change asked for (see applyOnce). */
+  readonly #passes = new Set<Promise<void>>();
+  #stopped = false;
 
   constructor(ctx: AppContext) {
     this.#ctx = ctx;
@@ -39,22 +41,35 @@ export class RuntimeSettings {
 
   start(intervalMs = 2_000): void {
     this.#timer = setInterval(() => {
-      this.#pass = this.applyOnce().catch((error: unknown) =>
+      // One timed pass at a time: a slow store must not pile passes up.
+      if (this.#passes.size > 0) return;
+      this.applyOnce().catch((error: unknown) =>
         this.#ctx.logger.error({ err: error }, 'applying runtime settings failed'),
       );
     }, intervalMs);
     this.#timer.unref();
   }
 
+  /** Stops the timer, waits for every pass in flight, then closes the GELF sender; later passes do nothing. */
   async stop(): Promise<void> {
+    this.#stopped = true;
     if (this.#timer !== null) clearInterval(this.#timer);
-    await this.#pass;
+    while (this.#passes.size > 0) await Promise.allSettled([...this.#passes]);
     await this.#gelf?.sender.close();
     this.#gelf = null;
   }
 
-  /** One pass: apply the log level, (re)target GELF, forward new audit entries. */
-  async applyOnce(): Promise<void> {
+  /** One pass: apply the log level, (re)target GELF, forward new audit entries. Nothing once stopped. */
+  applyOnce(): Promise<void> {
+    if (this.#stopped) return Promise.resolve();
+    const pass = this.#apply();
+    this.#passes.add(pass);
+    const done = () => this.#passes.delete(pass);
+    pass.then(done, done);
+    return pass;
+  }
+
+  async #apply(): Promise<void> {
     const settings = await readSettings(this.#ctx.db);
     const level = settings.DebugMode ? 'debug' : this.#baseLevel;
     if (this.#ctx.logger.level !== level) this.#ctx.logger.level = level;

@@ -1,7 +1,8 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { generateKeyPairSync, X509Certificate } from 'node:crypto';
-import { inflateSync } from 'node:zlib';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { deflateSync, inflateSync } from 'node:zlib';
+import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
+import pngjs from 'pngjs';
 import { AuditActions, ErrorCodes } from '@postern/protocol';
 import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
 import { givenAdmin } from '../test-support/factories.js';
@@ -11,9 +12,10 @@ import { createSelfSignedCertificate } from '../lib/x509.js';
 import { recordAudit } from '../audit/audit.js';
 import { readSettings } from './settings.js';
 import { RuntimeSettings } from './runtime-settings.js';
+import { dataUrl, decodedSize, greyscalePng, gradient, jpegBytes, pngBytes } from '../test-support/images.js';
 
-const PNG = `data:image/png;base64,${Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.alloc(40, 1)]).toString('base64')}`;
-const JPEG = `data:image/jpeg;base64,${Buffer.concat([Buffer.from('ffd8ffe0', 'hex'), Buffer.alloc(40, 2)]).toString('base64')}`;
+const PNG = dataUrl('image/png', pngBytes(24, 12));
+const JPEG = dataUrl('image/jpeg', jpegBytes(20, 10));
 const CONFIG = {
   DiscoverIP: false,
   DiscoverIPURL: '',
@@ -99,6 +101,11 @@ describe.each(testStoreKinds())('settings API (%s)', (kind) => {
       { Err: ErrorCodes.urlMustBeHttp, Extra: 'DiscoverIPURL' },
     ],
     [
+      'a discovery URL with credentials',
+      { DiscoverIPURL: 'https://u:p@ip.example' },
+      { Err: ErrorCodes.urlCredentialsNotAllowed, Extra: 'DiscoverIPURL' },
+    ],
+    [
       'an http GELF URL',
       { GELFListenerURL: 'http://graylog:12201' },
       { Err: ErrorCodes.urlMustBeGelf, Extra: 'GELFListenerURL' },
@@ -126,7 +133,10 @@ describe.each(testStoreKinds())('settings API (%s)', (kind) => {
       Logo: PNG,
       LightModeLogo: JPEG,
     });
-    expect(saved.json()).toMatchObject({ data: { Accent: 'teal', Logo: PNG, LightModeLogo: JPEG } });
+    const stored = saved.json<{ data: { Accent: string; Logo: string; LightModeLogo: string } }>().data;
+    expect(stored.Accent).toBe('teal');
+    expect(stored.Logo).toMatch(/^data:image\/png;base64,/);
+    expect(stored.LightModeLogo).toMatch(/^data:image\/jpeg;base64,/);
     const theme = (await t.app.inject({ method: 'GET', url: '/api/theme' })).json<{
       data: { LogoURL: string; LightModeLogoURL: string };
     }>().data;
@@ -149,7 +159,7 @@ describe.each(testStoreKinds())('settings API (%s)', (kind) => {
     await call('PUT', '/api/admin/settings/customize', { ...CUSTOM, LightModeLogo: null });
     const after = (await call('GET', '/api/admin/settings')).json<{ data: { Logo: string; LightModeLogo: string } }>()
       .data;
-    expect(after).toMatchObject({ Logo: PNG, LightModeLogo: '' });
+    expect(after).toMatchObject({ Logo: stored.Logo, LightModeLogo: '' });
     expect((await t.app.inject({ method: 'GET', url: '/api/branding/logo/light' })).statusCode).toBe(404);
   });
 
@@ -170,6 +180,116 @@ describe.each(testStoreKinds())('settings API (%s)', (kind) => {
     const response = await call('PUT', '/api/admin/settings/customize', { ...CUSTOM, Logo: logo });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ Err: code });
+  });
+
+  describe('logos are decoded, bounded and re-encoded', () => {
+    const TRAILING_HTML = Buffer.from('<html><body><script>alert(document.cookie)</script></body></html>');
+    const ZIP = Buffer.concat([Buffer.from('504b0304', 'hex'), Buffer.from('polyglot.html<script>alert(1)</script>')]);
+    let decoder: MockInstance<typeof pngjs.PNG.sync.read>;
+    beforeEach(() => {
+      decoder = vi.spyOn(pngjs.PNG.sync, 'read');
+    });
+    afterEach(() => {
+      decoder.mockRestore();
+    });
+
+    /** Uploads `logo` as the dark logo and answers the served bytes and their type. */
+    const roundTrip = async (logo: string) => {
+      const saved = await call('PUT', '/api/admin/settings/customize', { ...CUSTOM, Logo: logo });
+      expect(saved.statusCode, saved.body).toBe(200);
+      const served = await t.app.inject({ method: 'GET', url: '/api/branding/logo/dark' });
+      expect(served.statusCode).toBe(200);
+      return { type: String(served.headers['content-type']), bytes: served.rawPayload };
+    };
+
+    it.each([
+      ['a PNG', 'image/png', pngBytes(37, 19), 37, 19],
+      ['a PNG with transparency', 'image/png', pngBytes(8, 30, 100), 8, 30],
+      ['a greyscale PNG', 'image/png', greyscalePng(16, 4), 16, 4],
+      ['a JPEG', 'image/jpeg', jpegBytes(41, 23), 41, 23],
+    ])('stores %s re-encoded: the served logo decodes to the same size', async (_name, type, bytes, width, height) => {
+      const served = await roundTrip(dataUrl(type, bytes));
+      expect(served.type).toBe(type);
+      expect(decodedSize(type, served.bytes)).toMatchObject({ width, height });
+    });
+
+    it('keeps the pixels of a PNG exactly', async () => {
+      const served = await roundTrip(dataUrl('image/png', pngBytes(12, 5, 200)));
+      expect(Buffer.from(decodedSize('image/png', served.bytes).data)).toEqual(gradient(12, 5, 200));
+    });
+
+    it('stores a PNG with HTML after its end without the trailing bytes', async () => {
+      const png = pngBytes(10, 10);
+      const served = await roundTrip(dataUrl('image/png', Buffer.concat([png, TRAILING_HTML])));
+      expect(served.bytes.includes('<script')).toBe(false);
+      expect(served.bytes.subarray(-12).toString('hex')).toBe('0000000049454e44ae426082');
+      expect(decodedSize('image/png', served.bytes)).toMatchObject({ width: 10, height: 10 });
+    });
+
+    it('stores a JPEG/ZIP polyglot as the JPEG alone', async () => {
+      const served = await roundTrip(dataUrl('image/jpeg', Buffer.concat([jpegBytes(16, 16), ZIP])));
+      expect(served.bytes.includes(Buffer.from('504b0304', 'hex'))).toBe(false);
+      expect(served.bytes.includes('<script')).toBe(false);
+      expect(served.bytes.subarray(-2).toString('hex')).toBe('ffd9');
+    });
+
+    it.each([
+      ['a 5000 × 10 PNG', () => dataUrl('image/png', greyscalePng(5000, 10))],
+      ['a 10 × 5000 PNG', () => dataUrl('image/png', greyscalePng(10, 5000))],
+      ['a 5000 × 8 JPEG', () => dataUrl('image/jpeg', jpegBytes(5000, 8))],
+      [
+        'a small PNG claiming 100000 × 100000 (a decompression bomb)',
+        () => dataUrl('image/png', greyscalePng(100_000, 100_000, deflateSync(Buffer.alloc(1024 * 1024)))),
+      ],
+      ['a real compressed 4096 × 4097 PNG', () => dataUrl('image/png', greyscalePng(4096, 4097))],
+    ])('refuses %s from its header, without decoding it', async (_name, logo) => {
+      const response = await call('PUT', '/api/admin/settings/customize', { ...CUSTOM, Logo: logo() });
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toEqual({ Err: ErrorCodes.logoDimensionsTooLarge, Extra: 'Logo' });
+      expect(decoder).not.toHaveBeenCalled();
+      expect((await readSettings(t.ctx.db)).Logo).toBe('');
+    });
+
+    it('refuses an interlaced PNG whose data inflates far beyond its size, without decoding it', async () => {
+      // 64 × 64 grey pixels need about 8 KiB; this stream inflates to 64 MiB.
+      const bomb = greyscalePng(64, 64, deflateSync(Buffer.alloc(64 * 1024 * 1024), { level: 9 }), true);
+      const response = await call('PUT', '/api/admin/settings/customize', {
+        ...CUSTOM,
+        Logo: dataUrl('image/png', bomb),
+      });
+      expect(response.json()).toEqual({ Err: ErrorCodes.logoFormat, Extra: 'Logo' });
+      expect(decoder).not.toHaveBeenCalled();
+    });
+
+    it('accepts a logo of exactly 4096 pixels a side', async () => {
+      const served = await roundTrip(dataUrl('image/png', greyscalePng(4096, 1)));
+      expect(decodedSize('image/png', served.bytes)).toMatchObject({ width: 4096, height: 1 });
+    });
+
+    it.each([
+      ['a GIF', 'data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7'],
+      [
+        'an SVG',
+        `data:image/svg+xml;base64,${Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>').toString('base64')}`,
+      ],
+      ['a GIF calling itself a PNG', 'data:image/png;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7'],
+      ['an SVG calling itself a JPEG', `data:image/jpeg;base64,${Buffer.from('<svg/>').toString('base64')}`],
+      ['a PNG calling itself a JPEG', () => dataUrl('image/jpeg', pngBytes(4, 4))],
+      ['a PNG cut short', () => dataUrl('image/png', pngBytes(30, 30).subarray(0, 60))],
+      ['a PNG whose data is not deflate', () => dataUrl('image/png', greyscalePng(4, 4, Buffer.from('not zlib')))],
+      ['a JPEG cut short', () => dataUrl('image/jpeg', jpegBytes(30, 30).subarray(0, 200))],
+      [
+        'HTML after a PNG signature',
+        () => dataUrl('image/png', Buffer.concat([pngBytes(1, 1).subarray(0, 8), TRAILING_HTML])),
+      ],
+    ])('refuses %s (err.logoFormat)', async (_name, logo) => {
+      const value = typeof logo === 'string' ? logo : logo();
+      for (const field of ['Logo', 'LightModeLogo']) {
+        const response = await call('PUT', '/api/admin/settings/customize', { ...CUSTOM, [field]: value });
+        expect(response.statusCode).toBe(400);
+        expect(response.json()).toEqual({ Err: ErrorCodes.logoFormat, Extra: field });
+      }
+    });
   });
 
   it('stores SAML files with Set, drops them with Remove, and seals the private key', async () => {
@@ -214,7 +334,42 @@ describe.each(testStoreKinds())('settings API (%s)', (kind) => {
       { SAMLMetadataURL: 'file:///etc/passwd' },
       { Err: ErrorCodes.urlMustBeHttp, Extra: 'SAMLMetadataURL' },
     ],
+    [
+      'a metadata URL with credentials',
+      { SAMLMetadataURL: 'https://svc:secret@idp.example.com/metadata' },
+      { Err: ErrorCodes.urlCredentialsNotAllowed, Extra: 'SAMLMetadataURL' },
+    ],
+    [
+      'a metadata URL with a space in its host',
+      { SAMLMetadataURL: 'https://idp example.com/metadata' },
+      { Err: ErrorCodes.urlInvalid, Extra: 'SAMLMetadataURL' },
+    ],
+    [
+      'an admin metadata URL that is not http(s)',
+      { AdminSAMLMetadataURL: 'file:///etc/passwd' },
+      { Err: ErrorCodes.urlMustBeHttp, Extra: 'AdminSAMLMetadataURL' },
+    ],
+    [
+      'an admin metadata URL with credentials',
+      { AdminSAMLMetadataURL: 'https://svc@idp.example.com/metadata' },
+      { Err: ErrorCodes.urlCredentialsNotAllowed, Extra: 'AdminSAMLMetadataURL' },
+    ],
+    [
+      'an admin metadata URL with a newline in its host',
+      { AdminSAMLMetadataURL: 'https://idp.example.com\n.evil.example/metadata' },
+      { Err: ErrorCodes.urlInvalid, Extra: 'AdminSAMLMetadataURL' },
+    ],
+    [
+      'a public URL without a host',
+      { PublicURL: 'https:///postern' },
+      { Err: ErrorCodes.urlInvalid, Extra: 'PublicURL' },
+    ],
     ['an LDAP URL that is not LDAP', { LDAPURL: 'https://dc' }, { Err: ErrorCodes.urlMustBeLdap, Extra: 'LDAPURL' }],
+    [
+      'an LDAP URL with credentials',
+      { LDAPURL: 'ldaps://cn=admin:pw@dc.example.com' },
+      { Err: ErrorCodes.urlCredentialsNotAllowed, Extra: 'LDAPURL' },
+    ],
     [
       'a public URL that is not http(s)',
       { PublicURL: 'gopher://x' },

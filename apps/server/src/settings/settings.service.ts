@@ -1,7 +1,6 @@
 import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
 import {
   AuditActions,
-  ErrorCodes,
   type AuthenticationSettings,
   type AuthenticationSettingsBody,
   type SettingsConfigBody,
@@ -13,7 +12,9 @@ import type { Admin } from '../admins/admins.repo.js';
 import { BadRequestError } from '../http/errors.js';
 import { recordAudit } from '../audit/audit.js';
 import { createSelfSignedCertificate } from '../lib/x509.js';
+import type { SecretContext } from '../secrets/secret-box.js';
 import { readSetting, readSettings, writeSetting, type SettingKey, type Settings } from './settings.js';
+import { sanitiseLogo } from './logo-image.js';
 
 /** The two SAML realms and the prefix of their settings. */
 export type SamlRealm = 'user' | 'admin';
@@ -66,7 +67,7 @@ export async function updateConfig(ctx: AppContext, actor: Admin, body: Settings
   await writeAll(ctx, actor, what, changes);
 }
 
-/** PUT /api/admin/settings/customize: logos are checked to really be PNG or JPEG. */
+/** PUT /api/admin/settings/customize: logos are decoded, bounded and stored re-encoded (logo-image.ts). */
 export async function updateCustomisation(ctx: AppContext, actor: Admin, body: SettingsCustomizeBody): Promise<void> {
   const changes: Partial<Settings> = {
     Accent: body.Accent,
@@ -76,8 +77,7 @@ export async function updateCustomisation(ctx: AppContext, actor: Admin, body: S
   for (const field of ['Logo', 'LightModeLogo'] as const) {
     const value = body[field];
     if (value === undefined) continue;
-    if (value !== null) checkImageBytes(field, value);
-    changes[field] = value ?? '';
+    changes[field] = value === null ? '' : sanitiseLogo(field, value);
   }
   await writeAll(ctx, actor, 'customize', changes);
 }
@@ -98,15 +98,6 @@ export function decodeLogo(dataUrl: string): Logo | null {
     contentType: match[1] ?? 'image/png',
     etag: createHash('sha256').update(bytes).digest('hex').slice(0, 16),
   };
-}
-
-/** The magic bytes must match the declared type, so a renamed file or a script cannot pass as a logo. */
-function checkImageBytes(field: string, dataUrl: string): void {
-  const logo = decodeLogo(dataUrl);
-  const png =
-    logo?.contentType === 'image/png' && logo.bytes.subarray(0, 8).equals(Buffer.from('89504e470d0a1a0a', 'hex'));
-  const jpeg = logo?.contentType === 'image/jpeg' && logo.bytes.subarray(0, 3).equals(Buffer.from('ffd8ff', 'hex'));
-  if (!png && !jpeg) throw new BadRequestError(field, ErrorCodes.logoFormat);
 }
 
 /** GET /api/admin/settings/authentication: which files are stored, never a private key. */
@@ -143,10 +134,14 @@ export function samlConfigured(s: Settings, realm: SamlRealm): boolean {
 export function samlPrivateKey(ctx: AppContext, s: Settings, realm: SamlRealm): string | null {
   const key: SettingKey = `${PREFIX[realm]}SAMLKeyFile`;
   const sealed = s[key];
-  return sealed === '' ? null : ctx.secrets.open(sealed, sealedContext(key));
+  return sealed === '' ? null : ctx.secrets.open(sealed, sealedSettingContext(key));
 }
 
-function sealedContext(key: SettingKey) {
+/** The settings whose values are sealed: each realm's SAML SP private key. */
+export const SEALED_SETTINGS: readonly SettingKey[] = ['SAMLKeyFile', 'AdminSAMLKeyFile'];
+
+/** Where a sealed setting (a SAML SP private key) lives, bound into its ciphertext. */
+export function sealedSettingContext(key: SettingKey): SecretContext {
   return { table: 'settings', column: 'value', rowId: key };
 }
 
@@ -176,7 +171,7 @@ export async function updateAuthentication(
     if (metadata !== undefined) changes[`${p}SAMLMetadataFile`] = metadata;
     if (cert !== undefined) changes[`${p}SAMLCertFile`] = cert;
     if (key !== undefined)
-      changes[`${p}SAMLKeyFile`] = key === '' ? '' : ctx.secrets.seal(key, sealedContext(`${p}SAMLKeyFile`));
+      changes[`${p}SAMLKeyFile`] = key === '' ? '' : ctx.secrets.seal(key, sealedSettingContext(`${p}SAMLKeyFile`));
     const finalKey = key ?? samlPrivateKey(ctx, current, realm);
     const finalCert = cert ?? current[`${p}SAMLCertFile`];
     if (
@@ -207,7 +202,7 @@ export async function generateSamlKeyCert(ctx: AppContext, actor: Admin, realm: 
     `${realm} SAML key and certificate`,
     {
       [`${p}SAMLCertFile`]: certificatePem,
-      [`${p}SAMLKeyFile`]: ctx.secrets.seal(privateKeyPem, sealedContext(`${p}SAMLKeyFile`)),
+      [`${p}SAMLKeyFile`]: ctx.secrets.seal(privateKeyPem, sealedSettingContext(`${p}SAMLKeyFile`)),
     },
     AuditActions.SamlKeysGenerated,
   );

@@ -242,6 +242,23 @@ export interface LoginCeilingTable {
   slowedFailures: number;
 }
 
+/** Consecutive second-factor failures of one account name (see auth/second-factor-throttle.ts). */
+export interface SecondFactorFailuresTable {
+  /** The account name, trimmed and lower-cased: a user's or an administrator's, one budget for both forms. */
+  account: string;
+  /** Attempts counted since the last completed sign-in; each counts before its code is checked. */
+  failures: number;
+  lastFailedAt: number;
+  /** No code is checked for this account before this instant. */
+  blockedUntil: number;
+}
+
+/** Facts about the store itself, one row per key (see migrations/0009-store-meta.ts). */
+export interface StoreMetaTable {
+  key: string;
+  value: string;
+}
+
 export interface SamlRequestsTable {
   id: string;
   realm: string;
@@ -268,8 +285,10 @@ export interface Database {
   apiKeys: ApiKeysTable;
   loginThrottle: LoginThrottleTable;
   loginCeiling: LoginCeilingTable;
+  secondFactorFailures: SecondFactorFailuresTable;
   samlRequests: SamlRequestsTable;
   samlAssertions: SamlAssertionsTable;
+  storeMeta: StoreMetaTable;
   agents: AgentsTable;
   backends: BackendsTable;
   grants: GrantsTable;

@@ -64,6 +64,19 @@ describe('the SQLite database as Kysely sees it', () => {
     expect(db.prepare('select * from t').all([])).toEqual([{ n: 1, m: 7 }]);
   });
 
+  it('tells whether a statement leaves the database unchanged, and whether a transaction is open', () => {
+    const db = open();
+    db.prepare('create table t (n integer)').run([]);
+    expect(db.prepare('select n from t').readOnly).toBe(true);
+    expect(db.prepare('insert into t values (1)').readOnly).toBe(false);
+    expect(db.prepare('insert into t values (1) returning n').readOnly).toBe(false);
+    expect(db.inTransaction).toBe(false);
+    db.prepare('begin').run([]);
+    expect(db.inTransaction).toBe(true);
+    db.prepare('rollback').run([]);
+    expect(db.inTransaction).toBe(false);
+  });
+
   it('closes the database', () => {
     const db = open();
     db.close();

@@ -9,9 +9,25 @@ function bindable(parameters: readonly unknown[]): unknown[] {
   return parameters.map((value) => (typeof value === 'boolean' ? Number(value) : value));
 }
 
+/** A statement as Kysely's SQLite interface has it, plus whether it leaves the database unchanged. */
+export interface CachedSqliteStatement extends SqliteStatement {
+  /**
+   * SQLite's sqlite3_stmt_readonly: true for a SELECT, but also for BEGIN, SAVEPOINT and setting
+   * pragmas; false for INSERT … RETURNING, which also returns rows.
+   */
+  readonly readOnly: boolean;
+}
+
+/** The database as Kysely's SQLite interface has it, with statements that say whether they write. */
+export interface CachedSqliteDatabase extends SqliteDatabase {
+  prepare(sql: string): CachedSqliteStatement;
+  /** A transaction is open on this connection (SQLite may have rolled one back by itself). */
+  readonly inTransaction: boolean;
+}
+
 interface KeptStatement {
   raw: BetterSqlite3.Statement;
-  bound: SqliteStatement;
+  bound: CachedSqliteStatement;
 }
 
 function keep(raw: BetterSqlite3.Statement): KeptStatement {
@@ -19,6 +35,7 @@ function keep(raw: BetterSqlite3.Statement): KeptStatement {
     raw,
     bound: {
       reader: raw.reader,
+      readOnly: raw.readonly,
       all: (parameters) => raw.all(bindable(parameters)),
       run: (parameters) => raw.run(bindable(parameters)),
       iterate: (parameters) => raw.iterate(bindable(parameters)),
@@ -36,15 +53,21 @@ function keep(raw: BetterSqlite3.Statement): KeptStatement {
  * iterating (a streamed query) is busy and cannot be shared: the caller then gets a fresh one.
  * Binding booleans here, rather than in a Kysely plugin, spares every query a pass over its tree.
  */
-export function kyselySqliteDatabase(database: BetterSqlite3.Database, capacity = DEFAULT_CAPACITY): SqliteDatabase {
+export function kyselySqliteDatabase(
+  database: BetterSqlite3.Database,
+  capacity = DEFAULT_CAPACITY,
+): CachedSqliteDatabase {
   // A Map iterates in insertion order: re-inserting on use makes the first key the least recently used.
   const statements = new Map<string, KeptStatement>();
   return {
+    get inTransaction() {
+      return database.inTransaction;
+    },
     close: () => {
       statements.clear();
       database.close();
     },
-    prepare: (sql: string): SqliteStatement => {
+    prepare: (sql: string): CachedSqliteStatement => {
       const kept = statements.get(sql);
       if (kept !== undefined && !kept.raw.busy) {
         statements.delete(sql);

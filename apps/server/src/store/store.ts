@@ -1,12 +1,13 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { CamelCasePlugin, Kysely, PostgresDialect, sql } from 'kysely';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/config-error.js';
 import type { PosternConfig } from '../config/config.js';
 import type { Database } from './schema.js';
 import { loadSqliteDriver } from './sqlite-driver.js';
-import { kyselySqliteDatabase } from './sqlite-database.js';
+import { kyselySqliteDatabase, type CachedSqliteDatabase } from './sqlite-database.js';
+import { LockAwareSqliteDialect, type SqliteConnections } from './sqlite-dialect.js';
 
 export type StoreDialect = 'sqlite' | 'postgres';
 
@@ -27,32 +28,61 @@ export interface OpenStoreOptions {
 
 /** How long start-up waits for PostgreSQL before it gives up with a clear message. */
 const POSTGRES_CONNECT_TIMEOUT_MS = 5_000;
-/** How long a SQLite writer waits for a lock held by another connection before failing. */
-const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+/**
+ * How long a SQLite write waits for a lock held outside this process (an operator's sqlite3 shell,
+ * a backup, the CLI) before the request fails with 503 and Retry-After: long enough to ride out
+ * the short locks of a backup or a CLI command, short enough that a client is told promptly.
+ */
+export const SQLITE_LOCK_WAIT_MS = 1_000;
 const PG_INT8_OID = 20;
 
 export async function openStore(location: PosternConfig['store'], options: OpenStoreOptions = {}): Promise<Store> {
   return location.kind === 'sqlite' ? openSqlite(location.file) : openPostgres(location.url, options);
 }
 
-function openSqlite(file: string): Store {
+async function openSqlite(file: string): Promise<Store> {
+  const connections = openSqliteConnections(file);
+  const db = new Kysely<Database>({
+    dialect: new LockAwareSqliteDialect({ open: () => connections, lockWaitMs: SQLITE_LOCK_WAIT_MS }),
+    plugins: [new CamelCasePlugin()],
+  });
+  // Kysely starts its driver at the first query, and only a started driver is closed by destroy():
+  // start it now, so the connections are closed even if the store is closed unused.
+  await sql`select 1`.execute(db);
+  return { db, dialect: 'sqlite', description: `SQLite ${file}`, close: () => db.destroy() };
+}
+
+/** Whether `file` names a private in-memory database, which a second connection would not share. */
+function isInMemory(file: string): boolean {
+  return file === ':memory:' || file === '';
+}
+
+/** The writer and (for a file) the reader connection; see LockAwareSqliteDialect for why two. */
+function openSqliteConnections(file: string): SqliteConnections {
   const Database = loadSqliteDriver();
-  let database: BetterSqlite3.Database;
-  try {
-    database = new Database(file);
-    database.pragma('journal_mode = WAL');
-    database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+  const opened: BetterSqlite3.Database[] = [];
+  const open = (role: 'writer' | 'reader'): CachedSqliteDatabase => {
+    const database = new Database(file);
+    opened.push(database);
+    // Opening runs at start-up, before any request: here the driver's own 5 s busy timeout may
+    // wait for a lock (switching a new file to WAL needs one) without stalling anyone.
+    if (role === 'writer') database.pragma('journal_mode = WAL');
+    // From now on SQLite never sleeps on a lock: the dialect waits on a timer instead.
+    database.pragma('busy_timeout = 0');
     database.pragma('foreign_keys = ON');
     // WAL with NORMAL is durable across application crashes and far faster than FULL.
     database.pragma('synchronous = NORMAL');
+    // A write routed to the reader by mistake would bypass the writer's turn-taking: refuse it.
+    if (role === 'reader') database.pragma('query_only = ON');
+    return kyselySqliteDatabase(database);
+  };
+  try {
+    const writer = open('writer');
+    return { writer, reader: isInMemory(file) ? null : open('reader') };
   } catch (error) {
+    for (const database of opened) database.close();
     throw new ConfigError('POSTERN_DATA_DIR', `cannot open the store ${file} (${describe(error)})`);
   }
-  const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: kyselySqliteDatabase(database) }),
-    plugins: [new CamelCasePlugin()],
-  });
-  return { db, dialect: 'sqlite', description: `SQLite ${file}`, close: () => db.destroy() };
 }
 
 async function openPostgres(url: string, options: OpenStoreOptions): Promise<Store> {

@@ -15,6 +15,7 @@ import { buildApp } from '../http/app.js';
 import type { WebApp } from '../http/web-app.js';
 import { ManualClock } from '../lib/clock.js';
 import { SecretBox } from '../secrets/secret-box.js';
+import { UnreadableSecretReports } from '../secrets/unreadable-secrets.js';
 import { SessionEvents } from '../auth/session-events.js';
 import { randomBytes } from 'node:crypto';
 
@@ -117,6 +118,7 @@ export async function createTestApp(kind: TestStoreKind, options: TestAppOptions
       ...options.config,
     },
     secrets: new SecretBox([randomBytes(32)]),
+    unreadableSecrets: new UnreadableSecretReports(),
     sessionEvents: new SessionEvents(logger),
     agentSync: NO_AGENT_SYNC,
   };
@@ -130,9 +132,9 @@ export async function createTestApp(kind: TestStoreKind, options: TestAppOptions
     hub,
     clock,
     close: async () => {
-      stopForwarding();
-      hub.close();
+      await hub.close();
       await app.close();
+      stopForwarding();
       await testStore.dispose();
     },
   };

@@ -15,6 +15,7 @@ import { BadRequestError, ConflictError, NotFoundError } from '../http/errors.js
 import { recordAudit } from '../audit/audit.js';
 import { hashPassword } from '../auth/passwords.js';
 import { resetTotp } from '../auth/totp-store.js';
+import { clearSecondFactorFailures } from '../auth/second-factor-throttle.js';
 import { endUserSessions, usersWithActiveSessions } from '../auth/sessions.repo.js';
 import type { EndedUserSession } from '../auth/session-events.js';
 import { assertCanAddUser, maxSessionLimit, usersAreLicensed } from '../licence/licence.js';
@@ -185,6 +186,8 @@ export async function resetUserTotp(ctx: AppContext, actor: Admin, id: string): 
   const now = ctx.clock.now();
   await ctx.db.transaction().execute(async (trx) => {
     await resetTotp(trx, 'users', id, now);
+    // A new enrolment starts with a clean slate, also for an account whose guessing had stopped.
+    await clearSecondFactorFailures(trx, user.userName);
     await recordAudit(trx, now, AuditActions.UserTotpReset, { AdminName: actor.userName, UserName: user.userName });
   });
 }

@@ -6,6 +6,8 @@ import * as grantLookupIndexes from './0004-grant-lookup-indexes.js';
 import * as agentKeys from './0005-agent-keys.js';
 import * as signInCeilingAndSessionBounds from './0006-sign-in-ceiling-and-session-bounds.js';
 import * as forgetUnattestedSessionAddresses from './0007-forget-unattested-session-addresses.js';
+import * as secondFactorFailures from './0008-second-factor-failures.js';
+import * as storeMeta from './0009-store-meta.js';
 
 /**
  * Every migration, in order. Append only: a released migration is never edited, because stores in
@@ -19,6 +21,8 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0005-agent-keys': agentKeys,
   '0006-sign-in-ceiling-and-session-bounds': signInCeilingAndSessionBounds,
   '0007-forget-unattested-session-addresses': forgetUnattestedSessionAddresses,
+  '0008-second-factor-failures': secondFactorFailures,
+  '0009-store-meta': storeMeta,
 };
 
 export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS);

@@ -300,6 +300,12 @@ export const de: MirroredResource<Translation> = {
     urlMustBeHttp: 'Die URL muss mit http oder https beginnen',
     urlMustBeLdap: 'Die URL muss mit ldap oder ldaps beginnen',
     urlMustBeGelf: 'Die URL muss mit udp, tcp oder tls beginnen',
+    urlCredentialsNotAllowed:
+      'Die URL darf keinen Benutzernamen und kein Passwort enthalten; Zugangsdaten gehören in ihre eigenen Felder',
+    urlInvalid:
+      'Keine gültige URL: Sie braucht einen Hostnamen oder eine IP-Adresse, optional einen Port, und keine Leerzeichen',
+    invalidHostname:
+      'Geben Sie einen Hostnamen oder eine IP-Adresse ein, optional mit :Port (ohne Schema, Pfad oder Leerzeichen)',
     kioskDurationRange: 'Min. 5, max. 120',
     userDurationRange: 'Die Sitzungsdauer muss zwischen 1 und 525600 Minuten (ein Jahr) liegen',
     passwordLength: 'Muss zwischen 8 und 64 Zeichen lang sein',
@@ -309,6 +315,7 @@ export const de: MirroredResource<Translation> = {
     ldapDnRequired: 'Ein LDAP-Benutzer benötigt einen Distinguished Name (DN)',
     logoFormat: 'Das Logo muss ein PNG- oder JPEG-Bild sein',
     logoTooLarge: 'Die Logodatei ist zu groß',
+    logoDimensionsTooLarge: 'Das Logo darf höchstens 4096 Pixel breit und 4096 Pixel hoch sein',
     userNameExists: 'Ein Benutzer mit diesem Benutzernamen existiert bereits',
     adminNameExists: 'Ein Administrator mit diesem Benutzernamen existiert bereits',
     groupNameExists: 'Eine Gruppe mit diesem Namen existiert bereits',
@@ -324,9 +331,12 @@ export const de: MirroredResource<Translation> = {
     totpEnrolmentNotDeferable: 'Die Zwei-Faktor-Einrichtung kann für dieses Konto nicht verschoben werden',
     licenceInvalid: 'Der Lizenzschlüssel ist ungültig',
     licenceExpired: 'Die Lizenz ist abgelaufen',
+    licenceNotYetValid: 'Die Lizenz wurde in der Zukunft ausgestellt: Prüfen Sie Datum und Uhrzeit dieses Servers',
     failedToRefreshLicenseStatus: 'Der Lizenzstatus konnte nicht aktualisiert werden',
     ldapUnavailable: 'Der LDAP-Server ist nicht erreichbar',
     samlMetadataUnavailable: 'Die SAML-Metadaten des Identitätsanbieters konnten nicht geladen werden',
+    secretUnreadable:
+      'Ein hier benötigtes gespeichertes Geheimnis ist nicht lesbar (verändert, verschoben oder mit einem anderen Schlüssel versiegelt). Ein Administrator muss es neu eingeben oder die Zwei-Faktor-Authentifizierung zurücksetzen',
   },
   audit: {
     action: {
@@ -358,6 +368,7 @@ export const de: MirroredResource<Translation> = {
       TotpFailed: 'Zwei-Faktor-Code abgelehnt',
       SignInBlocked: 'Anmeldung nach zu vielen Versuchen gesperrt',
       SignInSlowed: 'Anmeldung nach vielen Fehlversuchen für das Konto verlangsamt',
+      SecondFactorBlocked: 'Zwei-Faktor-Codes nach zu vielen Fehlversuchen gesperrt',
       GroupCreated: 'Gruppe angelegt',
       GroupUpdated: 'Gruppe geändert',
       GroupDeleted: 'Gruppe gelöscht',
@@ -392,6 +403,7 @@ export const de: MirroredResource<Translation> = {
       AdminBreakGlassGrant: 'Notfall-Freigabe durch einen Admin',
       AllowlistRead: 'Allowlist abgerufen',
       AllowlistReadRefused: 'Abruf der Allowlist abgelehnt',
+      SecretUnreadable: 'Ein gespeichertes Geheimnis ist nicht lesbar',
     },
   },
 };

@@ -78,6 +78,9 @@ const err: ErrorTexts = {
   urlMustBeHttp: 'URL must be http or https',
   urlMustBeLdap: 'URL must be ldap or ldaps',
   urlMustBeGelf: 'URL must be udp, tcp, or tls',
+  urlCredentialsNotAllowed: 'The URL must not contain a user name or password; enter credentials in their own fields',
+  urlInvalid: 'Not a valid URL: it needs a host name or IP address, an optional port, and no spaces',
+  invalidHostname: 'Enter a host name or IP address, optionally with :port (no scheme, path or spaces)',
   kioskDurationRange: 'min 5, max 120',
   userDurationRange: 'The session duration must be between 1 and 525600 minutes (one year)',
   passwordLength: 'Must be between 8 and 64 characters',
@@ -87,6 +90,7 @@ const err: ErrorTexts = {
   ldapDnRequired: 'An LDAP user needs a distinguished name (DN)',
   logoFormat: 'The logo must be a PNG or JPEG image',
   logoTooLarge: 'The logo file is too large',
+  logoDimensionsTooLarge: 'The logo may be at most 4096 pixels wide and 4096 pixels high',
   userNameExists: 'A user with that username already exists',
   adminNameExists: 'An admin with that username already exists',
   groupNameExists: 'A group with that name already exists',
@@ -102,9 +106,12 @@ const err: ErrorTexts = {
   totpEnrolmentNotDeferable: 'Two-factor setup cannot be postponed for this account',
   licenceInvalid: 'The licence key is not valid',
   licenceExpired: 'The licence has expired',
+  licenceNotYetValid: 'The licence was issued in the future: check the date and time of this server',
   failedToRefreshLicenseStatus: 'Failed to refresh the licence status',
   ldapUnavailable: 'The LDAP server could not be reached',
   samlMetadataUnavailable: 'The identity provider’s SAML metadata could not be loaded',
+  secretUnreadable:
+    'A stored secret needed here cannot be read (it was altered, moved or sealed with another key). An administrator must re-enter it or reset the two-factor authentication',
 };
 
 /** Names of audit actions, as the recent-activity table and the logs show them. */
@@ -137,6 +144,7 @@ const auditAction: AuditActionTexts = {
   TotpFailed: 'Two-factor code refused',
   SignInBlocked: 'Sign-in blocked after too many attempts',
   SignInSlowed: 'Sign-in slowed after many failed attempts on the account',
+  SecondFactorBlocked: 'Two-factor codes stopped after too many failures',
   GroupCreated: 'Group created',
   GroupUpdated: 'Group updated',
   GroupDeleted: 'Group deleted',
@@ -171,6 +179,7 @@ const auditAction: AuditActionTexts = {
   AdminBreakGlassGrant: 'Break-glass grant by an admin',
   AllowlistRead: 'Allowlist retrieved',
   AllowlistReadRefused: 'Allowlist retrieval refused',
+  SecretUnreadable: 'A stored secret cannot be read',
 };
 
 /** English, the reference language: every other language mirrors these keys. */

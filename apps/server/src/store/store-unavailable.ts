@@ -1,0 +1,54 @@
+/** Driver error codes that mean "the store is unreachable or overloaded", not "the request is wrong". */
+const STORE_UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01', // admin_shutdown
+  '57P03', // cannot_connect_now
+  '08000', // connection_exception
+  '08003', // connection_does_not_exist
+  '08006', // connection_failure
+  '53300', // too_many_connections
+]);
+
+/**
+ * Whether an error is SQLite saying that another connection holds a lock it needs: SQLITE_BUSY and
+ * SQLITE_LOCKED and their extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_BUSY_RECOVERY, …), which
+ * better-sqlite3 reports as they are. The statement that met it changed nothing.
+ */
+export function isSqliteBusy(error: unknown): boolean {
+  if (!(error instanceof Error) || !('code' in error) || typeof error.code !== 'string') return false;
+  const code = error.code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || /^SQLITE_(BUSY|LOCKED)_/.test(code);
+}
+
+/**
+ * A SQLite statement gave up waiting for a lock held by another connection (an operator's sqlite3
+ * shell, a backup, the CLI): nothing was written, and the same request may succeed in a moment.
+ */
+export class StoreBusyError extends Error {
+  constructor(
+    readonly waitedMs: number,
+    options?: ErrorOptions,
+  ) {
+    super(`the store is locked by another connection (waited ${Math.round(waitedMs)} ms)`, options);
+    this.name = 'StoreBusyError';
+  }
+}
+
+/**
+ * Whether an error (or one it was caused by) means the store cannot serve us right now: locked by
+ * someone else, unreachable or overloaded. Such work can be retried later; the API answers 503.
+ */
+export function isStoreUnavailable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth += 1) {
+    if (current instanceof StoreBusyError || isSqliteBusy(current)) return true;
+    if ('code' in current && typeof current.code === 'string' && STORE_UNAVAILABLE_CODES.has(current.code)) {
+      return true;
+    }
+    current = current.cause;
+  }
+  return false;
+}
