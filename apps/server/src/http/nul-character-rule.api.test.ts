@@ -20,6 +20,9 @@ describe('pathToNul', () => {
     ['an array item', { AclIds: ['a', '\u0000'] }, ['AclIds', '1']],
     ['a key, named by where it is', { Config: { 'x\u0000': 'y' } }, ['Config']],
     ['numbers and nulls', { n: 1, z: null, b: true }, null],
+    ['the first of two', { A: 'a\u0000', B: ['\u0000'] }, ['A']],
+    ['a value nested far deeper than the call stack goes', deeplyNested(100_000, '\u0000'), Array(100_000).fill('0')],
+    ['nothing in a deep nest', deeplyNested(100_000, 'fine'), null],
   ])('finds %s', (_case, value, expected) => {
     expect(pathToNul(value, [])).toEqual(expected);
   });
@@ -85,4 +88,11 @@ function refusedForNul(response: LightMyRequestResponse, field: string): boolean
     body.Err === ErrorCodes.badRequest &&
     body.Extra === `${field}: must not contain the NUL character`
   );
+}
+
+/** `depth` arrays, one inside the other, around `innermost`: what a hostile body can hold. */
+function deeplyNested(depth: number, innermost: unknown): unknown {
+  let value = innermost;
+  for (let level = 0; level < depth; level += 1) value = [value];
+  return value;
 }

@@ -29,23 +29,37 @@ export function installNulCharacterRule(app: FastifyInstance): void {
   });
 }
 
-/** The path to a NUL in `value` (walked through arrays and objects, keys included), or null. */
+/** A value met on the walk, with the way back to the root for naming where it was. */
+interface Visit {
+  value: unknown;
+  key: string | null;
+  parent: Visit | null;
+}
+
+/**
+ * The path to a NUL in `value` (walked through arrays and objects, keys included), or null. The walk
+ * keeps its own stack: a body may nest thousands deep (JSON.parse allows it), far past the call stack.
+ */
 export function pathToNul(value: unknown, path: readonly string[]): readonly string[] | null {
-  if (typeof value === 'string') return value.includes(NUL) ? path : null;
-  if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) {
-      const found = pathToNul(item, [...path, String(index)]);
-      if (found !== null) return found;
-    }
-    return null;
-  }
-  if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      // A key holding a NUL is named by where it is: its own text is what must not be echoed.
-      if (key.includes(NUL)) return path;
-      const found = pathToNul(item, [...path, key]);
-      if (found !== null) return found;
+  const pending: Visit[] = [{ value, key: null, parent: null }];
+  for (let visit = pending.pop(); visit !== undefined; visit = pending.pop()) {
+    const current = visit.value;
+    if (typeof current === 'string') {
+      if (current.includes(NUL)) return [...path, ...keysTo(visit)];
+    } else if (current !== null && typeof current === 'object') {
+      // Pushed in reverse, so the first field in the body is the first one named.
+      for (const [key, item] of Object.entries(current).reverse()) {
+        // A key holding a NUL is named by where it is: its own text is what must not be echoed.
+        if (key.includes(NUL)) return [...path, ...keysTo(visit)];
+        pending.push({ value: item, key, parent: visit });
+      }
     }
   }
   return null;
+}
+
+function keysTo(visit: Visit): string[] {
+  const keys: string[] = [];
+  for (let at: Visit | null = visit; at !== null; at = at.parent) if (at.key !== null) keys.push(at.key);
+  return keys.reverse();
 }
