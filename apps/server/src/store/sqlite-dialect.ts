@@ -146,13 +146,16 @@ class SqliteRouter {
     this.#reader = connections.reader;
   }
 
-  /** One statement outside any transaction: on the reader if it only reads, else on the writer. */
+  /** One statement outside any transaction: a read where it need not wait, anything else on the writer. */
   async execute(query: CompiledQuery): Promise<QueryResult<unknown>> {
     const wait = this.#lockWait();
-    const reader = this.#reader;
-    if (reader !== null) {
-      // Not the writer's holder: its waits must not be reported to the gate.
-      const read = await retryWhileLocked(() => readOnlyQuery(reader, query), { ...wait, waiting: undefined });
+    if (this.#reader !== null) {
+      // Not the writer's holder: its waits must not be reported to the gate. The connection is chosen
+      // at each attempt, since the writer may have been taken while this one waited.
+      const read = await retryWhileLocked(() => readOnlyQuery(this.#readConnection(), query), {
+        ...wait,
+        waiting: undefined,
+      });
       if (read !== null) return read;
     }
     await this.#gate.acquire(wait.deadline);
@@ -210,6 +213,17 @@ class SqliteRouter {
     } finally {
       this.#gate.release();
     }
+  }
+
+  /**
+   * Where a read outside a transaction runs: on the writer while nothing holds it, so one connection
+   * keeps one warm page cache (SQLite discards a connection's cache whenever another connection has
+   * written, so reads on the reader after every grant would start cold); on the reader while the
+   * writer is held by a transaction or a write waiting for another process's lock, so reads never
+   * wait for either.
+   */
+  #readConnection(): CachedSqliteDatabase {
+    return this.#gate.held && this.#reader !== null ? this.#reader : this.#writer;
   }
 
   close(): void {

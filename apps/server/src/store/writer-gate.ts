@@ -71,6 +71,11 @@ export class WriterGate {
     for (const waiter of this.#queue.filter((queued) => queued.overdue)) this.#giveUp(waiter);
   }
 
+  /** Whether a task holds the writer: a transaction is open, or a write runs or waits for a lock. */
+  get held(): boolean {
+    return this.#held;
+  }
+
   /** How many tasks wait for the gate (tests). */
   get waiting(): number {
     return this.#queue.length;
