@@ -3,6 +3,47 @@ import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 
+/*
+ * The layering rules that hold today, kept by lint: web ↛ server, agent; agent ↛ server, web;
+ * protocol ↛ server, web, agent; server repos ↛ routes, services, http/; agent drivers ↛ runtime;
+ * web features ↛ pages. Each rule names its forbidden imports twice: as a workspace package (`@postern/server`) and as the relative
+ * path that would reach the same folder (`../../../server/src/...`, `../../apps/server/...`).
+ * tests/lint/layering.test.ts proves every rule still fires.
+ */
+const importOf = (folder) => ({
+  // `@postern/<app>` and deep imports of it, or a relative path climbing into apps/<app> (src, test).
+  regex: `^(@postern/${folder}(/|$)|(\\.\\./)+(apps/${folder}(/|$)|${folder}/((src|test)(/|$)|package\\.json$)))`,
+});
+const LAYER_PATTERNS = {
+  server: { ...importOf('server'), message: 'Layering: only the server imports server code.' },
+  web: { ...importOf('web'), message: 'Layering: only the web app imports web code.' },
+  agent: { ...importOf('agent'), message: 'Layering: only the agent imports agent code.' },
+  routesAndServices: {
+    regex: '\\.(routes|service)(\\.[cm]?[jt]s)?$',
+    message: 'Layering: a repo never imports routes or services; they call the repo.',
+  },
+  serverHttp: {
+    regex: '^(\\.\\./)+http(/|$)',
+    message: 'Layering: a repo never imports http/; throw plain errors or return results instead.',
+  },
+  agentRuntime: {
+    regex: '^(\\.\\./)+runtime(/|$)',
+    message: 'Layering: drivers never import the agent runtime; the runtime calls drivers.',
+  },
+  webPages: {
+    regex: '^((\\.\\./)+|@/)pages(/|$)',
+    message: 'Layering: features never import pages; pages compose features.',
+  },
+};
+/**
+ * One flat-config block forbidding `patterns` in `files`. A later block matching the same file
+ * replaces the rule's options, so each block lists all the patterns its files need.
+ */
+const layering = (files, ...patterns) => ({
+  files,
+  rules: { 'no-restricted-imports': ['error', { patterns: patterns.map((name) => LAYER_PATTERNS[name]) }] },
+});
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'data/**', 'test-results/**', '.tools/**'] },
   js.configs.recommended,
@@ -39,4 +80,10 @@ export default tseslint.config(
     files: ['scripts/**', '.ci/**'],
     rules: { 'no-console': 'off' },
   },
+  layering(['apps/web/**'], 'server', 'agent'),
+  layering(['apps/web/src/features/**'], 'server', 'agent', 'webPages'),
+  layering(['apps/agent/**'], 'server', 'web'),
+  layering(['apps/agent/src/drivers/**'], 'server', 'web', 'agentRuntime'),
+  layering(['packages/protocol/**'], 'server', 'web', 'agent'),
+  layering(['apps/server/**/*.repo.ts'], 'routesAndServices', 'serverHttp'),
 );

@@ -1,5 +1,12 @@
 import { defineConfig, defaultClientConditions } from 'vite';
 import react from '@vitejs/plugin-react';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * `@/x` means `src/x` (the same mapping as tsconfig's `paths`). A regular expression, so scoped
+ * packages such as `@mantine/core` are left alone.
+ */
+export const SRC_ALIAS = { find: /^@\//, replacement: `${fileURLToPath(new URL('./src', import.meta.url))}/` };
 
 /** Where `npm run dev` forwards API calls: the Postern server's default port on loopback. */
 const DEV_API_TARGET = 'http://127.0.0.1:8080';
@@ -19,7 +26,7 @@ const ZXCVBN_LANGUAGE = /[\\/]node_modules[\\/]@zxcvbn-ts[\\/]language-(common|e
 export default defineConfig({
   plugins: [react()],
   // '@postern/protocol' ships TypeScript source under the "source" condition; no build step needed.
-  resolve: { conditions: ['source', ...defaultClientConditions] },
+  resolve: { conditions: ['source', ...defaultClientConditions], alias: [SRC_ALIAS] },
   server: {
     // No changeOrigin: the server compares Origin with Host, and both must stay the browser's.
     proxy: { '/api': { target: DEV_API_TARGET } },

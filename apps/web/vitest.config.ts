@@ -1,11 +1,13 @@
 import { defineProject, mergeConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
 import { sharedConfig } from '../../vitest.shared.js';
+import { SRC_ALIAS } from './vite.config';
 
 export default mergeConfig(
   sharedConfig,
   defineProject({
     plugins: [react()],
+    resolve: { alias: [SRC_ALIAS] },
     test: {
       name: 'web',
       environment: 'jsdom',

@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { AgentKnoc } from '@postern/protocol';
+import type { AgentKnocOf } from '@postern/protocol';
 import { capture, freePort, waitFor, type RunningProcess } from '@postern/test-support';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -88,7 +88,7 @@ beforeEach(async (context) => {
   await runtimeCommand(`clear acl #${aclId}`);
 });
 
-function knoc(backend: { Protocol: 'unix' | 'tcp'; Address: string }, id = aclId): AgentKnoc {
+function knoc(backend: { Protocol: 'unix' | 'tcp'; Address: string }, id = aclId): AgentKnocOf<'haproxy'> {
   return {
     aclId: 'acl-haproxy',
     name: 'Intranet',

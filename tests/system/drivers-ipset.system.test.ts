@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import type { AgentKnoc } from '@postern/protocol';
+import type { AgentKnocOf } from '@postern/protocol';
 import { waitFor } from '@postern/test-support';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -63,7 +63,7 @@ beforeEach(async (context) => {
   for (const set of ['granted_v4', 'granted_v6', 'no_timeout', 'not_allowed']) await ns.exec(['ipset', 'flush', set]);
 });
 
-function knoc(acl: { V4SetName?: string; V6SetName?: string }): AgentKnoc {
+function knoc(acl: { V4SetName?: string; V6SetName?: string }): AgentKnocOf<'ipset'> {
   return {
     aclId: 'acl-ipset',
     name: 'Office SSH',

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { AgentKnoc } from '@postern/protocol';
+import type { AgentKnocOf } from '@postern/protocol';
 import { freePort } from '@postern/test-support';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -70,7 +70,7 @@ afterEach(async () => {
   await proxy.close();
 });
 
-function knoc(port = proxyPort, aclId = 'acl-proxy'): AgentKnoc {
+function knoc(port = proxyPort, aclId = 'acl-proxy'): AgentKnocOf<'knocproxy'> {
   return {
     aclId,
     name: 'Wiki',

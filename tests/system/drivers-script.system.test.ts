@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, readdir, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { AgentKnoc } from '@postern/protocol';
+import type { AgentKnocOf } from '@postern/protocol';
 import { waitFor } from '@postern/test-support';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -75,7 +75,7 @@ function driver(options: { enabled?: boolean; timeoutSeconds?: number } = {}): S
   });
 }
 
-function knoc(command: string, acl: { Name?: string; secret?: string } = {}): AgentKnoc {
+function knoc(command: string, acl: { Name?: string; secret?: string } = {}): AgentKnocOf<'script'> {
   return {
     aclId: 'acl-script',
     name: 'Lab firewall',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AgentCapabilities } from './agents.js';
-import { BackendType } from './backends.js';
+import { BACKEND_CONFIG_SCHEMAS, BACKEND_TYPES, type BackendType } from './backends.js';
+import { ACL_CONFIG_SCHEMAS } from './knocs.js';
 
 /**
  * The agent protocol: JSON text frames over one WebSocket at AGENT_CONNECT_PATH, each validated by
@@ -34,22 +35,114 @@ export const DesiredEntry = EntryKey.extend({
 export type DesiredEntry = z.infer<typeof DesiredEntry>;
 
 /**
- * One knoc the agent enforces: its backend's type and config, the knoc's own config, and the values
- * a driver needs. Secrets arrive decrypted, over TLS, only for the agent that uses them.
+ * The agent-side reading of a per-type config schema: the same fields and types, but every field may
+ * be missing and none of the save-time rules (lengths, patterns, URL and host-name checks, defaults)
+ * applies. Stored configs are never re-validated with the save-time rules, and an agent must accept
+ * what an older server sends; a driver checks what it needs itself and fails the call naming the
+ * field. Parsing returns the fields as sent: no defaults filled in, fields it does not know kept.
  */
-export const AgentKnoc = z.object({
-  aclId: z.string().min(1),
+export type LenientConfig<S extends z.ZodType> = Partial<z.input<S>>;
+
+/** The rules-free twin of one field's schema, with the same input type. */
+function loosen(schema: z.ZodType): z.ZodType {
+  const def = schema._zod.def as z.core.$ZodTypeDef & Record<string, unknown>;
+  switch (def.type) {
+    case 'string':
+      return z.string();
+    case 'number':
+      // A coerced number accepts anything on input (its input type is unknown).
+      return def.coerce === true ? z.unknown() : z.number();
+    case 'boolean':
+      return z.boolean();
+    case 'enum':
+      return z.enum((schema as z.ZodEnum).options as [string, ...string[]]);
+    case 'literal':
+      return schema;
+    case 'default':
+    case 'prefault':
+    case 'optional':
+      return loosen(def.innerType as z.ZodType).optional();
+    case 'nullable':
+      return loosen(def.innerType as z.ZodType).nullable();
+    case 'array':
+      return z.array(loosen(def.element as z.ZodType));
+    case 'object':
+      return z.object(
+        Object.fromEntries(
+          Object.entries((schema as z.ZodObject).shape).map(([key, field]) => [key, loosen(field as z.ZodType)]),
+        ),
+      );
+    case 'union':
+      return z.union((def.options as z.ZodType[]).map(loosen) as [z.ZodType, z.ZodType, ...z.ZodType[]]);
+    case 'pipe':
+      // A transform or a pipe: what is sent is what its input side accepts.
+      return loosen(def.in as z.ZodType);
+    default:
+      // A new kind of field: teach loosen() about it (the protocol's config-schemas test fails first).
+      throw new Error(`loosen: unsupported schema type ${def.type}`);
+  }
+}
+
+/** {@link LenientConfig} as a schema: every top-level field optional, no save-time rules. */
+export function lenientConfig<S extends z.ZodObject>(schema: S): z.ZodType<LenientConfig<S>> {
+  const shape = Object.entries(schema.shape).map(([key, field]) => [key, loosen(field as z.ZodType).optional()]);
+  return z.looseObject(Object.fromEntries(shape)) as unknown as z.ZodType<LenientConfig<S>>;
+}
+
+type BackendSchemas = typeof BACKEND_CONFIG_SCHEMAS;
+type AclSchemas = typeof ACL_CONFIG_SCHEMAS;
+
+/** The backend fields the agent receives for a backend of type T (secrets decrypted). */
+export type AgentBackendConfig<T extends BackendType> = LenientConfig<BackendSchemas[T]>;
+/** The knoc fields the agent receives for a knoc of type T (variable values decrypted). */
+export type AgentAclConfig<T extends BackendType> = LenientConfig<AclSchemas[T]>;
+
+/**
+ * One knoc the agent enforces on a backend of type T: its backend's config, the knoc's own config,
+ * and the values a driver needs. Secrets arrive decrypted, over TLS, only for the agent that uses
+ * them.
+ */
+export interface AgentKnocOf<T extends BackendType> {
+  aclId: string;
   /** The knoc's description, passed to scripts as knoc_aclname when the script has no Name. */
-  name: z.string(),
-  url: z.string(),
-  backendId: z.string().min(1),
-  backendType: BackendType,
+  name: string;
+  url: string;
+  backendId: string;
+  backendType: T;
   /** The backend's fields (e.g. { Protocol, Address } for haproxy), secrets decrypted. */
-  backend: z.record(z.string(), z.unknown()),
+  backend: AgentBackendConfig<T>;
   /** The knoc's fields (e.g. { V4SetName, V6SetName } for ipset), variable values decrypted. */
-  acl: z.record(z.string(), z.unknown()),
-});
-export type AgentKnoc = z.infer<typeof AgentKnoc>;
+  acl: AgentAclConfig<T>;
+}
+
+/** Any knoc the agent enforces: a union discriminated by `backendType`. */
+export type AgentKnoc = { [T in BackendType]: AgentKnocOf<T> }[BackendType];
+
+/** The schema of one backend type's knocs. */
+function agentKnocOfType<T extends BackendType>(type: T) {
+  return z.object({
+    aclId: z.string().min(1),
+    name: z.string(),
+    url: z.string(),
+    backendId: z.string().min(1),
+    backendType: z.literal(type),
+    backend: lenientConfig(BACKEND_CONFIG_SCHEMAS[type] as z.ZodObject),
+    acl: lenientConfig(ACL_CONFIG_SCHEMAS[type] as z.ZodObject),
+  });
+}
+
+export const AgentKnoc: z.ZodType<AgentKnoc> = z.discriminatedUnion(
+  'backendType',
+  BACKEND_TYPES.map(agentKnocOfType) as unknown as [ReturnType<typeof agentKnocOfType>],
+) as unknown as z.ZodType<AgentKnoc>;
+
+/**
+ * Whether `value` is a knoc an agent accepts (see {@link AgentKnoc}); the value itself is unchanged,
+ * so what is sent is exactly what was built.
+ */
+export function isAgentKnoc(value: unknown): value is AgentKnoc {
+  return AgentKnoc.safeParse(value).success;
+}
 
 // ---- authentication ----
 

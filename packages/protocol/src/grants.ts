@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { Id } from './common.js';
+import { dataEnvelope } from './envelope.js';
 import { ErrorCodes } from './errors.js';
 import { parseIp } from './net.js';
 
@@ -72,3 +74,8 @@ export const BreakGlassGrantBody = z.object({
   Reason: z.string().trim().min(1).max(500),
 });
 export type BreakGlassGrantBody = z.infer<typeof BreakGlassGrantBody>;
+
+/** The break-glass grant made: its id, the address and when it ends (ISO). */
+export const BreakGlassGrant = z.object({ ID: Id, IP: z.string(), ExpiresAt: z.string() });
+export type BreakGlassGrant = z.infer<typeof BreakGlassGrant>;
+export const BreakGlassGrantResponse = dataEnvelope(BreakGlassGrant);

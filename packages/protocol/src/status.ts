@@ -27,6 +27,8 @@ export const AclEntry = z.object({
   Config: z.object({ UriToken: z.string() }),
 });
 export type AclEntry = z.infer<typeof AclEntry>;
+/** POST /api/grant and DELETE /api/sessions/current/granted-acls/{id}: the knoc's entry afterwards. */
+export const AclEntryResponse = dataEnvelope(AclEntry);
 
 /** GET /api/status */
 export const UserStatus = z.object({

@@ -1,4 +1,7 @@
-import type { AgentKnoc, BackendType } from '@postern/protocol';
+import type { AgentKnoc, AgentKnocOf, BackendType } from '@postern/protocol';
+
+/** The knocs a driver of type T receives: typed configs for one type, the whole union for any type. */
+export type DriverKnoc<T extends BackendType> = BackendType extends T ? AgentKnoc : AgentKnocOf<T>;
 
 /** One address to hold on a knoc. */
 export interface DriverEntry {
@@ -23,16 +26,16 @@ export interface EntryOutcome {
  * entry: it reports it in the outcomes. It throws only when it cannot work at all (e.g. the socket
  * is gone), and then every entry of the call counts as failed with that message.
  */
-export interface Driver {
-  readonly type: BackendType;
+export interface Driver<T extends BackendType = BackendType> {
+  readonly type: T;
   /** Adds the entries, or refreshes their device timeout when already present. */
-  apply(knoc: AgentKnoc, entries: readonly DriverEntry[]): Promise<EntryOutcome[]>;
+  apply(knoc: DriverKnoc<T>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]>;
   /** Removes the entries; removing an absent entry is a success. */
-  remove(knoc: AgentKnoc, entries: readonly DriverEntry[]): Promise<EntryOutcome[]>;
+  remove(knoc: DriverKnoc<T>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]>;
   /** The addresses the device holds for this knoc now, for reconciling after a restart. */
-  list(knoc: AgentKnoc): Promise<string[]>;
+  list(knoc: DriverKnoc<T>): Promise<string[]>;
   /** Removes every address the device holds for this knoc (knoc deleted). */
-  flush(knoc: AgentKnoc): Promise<void>;
+  flush(knoc: DriverKnoc<T>): Promise<void>;
   /** Releases sockets, servers and timers. */
   close(): Promise<void>;
   /**
@@ -41,7 +44,7 @@ export interface Driver {
    * knocproxy opens its listeners, so a visitor without a grant sees the 403 page rather than a
    * refused connection. Rejects naming the knocs it could not set up; the others are set up anyway.
    */
-  configure?(knocs: readonly AgentKnoc[]): Promise<void>;
+  configure?(knocs: readonly DriverKnoc<T>[]): Promise<void>;
 }
 
 /** The drivers an agent has, by backend type; a type without a driver is not in the map. */

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   AGENT_PROTOCOL_VERSION,
   type AgentKnoc,
+  type AgentKnocOf,
   type BackendType,
   type DesiredEntry,
   type EntryKey,
@@ -144,12 +145,14 @@ describe('Reconciler: desired state', () => {
     await t.state(2, [changed], [testEntry('acl-a', '10.0.0.1')]);
 
     const calls = t.ipset.calls.filter((call) => call.action === 'apply' || call.action === 'remove');
-    expect(calls.map((call) => [call.action, call.knoc.acl.V4SetName])).toEqual([
+    expect(calls.map((call) => [call.action, (call.knoc as AgentKnocOf<'ipset'>).acl.V4SetName])).toEqual([
       ['apply', 'postern4'],
       ['remove', 'postern4'],
       ['apply', 'renamed4'],
     ]);
-    expect(t.store.entries.get('acl-a\u000010.0.0.1')?.knoc.acl.V4SetName).toBe('renamed4');
+    expect(
+      (t.store.entries.get('acl-a\u000010.0.0.1')?.knoc.acl as AgentKnocOf<'ipset'>['acl'] | undefined)?.V4SetName,
+    ).toBe('renamed4');
   });
 
   it('does not touch the device again for an unchanged knoc whose fields arrive in another order', async () => {

@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
-import type { AgentKnoc, DesiredEntry } from '@postern/protocol';
+import type { AgentKnoc, AgentKnocOf, BackendType, DesiredEntry } from '@postern/protocol';
 import { createLogger } from '../logger.js';
 
 /** A knoc for the runtime's tests (an ipset knoc unless overridden). */
-export function testKnoc(aclId: string, overrides: Partial<AgentKnoc> = {}): AgentKnoc {
+export function testKnoc(aclId: string, overrides: Partial<AgentKnocOf<BackendType>> = {}): AgentKnoc {
   return {
     aclId,
     name: `Knoc ${aclId}`,
@@ -13,7 +13,7 @@ export function testKnoc(aclId: string, overrides: Partial<AgentKnoc> = {}): Age
     backend: {},
     acl: { V4SetName: 'postern4', V6SetName: 'postern6' },
     ...overrides,
-  };
+  } as AgentKnoc;
 }
 
 /** A desired entry for the runtime's tests. */

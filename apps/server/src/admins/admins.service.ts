@@ -73,7 +73,7 @@ export async function createAdminFromCli(ctx: AppContext, input: CreateAdminInpu
 /** Sets a new password (random unless given), ends the admin's sessions, and returns the password. */
 export async function resetAdminPassword(ctx: AppContext, userName: string, password?: string): Promise<string> {
   const admin = await findAdminByUserName(ctx.db, userName);
-  if (admin === null) throw new NotFoundError(`no admin named "${userName}"`);
+  if (admin === null) throw new NotFoundError({ extra: `no admin named "${userName}"` });
   const newPassword = password ?? generatePassword();
   checkPasswordLength(newPassword);
   const passwordHash = await hashPassword(newPassword);
@@ -124,7 +124,7 @@ export async function createAdmin(ctx: AppContext, actor: Admin, body: AdminCrea
       });
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw new ConflictError(ErrorCodes.adminNameExists, 'UserName');
+    if (isUniqueViolation(error)) throw new ConflictError({ code: ErrorCodes.adminNameExists, extra: 'UserName' });
     throw error;
   }
   return toAdminRecord(admin);
@@ -142,7 +142,7 @@ export async function updateAdmin(
   id: string,
   body: AdminUpdateBody,
 ): Promise<AdminRecord> {
-  if (body.ID !== id) throw new BadRequestError(undefined, ErrorCodes.mismatchingIds);
+  if (body.ID !== id) throw new BadRequestError({ code: ErrorCodes.mismatchingIds });
   const existing = await existingAdmin(ctx, id);
   const newPassword = body.PlainPassword ?? '';
   if (
@@ -150,13 +150,13 @@ export async function updateAdmin(
     body.AuthType !== existing.authType ||
     (newPassword !== '' && existing.authType !== 'local')
   ) {
-    throw new BadRequestError(undefined, ErrorCodes.cannotChangeIdentity);
+    throw new BadRequestError({ code: ErrorCodes.cannotChangeIdentity });
   }
   const self = actor.id === id;
   const totpEnabled = body.TOTPEnabled && existing.authType !== 'SAML';
-  if (self && existing.totpEnabled && !totpEnabled)
-    throw new BadRequestError(undefined, ErrorCodes.cannotDisableOwn2fa);
-  if (self && !body.LoginEnabled) throw new BadRequestError('LoginEnabled', ErrorCodes.cannotDeleteSelf);
+  if (self && existing.totpEnabled && !totpEnabled) throw new BadRequestError({ code: ErrorCodes.cannotDisableOwn2fa });
+  if (self && !body.LoginEnabled)
+    throw new BadRequestError({ code: ErrorCodes.cannotDeleteSelf, extra: 'LoginEnabled' });
   const passwordHash = newPassword === '' ? undefined : await hashPassword(newPassword);
   const now = ctx.clock.now();
   await ctx.db.transaction().execute(async (trx) => {
@@ -190,7 +190,7 @@ export async function updateAdmin(
  */
 export async function deleteAdmin(ctx: AppContext, actor: Admin, id: string): Promise<void> {
   const admin = await existingAdmin(ctx, id);
-  if (actor.id === id) throw new BadRequestError(undefined, ErrorCodes.cannotDeleteSelf);
+  if (actor.id === id) throw new BadRequestError({ code: ErrorCodes.cannotDeleteSelf });
   const now = ctx.clock.now();
   await ctx.db.transaction().execute(async (trx) => {
     await endAdminSessions(trx, { adminId: id }, 'account-deleted', now);
@@ -201,9 +201,9 @@ export async function deleteAdmin(ctx: AppContext, actor: Admin, id: string): Pr
 
 /** DELETE /api/admin/admins/{id}/totpToken: another admin's authenticator is forgotten; they enrol again. */
 export async function resetAdminTotp(ctx: AppContext, actor: Admin, id: string): Promise<void> {
-  if (actor.id === id) throw new BadRequestError(undefined, ErrorCodes.cannotResetOwn2fa);
+  if (actor.id === id) throw new BadRequestError({ code: ErrorCodes.cannotResetOwn2fa });
   const admin = await existingAdmin(ctx, id);
-  if (!admin.totpEnabled) throw new BadRequestError(undefined, ErrorCodes.totpNotEnabled);
+  if (!admin.totpEnabled) throw new BadRequestError({ code: ErrorCodes.totpNotEnabled });
   const now = ctx.clock.now();
   await ctx.db.transaction().execute(async (trx) => {
     await resetTotp(trx, 'admins', id, now);
@@ -220,7 +220,7 @@ export async function resetAdminTotp(ctx: AppContext, actor: Admin, id: string):
 
 async function existingAdmin(ctx: AppContext, id: string): Promise<Admin> {
   const admin = await findAdminById(ctx.db, id);
-  if (admin === null) throw new NotFoundError('admin');
+  if (admin === null) throw new NotFoundError({ extra: 'admin' });
   return admin;
 }
 
@@ -229,8 +229,8 @@ async function insertLocalAdmin(
   input: { userName: string; name: string; password: string; action: AuditAction; actor: Admin | null },
 ): Promise<void> {
   const userName = input.userName.trim();
-  if (userName === '') throw new BadRequestError('UserName');
-  if (input.name.trim() === '') throw new BadRequestError('Name');
+  if (userName === '') throw new BadRequestError({ extra: 'UserName' });
+  if (input.name.trim() === '') throw new BadRequestError({ extra: 'Name' });
   checkPasswordLength(input.password);
   const passwordHash = await hashPassword(input.password);
   const now = ctx.clock.now();
@@ -252,16 +252,16 @@ async function insertLocalAdmin(
     });
   } catch (error) {
     if (isUniqueViolation(error))
-      throw new ConflictError(ErrorCodes.adminNameExists, `an admin named "${userName}" exists`);
+      throw new ConflictError({ code: ErrorCodes.adminNameExists, extra: `an admin named "${userName}" exists` });
     throw error;
   }
 }
 
 function checkPasswordLength(password: string): void {
   if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
-    throw new BadRequestError(
-      `Password: Must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters`,
-      ErrorCodes.passwordLength,
-    );
+    throw new BadRequestError({
+      code: ErrorCodes.passwordLength,
+      extra: `Password: Must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters`,
+    });
   }
 }

@@ -67,7 +67,7 @@ export class AgentHub implements AgentSync {
       preValidation: (request, reply) => this.#authenticate(request, reply),
       // A plain request (no WebSocket upgrade) gets the API's error envelope, like any unknown route.
       handler: () => {
-        throw new NotFoundError('WebSocket only');
+        throw new NotFoundError({ extra: 'WebSocket only' });
       },
       wsHandler: (socket, request) => {
         const agent = request.postern_agent;

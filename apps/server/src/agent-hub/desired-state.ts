@@ -1,5 +1,11 @@
 import type { Kysely } from 'kysely';
-import { AGENT_ENTRY_TTL_MAX_SECONDS, type AgentKnoc, type DesiredEntry, type EntryKey } from '@postern/protocol';
+import {
+  AGENT_ENTRY_TTL_MAX_SECONDS,
+  isAgentKnoc,
+  type AgentKnoc,
+  type DesiredEntry,
+  type EntryKey,
+} from '@postern/protocol';
 import { loadBackendConfigForAgent, toBackendRow } from '../backends/backends.repo.js';
 import { loadKnocConfigForAgent } from '../knocs/knoc-config.js';
 import { toKnocRow } from '../knocs/knocs.repo.js';
@@ -145,7 +151,7 @@ export async function agentKnocs(ctx: AppContext, db: Kysely<Database>, agentId:
     try {
       const backend = toBackendRow(backendRow);
       const knoc = toKnocRow(knocRow);
-      result.push({
+      const agentKnoc = {
         aclId: knoc.id,
         name: knoc.description,
         url: knoc.url,
@@ -153,7 +159,10 @@ export async function agentKnocs(ctx: AppContext, db: Kysely<Database>, agentId:
         backendType: backend.type,
         backend: loadBackendConfigForAgent(ctx, backend),
         acl: loadKnocConfigForAgent(ctx, knoc),
-      });
+      };
+      // The agent refuses a whole state message with a knoc that does not fit its type: leave it out.
+      if (!isAgentKnoc(agentKnoc)) throw new Error(`the stored configs do not fit a ${backend.type} knoc`);
+      result.push(agentKnoc);
     } catch (error) {
       // One unreadable knoc must not stop the others.
       if (error instanceof SecretUnreadableError) {

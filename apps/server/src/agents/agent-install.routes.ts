@@ -26,7 +26,7 @@ export function registerAgentInstallRoutes(
   app.get(AGENT_INSTALL_SCRIPT_PATH, async (request, reply) => {
     const template = distribution.installTemplate();
     const bundle = distribution.bundle();
-    if (template === null || bundle === null) throw new NotFoundError(NOT_BUILT);
+    if (template === null || bundle === null) throw new NotFoundError({ extra: NOT_BUILT });
     const script = renderInstallScript(template, {
       serverUrl: serverUrlFor(ctx, request),
       bundleSha256: bundle.sha256,
@@ -37,7 +37,7 @@ export function registerAgentInstallRoutes(
 
   app.get(AGENT_BUNDLE_PATH, async (request, reply) => {
     const bundle = distribution.bundle();
-    if (bundle === null) throw new NotFoundError(NOT_BUILT);
+    if (bundle === null) throw new NotFoundError({ extra: NOT_BUILT });
     const etag = `"${bundle.sha256}"`;
     void reply
       .header('etag', etag)
@@ -63,6 +63,6 @@ function serverUrlFor(ctx: AppContext, request: FastifyRequest): string {
     return safe;
   }
   const derived = safeServerUrl(`${request.protocol}://${request.host}`);
-  if (derived === null) throw new BadRequestError('Host');
+  if (derived === null) throw new BadRequestError({ extra: 'Host' });
   return derived;
 }

@@ -41,7 +41,7 @@ export async function listAgents(ctx: AppContext): Promise<AgentRecord[]> {
 /** One agent, or 404. */
 export async function getAgent(ctx: AppContext, id: string): Promise<AgentRecord> {
   const row = await findAgentRow(ctx.db, id);
-  if (row === null) throw new NotFoundError('agent');
+  if (row === null) throw new NotFoundError({ extra: 'agent' });
   return toRecord(ctx, row, await backendsOfAgents(ctx.db, [id]));
 }
 
@@ -74,11 +74,11 @@ export async function updateAgent(
   body: AgentUpdateBody,
   actor: AuditActor,
 ): Promise<AgentRecord> {
-  if (body.ID !== id) throw new BadRequestError('ID', ErrorCodes.mismatchingIds);
+  if (body.ID !== id) throw new BadRequestError({ code: ErrorCodes.mismatchingIds, extra: 'ID' });
   const now = ctx.clock.now();
   await writeAgent(ctx, async (trx) => {
     const current = await findAgentRow(trx, id);
-    if (current === null) throw new NotFoundError('agent');
+    if (current === null) throw new NotFoundError({ extra: 'agent' });
     await renameAgentRow(trx, id, { name: body.Name, updatedAt: now, lastModifiedBy: actorName(actor) });
     const renamed = current.name === body.Name ? {} : { Description: `Renamed from ${current.name}` };
     await audit(trx, now, AuditActions.AgentUpdated, actor, body.Name, renamed);
@@ -97,7 +97,7 @@ export async function rotateAgentToken(ctx: AppContext, id: string, actor: Audit
   const token = generateAgentToken();
   await writeAgent(ctx, async (trx) => {
     const current = await findAgentRow(trx, id);
-    if (current === null) throw new NotFoundError('agent');
+    if (current === null) throw new NotFoundError({ extra: 'agent' });
     await replaceAgentToken(trx, id, {
       tokenHash: hashAgentToken(token),
       tokenSecret: ctx.secrets.seal(token, agentTokenSecretContext(id)),
@@ -120,8 +120,8 @@ export async function deleteAgent(ctx: AppContext, id: string, actor: AuditActor
   const now = ctx.clock.now();
   await writeAgent(ctx, async (trx) => {
     const current = await findAgentRow(trx, id);
-    if (current === null) throw new NotFoundError('agent');
-    if ((await countBackendsOfAgent(trx, id)) > 0) throw new ConflictError(ErrorCodes.agentHasBackends);
+    if (current === null) throw new NotFoundError({ extra: 'agent' });
+    if ((await countBackendsOfAgent(trx, id)) > 0) throw new ConflictError({ code: ErrorCodes.agentHasBackends });
     await deleteAgentRow(trx, id);
     await audit(trx, now, AuditActions.AgentDeleted, actor, current.name);
   });
@@ -208,9 +208,9 @@ async function writeAgent(ctx: AppContext, write: (trx: Kysely<Database>) => Pro
     await ctx.db.transaction().execute(write);
   } catch (error) {
     // The name is the only unique value an admin chooses (token hashes of 256 random bits do not collide).
-    if (isUniqueViolation(error)) throw new ConflictError(ErrorCodes.agentNameExists, 'Name');
+    if (isUniqueViolation(error)) throw new ConflictError({ code: ErrorCodes.agentNameExists, extra: 'Name' });
     // A backend attached between our count and the delete.
-    if (isForeignKeyViolation(error)) throw new ConflictError(ErrorCodes.agentHasBackends);
+    if (isForeignKeyViolation(error)) throw new ConflictError({ code: ErrorCodes.agentHasBackends });
     throw error;
   }
 }

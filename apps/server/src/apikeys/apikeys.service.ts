@@ -79,7 +79,7 @@ export async function listApiKeys(ctx: AppContext): Promise<ApiKeyRecord[]> {
 
 export async function getApiKey(ctx: AppContext, id: string): Promise<ApiKeyRecord> {
   const row = await findApiKeyRow(ctx.db, id);
-  if (row === null) throw new NotFoundError('API key');
+  if (row === null) throw new NotFoundError({ extra: 'API key' });
   return toRecord(row);
 }
 
@@ -97,16 +97,16 @@ export async function createApiKey(
 ): Promise<{ record: ApiKeyRecord; plaintext: string }> {
   const now = ctx.clock.now();
   const name = input.Name.trim();
-  if (name === '') throw new BadRequestError('Name: required');
+  if (name === '') throw new BadRequestError({ extra: 'Name: required' });
   const scopes = [...new Set(input.Scopes)];
-  if (scopes.length === 0) throw new BadRequestError('Scopes: at least one is required');
+  if (scopes.length === 0) throw new BadRequestError({ extra: 'Scopes: at least one is required' });
   const allowedFrom = [
     ...(input.AllowedFrom === undefined || input.AllowedFrom.length === 0 ? DEFAULT_ALLOWED_FROM : input.AllowedFrom),
   ];
   checkAllowedFrom(allowedFrom);
   const expiresAt = input.ExpiredAfter === undefined ? null : checkExpiry(input.ExpiredAfter, now);
   await checkScopes(trx, scopes);
-  if (await apiKeyNameTaken(trx, name)) throw new ConflictError(ErrorCodes.apiKeyNameExists, 'Name');
+  if (await apiKeyNameTaken(trx, name)) throw new ConflictError({ code: ErrorCodes.apiKeyNameExists, extra: 'Name' });
 
   const plaintext = `${API_KEY_PREFIX}${generateToken()}`;
   const row: ApiKeyRow = {
@@ -123,7 +123,7 @@ export async function createApiKey(
     await insertApiKeyRow(trx, row);
   } catch (error) {
     // Another admin took the name between our check and the insert.
-    if (isUniqueViolation(error)) throw new ConflictError(ErrorCodes.apiKeyNameExists, 'Name');
+    if (isUniqueViolation(error)) throw new ConflictError({ code: ErrorCodes.apiKeyNameExists, extra: 'Name' });
     throw error;
   }
   await recordAudit(trx, now, AuditActions.ApiKeyCreated, { ...actor, Description: name });
@@ -139,7 +139,7 @@ export async function createStandaloneApiKey(
   try {
     return await ctx.db.transaction().execute((trx) => createApiKey(trx, ctx, body, actor));
   } catch (error) {
-    if (isUniqueViolation(error)) throw new ConflictError(ErrorCodes.apiKeyNameExists, 'Name');
+    if (isUniqueViolation(error)) throw new ConflictError({ code: ErrorCodes.apiKeyNameExists, extra: 'Name' });
     throw error;
   }
 }
@@ -154,14 +154,14 @@ export async function updateApiKey(
   body: ApiKeyUpdateBody,
   actor: AuditActor,
 ): Promise<ApiKeyRecord> {
-  if (body.ID !== id) throw new BadRequestError('ID', ErrorCodes.mismatchingIds);
+  if (body.ID !== id) throw new BadRequestError({ code: ErrorCodes.mismatchingIds, extra: 'ID' });
   checkAllowedFrom(body.AllowedFrom);
   const now = ctx.clock.now();
   return ctx.db.transaction().execute(async (trx) => {
     const row = await findApiKeyRow(trx, id);
-    if (row === null) throw new NotFoundError('API key');
+    if (row === null) throw new NotFoundError({ extra: 'API key' });
     const changed = changedFixedField(row, body);
-    if (changed !== null) throw new BadRequestError(changed, ErrorCodes.apiKeyFieldFixed);
+    if (changed !== null) throw new BadRequestError({ code: ErrorCodes.apiKeyFieldFixed, extra: changed });
     await setApiKeyAllowedFrom(trx, id, body.AllowedFrom);
     await recordAudit(trx, now, AuditActions.ApiKeyUpdated, { ...actor, Description: row.name });
     return toRecord({ ...row, allowedFrom: body.AllowedFrom });
@@ -172,7 +172,7 @@ export async function deleteApiKey(ctx: AppContext, id: string, actor: AuditActo
   const now = ctx.clock.now();
   await ctx.db.transaction().execute(async (trx) => {
     const row = await findApiKeyRow(trx, id);
-    if (row === null || !(await deleteApiKeyRow(trx, id))) throw new NotFoundError('API key');
+    if (row === null || !(await deleteApiKeyRow(trx, id))) throw new NotFoundError({ extra: 'API key' });
     await recordAudit(trx, now, AuditActions.ApiKeyDeleted, { ...actor, Description: row.name });
   });
 }
@@ -257,7 +257,7 @@ function toRecord(row: ApiKeyRow): ApiKeyRecord {
 /** Each scope follows the catalogue and names an existing knoc or user where it names one. */
 async function checkScopes(db: Kysely<Database>, scopes: readonly string[]): Promise<void> {
   const invalid = scopes.find((scope) => !API_KEY_SCOPE_PATTERN.test(scope));
-  if (invalid !== undefined) throw new BadRequestError(invalid, ErrorCodes.invalidScope);
+  if (invalid !== undefined) throw new BadRequestError({ code: ErrorCodes.invalidScope, extra: invalid });
   const named = (prefix: string) =>
     scopes.filter((scope) => scope.startsWith(prefix)).map((scope) => ({ scope, id: scope.slice(prefix.length) }));
   const aclScopes = named('allowlist.read:');
@@ -265,28 +265,28 @@ async function checkScopes(db: Kysely<Database>, scopes: readonly string[]): Pro
   const knocIds = aclScopes.map((entry) => entry.id);
   const knocs = await existingKnocIds(db, knocIds);
   const unknownAcl = aclScopes.find((entry) => !knocs.has(entry.id));
-  if (unknownAcl !== undefined) throw new BadRequestError(unknownAcl.scope, ErrorCodes.invalidScope);
+  if (unknownAcl !== undefined) throw new BadRequestError({ code: ErrorCodes.invalidScope, extra: unknownAcl.scope });
   const userIds = userScopes.map((entry) => entry.id);
   const users = await authTypesOfUsers(db, userIds);
   const unknownUser = userScopes.find((entry) => !users.has(entry.id));
-  if (unknownUser !== undefined) throw new BadRequestError(unknownUser.scope, ErrorCodes.invalidScope);
+  if (unknownUser !== undefined) throw new BadRequestError({ code: ErrorCodes.invalidScope, extra: unknownUser.scope });
 }
 
 /** The schema checks this for API calls; services called directly get the same rule. */
 function checkAllowedFrom(entries: readonly AllowedFromEntry[]): void {
   if (entries.some((entry) => parseCidr(entry.Prefix) === null)) {
-    throw new BadRequestError('AllowedFrom', ErrorCodes.invalidCidr);
+    throw new BadRequestError({ code: ErrorCodes.invalidCidr, extra: 'AllowedFrom' });
   }
 }
 
 function checkExpiry(iso: string, now: number): number {
   const expiresAt = Date.parse(iso);
-  if (Number.isNaN(expiresAt)) throw new BadRequestError('ExpiredAfter: not a date');
-  if (expiresAt <= now) throw new BadRequestError('ExpiredAfter: must be in the future');
+  if (Number.isNaN(expiresAt)) throw new BadRequestError({ extra: 'ExpiredAfter: not a date' });
+  if (expiresAt <= now) throw new BadRequestError({ extra: 'ExpiredAfter: must be in the future' });
   const latest = new Date(now);
   latest.setUTCMonth(latest.getUTCMonth() + API_KEY_MAX_EXPIRY_MONTHS);
   if (expiresAt > latest.getTime()) {
-    throw new BadRequestError(`ExpiredAfter: at most ${API_KEY_MAX_EXPIRY_MONTHS} months ahead`);
+    throw new BadRequestError({ extra: `ExpiredAfter: at most ${API_KEY_MAX_EXPIRY_MONTHS} months ahead` });
   }
   return expiresAt;
 }

@@ -1,6 +1,6 @@
 import { ErrorCodes } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { ApiError } from '../http/errors.js';
+import { ServiceUnavailableError } from '../http/errors.js';
 import { readSettings } from '../settings/settings.js';
 import { LdapUnavailableError, ldapBind } from '../ldap/ldap-bind.js';
 import { verifyAgainstDecoy, verifyPassword } from './passwords.js';
@@ -48,7 +48,7 @@ async function ldapPasswordMatches(ctx: AppContext, dn: string, password: string
     if (error instanceof LdapUnavailableError) {
       ctx.logger.error({ err: error }, 'the LDAP server could not be reached');
       // The directory being down says nothing about the password: not counted as a failure.
-      throw new ApiError(503, ErrorCodes.ldapUnavailable);
+      throw new ServiceUnavailableError({ code: ErrorCodes.ldapUnavailable });
     }
     throw error;
   }

@@ -67,7 +67,7 @@ export async function signInUser(
   const matched = await passwordMatches(ctx, user ?? admin, body.Password);
   if (!matched) {
     await countFailure(ctx, keys, meta, { UserName: body.UserName });
-    throw new UnauthenticatedError(ErrorCodes.invalidCredentials);
+    throw new UnauthenticatedError({ code: ErrorCodes.invalidCredentials });
   }
   await clearFailures(ctx.db, keys.pair);
   if (admin !== null) {
@@ -89,7 +89,7 @@ export async function signInAdmin(
   const admin = await findAdminByUserName(ctx.db, body.UserName);
   if (!(await passwordMatches(ctx, admin, body.Password)) || admin === null) {
     await countFailure(ctx, keys, meta, { AdminName: body.UserName });
-    throw new UnauthenticatedError(ErrorCodes.invalidCredentials);
+    throw new UnauthenticatedError({ code: ErrorCodes.invalidCredentials });
   }
   await clearFailures(ctx.db, keys.pair);
   return startAdminSignIn(ctx, admin, meta, previous.admin);
@@ -104,7 +104,7 @@ async function startUserSignIn(
 ): Promise<UserSignInOutcome> {
   const now = ctx.clock.now();
   if (user.disabled || (user.validUntil !== null && user.validUntil <= now)) {
-    throw new ForbiddenError(ErrorCodes.accountDisabled);
+    throw new ForbiddenError({ code: ErrorCodes.accountDisabled });
   }
   if (requiresTotp(user)) {
     const stage = user.totpVerified ? 'totp' : 'totp-enrol';
@@ -132,7 +132,7 @@ async function startAdminSignIn(
   meta: RequestMeta,
   previousToken: string | undefined,
 ): Promise<AdminSignInOutcome> {
-  if (!admin.loginEnabled) throw new ForbiddenError(ErrorCodes.loginNotPermitted);
+  if (!admin.loginEnabled) throw new ForbiddenError({ code: ErrorCodes.loginNotPermitted });
   const now = ctx.clock.now();
   const stage = !requiresTotp(admin) ? 'active' : admin.totpVerified ? 'totp' : 'totp-enrol';
   const session = await ctx.db
@@ -180,7 +180,7 @@ export async function signOutAdmin(ctx: AppContext, token: string, meta: Request
  */
 export async function refuseWhileBlocked(ctx: AppContext, keys: SignInKeys): Promise<void> {
   const waitMs = await blockedFor(ctx.db, keys.all, ctx.clock.now());
-  if (waitMs > 0) throw new TooManyRequestsError(waitMs / 1000);
+  if (waitMs > 0) throw new TooManyRequestsError({ retryAfterSeconds: waitMs / 1000 });
 }
 
 /**

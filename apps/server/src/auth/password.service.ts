@@ -22,13 +22,13 @@ export async function changeOwnPassword(
   meta: RequestMeta,
 ): Promise<void> {
   if (user.authType !== 'local' || user.passwordHash === null) {
-    throw new ForbiddenError(ErrorCodes.passwordChangeNotAllowed);
+    throw new ForbiddenError({ code: ErrorCodes.passwordChangeNotAllowed });
   }
   const keys = signInKeys(user.userName, meta.ipAddress);
   await refuseWhileBlocked(ctx, keys);
   if (!(await verifyPassword(user.passwordHash, body.ExistingPassword))) {
     await recordFailure(ctx.db, keys.all, ctx.clock.now());
-    throw new BadRequestError('ExistingPassword', ErrorCodes.invalidCredentials);
+    throw new BadRequestError({ code: ErrorCodes.invalidCredentials, extra: 'ExistingPassword' });
   }
   await clearFailures(ctx.db, keys.pair);
   const passwordHash = await hashPassword(body.NewPassword);

@@ -41,7 +41,7 @@ interface PendingSignIn<Account> {
 /** GET /api/otp/generate (and the admin twin): a new secret for a sign-in that must enrol. */
 export async function generateSecret(ctx: AppContext, realm: Realm, token: string | undefined): Promise<OtpSecret> {
   const pending = await pendingSignIn(ctx, realm, token);
-  if (pending.session.stage !== 'totp-enrol') throw new BadRequestError(undefined, ErrorCodes.alreadyVerified2fa);
+  if (pending.session.stage !== 'totp-enrol') throw new BadRequestError({ code: ErrorCodes.alreadyVerified2fa });
   const secret = newTotpSecret();
   await storePendingSecret(ctx.db, ctx.secrets, tableOf(realm), pending.account.id, secret);
   return { Secret: secret, URL: totpUri(secret, pending.account.userName) };
@@ -87,7 +87,7 @@ export async function verifyAdminCode(
   const now = ctx.clock.now();
   if ('defer' in request) {
     if (session.stage !== 'totp-enrol' || admin.totpDeferrals >= MAX_TOTP_DEFERRALS) {
-      throw new BadRequestError(undefined, ErrorCodes.totpEnrolmentNotDeferable);
+      throw new BadRequestError({ code: ErrorCodes.totpEnrolmentNotDeferable });
     }
     const started = await ctx.db.transaction().execute(async (trx) => {
       await trx
@@ -145,7 +145,7 @@ async function pendingSignIn<Account extends User | Admin>(
     return { account: account as Account, session: pending.session };
   }
   const active = realm === 'user' ? await authenticateUser(ctx, token) : await authenticateAdmin(ctx, token);
-  if (active !== null) throw new BadRequestError(undefined, ErrorCodes.userAlreadyVerified);
+  if (active !== null) throw new BadRequestError({ code: ErrorCodes.userAlreadyVerified });
   throw new UnauthenticatedError();
 }
 
@@ -170,14 +170,14 @@ async function checkCode(
   let stopsGuessing = false;
   if (!enrolling) {
     const attempt = await beginSecondFactorAttempt(ctx.db, account.userName, now);
-    if (!attempt.allowed) throw new TooManyRequestsError(attempt.retryAfterMs / 1000);
+    if (!attempt.allowed) throw new TooManyRequestsError({ retryAfterSeconds: attempt.retryAfterMs / 1000 });
     stopsGuessing = attempt.stopsGuessing;
   }
   const table = tableOf(realm);
   const sealed = enrolling ? account.totpPendingSecret : account.totpSecret;
   if (sealed === null) {
     // Enrolment without a generated secret: nothing to check against.
-    throw new BadRequestError(undefined, ErrorCodes.invalidCode);
+    throw new BadRequestError({ code: ErrorCodes.invalidCode });
   }
   const secret = enrolling
     ? openPendingSecret(ctx.secrets, table, account.id, sealed)
@@ -188,7 +188,7 @@ async function checkCode(
     const detail = { ...who, IpAddress: meta.ipAddress };
     await recordAudit(ctx.db, now, AuditActions.TotpFailed, detail);
     if (stopsGuessing) await recordAudit(ctx.db, now, AuditActions.SecondFactorBlocked, detail);
-    throw new BadRequestError(undefined, ErrorCodes.invalidCode);
+    throw new BadRequestError({ code: ErrorCodes.invalidCode });
   }
   return { step, secret };
 }

@@ -174,7 +174,7 @@ export async function endUserSessions(
     .returning(['id', 'userId'])
     .execute();
   // A session's grants end with it, in the same transaction: no moment exists in which a grant
-  // outlives its session in the store. Agents hear of it after commit (grants/session-grants.ts).
+  // outlives its session in the store. Agents hear of it after commit (forwardEndedSessionsToAgents, grants/grant-sweeper.ts).
   await endGrantsForSessions(
     db,
     rows.map((row) => row.id),

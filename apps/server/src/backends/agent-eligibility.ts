@@ -76,10 +76,10 @@ export function incapabilityReason(agent: AgentFacts, type: BackendType): ErrorC
  */
 export function assertAgentCanRun(agent: AgentFacts, type: BackendType): void {
   const reason = incapabilityReason(agent, type);
-  if (reason !== null) throw new BadRequestError(reason, ErrorCodes.agentIncapable);
+  if (reason !== null) throw new BadRequestError({ code: ErrorCodes.agentIncapable, extra: reason });
   const minimum = minimumAgentVersion(type);
   if (agent.version !== null && !versionAtLeast(agent.version, minimum)) {
-    throw new BadRequestError(minimum, ErrorCodes.agentVersionTooOld);
+    throw new BadRequestError({ code: ErrorCodes.agentVersionTooOld, extra: minimum });
   }
 }
 
@@ -122,7 +122,7 @@ export function assertIpsetSetsAllowed(agent: AgentFacts, fields: Record<string,
     const name = fields[field];
     if (typeof name !== 'string' || name === '') continue;
     if (!sets.some((set) => set.name === name && set.address_family === family)) {
-      throw new BadRequestError(name, ErrorCodes.ipsetNotAllowed);
+      throw new BadRequestError({ code: ErrorCodes.ipsetNotAllowed, extra: name });
     }
   }
 }

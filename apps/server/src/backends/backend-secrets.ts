@@ -90,12 +90,12 @@ export function mergeBackendUpdate(
   const kept = secretFields.filter((field) => keepsStoredSecret(sent[field]));
   const addressField = BACKEND_ADDRESS_FIELD[type];
   if (addressField !== undefined && kept.length > 0 && sent[addressField] !== stored[addressField]) {
-    throw new BadRequestError(kept.join(', '), ErrorCodes.reenterCredentials);
+    throw new BadRequestError({ code: ErrorCodes.reenterCredentials, extra: kept.join(', ') });
   }
   const merged = sealBackendSecrets(secrets, type, sent, backendId);
   for (const field of kept) {
     const previous = stored[field];
-    if (typeof previous !== 'string') throw new BadRequestError(`Config.${type}.${field}: required`);
+    if (typeof previous !== 'string') throw new BadRequestError({ extra: `Config.${type}.${field}: required` });
     merged[field] = previous;
   }
   return merged;

@@ -34,12 +34,6 @@ export async function listBackendRows(db: Kysely<Database>): Promise<BackendWith
   return rows.map((row) => ({ ...toBackendRow(row), agentName: row.agentName ?? '' }));
 }
 
-/** The backends an agent drives, for the agent hub's desired state. */
-export async function listBackendRowsOfAgent(db: Kysely<Database>, agentId: string): Promise<BackendRow[]> {
-  const rows = await db.selectFrom('backends').selectAll().where('agentId', '=', agentId).orderBy('id').execute();
-  return rows.map(toBackendRow);
-}
-
 export async function findBackendRow(db: Kysely<Database>, id: string): Promise<BackendWithAgent | null> {
   const row = await selectWithAgent(db).where('backends.id', '=', id).executeTakeFirst();
   return row === undefined ? null : { ...toBackendRow(row), agentName: row.agentName ?? '' };

@@ -54,7 +54,7 @@ export async function listBackends(ctx: AppContext): Promise<BackendRecord[]> {
 
 export async function getBackend(ctx: AppContext, id: string): Promise<BackendRecord> {
   const row = await findBackendRow(ctx.db, id);
-  if (row === null) throw new NotFoundError('backend');
+  if (row === null) throw new NotFoundError({ extra: 'backend' });
   return toBackendRecord(row);
 }
 
@@ -72,7 +72,7 @@ export async function updateBackend(
   body: BackendUpdateInput,
   actor: AuditActor,
 ): Promise<BackendRecord> {
-  if (body.ID !== id) throw new BadRequestError('ID', ErrorCodes.mismatchingIds);
+  if (body.ID !== id) throw new BadRequestError({ code: ErrorCodes.mismatchingIds, extra: 'ID' });
   const change = await writeBackend(ctx, (trx) => updateBackendInTrx(trx, ctx, body, actor));
   tellAgents(ctx, change.agentIds);
   return getBackend(ctx, id);
@@ -86,7 +86,7 @@ export async function deleteBackend(ctx: AppContext, id: string, actor: AuditAct
   const now = ctx.clock.now();
   const agentIds = await ctx.db.transaction().execute(async (trx) => {
     const backend = await findBackendRow(trx, id);
-    if (backend === null) throw new NotFoundError('backend');
+    if (backend === null) throw new NotFoundError({ extra: 'backend' });
     const knocs = await placementsWithChildren(trx, await knocIdsOfBackend(trx, id));
     await endGrantsForKnocs(
       trx,
@@ -114,7 +114,7 @@ async function writeBackend(
   try {
     return await ctx.db.transaction().execute(write);
   } catch (error) {
-    if (isUniqueViolation(error)) throw new ConflictError(ErrorCodes.backendNameExists, 'Name');
+    if (isUniqueViolation(error)) throw new ConflictError({ code: ErrorCodes.backendNameExists, extra: 'Name' });
     throw error;
   }
 }
@@ -134,7 +134,8 @@ export async function createBackendInTrx(
   const { type, fields } = body.Config;
   const agent = await resolveAgent(trx, type, body.AgentID);
   if (agent !== null) assertAgentCanRun(agent, type);
-  if (await backendNameTaken(trx, body.Name)) throw new ConflictError(ErrorCodes.backendNameExists, 'Name');
+  if (await backendNameTaken(trx, body.Name))
+    throw new ConflictError({ code: ErrorCodes.backendNameExists, extra: 'Name' });
   const id = uuidv7(now);
   const backend: BackendRow = {
     id,
@@ -166,9 +167,10 @@ export async function updateBackendInTrx(
 ): Promise<BackendChange> {
   const now = ctx.clock.now();
   const current = await findBackendRow(trx, body.ID);
-  if (current === null) throw new NotFoundError('backend');
+  if (current === null) throw new NotFoundError({ extra: 'backend' });
   const { type, fields } = body.Config;
-  if (type !== current.type) throw new BadRequestError(`Config: ${current.type}`, ErrorCodes.backendTypeFixed);
+  if (type !== current.type)
+    throw new BadRequestError({ code: ErrorCodes.backendTypeFixed, extra: `Config: ${current.type}` });
   const agent = await resolveAgent(trx, type, body.AgentID);
   const agentId = agent?.id ?? null;
   if (agent !== null && agentId !== current.agentId) {
@@ -176,7 +178,7 @@ export async function updateBackendInTrx(
     await assertAgentHoldsSetsOfBackend(trx, agent, current);
   }
   if (await backendNameTaken(trx, body.Name, current.id)) {
-    throw new ConflictError(ErrorCodes.backendNameExists, 'Name');
+    throw new ConflictError({ code: ErrorCodes.backendNameExists, extra: 'Name' });
   }
   const config = mergeBackendUpdate(ctx.secrets, type, current.config, fields, current.id);
   const lastModifiedBy = actor.AdminName ?? '';
@@ -200,7 +202,7 @@ async function resolveAgent(
   if (type === 'allowlist') return null;
   const agent =
     agentId === undefined || agentId === null || agentId === NO_AGENT_ID ? null : await findAgentFactsById(db, agentId);
-  if (agent === null) throw new BadRequestError('AgentID', ErrorCodes.agentIdIncorrect);
+  if (agent === null) throw new BadRequestError({ code: ErrorCodes.agentIdIncorrect, extra: 'AgentID' });
   return agent;
 }
 

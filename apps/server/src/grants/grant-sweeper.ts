@@ -1,4 +1,5 @@
 import type { AppContext } from '../app-context.js';
+import { startInterval, type IntervalHandle } from '../lib/start-interval.js';
 import { StoreOutageLog } from '../store/store-outage-log.js';
 import { endGrants, entriesOfSessions } from './grants.repo.js';
 
@@ -27,32 +28,16 @@ export async function sweepGrantsOnce(ctx: AppContext, pass = 0): Promise<void> 
   }
 }
 
-/** Runs the grant sweep every second until stopped. */
-export function startGrantSweeper(ctx: AppContext, intervalMs = 1_000): { stop(): Promise<void> } {
-  let running: Promise<void> = Promise.resolve();
-  let pass = 0;
-  let busy = false;
-  const outage = new StoreOutageLog(ctx.logger, 'the grant sweep');
-  const timer = setInterval(() => {
-    if (busy) return;
-    busy = true;
-    running = sweepGrantsOnce(ctx, pass++)
-      .then(() => outage.succeeded())
-      .catch((error: unknown) => {
-        // A store locked by another process or out of reach: the next tick sweeps what this one could not.
-        if (!outage.failed(error)) ctx.logger.error({ err: error }, 'grant sweep failed');
-      })
-      .finally(() => {
-        busy = false;
-      });
-  }, intervalMs);
-  timer.unref();
-  return {
-    stop: async () => {
-      clearInterval(timer);
-      await running;
-    },
-  };
+/** Runs the grant sweep every second, one pass at a time, until stopped; a failed pass is logged and the next tick tries again. */
+export function startGrantSweeper(ctx: AppContext, intervalMs = 1_000): IntervalHandle {
+  return startInterval({
+    name: 'grant sweep',
+    intervalMs,
+    logger: ctx.logger,
+    // A store locked by another process or out of reach: the next tick sweeps what this one could not.
+    outcomes: new StoreOutageLog(ctx.logger, 'the grant sweep'),
+    run: (pass) => sweepGrantsOnce(ctx, pass),
+  });
 }
 
 /**

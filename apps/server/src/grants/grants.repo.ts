@@ -220,3 +220,123 @@ export async function entriesOfSessions(db: Kysely<Database>, sessionIds: readon
   }
   return keys;
 }
+
+/** How long an ended grant still shapes the status (Revoking, Revoked, error on revoke). */
+const ENDED_GRANT_SHOWN_MS = 60 * 60_000;
+
+/** Ended this long ago or less, a grant still shapes the status (see aclEntry); older, it says nothing. */
+function recentlyEnded(now: number) {
+  return now - ENDED_GRANT_SHOWN_MS;
+}
+
+const STATUS_COLUMNS = ['aclId', 'status', 'error', 'expiresAt', 'endedAt', 'createdAt'] as const;
+
+/**
+ * The session's grants on these knocs that shape their ACL entries: running ones and those ended
+ * within ENDED_GRANT_SHOWN_MS. Long-ended grants say nothing a Created status would not (Revoked and
+ * Created both mean "ready to grant"); leaving them out keeps a long session's status call small.
+ */
+export function grantsShapingStatus(db: Kysely<Database>, sessionId: string, aclIds: readonly string[], now: number) {
+  return db
+    .selectFrom('grants')
+    .select(STATUS_COLUMNS)
+    .where('sessionId', '=', sessionId)
+    .where('aclId', 'in', aclIds)
+    .where((eb) => eb.or([eb('endedAt', 'is', null), eb('endedAt', '>', recentlyEnded(now))]))
+    .execute();
+}
+
+/**
+ * What aclEntry needs for one knoc after a grant or revoke: the grants not ended and the last one
+ * ended (it decides Revoking, Revoked or error on revoke) — the same entry grantsShapingStatus gives,
+ * read through the (session, knoc, ended) index however often the session has granted and revoked.
+ */
+export async function grantsShapingEntry(db: Kysely<Database>, sessionId: string, aclId: string, now: number) {
+  const ofKnoc = () =>
+    db.selectFrom('grants').select(STATUS_COLUMNS).where('sessionId', '=', sessionId).where('aclId', '=', aclId);
+  const open = await ofKnoc().where('endedAt', 'is', null).execute();
+  const lastEnded = await ofKnoc()
+    .where('endedAt', '>', recentlyEnded(now))
+    .orderBy('endedAt', 'desc')
+    .limit(1)
+    .execute();
+  return [...open, ...lastEnded];
+}
+
+/**
+ * The session's running grants of origin 'user' (those made for the address the user came from),
+ * optionally only those not on `except` (the address the user comes from now).
+ */
+export function runningUserGrants(db: Kysely<Database>, sessionId: string, now: number, except?: string) {
+  let query = db
+    .selectFrom('grants')
+    .select(['id', 'aclId', 'ip', 'expiresAt'])
+    .where('sessionId', '=', sessionId)
+    .where('origin', '=', 'user')
+    .where('endedAt', 'is', null)
+    .where('expiresAt', '>', now);
+  if (except !== undefined) query = query.where('ip', '!=', except);
+  return query.execute();
+}
+
+/** Which of these knocs the session has ever had a grant on, running or ended. */
+export async function knocsGrantedInSession(
+  db: Kysely<Database>,
+  sessionId: string,
+  aclIds: readonly string[],
+): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('grants')
+    .select('aclId')
+    .distinct()
+    .where('sessionId', '=', sessionId)
+    .where('aclId', 'in', aclIds)
+    .execute();
+  return new Set(rows.map((row) => row.aclId));
+}
+
+/** The addresses the browser discovered in this session and the server logged (see logIps). */
+export async function loggedSessionAddresses(db: Kysely<Database>, sessionId: string): Promise<string[]> {
+  const rows = await db.selectFrom('sessionIps').select('ip').where('sessionId', '=', sessionId).execute();
+  return rows.map((row) => row.ip);
+}
+
+/** Logs one discovered address for the session. */
+export async function insertSessionAddress(
+  db: Kysely<Database>,
+  address: { sessionId: string; ip: string; port: number; createdAt: number },
+): Promise<void> {
+  await db.insertInto('sessionIps').values(address).execute();
+}
+
+/** A break-glass grant (origin 'admin') on this knoc, ended or not. */
+export function adminGrant(db: Kysely<Database>, grantId: string, aclId: string) {
+  return db
+    .selectFrom('grants')
+    .select(['id', 'ip', 'createdAt'])
+    .where('id', '=', grantId)
+    .where('aclId', '=', aclId)
+    .where('origin', '=', 'admin')
+    .executeTakeFirst();
+}
+
+/**
+ * The break-glass grants on a knoc's passive+ children made with the knoc's own: the same address
+ * in the same moment.
+ */
+export async function twinAdminGrantIds(
+  db: Kysely<Database>,
+  parentId: string,
+  twin: { ip: string; createdAt: number },
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('grants')
+    .innerJoin('knocs', 'knocs.id', 'grants.aclId')
+    .select('grants.id')
+    .where('knocs.parentId', '=', parentId)
+    .where('grants.origin', '=', 'admin')
+    .where('grants.ip', '=', twin.ip)
+    .where('grants.createdAt', '=', twin.createdAt)
+    .execute();
+  return rows.map((row) => row.id);
+}

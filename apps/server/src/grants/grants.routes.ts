@@ -2,29 +2,23 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  AclEntry,
+  AclEntryResponse,
   BreakGlassGrantBody,
+  BreakGlassGrantResponse,
   EmptyResponse,
   GrantBody,
   Id,
   LogIpsBody,
-  dataEnvelope,
 } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
 import { requireAdmin, requireUser } from '../auth/request-auth.js';
 import { clientAddress } from '../http/client-address.js';
-import {
-  breakGlassGrant,
-  endBreakGlassGrant,
-  grantAcl,
-  logIps,
-  revokeAcl,
-  type GrantCaller,
-} from './grants.service.js';
+import { grantAcl, revokeAcl } from './grant-requests.service.js';
+import { logIps } from './discovered-addresses.js';
+import { breakGlassGrant, endBreakGlassGrant } from './break-glass.service.js';
+import type { GrantCaller } from './new-grants.js';
 
 const AclParams = z.object({ id: Id });
-const AclEntryResponse = dataEnvelope(AclEntry);
-const BreakGlassResponse = dataEnvelope(z.object({ ID: Id, IP: z.string(), ExpiresAt: z.string() }));
 
 /** The user's grant calls: grant, revoke, and the addresses IP discovery found. */
 export function registerGrantRoutes(app: FastifyInstance, ctx: AppContext): void {
@@ -56,7 +50,7 @@ export function registerBreakGlassRoutes(app: FastifyInstance, ctx: AppContext):
 
   routes.post(
     '/api/admin/acls/:id/grants',
-    { schema: { params: AclParams, body: BreakGlassGrantBody, response: { 200: BreakGlassResponse } } },
+    { schema: { params: AclParams, body: BreakGlassGrantBody, response: { 200: BreakGlassGrantResponse } } },
     async (request) => {
       const { admin } = await requireAdmin(ctx, request);
       return { data: await breakGlassGrant(ctx, admin, request.params.id, request.body) };

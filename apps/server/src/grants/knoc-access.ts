@@ -36,6 +36,15 @@ export async function grantableKnocs(
   return rows.map((row) => toGrantableKnoc(row, now));
 }
 
+/** A passive+ knoc's hidden children, granted and revoked with it. */
+export async function childKnocs(db: Kysely<Database>, parentId: string, now: number): Promise<GrantableKnoc[]> {
+  const rows = await knocsWithBackends(db)
+    .where('knocs.parentId', '=', parentId)
+    .orderBy('knocs.description')
+    .execute();
+  return rows.map((row) => toGrantableKnoc(row, now));
+}
+
 /** A knoc the user may see (directly or through a group) and its passive+ children. */
 const knocOfUserAndChildren = preparedQuery((db, userId: string, aclId: string) =>
   knocsWithBackends(db)

@@ -19,7 +19,7 @@ export interface SeenAddress {
  */
 export function ownGrantableAddress(address: string): string {
   const checked = grantableAddress(address);
-  if ('refused' in checked) throw new BadRequestError(undefined, checked.refused);
+  if ('refused' in checked) throw new BadRequestError({ code: checked.refused });
   return checked.ip;
 }
 
@@ -46,13 +46,13 @@ export async function seenAddresses(
   for (const [index, entry] of reported.entries()) {
     const field = `IPs.${index}.IP`;
     const checked = grantableAddress(entry.IP);
-    if ('refused' in checked) throw new BadRequestError(field, checked.refused);
+    if ('refused' in checked) throw new BadRequestError({ code: checked.refused, extra: field });
     const subject = { ip: checked.ip, port: entry.Port };
     const vouched =
       ('ip' in own && own.ip === checked.ip) ||
       (entry.Attestation !== undefined && attestor.verify(entry.Attestation, subject, now)) ||
       (trustUnattested ??= await readSetting(ctx.db, 'DiscoverIPTrustUnattested'));
-    if (!vouched) throw new BadRequestError(field, ErrorCodes.ipAddressNotSeen);
+    if (!vouched) throw new BadRequestError({ code: ErrorCodes.ipAddressNotSeen, extra: field });
     seen.push(subject);
   }
   return seen;

@@ -54,7 +54,7 @@ export async function listGroups(ctx: AppContext): Promise<GroupRecord[]> {
 /** One group, or 404. */
 export async function getGroup(ctx: AppContext, id: string): Promise<GroupRecord> {
   const group = await readGroup(ctx.db, id);
-  if (group === null) throw new NotFoundError('group');
+  if (group === null) throw new NotFoundError({ extra: 'group' });
   return group;
 }
 
@@ -97,15 +97,15 @@ export async function updateGroup(
   body: GroupUpdateBody,
   actor: AuditActor,
 ): Promise<GroupRecord> {
-  if (body.ID !== id) throw new BadRequestError('ID', ErrorCodes.mismatchingIds);
+  if (body.ID !== id) throw new BadRequestError({ code: ErrorCodes.mismatchingIds, extra: 'ID' });
   const now = ctx.clock.now();
   const aclIds = unique(body.ACLIDs);
   const userIds = unique(body.UserIDs);
   let lostEntries: AgentEntryKey[] = [];
   await writeGroup(ctx, async (trx) => {
     const current = await readGroup(trx, id);
-    if (current === null) throw new NotFoundError('group');
-    if (current.Type !== body.Type) throw new BadRequestError('Type', ErrorCodes.groupTypeFixed);
+    if (current === null) throw new NotFoundError({ extra: 'group' });
+    if (current.Type !== body.Type) throw new BadRequestError({ code: ErrorCodes.groupTypeFixed, extra: 'Type' });
     const assertionMembers = ASSERTION_MEMBERSHIP.includes(current.Type);
     if (assertionMembers && userIds.length > 0 && !sameSet(userIds, current.UserIDs)) {
       throw assertionMembersError(current.Type);
@@ -128,7 +128,7 @@ export async function deleteGroup(ctx: AppContext, id: string, actor: AuditActor
   const now = ctx.clock.now();
   const lostEntries = await ctx.db.transaction().execute(async (trx) => {
     const current = await readGroup(trx, id);
-    if (current === null || !(await deleteGroupRow(trx, id))) throw new NotFoundError('group');
+    if (current === null || !(await deleteGroupRow(trx, id))) throw new NotFoundError({ extra: 'group' });
     await recordAudit(trx, now, AuditActions.GroupDeleted, { ...actor, Description: current.Name });
     return endGrantsWithoutAccess(trx, current.UserIDs, now);
   });
@@ -190,9 +190,9 @@ async function writeGroup(ctx: AppContext, write: (trx: Kysely<Database>) => Pro
   try {
     await ctx.db.transaction().execute(write);
   } catch (error) {
-    if (isUniqueViolation(error)) throw new ConflictError(ErrorCodes.groupNameExists, 'Name');
+    if (isUniqueViolation(error)) throw new ConflictError({ code: ErrorCodes.groupNameExists, extra: 'Name' });
     // A knoc or user deleted between our check and the insert: the same answer as an unknown id.
-    if (isForeignKeyViolation(error)) throw new BadRequestError('ACLIDs, UserIDs: unknown id');
+    if (isForeignKeyViolation(error)) throw new BadRequestError({ extra: 'ACLIDs, UserIDs: unknown id' });
     throw error;
   }
 }
@@ -200,22 +200,22 @@ async function writeGroup(ctx: AppContext, write: (trx: Kysely<Database>) => Pro
 async function checkAclIds(db: Kysely<Database>, aclIds: readonly string[]): Promise<void> {
   const found = await existingKnocIds(db, aclIds);
   const missing = aclIds.filter((id) => !found.has(id));
-  if (missing.length > 0) throw new BadRequestError(`ACLIDs: unknown ${nameIds(missing)}`);
+  if (missing.length > 0) throw new BadRequestError({ extra: `ACLIDs: unknown ${nameIds(missing)}` });
 }
 
 /** Members of a local group must exist and must not be SAML users (their groups come from the IdP). */
 async function checkLocalMembers(db: Kysely<Database>, userIds: readonly string[]): Promise<void> {
   const authTypes = await authTypesOfUsers(db, userIds);
   const missing = userIds.filter((id) => !authTypes.has(id));
-  if (missing.length > 0) throw new BadRequestError(`UserIDs: unknown ${nameIds(missing)}`);
+  if (missing.length > 0) throw new BadRequestError({ extra: `UserIDs: unknown ${nameIds(missing)}` });
   const saml = userIds.filter((id) => authTypes.get(id) === 'SAML');
   if (saml.length > 0) {
-    throw new BadRequestError(`UserIDs: SAML users cannot be members of local groups (${nameIds(saml)})`);
+    throw new BadRequestError({ extra: `UserIDs: SAML users cannot be members of local groups (${nameIds(saml)})` });
   }
 }
 
 function assertionMembersError(type: GroupType): BadRequestError {
-  return new BadRequestError(`UserIDs: members of ${type} groups come from SAML assertions`);
+  return new BadRequestError({ extra: `UserIDs: members of ${type} groups come from SAML assertions` });
 }
 
 function toRecord(row: GroupRow, memberships: { aclIds: string[]; userIds: string[] } | undefined): GroupRecord {

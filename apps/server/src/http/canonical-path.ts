@@ -39,6 +39,6 @@ export function nonCanonicalPath(url: string): string | null {
 export function installCanonicalPathRule(app: FastifyInstance): void {
   app.addHook('onRequest', (request, _reply, done) => {
     const reason = nonCanonicalPath(request.url);
-    done(reason === null ? undefined : new BadRequestError(`path: ${reason}`));
+    done(reason === null ? undefined : new BadRequestError({ extra: `path: ${reason}` }));
   });
 }

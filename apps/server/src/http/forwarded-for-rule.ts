@@ -40,6 +40,6 @@ export function installForwardedForRule(app: FastifyInstance, trust: ProxyTrust 
       { peer, forwardedFor: String(header).slice(0, LOGGED_HEADER_CHARS) },
       'refused a request whose X-Forwarded-For names no client address',
     );
-    done(new BadRequestError(FORWARDED_FOR_REFUSAL));
+    done(new BadRequestError({ extra: FORWARDED_FOR_REFUSAL }));
   });
 }

@@ -21,7 +21,7 @@ export function installNulCharacterRule(app: FastifyInstance): void {
       if (found !== null) {
         // Named as a failed validation names a field: `UserName`, `Config.Hostname`, or the container.
         const where = found.length === 0 ? container : found.join('.');
-        done(new BadRequestError(`${where}: must not contain the NUL character`));
+        done(new BadRequestError({ extra: `${where}: must not contain the NUL character` }));
         return;
       }
     }

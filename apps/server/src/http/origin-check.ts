@@ -18,7 +18,9 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function installOriginCheck(app: FastifyInstance, publicUrl: string | null): void {
   app.addHook('onRequest', (request, _reply, done) => {
     const exempt = SAFE_METHODS.has(request.method) || request.routeOptions.config.crossSitePost === true;
-    done(exempt || isSameOrigin(request, publicUrl) ? undefined : new ForbiddenError(ErrorCodes.forbiddenOrigin));
+    done(
+      exempt || isSameOrigin(request, publicUrl) ? undefined : new ForbiddenError({ code: ErrorCodes.forbiddenOrigin }),
+    );
   });
 }
 

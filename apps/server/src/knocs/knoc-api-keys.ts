@@ -49,7 +49,7 @@ export async function attachWizardApiKey(
     return { apiKeyId: record.ID, created: { ID: record.ID, Name: record.Name, PlaintextKey: plaintext } };
   }
   const key = await findApiKeyRow(trx, choice.ID);
-  if (key === null) throw new BadRequestError('ApiKey.ID: unknown API key');
+  if (key === null) throw new BadRequestError({ extra: 'ApiKey.ID: unknown API key' });
   const scopes = [...new Set([...key.scopes, allowlistScope(aclId)])];
   await trx
     .updateTable('apiKeys')

@@ -72,7 +72,8 @@ function prepareEnvVars(
     const keep = (value === '' || value === RECORDED) && before?.Encrypted === true && typeof before.Value === 'string';
     if (keep && sensitive) return { Name: name, Value: before.Value as string, Sensitive: true, Encrypted: true };
     // RECORDED is a placeholder for a stored value, never a value itself.
-    if (!keep && (value === '' || value === RECORDED)) throw new BadRequestError(name, ErrorCodes.envVarValueRequired);
+    if (!keep && (value === '' || value === RECORDED))
+      throw new BadRequestError({ code: ErrorCodes.envVarValueRequired, extra: name });
     const plain = keep ? secrets.open(before.Value as string, envVarContext(knocId, name)) : value;
     return sensitive
       ? { Name: name, Value: secrets.seal(plain, envVarContext(knocId, name)), Sensitive: true, Encrypted: true }

@@ -52,7 +52,7 @@ export async function createKnocWithWizard(
   const { knocId, apiKey, agentIds, allowlistToken } = await ctx.db.transaction().execute(async (trx) => {
     const isAllowlist = body.Knoc.Config.type === 'allowlist';
     if (!isAllowlist && body.ApiKey.Option !== 'none') {
-      throw new BadRequestError('ApiKey: only allowlist knocs are read with an API key');
+      throw new BadRequestError({ extra: 'ApiKey: only allowlist knocs are read with an API key' });
     }
     const backend = await createBackendInTrx(trx, ctx, body.Backend, actor);
     const config = isAllowlist ? withApiKeyId(body.Knoc.Config, body.ApiKey) : body.Knoc.Config;
@@ -124,13 +124,14 @@ export async function updateKnocWithWizard(
   body: KnocWizardUpdateBody,
   actor: AuditActor,
 ): Promise<KnocRecord> {
-  if (body.Knoc.ID !== id) throw new BadRequestError('Knoc.ID', ErrorCodes.mismatchingIds);
+  if (body.Knoc.ID !== id) throw new BadRequestError({ code: ErrorCodes.mismatchingIds, extra: 'Knoc.ID' });
   await assertLicensed(ctx);
   const now = ctx.clock.now();
   const agentIds = await ctx.db.transaction().execute(async (trx) => {
     const current = await findKnocRow(trx, id);
-    if (current === null) throw new NotFoundError('knoc');
-    if (current.backendId !== body.Backend.ID) throw new BadRequestError('Backend.ID', ErrorCodes.mismatchingIds);
+    if (current === null) throw new NotFoundError({ extra: 'knoc' });
+    if (current.backendId !== body.Backend.ID)
+      throw new BadRequestError({ code: ErrorCodes.mismatchingIds, extra: 'Backend.ID' });
     const backend = await updateBackendInTrx(trx, ctx, body.Backend, actor);
     const changed = [...backend.agentIds];
     const parent = current.parentId === null ? null : await findKnocRow(trx, current.parentId);
@@ -190,11 +191,12 @@ async function checkedMembers(
   const groups = [...new Set(groupIds)];
   const knownUsers = await existingUserIds(db, users);
   const unknownUsers = users.filter((userId) => !knownUsers.has(userId));
-  if (unknownUsers.length > 0) throw new BadRequestError(`UserIDs: unknown ${unknownUsers.slice(0, 5).join(', ')}`);
+  if (unknownUsers.length > 0)
+    throw new BadRequestError({ extra: `UserIDs: unknown ${unknownUsers.slice(0, 5).join(', ')}` });
   const knownGroups = await existingGroupIds(db, groups);
   const unknownGroups = groups.filter((groupId) => !knownGroups.has(groupId));
   if (unknownGroups.length > 0) {
-    throw new BadRequestError(`GroupIDs: unknown ${unknownGroups.slice(0, 5).join(', ')}`);
+    throw new BadRequestError({ extra: `GroupIDs: unknown ${unknownGroups.slice(0, 5).join(', ')}` });
   }
   return { userIds: users, groupIds: groups };
 }

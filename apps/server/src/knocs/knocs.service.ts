@@ -62,7 +62,7 @@ export async function listKnocs(ctx: AppContext): Promise<KnocRecord[]> {
 export async function getKnoc(ctx: AppContext, id: string, db: Kysely<Database> = ctx.db): Promise<KnocRecord> {
   const row = await findKnocRow(db, id);
   const [record] = row === null ? [] : await knocRecords(db, [row]);
-  if (record === undefined) throw new NotFoundError('knoc');
+  if (record === undefined) throw new NotFoundError({ extra: 'knoc' });
   return record;
 }
 
@@ -81,7 +81,7 @@ export async function updateKnoc(
   body: KnocUpdateBody,
   actor: AuditActor,
 ): Promise<KnocRecord> {
-  if (body.ID !== id) throw new BadRequestError('ID', ErrorCodes.mismatchingIds);
+  if (body.ID !== id) throw new BadRequestError({ code: ErrorCodes.mismatchingIds, extra: 'ID' });
   await assertLicensed(ctx);
   const change = await ctx.db.transaction().execute((trx) => updateKnocInTrx(trx, ctx, id, body, actor));
   tellAgents(ctx, change.agentIds);
@@ -95,7 +95,7 @@ export async function updateKnoc(
 export async function deleteKnoc(ctx: AppContext, id: string, actor: AuditActor): Promise<void> {
   const now = ctx.clock.now();
   const agentIds = await ctx.db.transaction().execute(async (trx) => {
-    if ((await findKnocRow(trx, id)) === null) throw new NotFoundError('knoc');
+    if ((await findKnocRow(trx, id)) === null) throw new NotFoundError({ extra: 'knoc' });
     const knocs = await placementsWithChildren(trx, [id]);
     await endGrantsForKnocs(
       trx,
@@ -125,9 +125,11 @@ export async function createKnocInTrx(
   options: CreateKnocOptions = {},
 ): Promise<KnocChange> {
   const now = ctx.clock.now();
-  if ((await countBackends(trx)) === 0) throw new BadRequestError('BackendID', ErrorCodes.createBackendBeforeACL);
+  if ((await countBackends(trx)) === 0)
+    throw new BadRequestError({ code: ErrorCodes.createBackendBeforeACL, extra: 'BackendID' });
   const backend = await existingBackend(trx, body.BackendID);
-  if (body.Config.type !== backend.type) throw new BadRequestError(backend.type, ErrorCodes.aclConfigMismatch);
+  if (body.Config.type !== backend.type)
+    throw new BadRequestError({ code: ErrorCodes.aclConfigMismatch, extra: backend.type });
   const parentId = normaliseParentId(body.ParentID);
   if (parentId !== null) await assertValidParent(trx, parentId, null);
   await checkTypeRules(trx, backend, body.Config, null, options);
@@ -162,14 +164,15 @@ export async function updateKnocInTrx(
 ): Promise<KnocChange> {
   const now = ctx.clock.now();
   const current = await findKnocRow(trx, id);
-  if (current === null) throw new NotFoundError('knoc');
+  if (current === null) throw new NotFoundError({ extra: 'knoc' });
   const backend = await existingBackend(trx, body.BackendID);
   const previousBackend = current.backendId === null ? null : await findBackendRow(trx, current.backendId);
   const currentType = previousBackend?.type ?? current.config.type;
   if (currentType !== null && backend.type !== currentType) {
-    throw new BadRequestError(`BackendID: ${currentType}`, ErrorCodes.backendTypeFixed);
+    throw new BadRequestError({ code: ErrorCodes.backendTypeFixed, extra: `BackendID: ${currentType}` });
   }
-  if (body.Config.type !== backend.type) throw new BadRequestError(backend.type, ErrorCodes.aclConfigMismatch);
+  if (body.Config.type !== backend.type)
+    throw new BadRequestError({ code: ErrorCodes.aclConfigMismatch, extra: backend.type });
   const parentId = normaliseParentId(body.ParentID);
   if (parentId !== null) await assertValidParent(trx, parentId, id);
   const previous = current.backendId === backend.id ? current.config : null;
@@ -234,7 +237,7 @@ function rowOptions(options: KnocOptions) {
 
 async function existingBackend(db: Kysely<Database>, id: string): Promise<BackendWithAgent> {
   const backend = await findBackendRow(db, id);
-  if (backend === null) throw new BadRequestError('BackendID', ErrorCodes.noBackendSelected);
+  if (backend === null) throw new BadRequestError({ code: ErrorCodes.noBackendSelected, extra: 'BackendID' });
   return backend;
 }
 
@@ -248,7 +251,7 @@ function normaliseParentId(parentId: string | null | undefined): string | null {
  */
 async function assertValidParent(db: Kysely<Database>, parentId: string, childId: string | null): Promise<void> {
   const parent = await findKnocRow(db, parentId);
-  const invalid = () => new BadRequestError('ParentID', ErrorCodes.invalidParent);
+  const invalid = () => new BadRequestError({ code: ErrorCodes.invalidParent, extra: 'ParentID' });
   if (parent === null || parent.parentId !== null || parentId === childId) throw invalid();
   if (childId !== null) {
     const children = await placementsWithChildren(db, [childId]);
@@ -278,18 +281,21 @@ async function checkTypeRules(
       previous.fields.V6SetName === fields.V6SetName;
     if (unchanged) return;
     const agent = backend.agentId === null ? null : await findAgentFactsById(db, backend.agentId);
-    if (agent === null) throw new BadRequestError('AgentID', ErrorCodes.agentIdIncorrect);
+    if (agent === null) throw new BadRequestError({ code: ErrorCodes.agentIdIncorrect, extra: 'AgentID' });
     assertIpsetSetsAllowed(agent, fields);
   }
   if (config.type === 'allowlist') {
     const apiKeyId = typeof fields.ApiKeyId === 'string' ? fields.ApiKeyId : '';
     if (apiKeyId !== '' && (await findApiKeyRow(db, apiKeyId)) === null) {
-      throw new BadRequestError('Config.allowlist.ApiKeyId: unknown API key');
+      throw new BadRequestError({ extra: 'Config.allowlist.ApiKeyId: unknown API key' });
     }
     const addresses = Array.isArray(fields.AllowedIpAddresses) ? fields.AllowedIpAddresses : [];
     const restricted = fields.AllowAccessByIp === true && addresses.length > 0;
     if (apiKeyId === '' && options.apiKeyFollows !== true && !restricted) {
-      throw new BadRequestError('Config.allowlist', ErrorCodes.allowlistAccessIpRestrictionFormRequired);
+      throw new BadRequestError({
+        code: ErrorCodes.allowlistAccessIpRestrictionFormRequired,
+        extra: 'Config.allowlist',
+      });
     }
   }
 }

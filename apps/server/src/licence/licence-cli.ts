@@ -2,7 +2,7 @@ import { closeSync, fchmodSync, openSync, readFileSync, writeSync } from 'node:f
 import path from 'node:path';
 import { createPrivateKey, randomUUID, type KeyObject } from 'node:crypto';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { ErrorCodes, USER_LIMIT_OVERAGE_MAX_PERCENT } from '@postern/protocol';
+import { USER_LIMIT_OVERAGE_MAX_PERCENT } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
 import { loadConfig } from '../config/config.js';
 import { prepareDataDir } from '../config/data-dir.js';
@@ -138,7 +138,8 @@ export function issueFromOptions(options: IssueOptions, now: number): string {
     options.expires === undefined
       ? new Date(now + (options.days ?? ISSUE_DEFAULTS.days) * DAY_MS)
       : new Date(`${options.expires}T23:59:59.000Z`);
-  if (expires.getTime() <= now) throw new BadRequestError(`--expires: ${options.expires ?? ''} is not in the future`);
+  if (expires.getTime() <= now)
+    throw new BadRequestError({ extra: `--expires: ${options.expires ?? ''} is not in the future` });
   const payload = LicencePayload.safeParse({
     ID: options.id ?? randomUUID(),
     Licensee: options.licensee,
@@ -151,7 +152,7 @@ export function issueFromOptions(options: IssueOptions, now: number): string {
   });
   if (!payload.success) {
     const issue = payload.error.issues[0];
-    throw new BadRequestError(`${issue?.path.join('.') ?? 'licence'}: ${issue?.message ?? 'invalid'}`);
+    throw new BadRequestError({ extra: `${issue?.path.join('.') ?? 'licence'}: ${issue?.message ?? 'invalid'}` });
   }
   return issueLicence(payload.data, readPrivateKey(options.key));
 }
@@ -161,16 +162,16 @@ function readPrivateKey(file: string): KeyObject {
   try {
     pem = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new BadRequestError(`--key: cannot read ${file} (${errorCode(error)})`);
+    throw new BadRequestError({ extra: `--key: cannot read ${file} (${errorCode(error)})` });
   }
   let key: KeyObject;
   try {
     key = createPrivateKey(pem);
   } catch {
-    throw new BadRequestError(`--key: ${file} is not a private key in PEM`);
+    throw new BadRequestError({ extra: `--key: ${file} is not a private key in PEM` });
   }
   if (key.asymmetricKeyType !== 'ed25519') {
-    throw new BadRequestError(`--key: ${file} is not an Ed25519 key (made by postern licence keygen)`);
+    throw new BadRequestError({ extra: `--key: ${file} is not an Ed25519 key (made by postern licence keygen)` });
   }
   return key;
 }
@@ -182,9 +183,9 @@ function writeNewPrivateFile(file: string, text: string): void {
     fd = openSync(file, 'wx', 0o600);
   } catch (error) {
     if (errorCode(error) === 'EEXIST') {
-      throw new ConflictError(ErrorCodes.conflict, `${file} exists; not overwriting it (choose another --out)`);
+      throw new ConflictError({ extra: `${file} exists; not overwriting it (choose another --out)` });
     }
-    throw new BadRequestError(`--out: cannot create ${file} (${errorCode(error)})`);
+    throw new BadRequestError({ extra: `--out: cannot create ${file} (${errorCode(error)})` });
   }
   try {
     // The umask may have narrowed the mode further but never widened it; make it exact.

@@ -131,7 +131,7 @@ export async function refreshLicenceStatus(ctx: AppContext): Promise<LicenceStat
 }
 
 function refreshFailed(extra: string): ApiError {
-  return new ConflictError(ErrorCodes.failedToRefreshLicenseStatus, extra);
+  return new ConflictError({ code: ErrorCodes.failedToRefreshLicenseStatus, extra });
 }
 
 async function countAgents(db: Kysely<Database>): Promise<number> {
@@ -231,10 +231,10 @@ export async function assertCanAddUser(ctx: AppContext, db: Kysely<Database> = c
   if (!licensing.Licensed) return;
   const userCount = await countUsers(db);
   if (userCount >= licensing.UserLimit + licensing.UserLimitOverage) {
-    throw new ForbiddenError(
-      ErrorCodes.userLimitReached,
-      `${licensing.UserLimitOveragePercentage}% over ${licensing.UserLimit} users`,
-    );
+    throw new ForbiddenError({
+      code: ErrorCodes.userLimitReached,
+      extra: `${licensing.UserLimitOveragePercentage}% over ${licensing.UserLimit} users`,
+    });
   }
 }
 
@@ -243,7 +243,7 @@ export async function assertCanAddUser(ctx: AppContext, db: Kysely<Database> = c
  * err.licenceRequired ('A valid licence is required') when there is no valid, unexpired licence.
  */
 export async function assertLicensed(ctx: AppContext): Promise<void> {
-  if (!(await currentLicensing(ctx)).Licensed) throw new ForbiddenError(ErrorCodes.licenceRequired);
+  if (!(await currentLicensing(ctx)).Licensed) throw new ForbiddenError({ code: ErrorCodes.licenceRequired });
 }
 
 /** The most concurrent sessions a user may have (and the default): the licence's, or null unlicensed. */
@@ -267,16 +267,22 @@ export async function installLicence(
   const check = checkLicence(licence, trustedLicenceKeys(ctx), ctx.clock.now());
   switch (check.kind) {
     case 'malformed':
-      throw new BadRequestError(`malformed licence: ${check.reason}`, ErrorCodes.licenceInvalid);
+      throw new BadRequestError({ code: ErrorCodes.licenceInvalid, extra: `malformed licence: ${check.reason}` });
     case 'untrusted':
-      throw new BadRequestError('the licence is not signed by a trusted key', ErrorCodes.licenceInvalid);
+      throw new BadRequestError({
+        code: ErrorCodes.licenceInvalid,
+        extra: 'the licence is not signed by a trusted key',
+      });
     case 'expired':
-      throw new BadRequestError(`the licence expired on ${check.licence.Expires}`, ErrorCodes.licenceExpired);
+      throw new BadRequestError({
+        code: ErrorCodes.licenceExpired,
+        extra: `the licence expired on ${check.licence.Expires}`,
+      });
     case 'notYetValid':
-      throw new BadRequestError(
-        `the licence was issued on ${check.licence.IssuedAt}, after this server's time`,
-        ErrorCodes.licenceNotYetValid,
-      );
+      throw new BadRequestError({
+        code: ErrorCodes.licenceNotYetValid,
+        extra: `the licence was issued on ${check.licence.IssuedAt}, after this server's time`,
+      });
     case 'valid':
       break;
   }

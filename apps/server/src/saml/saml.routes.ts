@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCodes } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError, NotFoundError } from '../http/errors.js';
 import { requestMeta, sessionToken, setSessionCookie } from '../auth/request-auth.js';
 import type { SamlRealm } from '../settings/settings.service.js';
 import { loginPageWithError, SAML_PATHS } from './saml-endpoints.js';
@@ -28,7 +28,7 @@ export function registerSamlRoutes(app: FastifyInstance, ctx: AppContext): void 
 
     app.get(paths.metadata, async (_request, reply) => {
       const xml = await saml.serviceProviderMetadata(realm);
-      if (xml === null) throw new ApiError(404, ErrorCodes.samlNotConfigured);
+      if (xml === null) throw new NotFoundError({ code: ErrorCodes.samlNotConfigured });
       return reply.type('application/samlmetadata+xml; charset=utf-8').send(xml);
     });
 

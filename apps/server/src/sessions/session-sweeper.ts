@@ -1,6 +1,7 @@
 import type { AppContext } from '../app-context.js';
 import { endAdminSessions, endUserSessions, purgeEndedSessions } from '../auth/sessions.repo.js';
 import { pruneThrottle } from '../auth/throttle.js';
+import { startInterval, type IntervalHandle } from '../lib/start-interval.js';
 import { StoreOutageLog } from '../store/store-outage-log.js';
 
 const DAY_MS = 86_400_000;
@@ -28,30 +29,14 @@ export async function sweepOnce(ctx: AppContext): Promise<void> {
   await ctx.db.deleteFrom('samlAssertions').where('expiresAt', '<', now).execute();
 }
 
-/** Runs `sweepOnce` every `intervalMs` until stopped; a failed pass is logged and the next one tries again. */
-export function startSessionSweeper(ctx: AppContext, intervalMs = 15_000): { stop(): Promise<void> } {
-  let running: Promise<void> = Promise.resolve();
-  const outage = new StoreOutageLog(ctx.logger, 'the session sweep');
-  let busy = false;
-  const timer = setInterval(() => {
-    // One pass at a time, so that stop() awaits the only one in flight.
-    if (busy) return;
-    busy = true;
-    running = sweepOnce(ctx)
-      .then(() => outage.succeeded())
-      .catch((error: unknown) => {
-        // A store locked by another process or out of reach: the next pass does what this one could not.
-        if (!outage.failed(error)) ctx.logger.error({ err: error }, 'session sweep failed');
-      })
-      .finally(() => {
-        busy = false;
-      });
-  }, intervalMs);
-  timer.unref();
-  return {
-    stop: async () => {
-      clearInterval(timer);
-      await running;
-    },
-  };
+/** Runs `sweepOnce` every `intervalMs`, one pass at a time, until stopped; a failed pass is logged and the next one tries again. */
+export function startSessionSweeper(ctx: AppContext, intervalMs = 15_000): IntervalHandle {
+  return startInterval({
+    name: 'session sweep',
+    intervalMs,
+    logger: ctx.logger,
+    // A store locked by another process or out of reach: the next pass does what this one could not.
+    outcomes: new StoreOutageLog(ctx.logger, 'the session sweep'),
+    run: () => sweepOnce(ctx),
+  });
 }

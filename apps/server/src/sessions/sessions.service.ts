@@ -61,7 +61,7 @@ export async function invalidateUserSession(ctx: AppContext, actor: Admin, sessi
   const now = ctx.clock.now();
   const ended = await ctx.db.transaction().execute(async (trx) => {
     const endedNow = await endUserSessions(trx, { sessionId }, 'invalidated', now);
-    if (endedNow.length === 0) throw new NotFoundError('no running session with that ID');
+    if (endedNow.length === 0) throw new NotFoundError({ extra: 'no running session with that ID' });
     await recordAudit(trx, now, AuditActions.UserSessionDeleted, { AdminName: actor.userName, Description: sessionId });
     return endedNow;
   });
@@ -93,7 +93,7 @@ export async function invalidateAdminSession(ctx: AppContext, actor: Admin, sess
   const now = ctx.clock.now();
   await ctx.db.transaction().execute(async (trx) => {
     const ended = await endAdminSessions(trx, { sessionId }, 'invalidated', now);
-    if (ended === 0) throw new NotFoundError('no running admin session with that ID');
+    if (ended === 0) throw new NotFoundError({ extra: 'no running admin session with that ID' });
     await recordAudit(trx, now, AuditActions.AdminSessionDeleted, {
       AdminName: actor.userName,
       Description: sessionId,

@@ -54,7 +54,10 @@ export function sanitiseLogo(field: string, dataUrl: string): string {
     return `data:${type};base64,${image.toString('base64')}`;
   } catch (error) {
     // A decoder's own complaint (a bad CRC, an unknown marker, a truncated stream) is a bad image.
-    throw new BadRequestError(field, error instanceof LogoRefusal ? error.code : ErrorCodes.logoFormat);
+    throw new BadRequestError({
+      code: error instanceof LogoRefusal ? error.code : ErrorCodes.logoFormat,
+      extra: field,
+    });
   }
 }
 

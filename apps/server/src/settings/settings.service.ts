@@ -180,7 +180,7 @@ export async function updateAuthentication(
       finalCert !== '' &&
       !new X509Certificate(finalCert).checkPrivateKey(createPrivateKey(finalKey))
     ) {
-      throw new BadRequestError(`${p}SAMLCertFile: the certificate does not belong to the private key`);
+      throw new BadRequestError({ extra: `${p}SAMLCertFile: the certificate does not belong to the private key` });
     }
   }
   await writeAll(ctx, actor, 'authentication', changes, AuditActions.AuthenticationSettingsUpdated);
@@ -226,7 +226,9 @@ function fileChange(
 
 function checkMetadata(field: string, content: string): void {
   if (!/<(\w+:)?EntityDescriptor[\s>]/.test(content) || !/<(\w+:)?IDPSSODescriptor[\s>]/.test(content)) {
-    throw new BadRequestError(`${field}: not SAML IdP metadata (an EntityDescriptor with an IDPSSODescriptor)`);
+    throw new BadRequestError({
+      extra: `${field}: not SAML IdP metadata (an EntityDescriptor with an IDPSSODescriptor)`,
+    });
   }
 }
 
@@ -234,7 +236,7 @@ function checkPrivateKey(field: string, content: string): void {
   try {
     if (createPrivateKey(content).asymmetricKeyType !== 'rsa') throw new Error('not RSA');
   } catch {
-    throw new BadRequestError(`${field}: not an RSA private key in PEM form`);
+    throw new BadRequestError({ extra: `${field}: not an RSA private key in PEM form` });
   }
 }
 
@@ -242,7 +244,7 @@ function checkCertificate(field: string, content: string): void {
   try {
     new X509Certificate(content);
   } catch {
-    throw new BadRequestError(`${field}: not a certificate in PEM form`);
+    throw new BadRequestError({ extra: `${field}: not a certificate in PEM form` });
   }
 }
 

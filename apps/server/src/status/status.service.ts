@@ -19,7 +19,7 @@ import { readSetting, readSettings } from '../settings/settings.js';
 import { currentLicensing, currentUserLimitState, usersLicensedIn } from '../licence/licence.js';
 import { isoOrNull } from '../lib/rows.js';
 import { decodeLogo } from '../settings/settings.service.js';
-import { userAclEntries } from '../grants/grants.service.js';
+import { userAclEntries } from '../grants/user-acl-entries.js';
 import { discoveryBase, type PortalAddress } from '../ip-discovery/discovery-url.js';
 
 /** Knocs an admin sees in the console: hidden passive+ children and HideFromAdmins knocs excluded. */

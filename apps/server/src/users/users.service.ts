@@ -107,7 +107,7 @@ export async function createUser(
     });
     return { User: await recordOf(ctx, user), PlaintextKey: plaintext };
   } catch (error) {
-    if (isUniqueViolation(error)) throw new ConflictError(ErrorCodes.userNameExists, 'UserName');
+    if (isUniqueViolation(error)) throw new ConflictError({ code: ErrorCodes.userNameExists, extra: 'UserName' });
     throw error;
   }
 }
@@ -118,7 +118,7 @@ export async function createUser(
  * A new password, disabling or an expiry in the past ends the user's sessions.
  */
 export async function updateUser(ctx: AppContext, actor: Admin, id: string, body: UserUpdateBody): Promise<UserRecord> {
-  if (body.ID !== id) throw new BadRequestError(undefined, ErrorCodes.mismatchingIds);
+  if (body.ID !== id) throw new BadRequestError({ code: ErrorCodes.mismatchingIds });
   const existing = await existingUser(ctx, id);
   const newPassword = body.PlainPassword ?? '';
   if (
@@ -127,7 +127,7 @@ export async function updateUser(ctx: AppContext, actor: Admin, id: string, body
     body.AuthType !== existing.authType ||
     (newPassword !== '' && existing.authType !== 'local')
   ) {
-    throw new BadRequestError(undefined, ErrorCodes.cannotChangeIdentity);
+    throw new BadRequestError({ code: ErrorCodes.cannotChangeIdentity });
   }
   await checkSessionLimit(ctx, body.SessionLimit);
   await checkAclIds(ctx.db, body.AclIds);
@@ -182,7 +182,7 @@ export async function deleteUser(ctx: AppContext, actor: Admin, id: string): Pro
 /** DELETE /api/admin/users/{id}/totpToken: the user must set up an authenticator at the next sign-in. */
 export async function resetUserTotp(ctx: AppContext, actor: Admin, id: string): Promise<void> {
   const user = await existingUser(ctx, id);
-  if (!user.totpEnabled) throw new BadRequestError(undefined, ErrorCodes.totpNotEnabled);
+  if (!user.totpEnabled) throw new BadRequestError({ code: ErrorCodes.totpNotEnabled });
   const now = ctx.clock.now();
   await ctx.db.transaction().execute(async (trx) => {
     await resetTotp(trx, 'users', id, now);
@@ -215,7 +215,7 @@ export async function aclsOfUser(ctx: AppContext, id: string): Promise<UserAcl[]
 
 async function existingUser(ctx: AppContext, id: string): Promise<User> {
   const user = await findUserById(ctx.db, id);
-  if (user === null) throw new NotFoundError('user');
+  if (user === null) throw new NotFoundError({ extra: 'user' });
   return user;
 }
 
@@ -232,7 +232,7 @@ async function recordOf(ctx: AppContext, user: User): Promise<UserRecord> {
 async function checkSessionLimit(ctx: AppContext, sessionLimit: number | null): Promise<void> {
   const max = await maxSessionLimit(ctx);
   if (sessionLimit !== null && max !== null && sessionLimit > max) {
-    throw new BadRequestError(`SessionLimit: at most ${max} (the licence's limit)`);
+    throw new BadRequestError({ extra: `SessionLimit: at most ${max} (the licence's limit)` });
   }
 }
 
@@ -242,5 +242,5 @@ async function checkAclIds(db: Kysely<Database>, aclIds: readonly string[]): Pro
   const found = await db.selectFrom('knocs').select('id').where('id', 'in', wanted).execute();
   const known = new Set(found.map((row) => row.id));
   const unknown = wanted.filter((id) => !known.has(id));
-  if (unknown.length > 0) throw new BadRequestError(`AclIds: unknown ${unknown.slice(0, 5).join(', ')}`);
+  if (unknown.length > 0) throw new BadRequestError({ extra: `AclIds: unknown ${unknown.slice(0, 5).join(', ')}` });
 }

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { API_KEY_BASIC_USER, ErrorCodes, type ApiKeyRecord } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { ApiError, ForbiddenError, TooManyRequestsError } from '../http/errors.js';
+import { type ApiError, ForbiddenError, TooManyRequestsError, UnauthenticatedError } from '../http/errors.js';
 import { clientAddress } from '../http/client-address.js';
 import { ADDRESS_POLICY, blockedFor, recordFailure, throttleSubject, type ThrottleKey } from '../auth/throttle.js';
 import { verifyApiKey } from '../apikeys/apikeys.service.js';
@@ -62,12 +62,14 @@ export async function checkCredentials(
 
 /** 401 err.unauthorised with the Basic challenge, so HTTP clients that wait for one send the key. */
 export function basicChallenge(realm: string): ApiError {
-  return new ApiError(401, ErrorCodes.unauthorised, undefined, { 'www-authenticate': `Basic realm="${realm}"` });
+  return new UnauthenticatedError({ code: ErrorCodes.unauthorised, wwwAuthenticate: `Basic realm="${realm}"` });
 }
 
 /** The answer to a refused key check: 403 for a good key used from elsewhere, else the challenge. */
 export function refusalError(check: Extract<KeyCheck, { ok: false }>, realm: string): ApiError {
-  return check.addressRefused ? new ForbiddenError(ErrorCodes.apiKeyAddressNotAllowed) : basicChallenge(realm);
+  return check.addressRefused
+    ? new ForbiddenError({ code: ErrorCodes.apiKeyAddressNotAllowed })
+    : basicChallenge(realm);
 }
 
 /**
@@ -82,7 +84,7 @@ export function apiKeyThrottleKey(address: string): ThrottleKey {
 /** 429 with Retry-After while the address is blocked; during a block even a good key gets this. */
 export async function refuseIfThrottled(ctx: AppContext, address: string): Promise<void> {
   const waitMs = await blockedFor(ctx.db, [apiKeyThrottleKey(address)], ctx.clock.now());
-  if (waitMs > 0) throw new TooManyRequestsError(waitMs / 1000);
+  if (waitMs > 0) throw new TooManyRequestsError({ retryAfterSeconds: waitMs / 1000 });
 }
 
 export async function countFailure(ctx: AppContext, address: string): Promise<void> {

@@ -1,9 +1,9 @@
-import type { AgentKnoc } from '@postern/protocol';
+import type { AgentKnocOf } from '@postern/protocol';
 import type { Logger } from 'pino';
 import type { HaproxySocket } from '../../config/settings.js';
 import { canonicalAddress, parseAddress, type ParsedAddress } from '../addresses.js';
 import type { Driver, DriverEntry, EntryOutcome } from '../driver.js';
-import { haproxyFields } from '../knoc-fields.js';
+import { socketBackend } from '../socket-backend.js';
 import { failed, succeeded } from '../outcomes.js';
 import { isNotFound, isSuccess, parseGetAcl, parseShowAclEntries } from './haproxy-output.js';
 import { RuntimeConnection } from './runtime-connection.js';
@@ -31,7 +31,16 @@ const LOOKUP_LIMIT = 64;
  * has and `del acl` matches the stored spelling; then every change written at once. Calls on the
  * same socket run one after another, so two of them cannot both decide an address is missing.
  */
-export class HaproxyDriver implements Driver {
+/** The knoc's HAProxy ACL ID: digits only, for `#<ID>` (the driver never writes anything else). */
+function haproxyAclId(knoc: AgentKnocOf<'haproxy'>): string {
+  const id = String(knoc.acl.ID ?? '').trim();
+  if (!/^\d{1,9}$/.test(id)) {
+    throw new Error(`knoc ${knoc.aclId} has an unusable haproxy ACL config.ID: the HAProxy ACL ID must be a number`);
+  }
+  return id;
+}
+
+export class HaproxyDriver implements Driver<'haproxy'> {
   readonly type = 'haproxy' as const;
   readonly #socket: HaproxySocket | null;
   readonly #logger: Logger;
@@ -44,7 +53,7 @@ export class HaproxyDriver implements Driver {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
 
-  apply(knoc: AgentKnoc, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
+  apply(knoc: AgentKnocOf<'haproxy'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
     return this.#session(knoc, async (connection, acl) => {
       const { outcomes, addresses } = parseEntries(entries);
       const present = await this.#stored(connection, acl, [...addresses.values()]);
@@ -65,7 +74,7 @@ export class HaproxyDriver implements Driver {
     });
   }
 
-  remove(knoc: AgentKnoc, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
+  remove(knoc: AgentKnocOf<'haproxy'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
     return this.#session(knoc, async (connection, acl) => {
       const { outcomes, addresses } = parseEntries(entries);
       // Delete every stored spelling of the address (10.0.0.1 and 10.0.0.1/32 are the same host).
@@ -88,13 +97,13 @@ export class HaproxyDriver implements Driver {
     });
   }
 
-  list(knoc: AgentKnoc): Promise<string[]> {
+  list(knoc: AgentKnocOf<'haproxy'>): Promise<string[]> {
     return this.#session(knoc, async (connection, acl) => [
       ...new Set((await this.#show(connection, acl)).map(canonicalAddress)),
     ]);
   }
 
-  async flush(knoc: AgentKnoc): Promise<void> {
+  async flush(knoc: AgentKnocOf<'haproxy'>): Promise<void> {
     const held = await this.list(knoc);
     const outcomes = await this.remove(
       knoc,
@@ -144,9 +153,12 @@ export class HaproxyDriver implements Driver {
   }
 
   /** Runs `work` on a fresh interactive connection, after any earlier call on the same socket. */
-  async #session<T>(knoc: AgentKnoc, work: (connection: RuntimeConnection, acl: string) => Promise<T>): Promise<T> {
-    const { backend, acl } = haproxyFields(knoc);
-    const target = runtimeTarget(backend, this.#socket);
+  async #session<T>(
+    knoc: AgentKnocOf<'haproxy'>,
+    work: (connection: RuntimeConnection, acl: string) => Promise<T>,
+  ): Promise<T> {
+    const id = haproxyAclId(knoc);
+    const target = runtimeTarget(socketBackend(knoc.backend), this.#socket);
     const key = targetKey(target);
     const previous = this.#queues.get(key) ?? Promise.resolve();
     const run = previous
@@ -154,7 +166,7 @@ export class HaproxyDriver implements Driver {
       .then(async () => {
         const connection = await RuntimeConnection.open(target, this.#timeoutMs);
         try {
-          return await work(connection, `#${acl.ID}`);
+          return await work(connection, `#${id}`);
         } finally {
           connection.close();
         }
@@ -167,7 +179,7 @@ export class HaproxyDriver implements Driver {
     return run;
   }
 
-  #logFailures(knoc: AgentKnoc, outcomes: EntryOutcome[]): void {
+  #logFailures(knoc: AgentKnocOf<'haproxy'>, outcomes: EntryOutcome[]): void {
     const failures = outcomes.filter((outcome) => !outcome.ok).length;
     if (failures > 0) this.#logger.warn({ aclId: knoc.aclId, failed: failures }, 'haproxy entries failed');
   }

@@ -1,5 +1,5 @@
 import type { HaproxySocket } from '../../config/settings.js';
-import type { SocketBackend } from '../knoc-fields.js';
+import type { SocketBackend } from '../socket-backend.js';
 
 /**
  * Where a backend's HAProxy runtime API is: its own Protocol and Address, or the agent's configured

@@ -1,10 +1,9 @@
-import type { AgentKnoc } from '@postern/protocol';
+import type { AgentKnocOf } from '@postern/protocol';
 import type { Logger } from 'pino';
 import { canonicalAddress, parseAddress } from '../addresses.js';
 import { runCommand } from '../command.js';
 import { clampDeviceTimeout } from '../device-timeout.js';
 import type { Driver, DriverEntry, EntryOutcome } from '../driver.js';
-import { ipsetFields, type IpsetAcl } from '../knoc-fields.js';
 import { failed, succeeded } from '../outcomes.js';
 import { isGlobalError, isSetLevelError, parseIpsetError, parseSaveMembers } from './ipset-output.js';
 import { IpsetShell } from './ipset-shell.js';
@@ -49,7 +48,17 @@ const SHELL_TIMEOUT_MS = 5_000;
  * `ipset restore`, and when ipset stops at a bad line the rest of the batch continues after it, so
  * each error lands on its own entry either way.
  */
-export class IpsetDriver implements Driver {
+/** The knoc's set names ('' for none). */
+interface IpsetAcl {
+  V4SetName: string;
+  V6SetName: string;
+}
+
+function ipsetAcl(knoc: AgentKnocOf<'ipset'>): IpsetAcl {
+  return { V4SetName: (knoc.acl.V4SetName ?? '').trim(), V6SetName: (knoc.acl.V6SetName ?? '').trim() };
+}
+
+export class IpsetDriver implements Driver<'ipset'> {
   readonly type = 'ipset' as const;
   readonly #allowed: ReadonlySet<string>;
   readonly #command: readonly string[];
@@ -69,18 +78,18 @@ export class IpsetDriver implements Driver {
     this.#shell = options.useShell === false ? null : new IpsetShell(options.command, shellTimeoutMs);
   }
 
-  apply(knoc: AgentKnoc, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
+  apply(knoc: AgentKnocOf<'ipset'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
     return this.#change(knoc, entries, (set, address, entry) => {
       return `add ${set} ${address} timeout ${clampDeviceTimeout(entry.ttlSeconds)}`;
     });
   }
 
-  remove(knoc: AgentKnoc, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
+  remove(knoc: AgentKnocOf<'ipset'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
     return this.#change(knoc, entries, (set, address) => `del ${set} ${address}`);
   }
 
-  async list(knoc: AgentKnoc): Promise<string[]> {
-    const { acl } = ipsetFields(knoc);
+  async list(knoc: AgentKnocOf<'ipset'>): Promise<string[]> {
+    const acl = ipsetAcl(knoc);
     const members: string[] = [];
     // Sets this agent may not touch are not its business, so they are not listed either.
     for (const set of this.#knocSets(acl).filter((name) => this.#allowed.has(name))) {
@@ -94,7 +103,7 @@ export class IpsetDriver implements Driver {
     return members;
   }
 
-  async flush(knoc: AgentKnoc): Promise<void> {
+  async flush(knoc: AgentKnocOf<'ipset'>): Promise<void> {
     const members = await this.list(knoc);
     if (members.length === 0) return;
     const outcomes = await this.remove(
@@ -111,11 +120,11 @@ export class IpsetDriver implements Driver {
   }
 
   async #change(
-    knoc: AgentKnoc,
+    knoc: AgentKnocOf<'ipset'>,
     entries: readonly DriverEntry[],
     lineFor: (set: string, address: string, entry: DriverEntry) => string,
   ): Promise<EntryOutcome[]> {
-    const { acl } = ipsetFields(knoc);
+    const acl = ipsetAcl(knoc);
     const outcomes: EntryOutcome[] = entries.map((entry) => succeeded(entry.ip));
     const operations: Operation[] = [];
     entries.forEach((entry, index) => {

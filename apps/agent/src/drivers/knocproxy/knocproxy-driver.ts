@@ -1,8 +1,8 @@
-import type { AgentKnoc } from '@postern/protocol';
+import type { AgentKnoc, AgentKnocOf } from '@postern/protocol';
 import type { Logger } from 'pino';
 import { parseHostPort } from '../haproxy/runtime-target.js';
 import type { Driver, DriverEntry, EntryOutcome } from '../driver.js';
-import { knocproxyFields } from '../knoc-fields.js';
+import { socketBackend } from '../socket-backend.js';
 import { failed, succeeded } from '../outcomes.js';
 import { GrantedAddresses } from './granted-addresses.js';
 import { ProxyListener, type ListenAddress, type TlsFiles } from './proxy-listener.js';
@@ -33,7 +33,7 @@ interface Served {
  * at the same host and port, so nothing in the request could tell two knocs apart. A second knoc
  * naming an address already in use has its entries refused with that reason.
  */
-export class KnocproxyDriver implements Driver {
+export class KnocproxyDriver implements Driver<'knocproxy'> {
   readonly type = 'knocproxy' as const;
   readonly #options: KnocproxyDriverOptions;
   readonly #byAddress = new Map<string, Served>();
@@ -43,7 +43,7 @@ export class KnocproxyDriver implements Driver {
   }
 
   /** Starts a listener for each knoc (so ungranted visitors get the 403 page, not a refused connection) and stops the rest. */
-  async configure(knocs: readonly AgentKnoc[]): Promise<void> {
+  async configure(knocs: readonly AgentKnocOf<'knocproxy'>[]): Promise<void> {
     const wanted = new Set(knocs.map((knoc) => knoc.aclId));
     for (const served of [...this.#byAddress.values()].filter((entry) => !wanted.has(entry.aclId))) {
       await this.#stop(served);
@@ -59,7 +59,7 @@ export class KnocproxyDriver implements Driver {
     if (problems.length > 0) throw new Error(problems.join('; '));
   }
 
-  async apply(knoc: AgentKnoc, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
+  async apply(knoc: AgentKnocOf<'knocproxy'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
     const served = await this.#serve(knoc);
     return entries.map((entry) =>
       served.granted.add(entry.ip)
@@ -68,7 +68,7 @@ export class KnocproxyDriver implements Driver {
     );
   }
 
-  remove(knoc: AgentKnoc, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
+  remove(knoc: AgentKnocOf<'knocproxy'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
     const served = this.#find(knoc);
     return Promise.resolve(
       entries.map((entry) => {
@@ -78,12 +78,12 @@ export class KnocproxyDriver implements Driver {
     );
   }
 
-  list(knoc: AgentKnoc): Promise<string[]> {
+  list(knoc: AgentKnocOf<'knocproxy'>): Promise<string[]> {
     return Promise.resolve(this.#find(knoc)?.granted.list() ?? []);
   }
 
   /** Forgets every grant of the knoc and stops its listener (the knoc is gone). */
-  async flush(knoc: AgentKnoc): Promise<void> {
+  async flush(knoc: AgentKnocOf<'knocproxy'>): Promise<void> {
     const served = this.#find(knoc);
     if (served !== undefined) await this.#stop(served);
   }
@@ -92,13 +92,13 @@ export class KnocproxyDriver implements Driver {
     await Promise.allSettled([...this.#byAddress.values()].map((served) => this.#stop(served)));
   }
 
-  #find(knoc: AgentKnoc): Served | undefined {
+  #find(knoc: AgentKnocOf<'knocproxy'>): Served | undefined {
     return [...this.#byAddress.values()].find((served) => served.aclId === knoc.aclId);
   }
 
   /** The knoc's listener, started (or moved, when its address changed) as needed. */
-  async #serve(knoc: AgentKnoc): Promise<Served> {
-    const { backend } = knocproxyFields(knoc);
+  async #serve(knoc: AgentKnocOf<'knocproxy'>): Promise<Served> {
+    const backend = socketBackend(knoc.backend);
     const listen = listenAddress(backend.Protocol, backend.Address);
     const key = listen.kind === 'unix' ? `unix:${listen.path}` : `tcp:${listen.host}:${listen.port}`;
     const upstream = upstreamUrl(knoc);

@@ -1,11 +1,10 @@
-import type { AgentKnoc } from '@postern/protocol';
+import type { AgentKnocOf } from '@postern/protocol';
 import type { Logger } from 'pino';
 import { parseAddress } from '../addresses.js';
 import { mapWithConcurrency } from '../concurrency.js';
 import type { Driver, DriverEntry, EntryOutcome } from '../driver.js';
-import { scriptFields } from '../knoc-fields.js';
 import { errorMessage, failed, succeeded } from '../outcomes.js';
-import { redactSecrets, scriptInvocation, type ScriptAction } from './script-environment.js';
+import { redactSecrets, scriptInvocation, type ScriptAction, type ScriptVariable } from './script-environment.js';
 import { killScripts, runScript, type ScriptEnd } from './script-process.js';
 import { resolveScript, ScriptRefusedError } from './script-path.js';
 
@@ -31,7 +30,23 @@ const DEFAULT_CONCURRENCY = 4;
  * variables. A script has no way to say what it holds, so `list` is empty and `flush` does nothing:
  * the agent removes what it granted, entry by entry, from its own state.
  */
-export class ScriptDriver implements Driver {
+/** What a script knoc runs and with which variables, or an error naming what is missing. */
+function scriptFields(knoc: AgentKnocOf<'script'>): { command: string; name: string; variables: ScriptVariable[] } {
+  const command = (knoc.backend.Command ?? '').trim();
+  if (command === '') {
+    throw new Error(
+      `knoc ${knoc.aclId} has an unusable script backend config.Command: the script backend has no Command`,
+    );
+  }
+  const variables = (knoc.acl.EnvVars ?? []).map((variable) => ({
+    Name: variable.Name.trim(),
+    Value: variable.Value ?? '',
+    Sensitive: variable.Sensitive ?? false,
+  }));
+  return { command, name: (knoc.acl.Name ?? '').trim(), variables };
+}
+
+export class ScriptDriver implements Driver<'script'> {
   readonly type = 'script' as const;
   readonly #options: ScriptDriverOptions;
   readonly #running = new Set<number>();
@@ -40,11 +55,11 @@ export class ScriptDriver implements Driver {
     this.#options = options;
   }
 
-  apply(knoc: AgentKnoc, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
+  apply(knoc: AgentKnocOf<'script'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
     return this.#runAll('add', knoc, entries);
   }
 
-  remove(knoc: AgentKnoc, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
+  remove(knoc: AgentKnocOf<'script'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
     return this.#runAll('remove', knoc, entries);
   }
 
@@ -61,19 +76,23 @@ export class ScriptDriver implements Driver {
     return Promise.resolve();
   }
 
-  async #runAll(action: ScriptAction, knoc: AgentKnoc, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
+  async #runAll(
+    action: ScriptAction,
+    knoc: AgentKnocOf<'script'>,
+    entries: readonly DriverEntry[],
+  ): Promise<EntryOutcome[]> {
     if (!this.#options.enabled) {
       throw new Error("scripts are disabled in this agent's configuration (scripts.enabled)");
     }
-    const { backend, acl } = scriptFields(knoc);
+    const { command, name, variables } = scriptFields(knoc);
     let program: string;
     try {
-      program = await resolveScript(backend.Command, this.#options.directory);
+      program = await resolveScript(command, this.#options.directory);
     } catch (error) {
       if (error instanceof ScriptRefusedError) throw error;
-      throw new Error(`script ${backend.Command} cannot be used: ${errorMessage(error)}`, { cause: error });
+      throw new Error(`script ${command} cannot be used: ${errorMessage(error)}`, { cause: error });
     }
-    const aclName = acl.Name !== '' ? acl.Name : knoc.name;
+    const aclName = name !== '' ? name : knoc.name;
     const outcomes = await mapWithConcurrency(
       entries,
       this.#options.concurrency ?? DEFAULT_CONCURRENCY,
@@ -86,7 +105,7 @@ export class ScriptDriver implements Driver {
             aclName,
             userName: entry.userName,
             address,
-            variables: acl.EnvVars,
+            variables,
           });
           const end = await runScript({
             program,
@@ -98,7 +117,7 @@ export class ScriptDriver implements Driver {
             running: this.#running,
           });
           const error = this.#errorFor(end);
-          return error === null ? succeeded(entry.ip) : failed(entry.ip, redactSecrets(error, acl.EnvVars));
+          return error === null ? succeeded(entry.ip) : failed(entry.ip, redactSecrets(error, variables));
         } catch (error) {
           return failed(entry.ip, errorMessage(error));
         }

@@ -1,11 +1,17 @@
 import type { ParsedAddress } from '../addresses.js';
-import type { ScriptVariable } from '../knoc-fields.js';
 import { ScriptRefusedError } from './script-path.js';
 
 /** The PATH scripts get: the system directories, nothing inherited from the agent's environment. */
 export const SCRIPT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 export type ScriptAction = 'add' | 'remove';
+
+/** A script variable with its value; a sensitive value arrives decrypted and is never logged. */
+export interface ScriptVariable {
+  Name: string;
+  Value: string;
+  Sensitive: boolean;
+}
 
 /** What one script run is about. */
 export interface ScriptRun {

@@ -1,6 +1,5 @@
-import type { TFunction } from 'i18next';
-import type { FormErrors } from '@mantine/form';
 import { LoginBody } from '@postern/protocol';
+import type { IssueKey } from '@/lib/forms/zod-form-errors';
 
 /** The fields both login forms ask for. */
 export interface Credentials {
@@ -9,7 +8,7 @@ export interface Credentials {
 }
 
 /** The rules of those fields, taken from the shared request schema so form and server agree. */
-const CREDENTIALS = LoginBody.pick({ UserName: true, Password: true });
+export const CREDENTIALS = LoginBody.pick({ UserName: true, Password: true });
 
 const REQUIRED_KEY: Record<keyof Credentials, string> = {
   UserName: 'login.usernameRequired',
@@ -17,17 +16,11 @@ const REQUIRED_KEY: Record<keyof Credentials, string> = {
 };
 
 /**
- * Form errors for a login form: an empty field gets the spec's "You must specify …" text, an
- * oversized one a "too long" text.
+ * The text of a login form's field error: an empty field gets the spec's "You must specify …"
+ * text, an oversized one a "too long" text.
  */
-export function credentialErrors(values: Credentials, t: TFunction): FormErrors {
-  const result = CREDENTIALS.safeParse(values);
-  if (result.success) return {};
-  const errors: FormErrors = {};
-  for (const issue of result.error.issues) {
-    const field = issue.path[0];
-    if ((field !== 'UserName' && field !== 'Password') || errors[field] !== undefined) continue;
-    errors[field] = issue.code === 'too_big' ? t('form.tooLong') : t(REQUIRED_KEY[field]);
-  }
-  return errors;
-}
+export const credentialIssueKey: IssueKey = (issue) => {
+  if (issue.code === 'too_big') return 'form.tooLong';
+  const field = issue.path[0];
+  return field === 'UserName' || field === 'Password' ? REQUIRED_KEY[field] : undefined;
+};

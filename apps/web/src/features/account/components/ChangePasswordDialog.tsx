@@ -1,5 +1,4 @@
 import { Button, Group, Modal, PasswordInput, Stack } from '@mantine/core';
-import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
 import { useTranslation } from 'react-i18next';
 import { ErrorCodes } from '@postern/protocol';
@@ -7,7 +6,8 @@ import { FormError } from '../../../components/FormError';
 import { hasErrorCode } from '../../../lib/api/api-error';
 import { renderError } from '../../../lib/api/render-error';
 import { useChangePasswordMutation } from '../api';
-import { changePasswordErrors, type ChangePasswordValues } from '../change-password-validation';
+import { useZodForm } from '@/lib/forms/use-zod-form';
+import { CHANGE_PASSWORD, type ChangePasswordValues } from '../change-password-validation';
 import { usePasswordStrength } from '../use-password-strength';
 import { PasswordStrengthMeter } from './PasswordStrengthMeter';
 
@@ -32,10 +32,9 @@ function fieldOfRefusal(failure: unknown): { field: keyof ChangePasswordValues; 
 function ChangePasswordForm({ onClose, userInputs }: Omit<ChangePasswordDialogProps, 'opened'>) {
   const { t } = useTranslation();
   const mutation = useChangePasswordMutation();
-  const form = useForm<ChangePasswordValues>({
-    mode: 'controlled',
+  const form = useZodForm<ChangePasswordValues>({
+    schema: CHANGE_PASSWORD,
     initialValues: { CurrentPassword: '', NewPassword: '', ConfirmPassword: '' },
-    validate: (values) => changePasswordErrors(values, t),
   });
   const strength = usePasswordStrength(form.values.NewPassword, userInputs, true);
 

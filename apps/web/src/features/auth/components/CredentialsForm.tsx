@@ -1,10 +1,10 @@
 import type { ReactNode } from 'react';
 import { Button, PasswordInput, Stack, TextInput } from '@mantine/core';
-import { useForm } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
 import { FormError } from '../../../components/FormError';
 import { renderError } from '../../../lib/api/render-error';
-import { credentialErrors, type Credentials } from '../credentials-validation';
+import { useZodForm } from '@/lib/forms/use-zod-form';
+import { CREDENTIALS, credentialIssueKey, type Credentials } from '../credentials-validation';
 
 /** Props of {@link CredentialsForm}. */
 export interface CredentialsFormProps {
@@ -22,10 +22,10 @@ export interface CredentialsFormProps {
  */
 export function CredentialsForm({ pending, error, onSubmit, children }: CredentialsFormProps) {
   const { t } = useTranslation();
-  const form = useForm<Credentials>({
-    mode: 'controlled',
+  const form = useZodForm<Credentials>({
+    schema: CREDENTIALS,
+    issueKey: credentialIssueKey,
     initialValues: { UserName: '', Password: '' },
-    validate: (values) => credentialErrors(values, t),
   });
 
   return (

@@ -1,10 +1,9 @@
 import { useEffect } from 'react';
-import { Alert, Stack, Title } from '@mantine/core';
+import { Stack, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { FullPageLoader } from '../../../components/FullPageLoader';
+import { QueryState } from '@/components/QueryState';
 import { routeTitleKey, type RoutePageProps } from '../../../app/routes/route-types';
 import { useAdminStatus } from '../../../features/status/api';
-import { renderError } from '../../../lib/api/render-error';
 import { RecentActivity } from './components/RecentActivity';
 import { StatusCounters } from './components/StatusCounters';
 
@@ -24,18 +23,14 @@ export default function AdminHomePage({ route }: RoutePageProps) {
   return (
     <Stack>
       <Title order={1}>{t(routeTitleKey(route.id))}</Title>
-      {data === undefined && status.isPending ? <FullPageLoader /> : null}
-      {data === undefined && status.isError ? (
-        <Alert color="red" title={t('error.title')}>
-          {renderError(error, t)}
-        </Alert>
-      ) : null}
-      {data === undefined ? null : (
-        <>
-          <StatusCounters status={data} />
-          <RecentActivity entries={data.Activity} />
-        </>
-      )}
+      <QueryState data={data} isError={status.isError} error={error}>
+        {(current) => (
+          <>
+            <StatusCounters status={current} />
+            <RecentActivity entries={current.Activity} />
+          </>
+        )}
+      </QueryState>
     </Stack>
   );
 }

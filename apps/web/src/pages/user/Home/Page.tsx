@@ -1,8 +1,8 @@
 import { useMemo } from 'react';
-import { Alert, Container, Group, Modal, Paper, Stack, Text } from '@mantine/core';
+import { Container, Group, Modal, Paper, Stack, Text } from '@mantine/core';
 import { IconInfoCircle } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { FullPageLoader } from '../../../components/FullPageLoader';
+import { QueryState } from '@/components/QueryState';
 import { ChangePasswordButton } from '../../../features/account/components/ChangePasswordButton';
 import { visibleAcls } from '../../../features/acls/acl-view';
 import { byDescription } from '../../../features/acls/dashboard-sections';
@@ -12,7 +12,6 @@ import { PortalHeader } from '../../../features/user-portal/components/PortalHea
 import { SessionCountdown } from '../../../features/user-portal/components/SessionCountdown';
 import { unlicensedKeys } from '../../../features/user-portal/components/UnlicensedNotice';
 import { useUserPortal } from '../../../features/user-portal/use-user-portal';
-import { renderError } from '../../../lib/api/render-error';
 import { ColorSchemeToggle } from '../../../theme/ColorSchemeToggle';
 import { AclTable } from './components/AclTable';
 
@@ -43,37 +42,31 @@ export default function HomePage() {
         <LogoutButton />
       </PortalHeader>
       <Container size="lg" component="main" py="lg">
-        {data === undefined ? (
-          status.isError ? (
-            <Alert color="red" title={t('error.title')} role="alert">
-              {renderError(status.error, t)}
-            </Alert>
-          ) : (
-            <FullPageLoader />
-          )
-        ) : (
-          <Stack gap="lg">
-            <Paper withBorder p="md" radius="md">
-              <Stack gap={4}>
-                <Group gap="xs" wrap="wrap">
-                  <Text c="dimmed">{t('home.currentAddress')}</Text>
-                  <Text fw={700} ff="monospace" style={{ overflowWrap: 'anywhere' }}>
-                    {data.CurrentAddress}
-                  </Text>
-                </Group>
-                <Group gap={6} wrap="nowrap" align="flex-start">
-                  <IconInfoCircle size={18} aria-hidden style={{ flexShrink: 0, marginTop: 2 }} />
-                  <Text size="sm">{t('home.revalidationNote')}</Text>
-                </Group>
-              </Stack>
-            </Paper>
-            {unlicensed !== null ? null : acls.length === 0 ? (
-              <Text c="dimmed">{t('home.noAcls')}</Text>
-            ) : (
-              <AclTable acls={acls} actions={actions} />
-            )}
-          </Stack>
-        )}
+        <QueryState data={data} isError={status.isError} error={status.error}>
+          {(current) => (
+            <Stack gap="lg">
+              <Paper withBorder p="md" radius="md">
+                <Stack gap={4}>
+                  <Group gap="xs" wrap="wrap">
+                    <Text c="dimmed">{t('home.currentAddress')}</Text>
+                    <Text fw={700} ff="monospace" style={{ overflowWrap: 'anywhere' }}>
+                      {current.CurrentAddress}
+                    </Text>
+                  </Group>
+                  <Group gap={6} wrap="nowrap" align="flex-start">
+                    <IconInfoCircle size={18} aria-hidden style={{ flexShrink: 0, marginTop: 2 }} />
+                    <Text size="sm">{t('home.revalidationNote')}</Text>
+                  </Group>
+                </Stack>
+              </Paper>
+              {unlicensed !== null ? null : acls.length === 0 ? (
+                <Text c="dimmed">{t('home.noAcls')}</Text>
+              ) : (
+                <AclTable acls={acls} actions={actions} />
+              )}
+            </Stack>
+          )}
+        </QueryState>
       </Container>
       <Modal
         opened={unlicensed !== null}

@@ -1,8 +1,8 @@
 import { useCallback, useMemo, useState } from 'react';
-import { Alert, Container, Stack, Text, TextInput } from '@mantine/core';
+import { Container, Stack, Text, TextInput } from '@mantine/core';
 import { IconSearch } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { FullPageLoader } from '../../../components/FullPageLoader';
+import { QueryState } from '@/components/QueryState';
 import { ChangePasswordButton } from '../../../features/account/components/ChangePasswordButton';
 import { isDefaultCategory, visibleAcls } from '../../../features/acls/acl-view';
 import {
@@ -21,7 +21,6 @@ import { PortalHeader } from '../../../features/user-portal/components/PortalHea
 import { SessionCountdown } from '../../../features/user-portal/components/SessionCountdown';
 import { UnlicensedNotice } from '../../../features/user-portal/components/UnlicensedNotice';
 import { useUserPortal } from '../../../features/user-portal/use-user-portal';
-import { renderError } from '../../../lib/api/render-error';
 import { ColorSchemeToggle } from '../../../theme/ColorSchemeToggle';
 import { CardView } from './components/CardView';
 import { HideTimerButton, ViewToggle } from './components/DashboardControls';
@@ -96,42 +95,38 @@ export default function NewUserDashboardPage() {
         <LogoutButton />
       </PortalHeader>
       <Container size="xl" component="main" py="lg">
-        {data === undefined ? (
-          status.isError ? (
-            <Alert color="red" title={t('error.title')} role="alert">
-              {renderError(status.error, t)}
-            </Alert>
-          ) : (
-            <FullPageLoader />
-          )
-        ) : !portal.licensed ? (
-          <UnlicensedNotice systemLicensed={data.Licensed} />
-        ) : (
-          <Stack gap="lg">
-            {withSearch ? (
-              <TextInput
-                type="search"
-                aria-label={t('home.search.label')}
-                placeholder={t('home.search.placeholder')}
-                leftSection={<IconSearch size={16} aria-hidden />}
-                value={query}
-                onChange={(event) => setQuery(event.currentTarget.value)}
-                maw={{ sm: 420 }}
-              />
-            ) : null}
-            {acls.length === 0 ? (
-              <Text c="dimmed">{t('home.noAcls')}</Text>
-            ) : shown.length === 0 ? (
-              <Text c="dimmed" role="status">
-                {t('home.noMatches')}
-              </Text>
-            ) : prefs.view === 'list' ? (
-              <ListView acls={listed} {...rowProps} />
+        <QueryState data={data} isError={status.isError} error={status.error}>
+          {(current) =>
+            !portal.licensed ? (
+              <UnlicensedNotice systemLicensed={current.Licensed} />
             ) : (
-              <CardView sections={sections} {...rowProps} />
-            )}
-          </Stack>
-        )}
+              <Stack gap="lg">
+                {withSearch ? (
+                  <TextInput
+                    type="search"
+                    aria-label={t('home.search.label')}
+                    placeholder={t('home.search.placeholder')}
+                    leftSection={<IconSearch size={16} aria-hidden />}
+                    value={query}
+                    onChange={(event) => setQuery(event.currentTarget.value)}
+                    maw={{ sm: 420 }}
+                  />
+                ) : null}
+                {acls.length === 0 ? (
+                  <Text c="dimmed">{t('home.noAcls')}</Text>
+                ) : shown.length === 0 ? (
+                  <Text c="dimmed" role="status">
+                    {t('home.noMatches')}
+                  </Text>
+                ) : prefs.view === 'list' ? (
+                  <ListView acls={listed} {...rowProps} />
+                ) : (
+                  <CardView sections={sections} {...rowProps} />
+                )}
+              </Stack>
+            )
+          }
+        </QueryState>
       </Container>
     </>
   );

@@ -1,7 +1,7 @@
 import { Paper, Table, Text, Title } from '@mantine/core';
 import type { AuditEntry } from '@postern/protocol';
-import dayjs from 'dayjs';
 import { useTranslation } from 'react-i18next';
+import { RelativeTime } from '@/components/RelativeTime';
 
 /** The action name and its details: an audit entry's `Entry` has exactly one key, the action. */
 function describe(entry: AuditEntry) {
@@ -33,15 +33,12 @@ export function RecentActivity({ entries }: { entries: readonly AuditEntry[] }) 
             <Table.Tbody>
               {entries.map((entry, index) => {
                 const { action, who } = describe(entry);
-                const date = dayjs(entry.Date);
                 return (
                   // Entries have no id; date and position identify a row within one answer.
                   <Table.Tr key={`${entry.Date}-${index}`}>
                     <Table.Td>{who}</Table.Td>
                     <Table.Td>
-                      <time dateTime={entry.Date} title={date.format('LLL')}>
-                        {date.fromNow()}
-                      </time>
+                      <RelativeTime date={entry.Date} />
                     </Table.Td>
                     <Table.Td>{t(`audit.action.${action}`, { defaultValue: action })}</Table.Td>
                   </Table.Tr>

@@ -1,0 +1,129 @@
+import { AuditActions, ErrorCodes, type AclEntry, type DiscoveredIp } from '@postern/protocol';
+import type { AppContext } from '../app-context.js';
+import type { GrantOrigin } from '../store/schema.js';
+import { usersAreLicensed } from '../licence/licence.js';
+import { recordAudit } from '../audit/audit.js';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../http/errors.js';
+import type { AgentEntryKey } from './agent-sync.js';
+import { endGrants, grantsShapingEntry, loggedSessionAddresses } from './grants.repo.js';
+import { knocOfUserWithChildren, type GrantableKnoc } from './knoc-access.js';
+import { addressAllowed, grantableAddress } from './ip-rules.js';
+import { ownGrantableAddress, seenAddresses } from './seen-addresses.js';
+import { aclEntry } from './acl-entry.js';
+import { expiryFor, insertGrants, sessionOwner, type GrantCaller, type WantedAddress } from './new-grants.js';
+
+/**
+ * The addresses a grant on this knoc covers for this caller, filtered by the knoc's rules, each in
+ * canonical spelling. What the request names (the caller's own address, and with CGNATOpen the
+ * addresses the browser reports) must pass seen-addresses.ts or the grant is a 400; addresses the
+ * store already holds (a knoc's fixed IPs, addresses logged earlier) are checked again and skipped
+ * when no grant may open them.
+ */
+async function addressesFor(
+  ctx: AppContext,
+  knoc: GrantableKnoc,
+  caller: GrantCaller,
+  discovered: readonly DiscoveredIp[],
+  now: number,
+): Promise<WantedAddress[]> {
+  const wanted: WantedAddress[] = [];
+  const stored = (ip: string, origin: GrantOrigin) => {
+    const checked = grantableAddress(ip);
+    if ('ip' in checked) wanted.push({ ip: checked.ip, origin });
+  };
+  if (knoc.grantType.Type === 'specifiedIps') {
+    for (const { Ip } of knoc.grantType.Ips) stored(Ip, 'fixed');
+  } else {
+    wanted.push({ ip: ownGrantableAddress(caller.address), origin: 'user' });
+    if (knoc.cgnatOpen) {
+      for (const { ip } of await seenAddresses(ctx, caller.address, discovered, now)) {
+        wanted.push({ ip, origin: 'discovered' });
+      }
+      for (const ip of await loggedSessionAddresses(ctx.db, caller.session.id)) stored(ip, 'discovered');
+    }
+  }
+  const seen = new Set<string>();
+  const result: WantedAddress[] = [];
+  for (const entry of wanted) {
+    if (seen.has(entry.ip) || !addressAllowed(knoc.ipExclusions, entry.ip)) continue;
+    seen.add(entry.ip);
+    result.push(entry);
+  }
+  return result;
+}
+
+/** The knoc the user asked about with its children, or the 404 a user gets for a knoc they may not see. */
+async function knocOfCaller(ctx: AppContext, caller: GrantCaller, aclId: string, now: number) {
+  const found = await knocOfUserWithChildren(ctx.db, caller.user.id, aclId, now);
+  if (found === undefined) throw new NotFoundError({ code: ErrorCodes.aclNotAvailable });
+  return found;
+}
+
+/** POST /api/grant: the user asks for access to a knoc from where they are. */
+export async function grantAcl(
+  ctx: AppContext,
+  caller: GrantCaller,
+  aclId: string,
+  discovered: readonly DiscoveredIp[],
+): Promise<AclEntry> {
+  const now = ctx.clock.now();
+  // A valid licence and users within its limit.
+  if (!(await usersAreLicensed(ctx))) throw new ForbiddenError({ code: ErrorCodes.licenceRequired });
+  const { knoc, children } = await knocOfCaller(ctx, caller, aclId, now);
+  if (!addressAllowed(knoc.ipExclusions, caller.address) && knoc.grantType.Type === 'userIp') {
+    throw new ForbiddenError({ code: ErrorCodes.aclDisabledForUser });
+  }
+  if (!knoc.agentOnline) throw new ConflictError({ code: ErrorCodes.agentOffline });
+  const keys = await grantKnoc(ctx, knoc, children, caller, discovered, AuditActions.ClickToGrant, now);
+  await ctx.agentSync.deliverEntryChanges(keys);
+  return aclEntry(knoc, await grantsShapingEntry(ctx.db, caller.session.id, aclId, now), caller.address, now);
+}
+
+/**
+ * Grants the knoc and its children to the caller's session, with the audit entry, in one
+ * transaction. Returns the device entries to tell agents about; the caller decides whether to wait.
+ */
+export async function grantKnoc(
+  ctx: AppContext,
+  knoc: GrantableKnoc,
+  children: readonly GrantableKnoc[],
+  caller: GrantCaller,
+  discovered: readonly DiscoveredIp[],
+  action: typeof AuditActions.ClickToGrant | typeof AuditActions.Grant,
+  now: number,
+): Promise<AgentEntryKey[]> {
+  const addresses = await addressesFor(ctx, knoc, caller, discovered, now);
+  if (addresses.length === 0) throw new BadRequestError({ code: ErrorCodes.noGrantableAddress });
+  const expiresAt = expiryFor(knoc, caller.session.endsAt, now);
+  return ctx.db.transaction().execute(async (trx) => {
+    const { keys } = await insertGrants(trx, [knoc, ...children], sessionOwner(caller), addresses, expiresAt, now);
+    await recordAudit(trx, now, action, {
+      UserName: caller.user.userName,
+      AclDescription: knoc.description,
+      IpAddress: addresses.map((address) => address.ip).join(', '),
+    });
+    return keys;
+  });
+}
+
+/** DELETE /api/sessions/current/granted-acls/{id}: the user ends their access to a knoc. */
+export async function revokeAcl(ctx: AppContext, caller: GrantCaller, aclId: string): Promise<AclEntry> {
+  const now = ctx.clock.now();
+  const { knoc, children } = await knocOfCaller(ctx, caller, aclId, now);
+  const keys = await ctx.db.transaction().execute(async (trx) => {
+    const ended = await endGrants(
+      trx,
+      { sessionIds: [caller.session.id], aclIds: [aclId, ...children.map((child) => child.id)] },
+      now,
+      'revoked',
+    );
+    await recordAudit(trx, now, AuditActions.ClickToRevoke, {
+      UserName: caller.user.userName,
+      AclDescription: knoc.description,
+      IpAddress: caller.address,
+    });
+    return ended;
+  });
+  await ctx.agentSync.deliverEntryChanges(keys);
+  return aclEntry(knoc, await grantsShapingEntry(ctx.db, caller.session.id, aclId, now), caller.address, now);
+}

@@ -1,0 +1,29 @@
+/** English: the admin console. */
+export const admin = {
+  adminShell: {
+    navigation: 'Admin navigation',
+    toggleNavigation: 'Toggle navigation',
+    signedInAs: 'Signed in as {{name}}',
+    logout: 'Log out',
+  },
+  adminHome: {
+    counters: {
+      sessions: 'Active sessions',
+      acls: 'ACLs',
+      users: 'Users',
+    },
+    activity: {
+      title: 'Recent activity',
+      user: 'User',
+      date: 'Date',
+      action: 'Action',
+      empty: 'No recent activity',
+    },
+  },
+  adminSettings: {
+    discoverIpTrustUnattested: {
+      label: 'Trust addresses the IP discovery URL reports without a signature',
+      risk: 'Only for an external IP discovery URL, which cannot sign its answers. While this is on, anyone signed in can have any address of their choice opened on CGNATOpen systems, not only addresses they really use. Postern’s built-in discovery needs no such trust.',
+    },
+  },
+};

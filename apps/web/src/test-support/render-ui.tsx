@@ -1,0 +1,24 @@
+import type { ReactElement, ReactNode } from 'react';
+import { MantineProvider } from '@mantine/core';
+import { ModalsProvider } from '@mantine/modals';
+import { QueryClientProvider } from '@tanstack/react-query';
+import { render } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { createQueryClient } from '@/app/query-client';
+
+/**
+ * Renders one component with the app's providers (Mantine, modals, a fresh QueryClient) but no
+ * router or session: for tests of shared components outside any page.
+ */
+export function renderUi(ui: ReactElement) {
+  const queryClient = createQueryClient();
+  const user = userEvent.setup();
+  const wrapper = ({ children }: { children: ReactNode }) => (
+    <QueryClientProvider client={queryClient}>
+      <MantineProvider>
+        <ModalsProvider>{children}</ModalsProvider>
+      </MantineProvider>
+    </QueryClientProvider>
+  );
+  return { ...render(ui, { wrapper }), user, queryClient };
+}

@@ -1,0 +1,185 @@
+import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import { AgentKnoc, lenientConfig } from './agent-messages.js';
+import { BACKEND_CONFIG_SCHEMAS, BACKEND_TYPES, type BackendType } from './backends.js';
+import { ACL_CONFIG_SCHEMAS } from './knocs.js';
+
+interface Example {
+  /** Valid fields, as an admin would save them. */
+  fields: Record<string, unknown>;
+  /** The fields whose absence the save-time schema refuses. */
+  required: readonly string[];
+}
+
+/**
+ * One valid backend config and one valid ACL config per backend type. `satisfies Record<BackendType,
+ * …>` makes a new backend type without an example a compile error; the test below fails at run time.
+ */
+const EXAMPLES = {
+  ipset: {
+    backend: { fields: {}, required: [] },
+    acl: { fields: { V4SetName: 'postern4', V6SetName: 'postern6' }, required: [] },
+  },
+  allowlist: {
+    backend: { fields: {}, required: [] },
+    acl: {
+      fields: { Token: 'tok', ApiKeyId: '', AllowAccessByIp: true, AllowedIpAddresses: ['10.0.0.0/8'] },
+      required: [],
+    },
+  },
+  haproxy: {
+    backend: { fields: { Protocol: 'unix', Address: '/var/run/haproxy.sock' }, required: ['Protocol', 'Address'] },
+    acl: { fields: { ID: '3' }, required: ['ID'] },
+  },
+  knocproxy: {
+    backend: { fields: { Protocol: 'tcp', Address: '0.0.0.0:8443' }, required: ['Protocol', 'Address'] },
+    acl: { fields: { Name: 'app_one' }, required: ['Name'] },
+  },
+  script: {
+    backend: {
+      fields: { Command: 'grant.sh', EnvVars: [{ Name: 'TOKEN', Sensitive: true }] },
+      required: ['Command'],
+    },
+    acl: {
+      fields: { Name: 'app', EnvVars: [{ Name: 'TOKEN', Value: 'secret', Sensitive: true, Encrypted: false }] },
+      required: [],
+    },
+  },
+  fortios: {
+    backend: {
+      fields: { Url: 'https://fw.example.com', Insecure: false, Bearer: 'b', Prefix: 'kk_', VDOM: 'root' },
+      required: ['Url', 'Bearer'],
+    },
+    acl: { fields: { Name: 'grp' }, required: ['Name'] },
+  },
+  fortimanager: {
+    backend: { fields: { Hostname: 'fmg.example.com', Insecure: true, ApiKey: 'k' }, required: ['Hostname', 'ApiKey'] },
+    acl: { fields: { Name: 'grp' }, required: [] },
+  },
+  panos: {
+    backend: {
+      fields: {
+        Hostname: 'pa.example.com:8443',
+        Insecure: false,
+        ApiKey: 'k',
+        VSys: 'vsys1',
+        DeviceGroup: '',
+        MapUser: false,
+      },
+      required: ['Hostname', 'ApiKey'],
+    },
+    acl: { fields: { GroupName: 'grp', EDLName: '', MapUser: false, SerialNumber: '' }, required: [] },
+  },
+  firepower: {
+    backend: {
+      fields: { Hostname: '192.0.2.10', Insecure: false, Username: 'api', Password: 'p' },
+      required: ['Hostname', 'Username', 'Password'],
+    },
+    acl: { fields: { GroupUUID: '0050568a-1234' }, required: ['GroupUUID'] },
+  },
+  sophosutm: {
+    backend: {
+      fields: { Hostname: 'utm.example.com', Insecure: false, ApiKey: 'k' },
+      required: ['Hostname', 'ApiKey'],
+    },
+    acl: { fields: { GroupReference: 'REF_NetGroPostern' }, required: ['GroupReference'] },
+  },
+  sophossfos: {
+    backend: {
+      fields: { Hostname: 'sfos.example.com', Insecure: false, Username: 'api', Password: 'p' },
+      required: ['Hostname', 'Username', 'Password'],
+    },
+    acl: { fields: { GroupName: 'grp4', GroupNameV6: 'grp6' }, required: ['GroupName'] },
+  },
+  aws: {
+    backend: {
+      fields: { AccessKeyId: 'AKIA', SecretAccessKey: 's', Region: 'eu-west-1' },
+      required: ['AccessKeyId', 'SecretAccessKey', 'Region'],
+    },
+    acl: { fields: { SecurityGroupId: 'sg-123', Port: 22 }, required: ['SecurityGroupId'] },
+  },
+  azure: {
+    backend: {
+      fields: { ClientId: 'c', ClientSecret: 's', TenantId: 't', NoCache: false },
+      required: ['ClientId', 'ClientSecret', 'TenantId'],
+    },
+    acl: {
+      fields: { NsgDirection: 'Inbound', NsgName: 'nsg', NsgPort: 443, ResourceGroup: 'rg' },
+      required: ['NsgDirection', 'NsgName', 'ResourceGroup'],
+    },
+  },
+} as const satisfies Record<BackendType, { backend: Example; acl: Example }>;
+
+const without = (fields: Record<string, unknown>, key: string) =>
+  Object.fromEntries(Object.entries(fields).filter(([name]) => name !== key));
+
+const cases = BACKEND_TYPES.flatMap((type) => [
+  {
+    type,
+    part: 'backend' as const,
+    schema: BACKEND_CONFIG_SCHEMAS[type] as z.ZodObject,
+    example: EXAMPLES[type].backend,
+  },
+  { type, part: 'acl' as const, schema: ACL_CONFIG_SCHEMAS[type] as z.ZodObject, example: EXAMPLES[type].acl },
+]);
+
+describe('per-type config schemas', () => {
+  it('has an example for every backend type, and only for those', () => {
+    expect(Object.keys(EXAMPLES).sort()).toEqual([...BACKEND_TYPES].sort());
+    expect(Object.keys(BACKEND_CONFIG_SCHEMAS).sort()).toEqual([...BACKEND_TYPES].sort());
+    expect(Object.keys(ACL_CONFIG_SCHEMAS).sort()).toEqual([...BACKEND_TYPES].sort());
+  });
+
+  describe.each(cases)('$type $part config', ({ schema, example }) => {
+    it('parses the example', () => {
+      const parsed = schema.safeParse(example.fields);
+      expect(parsed.error?.issues).toBeUndefined();
+    });
+
+    it('names exactly the required fields', () => {
+      const required = Object.keys(schema.shape).filter(
+        (key) => !schema.safeParse(without(example.fields, key)).success,
+      );
+      expect(required.sort()).toEqual([...example.required].sort());
+    });
+
+    it.each(example.required.map((key) => ({ key })))('refuses the example without $key', ({ key }) => {
+      const parsed = schema.safeParse(without(example.fields, key));
+      expect(parsed.success).toBe(false);
+      expect(parsed.error?.issues.some((issue) => issue.path[0] === key || issue.path.length === 0)).toBe(true);
+    });
+
+    it('has an agent-side lenient variant that accepts the example as sent, and nothing at all', () => {
+      const lenient = lenientConfig(schema);
+      expect(lenient.parse(example.fields)).toEqual(example.fields);
+      expect(lenient.parse({})).toEqual({});
+    });
+  });
+});
+
+describe('AgentKnoc', () => {
+  const base = { aclId: 'a1', name: 'Knoc', url: 'https://app.example.com', backendId: 'b1' };
+
+  it.each(BACKEND_TYPES.map((type) => ({ type })))('accepts a $type knoc with the example configs', ({ type }) => {
+    const knoc = { ...base, backendType: type, backend: EXAMPLES[type].backend.fields, acl: EXAMPLES[type].acl.fields };
+    expect(AgentKnoc.parse(knoc)).toEqual(knoc);
+  });
+
+  it('ignores the save-time rules: what an older server stored still arrives', () => {
+    const haproxy = { ...base, backendType: 'haproxy', backend: { Protocol: 'unix', Address: '' }, acl: { ID: 12 } };
+    expect(AgentKnoc.parse(haproxy)).toEqual(haproxy);
+    const knocproxy = { ...base, backendType: 'knocproxy', backend: {}, acl: { Name: 'has-dash' } };
+    expect(AgentKnoc.parse(knocproxy)).toEqual(knocproxy);
+    const fortios = { ...base, backendType: 'fortios', backend: { Url: 'not a url', Bearer: 'b' }, acl: { Name: '' } };
+    expect(AgentKnoc.parse(fortios)).toEqual(fortios);
+    const ipset = { ...base, backendType: 'ipset', backend: {}, acl: {} };
+    expect(AgentKnoc.parse(ipset)).toEqual(ipset);
+  });
+
+  it('still refuses a field of the wrong type and an unknown backend type', () => {
+    expect(AgentKnoc.safeParse({ ...base, backendType: 'ipset', backend: {}, acl: { V4SetName: 4 } }).success).toBe(
+      false,
+    );
+    expect(AgentKnoc.safeParse({ ...base, backendType: 'nope', backend: {}, acl: {} }).success).toBe(false);
+  });
+});
