@@ -1,43 +1,27 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebSocket } from 'ws';
 import type { Logger } from 'pino';
 import {
   AGENT_OFFLINE_AFTER_SECONDS,
   AGENT_PROTOCOL_VERSION,
   AgentCloseCodes,
-  AgentToServerMessage,
   type EntryKey,
   type HelloMessage,
   type ServerToAgentMessage,
 } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
 import { newAgentNonce } from '../agents/agent-key.js';
-import { backoffDelay, type Backoff } from '../lib/backoff.js';
+import { backoffDelay } from '../lib/backoff.js';
 import { StoreOutageLog } from '../store/store-outage-log.js';
+import { parseAgentFrame, textOf } from './agent-frames.js';
 import { agentKnocs, desiredEntries, desiredForKeys, withoutUnreadableKnocs } from './desired-state.js';
+import { Generations } from './generations.js';
 import { recordResults } from './results.js';
-
-/** A text frame's payload as a string (ws hands over a Buffer, or fragments of one). */
-function textOf(data: Buffer | ArrayBuffer | Buffer[]): string {
-  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
-  return Buffer.from(data instanceof ArrayBuffer ? new Uint8Array(data) : data).toString('utf8');
-}
+import { STORE_RETRY, untilStored, type RetryScope } from './store-retry.js';
 
 /** Heartbeats refresh LastSeen in the store at most this often. */
 const LAST_SEEN_WRITE_MS = 5_000;
-/**
- * Generations reserved in the store at once. A reconnect skips what its predecessor left unused, so
- * this bounds the waste: at a million reconnects a day the numbers last for longer than any agent.
- */
-const GENERATION_BLOCK = 1_000;
 /** An agent that has not proved its key in a hello this long after connecting is dropped. */
 const HELLO_TIMEOUT_MS = 10_000;
-/**
- * Between attempts at work the store could not take (locked by another process, unreachable): each
- * failed write has already waited for the store's own deadline, so these pauses only keep a long
- * outage from becoming a busy loop.
- */
-const STORE_RETRY: Backoff = { initialMs: 250, maxMs: 5_000 };
 
 /** What a connection asks of the hub, which alone decides who may hold an agent's slot. */
 export interface AgentConnectionHooks {
@@ -77,9 +61,8 @@ export class AgentConnection {
   readonly #nonce = newAgentNonce();
   #lastSeenWritten = 0;
   #lastMessageAt: number;
-  /** The last generation used, and the highest this connection has reserved (see #takeGeneration). */
-  #nextGeneration = 0;
-  #reservedUpTo = 0;
+  /** The generations of messages to the agent, reserved in the store a block at a time. */
+  readonly #generations: Generations;
   /** Knocs left out of the last full state because a secret of theirs cannot be opened (aclId → error). */
   #unreadableKnocs: ReadonlyMap<string, string> = new Map();
   readonly #watchdog: NodeJS.Timeout;
@@ -101,6 +84,7 @@ export class AgentConnection {
     private readonly hooks: AgentConnectionHooks,
   ) {
     this.#lastMessageAt = Date.now();
+    this.#generations = new Generations(ctx, agentId);
     this.#resultsOutage = new StoreOutageLog(log, 'recording agent results');
     this.#lastSeenOutage = new StoreOutageLog(log, 'the agent LastSeen update');
     this.#flushOutage = new StoreOutageLog(log, 'sending changes to the agent');
@@ -238,7 +222,7 @@ export class AgentConnection {
     this.#pendingKeys.clear();
     // The generation is taken before the state is read, in the serial queue: a message computed
     // before a revoke's carries a lower generation than the revoke's own, and reads no newer state.
-    const generation = await this.#takeGeneration();
+    const generation = await this.#generations.take();
     const now = this.ctx.clock.now();
     const desired = await desiredForKeys(this.ctx.db, this.agentId, keys, now);
     const add = await withoutUnreadableKnocs(this.ctx.db, this.#unreadableKnocs, desired.add, now);
@@ -246,7 +230,7 @@ export class AgentConnection {
   }
 
   async #sendFullState(): Promise<void> {
-    const generation = await this.#takeGeneration();
+    const generation = await this.#generations.take();
     // One snapshot: the entries must belong to the knocs sent with them.
     const message = await this.ctx.db.transaction().execute(async (trx) => {
       const now = this.ctx.clock.now();
@@ -262,43 +246,10 @@ export class AgentConnection {
     this.#send(message);
   }
 
-  /**
-   * The next generation for a message to this agent. Generations are reserved in the store a block
-   * at a time, so a message costs no write: the store always holds the highest generation any
-   * connection may have used, and a new connection (a reconnect, another replica) reserves above
-   * it. Called only from the serial queue, so messages leave in the order of their generations.
-   */
-  async #takeGeneration(): Promise<number> {
-    if (this.#nextGeneration >= this.#reservedUpTo) {
-      const row = await this.ctx.db
-        .updateTable('agents')
-        .set((eb) => ({ generation: eb('generation', '+', GENERATION_BLOCK) }))
-        .where('id', '=', this.agentId)
-        .returning('generation')
-        .executeTakeFirstOrThrow();
-      this.#reservedUpTo = Number(row.generation);
-      this.#nextGeneration = this.#reservedUpTo - GENERATION_BLOCK;
-    }
-    this.#nextGeneration += 1;
-    return this.#nextGeneration;
-  }
-
   async #handle(text: string): Promise<void> {
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      return this.close(AgentCloseCodes.protocolError, 'not JSON');
-    }
-    const parsed = AgentToServerMessage.safeParse(json);
-    if (!parsed.success) {
-      this.log.warn(
-        { issues: parsed.error.issues.slice(0, 3).map((issue) => issue.path.join('.')) },
-        'invalid agent message',
-      );
-      return this.close(AgentCloseCodes.protocolError, 'invalid message');
-    }
-    const message = parsed.data;
+    const parsed = parseAgentFrame(text, this.log);
+    if (parsed.refusal !== undefined) return this.close(AgentCloseCodes.protocolError, parsed.refusal);
+    const { message } = parsed;
     if (!this.#ready) {
       // Nothing from a connection being closed before its key was accepted; and before that, the
       // only message is the hello carrying the proof.
@@ -342,8 +293,7 @@ export class AgentConnection {
           .execute();
         this.#lastSeenWritten = Date.now();
         // Reserve afresh above whatever the store now holds.
-        this.#nextGeneration = 0;
-        this.#reservedUpTo = 0;
+        this.#generations.reset();
         this.log.info(
           { agentVersion: message.agentVersion, applied: message.applied.length, generation: message.generation },
           'agent said hello',
@@ -368,7 +318,7 @@ export class AgentConnection {
       }
       case 'result': {
         if (!this.#ready) return;
-        const recorded = await this.#untilStored(this.#resultsOutage, () =>
+        const recorded = await untilStored(this.#retryScope(), this.#resultsOutage, () =>
           recordResults(this.ctx.db, this.agentId, message.results, this.ctx.clock.now()),
         );
         if (!recorded) {
@@ -390,28 +340,9 @@ export class AgentConnection {
     }
   }
 
-  /**
-   * Runs `write` until the store takes it, pausing with growing back-off while the store is
-   * unavailable. It runs in the serial queue, so the agent's later messages wait their turn and its
-   * results are recorded in the order it sent them. False when the connection closed first: its
-   * successor is sent the full state, and the agent answers that with fresh results.
-   */
-  async #untilStored(outage: StoreOutageLog, write: () => Promise<void>): Promise<boolean> {
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        await write();
-        outage.succeeded();
-        return true;
-      } catch (error) {
-        if (!outage.failed(error)) throw error;
-      }
-      if (this.closing) return false;
-      try {
-        await sleep(backoffDelay(attempt, STORE_RETRY), undefined, { signal: this.#closingSignal.signal });
-      } catch {
-        return false;
-      }
-    }
+  /** This connection as untilStored sees it: retries stop once it closes. */
+  #retryScope(): RetryScope {
+    return { isClosing: () => this.closing, signal: this.#closingSignal.signal };
   }
 
   #send(message: ServerToAgentMessage): void {
