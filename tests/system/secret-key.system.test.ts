@@ -1,11 +1,11 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { capture, cleanEnv, freePort, REPO_ROOT, waitFor, type Finished } from '@postern/test-support';
+import { REPO_ROOT, waitFor, type Finished } from '@postern/test-support';
 import { AdminApi } from './support/admin-api.js';
+import { spawnPosternServer } from './support/postern-server.js';
 import { missingBuild, requireTool } from './support/requirements.js';
 
 const PASSWORD_LINE = /Its password is shown only this once:\n\n\s+(\S+)\n/;
@@ -30,22 +30,7 @@ describe('the secret key at start-up', () => {
   const keyFile = () => path.join(dataDir, 'secret.key');
 
   /** `node apps/server/dist/main.js serve` on this test's data directory, as `npm start` runs it. */
-  async function serve(settings: Record<string, string> = {}) {
-    const port = await freePort();
-    const child = spawn(process.execPath, [path.join(REPO_ROOT, 'apps/server/dist/main.js'), 'serve'], {
-      cwd: REPO_ROOT,
-      env: cleanEnv(['POSTERN_', 'DATABASE_URL'], {
-        POSTERN_DATA_DIR: dataDir,
-        POSTERN_PORT: String(port),
-        POSTERN_HOST: '127.0.0.1',
-        POSTERN_LOG_LEVEL: 'warn',
-        POSTERN_IP_DISCOVERY_PORTS: 'off',
-        ...settings,
-      }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    return { process: capture(child), url: `http://127.0.0.1:${port}` };
-  }
+  const serve = (settings: Record<string, string> = {}) => spawnPosternServer(dataDir, settings);
 
   /** A first start that seals a secret (an agent's token), then a clean stop. */
   async function firstStartSealingASecret(settings: Record<string, string> = {}): Promise<void> {

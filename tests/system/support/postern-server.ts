@@ -37,23 +37,11 @@ export async function startPosternServer(
 ): Promise<PosternServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'postern-system-'));
   const postgres = storeChoice === 'postgres' ? await createSchema() : null;
-  const port = await freePort();
-  const [command = process.execPath, ...prefixArgs] = [...commandPrefix, process.execPath];
-  const serverArgs = [...prefixArgs, path.join(REPO_ROOT, 'apps/server/dist/main.js'), 'serve'];
-  const child = spawn(command, serverArgs, {
-    cwd: REPO_ROOT,
-    env: cleanEnv(['POSTERN_', 'DATABASE_URL'], {
-      POSTERN_DATA_DIR: dataDir,
-      POSTERN_PORT: String(port),
-      POSTERN_HOST: '127.0.0.1',
-      POSTERN_LOG_LEVEL: 'warn',
-      POSTERN_IP_DISCOVERY_PORTS: 'off',
-      ...(postgres === null ? {} : { DATABASE_URL: postgres.url }),
-      ...settings,
-    }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const running = capture(child);
+  const { process: running, url } = await spawnPosternServer(
+    dataDir,
+    { ...(postgres === null ? {} : { DATABASE_URL: postgres.url }), ...settings },
+    commandPrefix,
+  );
   const stop = async () => {
     await running.stop();
     await postgres?.drop();
@@ -67,12 +55,40 @@ export async function startPosternServer(
   }
   const adminPassword = PASSWORD_LINE.exec(running.stdout())?.[1] ?? '';
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     adminPassword,
     store: postgres === null ? 'sqlite' : 'postgres',
     process: running,
     stop,
   };
+}
+
+/**
+ * Spawns `main.js serve` on `dataDir` with the tests' defaults (127.0.0.1, a free port, warnings
+ * only, no discovery ports) overridden by `settings`. The caller owns the directory, so a test can
+ * start a server on the same one again.
+ */
+export async function spawnPosternServer(
+  dataDir: string,
+  settings: Record<string, string> = {},
+  commandPrefix: readonly string[] = [],
+): Promise<{ process: RunningProcess; url: string }> {
+  const port = await freePort();
+  const [command = process.execPath, ...prefixArgs] = [...commandPrefix, process.execPath];
+  const serverArgs = [...prefixArgs, path.join(REPO_ROOT, 'apps/server/dist/main.js'), 'serve'];
+  const child = spawn(command, serverArgs, {
+    cwd: REPO_ROOT,
+    env: cleanEnv(['POSTERN_', 'DATABASE_URL'], {
+      POSTERN_DATA_DIR: dataDir,
+      POSTERN_PORT: String(port),
+      POSTERN_HOST: '127.0.0.1',
+      POSTERN_LOG_LEVEL: 'warn',
+      POSTERN_IP_DISCOVERY_PORTS: 'off',
+      ...settings,
+    }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return { process: capture(child), url: `http://127.0.0.1:${port}` };
 }
 
 /** A new schema on the test PostgreSQL and a DATABASE_URL whose search path is that schema. */

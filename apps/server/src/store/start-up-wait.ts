@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/config-error.js';
 import { backoffDelay, type Backoff } from '../lib/backoff.js';
-import { StoreBusyError } from './store-unavailable.js';
+import { gaveUpOnOutsideLock } from './store-unavailable.js';
 
 /**
  * How long start-up waits for a lock held outside this process (a backup copying the SQLite file, an
@@ -27,7 +27,7 @@ export async function whenStoreFree<T>(
     try {
       return await work();
     } catch (error) {
-      if (!isStoreBusy(error)) throw error;
+      if (!gaveUpOnOutsideLock(error)) throw error;
       const waited = performance.now() - started;
       if (waited >= maxWaitMs) {
         throw new ConfigError(
@@ -40,13 +40,4 @@ export async function whenStoreFree<T>(
       await sleep(Math.min(maxWaitMs - waited, backoffDelay(attempt, START_UP_RETRY)));
     }
   }
-}
-
-function isStoreBusy(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current instanceof Error; depth += 1) {
-    if (current instanceof StoreBusyError) return true;
-    current = current.cause;
-  }
-  return false;
 }

@@ -42,12 +42,25 @@ export class StoreBusyError extends Error {
  * someone else, unreachable or overloaded. Such work can be retried later; the API answers 503.
  */
 export function isStoreUnavailable(error: unknown): boolean {
+  return someCause(
+    error,
+    (cause) =>
+      cause instanceof StoreBusyError ||
+      isSqliteBusy(cause) ||
+      ('code' in cause && typeof cause.code === 'string' && STORE_UNAVAILABLE_CODES.has(cause.code)),
+  );
+}
+
+/** Whether an error (or one it was caused by) is a write that gave up waiting for an outside lock. */
+export function gaveUpOnOutsideLock(error: unknown): boolean {
+  return someCause(error, (cause) => cause instanceof StoreBusyError);
+}
+
+/** Whether `error` or one of the few errors it was caused by matches. */
+function someCause(error: unknown, matches: (cause: Error) => boolean): boolean {
   let current: unknown = error;
   for (let depth = 0; depth < 4 && current instanceof Error; depth += 1) {
-    if (current instanceof StoreBusyError || isSqliteBusy(current)) return true;
-    if ('code' in current && typeof current.code === 'string' && STORE_UNAVAILABLE_CODES.has(current.code)) {
-      return true;
-    }
+    if (matches(current)) return true;
     current = current.cause;
   }
   return false;
