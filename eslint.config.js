@@ -5,8 +5,8 @@ import globals from 'globals';
 
 /*
  * The layering rules that hold today, kept by lint: web ↛ server, agent; agent ↛ server, web;
- * protocol ↛ server, web, agent; server repos ↛ routes, services, http/; agent drivers ↛ runtime;
- * web features ↛ pages. Each rule names its forbidden imports twice: as a workspace package (`@postern/server`) and as the relative
+ * protocol ↛ server, web, agent; server repos ↛ routes, services, http/; server lib/ ↛ the rest of
+ * the server; agent drivers ↛ runtime; web features ↛ pages. Each rule names its forbidden imports twice: as a workspace package (`@postern/server`) and as the relative
  * path that would reach the same folder (`../../../server/src/...`, `../../apps/server/...`).
  * tests/lint/layering.test.ts proves every rule still fires.
  */
@@ -25,6 +25,11 @@ const LAYER_PATTERNS = {
   serverHttp: {
     regex: '^(\\.\\./)+http(/|$)',
     message: 'Layering: a repo never imports http/; throw plain errors or return results instead.',
+  },
+  serverFeatures: {
+    // Anything that climbs out of lib/ except to errors.ts: a feature, http/, the store, the context.
+    regex: '^\\.\\./(?!errors\\.js$)',
+    message: 'Layering: server lib/ holds leaf helpers; it imports nothing but itself and errors.ts.',
   },
   agentRuntime: {
     regex: '^(\\.\\./)+runtime(/|$)',
@@ -86,4 +91,5 @@ export default tseslint.config(
   layering(['apps/agent/src/drivers/**'], 'server', 'web', 'agentRuntime'),
   layering(['packages/protocol/**'], 'server', 'web', 'agent'),
   layering(['apps/server/**/*.repo.ts'], 'routesAndServices', 'serverHttp'),
+  layering(['apps/server/src/lib/**'], 'serverFeatures'),
 );

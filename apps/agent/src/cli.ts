@@ -15,7 +15,7 @@ const WITHOUT_DEFAULT: Partial<Record<SettingKey, string>> = {
 };
 
 /** The settings table shown by `--help` on the program and on each command. */
-export function settingsHelp(): string {
+function settingsHelp(): string {
   const rows = SETTING_KEYS.map((key) => {
     const definition: (typeof SETTINGS)[SettingKey] = SETTINGS[key];
     const fallback = 'default' in definition ? definition.default || '(empty)' : '(unset)';

@@ -1,5 +1,5 @@
 /** The signals that ask the agent to stop: systemd and container runtimes send SIGTERM, a terminal SIGINT. */
-export const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
+const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 
 /** A pending request to stop; see {@link listenForStopSignal}. */
 export interface StopRequest {

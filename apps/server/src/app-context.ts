@@ -6,7 +6,7 @@ import type { Clock } from './lib/clock.js';
 import type { PosternConfig } from './config/config.js';
 import type { SecretBox } from './secrets/secret-box.js';
 import type { UnreadableSecretReports } from './secrets/unreadable-secrets.js';
-import type { SessionEvents } from './auth/session-events.js';
+import type { SessionEvents } from './sessions/session-events.js';
 import type { AgentSync } from './grants/agent-sync.js';
 
 /** What every service needs: the store, the time and the settings that shape behaviour. */
@@ -28,6 +28,12 @@ export interface AppContext {
   /** Tells connected agents about committed changes to grants, knocs and backends. */
   agentSync: AgentSync;
 }
+
+/**
+ * The context before the agent hub exists: what the hub itself is built from. The hub is the
+ * AgentSync of the full context, so it cannot need one.
+ */
+export type HubContext = Omit<AppContext, 'agentSync'>;
 
 /** Who is asking, as far as the network can tell. */
 export interface RequestMeta {

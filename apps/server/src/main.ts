@@ -3,7 +3,7 @@ import { CommanderError } from 'commander';
 import { buildCli } from './cli/cli.js';
 import { ConfigError, EXIT_CONFIG_ERROR } from './config/config-error.js';
 import { MigrationFailedError, StoreTooNewError } from './store/migrate.js';
-import { ApiError } from './http/errors.js';
+import { ApiError } from './errors.js';
 
 /**
  * Entry point of the `postern` command. Problems the operator can fix (settings, command line, a store

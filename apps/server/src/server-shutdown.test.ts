@@ -7,7 +7,7 @@ import WebSocket from 'ws';
 import { AGENT_CONNECT_PATH, AgentCloseCodes, AuditActions } from '@postern/protocol';
 import { freePort } from '@postern/test-support';
 import type { PosternConfig } from './config/config.js';
-import { contextFor, openPreparedStore, startServer } from './server.js';
+import { contextWithoutAgents, openPreparedStore, startServer } from './server.js';
 import { givenAgent } from './test-support/agent-factories.js';
 import { givenAdmin } from './test-support/factories.js';
 import { FakeAgent } from './test-support/fake-agent.js';
@@ -57,7 +57,7 @@ describe('server shutdown', { timeout: 30_000 }, () => {
     const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line) as LogLine) });
     const settings = await config();
     const server = await startServer(settings, logger);
-    const ctx = await contextFor(settings, server.store, logger);
+    const ctx = await contextWithoutAgents(settings, server.store, logger);
 
     const agents: FakeAgent[] = [];
     for (let i = 0; i < 3; i += 1) {
@@ -118,7 +118,7 @@ describe('server shutdown', { timeout: 30_000 }, () => {
     const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line) as LogLine) });
     const settings = await config();
     const server = await startServer(settings, logger);
-    const ctx = await contextFor(settings, server.store, logger);
+    const ctx = await contextWithoutAgents(settings, server.store, logger);
     const early = new FakeAgent(server.url, (await givenAgent(ctx, { name: 'early' })).token);
     await early.connect();
     const lateToken = (await givenAgent(ctx, { name: 'late' })).token;

@@ -3,24 +3,24 @@ import { startDiscoveryResponder, type DiscoveryResponder } from './ip-discovery
 import { ipAttestor } from './ip-discovery/attestation.js';
 import { AgentHub } from './agent-hub/agent-hub.js';
 import { forwardEndedSessionsToAgents, startGrantSweeper } from './grants/grant-sweeper.js';
-import { NO_AGENT_SYNC } from './grants/agent-sync.js';
 import type { Logger } from 'pino';
-import type { AppContext } from './app-context.js';
+import type { AppContext, HubContext } from './app-context.js';
+import { NO_AGENT_SYNC } from './grants/agent-sync.js';
 import type { PosternConfig } from './config/config.js';
 import { ConfigError } from './config/config-error.js';
 import { prepareDataDir } from './config/data-dir.js';
 import { openStore, type Store } from './store/store.js';
 import { migrateToLatest } from './store/migrate.js';
 import { whenStoreFree } from './store/start-up-wait.js';
-import { buildApp } from './http/app.js';
+import { buildApp } from './app.js';
 import { loadWebApp } from './http/web-app.js';
 import { ensureBootstrapAdmin } from './admins/admins.service.js';
 import { startSessionSweeper } from './sessions/session-sweeper.js';
 import { RuntimeSettings } from './settings/runtime-settings.js';
 import { systemClock } from './lib/clock.js';
-import { loadStoreSecretBox } from './secrets/store-secret-key.js';
+import { loadStoreSecretBox } from './key-check/store-secret-key.js';
 import { UnreadableSecretReports } from './secrets/unreadable-secrets.js';
-import { SessionEvents } from './auth/session-events.js';
+import { SessionEvents } from './sessions/session-events.js';
 import { BOOTSTRAP_ADMIN_USERNAME } from '@postern/protocol';
 
 export interface RunningServer {
@@ -47,9 +47,9 @@ export async function openPreparedStore(config: PosternConfig, logger: Logger): 
 
 /**
  * The context services run in, on an opened store. Its secret key is proven to be the store's first
- * (see secrets/store-secret-key.ts): a lost or wrong key is a ConfigError here, before anything runs.
+ * (see key-check/store-secret-key.ts): a lost or wrong key is a ConfigError here, before anything runs.
  */
-export async function contextFor(config: PosternConfig, store: Store, logger: Logger): Promise<AppContext> {
+export async function contextFor(config: PosternConfig, store: Store, logger: Logger): Promise<HubContext> {
   const { secrets, fromFile } = await whenStoreFree(
     () => loadStoreSecretBox(store.db, config.secretKey, config.dataDir),
     { logger, store: store.description },
@@ -68,24 +68,28 @@ export async function contextFor(config: PosternConfig, store: Store, logger: Lo
     secrets,
     unreadableSecrets: new UnreadableSecretReports(),
     sessionEvents: new SessionEvents(logger),
-    agentSync: NO_AGENT_SYNC,
   };
+}
+
+/** The context for work without agents (the command line's commands): nothing here has agents to tell. */
+export async function contextWithoutAgents(config: PosternConfig, store: Store, logger: Logger): Promise<AppContext> {
+  return { ...(await contextFor(config, store, logger)), agentSync: NO_AGENT_SYNC };
 }
 
 /** Starts the portal: store, first admin, background jobs, HTTP listener. */
 export async function startServer(config: PosternConfig, logger: Logger): Promise<RunningServer> {
   const store = await openPreparedStore(config, logger);
-  const ctx = await contextFor(config, store, logger).catch(async (error: unknown) => {
+  const base = await contextFor(config, store, logger).catch(async (error: unknown) => {
     await store.close();
     throw error;
   });
+  const agentHub = new AgentHub(base);
+  const ctx: AppContext = { ...base, agentSync: agentHub };
   const runtime = new RuntimeSettings(ctx);
   let app: FastifyInstance | undefined;
   let sweeper: { stop(): Promise<void> } | undefined;
   let grantSweeper: { stop(): Promise<void> } | undefined;
   let discovery: DiscoveryResponder | undefined;
-  const agentHub = new AgentHub(ctx);
-  ctx.agentSync = agentHub;
   const stopForwarding = forwardEndedSessionsToAgents(ctx);
   /**
    * Stops in the order that leaves nothing reading or writing the store once it closes: the timed

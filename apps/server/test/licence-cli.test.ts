@@ -7,8 +7,8 @@ import { cleanEnv, REPO_ROOT, startSourceCommand, type Finished } from '@postern
 import type { LicenceStatus } from '@postern/protocol';
 import { buildCli } from '../src/cli/cli.js';
 import { loadConfig } from '../src/config/config.js';
-import { contextFor, openPreparedStore } from '../src/server.js';
-import { buildApp } from '../src/http/app.js';
+import { contextWithoutAgents, openPreparedStore } from '../src/server.js';
+import { buildApp } from '../src/app.js';
 import { givenAdmin } from '../src/test-support/factories.js';
 import { signInAdmin } from '../src/test-support/http.js';
 import { checkLicence, publicKeyFromBase64, type LicencePayload } from '../src/licence/licence-format.js';
@@ -31,16 +31,16 @@ import { buildCli } from ${JSON.stringify(path.join(SERVER_SRC, 'cli/cli.ts'))};
 import { registerLicenceCommands } from ${JSON.stringify(path.join(SERVER_SRC, 'licence/licence-cli.ts'))};
 import { loadConfig } from ${JSON.stringify(path.join(SERVER_SRC, 'config/config.ts'))};
 import { ConfigError } from ${JSON.stringify(path.join(SERVER_SRC, 'config/config-error.ts'))};
-import { ApiError } from ${JSON.stringify(path.join(SERVER_SRC, 'http/errors.ts'))};
+import { ApiError } from ${JSON.stringify(path.join(SERVER_SRC, 'errors.ts'))};
 import { createLogger } from ${JSON.stringify(path.join(SERVER_SRC, 'logger.ts'))};
-import { contextFor, openPreparedStore } from ${JSON.stringify(path.join(SERVER_SRC, 'server.ts'))};
+import { contextWithoutAgents, openPreparedStore } from ${JSON.stringify(path.join(SERVER_SRC, 'server.ts'))};
 
 async function withContext(work) {
   const config = loadConfig();
   const logger = createLogger('warn');
   const store = await openPreparedStore(config, logger);
   try {
-    await work(await contextFor(config, store, logger));
+    await work(await contextWithoutAgents(config, store, logger));
   } finally {
     await store.close();
   }
@@ -104,7 +104,7 @@ async function statusFromStore(): Promise<LicenceStatus> {
   const config = loadConfig({ POSTERN_DATA_DIR: dataDir }, workDir);
   const logger = pino({ level: 'silent' });
   const store = await openPreparedStore(config, logger);
-  const ctx = await contextFor(config, store, logger);
+  const ctx = await contextWithoutAgents(config, store, logger);
   const app = await buildApp(ctx, {
     dir: path.join(workDir, 'no-web'),
     current: () => ({ indexHtml: null, bundleHash: 'test' }),

@@ -3,6 +3,7 @@ import { dataEnvelope } from './envelope.js';
 import { ErrorCodes } from './errors.js';
 import { HostNameOrAddress, HttpUrl, Id, NO_CONTROL_CHARACTERS, RequiredName } from './common.js';
 import { isHostOrAddress } from './endpoint.js';
+import { oneOfTypes } from './one-of-types.js';
 
 /** Written in place of a stored secret when a backend or knoc is read back. */
 export const RECORDED = 'RECORDED';
@@ -152,24 +153,11 @@ function withOptionalSecrets(type: BackendType): z.ZodType {
  * fields. Parsing returns `{ type, fields }` so code never has to find the key again.
  */
 function backendConfig(mode: 'create' | 'update') {
-  return z.record(z.string(), z.unknown()).transform((config, ctx) => {
-    const keys = Object.keys(config);
-    const [type] = keys;
-    if (keys.length !== 1 || type === undefined || !BackendType.safeParse(type).success) {
-      ctx.addIssue({ code: 'custom', message: ErrorCodes.backendConfigOneType });
-      return z.NEVER;
-    }
-    const backendType = type as BackendType;
-    const schema = mode === 'create' ? BACKEND_CONFIG_SCHEMAS[backendType] : withOptionalSecrets(backendType);
-    const parsed = schema.safeParse(config[type] ?? {});
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) {
-        ctx.addIssue({ code: 'custom', path: [type, ...issue.path], message: issue.message });
-      }
-      return z.NEVER;
-    }
-    return { type: backendType, fields: parsed.data as Record<string, unknown> };
-  });
+  return oneOfTypes(
+    BackendType,
+    (type) => (mode === 'create' ? BACKEND_CONFIG_SCHEMAS[type] : withOptionalSecrets(type)),
+    ErrorCodes.backendConfigOneType,
+  );
 }
 
 export const BackendConfig = backendConfig('create');

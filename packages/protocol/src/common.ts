@@ -7,6 +7,9 @@ import { parseIp } from './net.js';
 /** Record ids are UUIDs (v7) on the wire. */
 export const Id = z.string().min(1).max(64);
 
+/** The `{id}` path parameter of every entity route. */
+export const IdParams = z.object({ id: Id });
+
 /** An ISO 8601 instant with its offset, e.g. 2026-11-22T09:00:00.000Z. */
 export const IsoDateTime = z.iso.datetime({ offset: true });
 

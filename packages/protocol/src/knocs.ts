@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { dataEnvelope } from './envelope.js';
 import { ErrorCodes } from './errors.js';
+import { oneOfTypes } from './one-of-types.js';
 import { Cidr, emptyOr, HttpUrl, Id, RequiredName, isIpv4, isIpv6 } from './common.js';
 import { DEFAULT_ACL_CATEGORY, MAX_GRANT_MINUTES_MAX, MAX_GRANT_MINUTES_MIN } from './limits.js';
 import { AllowedFromEntry } from './api-keys.js';
@@ -163,25 +164,9 @@ export const ACL_CONFIG_SCHEMAS = {
  * A knoc's Config: one key naming its backend's type (it must match the backend), plus the
  * server-made UriToken read back for auto-browse. Parsing returns `{ type, fields }`.
  */
-export const AclConfig = z
-  .record(z.string(), z.unknown())
-  .transform((config, ctx): { type: BackendType; fields: Record<string, unknown> } => {
-    const keys = Object.keys(config).filter((key) => key !== 'UriToken');
-    const [type] = keys;
-    if (keys.length !== 1 || type === undefined || !BackendType.safeParse(type).success) {
-      ctx.addIssue({ code: 'custom', message: ErrorCodes.noBackendSelected });
-      return z.NEVER;
-    }
-    const backendType = type as BackendType;
-    const parsed = ACL_CONFIG_SCHEMAS[backendType].safeParse(config[type] ?? {});
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) {
-        ctx.addIssue({ code: 'custom', path: [type, ...issue.path], message: issue.message });
-      }
-      return z.NEVER;
-    }
-    return { type: backendType, fields: parsed.data };
-  });
+export const AclConfig = oneOfTypes(BackendType, (type) => ACL_CONFIG_SCHEMAS[type], ErrorCodes.noBackendSelected, [
+  'UriToken',
+]);
 export type AclConfig = z.output<typeof AclConfig>;
 
 /**

@@ -38,6 +38,11 @@ export type UserRecord = z.infer<typeof UserRecord>;
 export const UserResponse = dataEnvelope(UserRecord);
 export const UserListResponse = dataEnvelope(z.array(UserRecord));
 
+/** GET /api/admin/users/{id}/acls: the knocs a user may use, by id and description. */
+export const UserAcl = z.object({ ID: z.string(), Description: z.string() });
+export type UserAcl = z.infer<typeof UserAcl>;
+export const UserAclListResponse = dataEnvelope(z.array(UserAcl));
+
 /** For AuthType apikey: a key created with the user, scoped user.auth:{the new user's ID}. */
 export const UserApiKeyRequest = z.object({
   Name: RequiredName,

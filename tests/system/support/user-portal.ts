@@ -146,3 +146,21 @@ export function horizontalOverflow(page: Page): Promise<number> {
 export function aclCard(within: Page | Locator, description: string): Locator {
   return within.getByRole('article', { name: description, exact: true });
 }
+
+/** How the session countdown reads: HH:MM:SS. */
+export const COUNTDOWN = /^(\d{2}):(\d{2}):(\d{2})$/;
+
+/** The session countdown ('Session expires in' HH:MM:SS, a timer named by its label), in seconds. */
+export async function countdownSeconds(page: Page, label = 'Session expires in'): Promise<number> {
+  const timer = page.getByRole('timer', { name: label });
+  const text = (await timer.innerText()).replace(label, '').trim();
+  const match = COUNTDOWN.exec(text);
+  if (match === null) throw new Error(`the countdown reads "${text}", not HH:MM:SS`);
+  const [hours, minutes, seconds] = match.slice(1).map(Number) as [number, number, number];
+  return hours * 3600 + minutes * 60 + seconds;
+}
+
+/** Waits until the dashboard lists `description`, so what is absent then is really absent. */
+export async function dashboardShows(page: Page, description: string): Promise<void> {
+  await page.getByText(description, { exact: true }).first().waitFor();
+}

@@ -47,7 +47,7 @@ export async function detectCapabilities(
  * The backend types this agent can drive here. haproxy and knocproxy need nothing installed (a
  * backend names its own socket or address); ipset needs the program; scripts need to be enabled.
  */
-export function backendTypes(config: Pick<AgentConfig, 'scripts'>, ipsetAvailable: boolean): BackendType[] {
+function backendTypes(config: Pick<AgentConfig, 'scripts'>, ipsetAvailable: boolean): BackendType[] {
   const types: BackendType[] = [];
   if (ipsetAvailable) types.push('ipset');
   types.push('haproxy', 'knocproxy');

@@ -14,7 +14,7 @@ import { readPrivateFile } from './private-file.js';
 import { errorCode } from './sources.js';
 
 /** The key file's name when keyFile is not set: beside the state file, in the state directory (mode 700). */
-export const DEFAULT_KEY_FILE_NAME = 'agent-key.pem';
+const DEFAULT_KEY_FILE_NAME = 'agent-key.pem';
 
 /**
  * The agent's identity towards the server: an Ed25519 key pair whose public half the server

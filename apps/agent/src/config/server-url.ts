@@ -1,6 +1,5 @@
 import { isIP } from 'node:net';
 import { AGENT_CONNECT_PATH } from '@postern/protocol';
-import type { AgentConfig } from './config.js';
 
 /** The WebSocket URL for a validated server URL: http(s) becomes ws(s), the agent path is appended. */
 export function toConnectUrl(serverUrl: string): string {
@@ -10,7 +9,7 @@ export function toConnectUrl(serverUrl: string): string {
 }
 
 /** Whether a host name or address can only mean this machine, where plain HTTP cannot be sniffed. */
-export function isLoopbackHost(hostname: string): boolean {
+function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   if (isIP(host) === 4) return host.startsWith('127.');
@@ -18,8 +17,14 @@ export function isLoopbackHost(hostname: string): boolean {
   return false;
 }
 
+/** How the agent reaches the server: the part of its configuration the warnings look at. */
+export interface ServerConnection {
+  serverUrl: string;
+  insecureSkipVerify: boolean;
+}
+
 /** Warnings about how the agent reaches the server: the token travels in clear, or TLS is not checked. */
-export function serverWarnings(config: Pick<AgentConfig, 'serverUrl' | 'insecureSkipVerify'>): string[] {
+export function serverWarnings(config: ServerConnection): string[] {
   const warnings: string[] = [];
   const url = new URL(config.serverUrl);
   if ((url.protocol === 'http:' || url.protocol === 'ws:') && !isLoopbackHost(url.hostname)) {

@@ -7,10 +7,10 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** The protocol's minimum token length, re-exported for the settings table. */
-export const TOKEN_MIN_LENGTH = AGENT_TOKEN_MIN_LENGTH;
+const TOKEN_MIN_LENGTH = AGENT_TOKEN_MIN_LENGTH;
 
 /** ipset's own limit: set names are at most 31 characters. */
-export const IPSET_NAME_PATTERN = /^[A-Za-z0-9_.:-]{1,31}$/;
+const IPSET_NAME_PATTERN = /^[A-Za-z0-9_.:-]{1,31}$/;
 
 /** Where HAProxy's runtime API listens. */
 export type HaproxySocket = { kind: 'unix'; path: string } | { kind: 'tcp'; host: string; port: number };

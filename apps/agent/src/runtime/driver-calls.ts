@@ -5,7 +5,7 @@ import type { DriverEntry, DriverSet, EntryOutcome } from '../drivers/driver.js'
 const MAX_ERROR_LENGTH = 4000;
 
 /** What a result says about a knoc whose backend type this agent has no driver for. */
-export function noDriverError(knoc: AgentKnoc): string {
+function noDriverError(knoc: AgentKnoc): string {
   return `this agent cannot drive ${knoc.backendType} backends`;
 }
 

@@ -32,7 +32,7 @@ export interface Tombstone {
  * generation). Over one long-lived connection they would pile up, so only this many are kept, the
  * oldest dropped first; a message that stale does not happen over an ordered stream.
  */
-export const MAX_TOMBSTONES = 50_000;
+const MAX_TOMBSTONES = 50_000;
 
 /** The key of an entry in the maps below: knoc and address. */
 export function entryKey(aclId: string, ip: string): string {

@@ -21,7 +21,7 @@ export function desiredKnocs(store: EntryStore, list: readonly AgentKnoc[]): Map
 }
 
 /** Whether two knoc configurations drive the device identically (compared field by field, key order aside). */
-export function sameKnoc(a: AgentKnoc, b: AgentKnoc): boolean {
+function sameKnoc(a: AgentKnoc, b: AgentKnoc): boolean {
   return canonicalJson(a) === canonicalJson(b);
 }
 

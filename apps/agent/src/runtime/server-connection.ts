@@ -21,9 +21,9 @@ import { errorMessage } from './driver-calls.js';
 import { decodeServerMessage, encodeAgentMessage } from './message-codec.js';
 
 /** The server is presumed gone after this many heartbeat intervals without any message from it. */
-export const MISSED_HEARTBEATS_BEFORE_RECONNECT = 3;
+const MISSED_HEARTBEATS_BEFORE_RECONNECT = 3;
 /** A connection that stayed up this long resets the back-off. */
-export const STABLE_CONNECTION_MS = 30_000;
+const STABLE_CONNECTION_MS = 30_000;
 /** A TLS or WebSocket handshake that takes longer than this is abandoned. */
 const HANDSHAKE_TIMEOUT_MS = 20_000;
 /** How long a graceful close may take on shutdown before the socket is cut. */

@@ -3,7 +3,7 @@ import { errorMessage } from './driver-calls.js';
 import { writeStateFile, type StateFileContent } from './state-file.js';
 
 /** Coalesce changes: at most one write per this many milliseconds. */
-export const STATE_WRITE_INTERVAL_MS = 100;
+const STATE_WRITE_INTERVAL_MS = 100;
 /** After a failed write (disk full), try again after this long even without a new change. */
 const RETRY_AFTER_FAILURE_MS = 5_000;
 

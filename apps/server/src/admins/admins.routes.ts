@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import {
   AdminCreateBody,
   AdminListResponse,
@@ -8,14 +7,12 @@ import {
   AdminSessionListResponse,
   AdminUpdateBody,
   EmptyResponse,
-  Id,
+  IdParams,
 } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { requireAdmin } from '../auth/request-auth.js';
+import { requireAdmin } from '../http/request-auth.js';
 import { listAdminSessions } from '../sessions/sessions.service.js';
 import { createAdmin, deleteAdmin, getAdmin, listAdmins, resetAdminTotp, updateAdmin } from './admins.service.js';
-
-const ById = z.object({ id: Id });
 
 /** /api/admin/admins: the administrators. */
 export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext): void {
@@ -28,7 +25,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext): void
 
   routes.get(
     '/api/admin/admins/:id',
-    { schema: { params: ById, response: { 200: AdminResponse } } },
+    { schema: { params: IdParams, response: { 200: AdminResponse } } },
     async (request) => {
       await requireAdmin(ctx, request);
       return { data: await getAdmin(ctx, request.params.id) };
@@ -46,7 +43,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext): void
 
   routes.put(
     '/api/admin/admins/:id',
-    { schema: { params: ById, body: AdminUpdateBody, response: { 200: AdminResponse } } },
+    { schema: { params: IdParams, body: AdminUpdateBody, response: { 200: AdminResponse } } },
     async (request) => {
       const { admin, session } = await requireAdmin(ctx, request);
       return { data: await updateAdmin(ctx, admin, session.id, request.params.id, request.body) };
@@ -55,7 +52,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext): void
 
   routes.delete(
     '/api/admin/admins/:id',
-    { schema: { params: ById, response: { 200: EmptyResponse } } },
+    { schema: { params: IdParams, response: { 200: EmptyResponse } } },
     async (request) => {
       const { admin } = await requireAdmin(ctx, request);
       await deleteAdmin(ctx, admin, request.params.id);
@@ -65,7 +62,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext): void
 
   routes.delete(
     '/api/admin/admins/:id/totpToken',
-    { schema: { params: ById, response: { 200: EmptyResponse } } },
+    { schema: { params: IdParams, response: { 200: EmptyResponse } } },
     async (request) => {
       const { admin } = await requireAdmin(ctx, request);
       await resetAdminTotp(ctx, admin, request.params.id);
@@ -75,7 +72,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext): void
 
   routes.get(
     '/api/admin/admins/:id/sessions',
-    { schema: { params: ById, response: { 200: AdminSessionListResponse } } },
+    { schema: { params: IdParams, response: { 200: AdminSessionListResponse } } },
     async (request) => {
       const { session } = await requireAdmin(ctx, request);
       await getAdmin(ctx, request.params.id);

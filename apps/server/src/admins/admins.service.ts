@@ -10,12 +10,12 @@ import {
   type AuditAction,
 } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { BadRequestError, ConflictError, NotFoundError } from '../http/errors.js';
+import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
 import { recordAudit } from '../audit/audit.js';
-import { hashPassword } from '../auth/passwords.js';
-import { resetTotp } from '../auth/totp-store.js';
-import { clearSecondFactorFailures } from '../auth/second-factor-throttle.js';
-import { endAdminSessions } from '../auth/sessions.repo.js';
+import { hashPassword } from '../lib/passwords.js';
+import { resetTotp } from '../sessions/totp-store.js';
+import { clearSecondFactorFailures } from '../sessions/second-factor-throttle.js';
+import { endAdminSessions } from '../sessions/sessions.repo.js';
 import { generatePassword } from '../lib/random-secret.js';
 import { uuidv7 } from '../lib/ids.js';
 import { isUniqueViolation } from '../lib/unique-violation.js';

@@ -8,7 +8,7 @@ import {
   type HelloMessage,
   type ServerToAgentMessage,
 } from '@postern/protocol';
-import type { AppContext } from '../app-context.js';
+import type { HubContext } from '../app-context.js';
 import { newAgentNonce } from '../agents/agent-key.js';
 import { backoffDelay } from '../lib/backoff.js';
 import { StoreOutageLog } from '../store/store-outage-log.js';
@@ -76,7 +76,7 @@ export class AgentConnection {
   #flushFailures = 0;
 
   constructor(
-    private readonly ctx: AppContext,
+    private readonly ctx: HubContext,
     private readonly socket: WebSocket,
     readonly agentId: string,
     readonly connectionId: string,
@@ -100,6 +100,8 @@ export class AgentConnection {
       this.hooks.timedOut(this);
       this.close(AgentCloseCodes.protocolError, 'no hello');
     }, HELLO_TIMEOUT_MS);
+    // The watchdog, like the hello timer, measures wall time on purpose, not the injected clock: it
+    // guards a real socket, and a test's manual clock must not close or keep a live connection.
     this.#watchdog = setInterval(() => {
       if (Date.now() - this.#lastMessageAt > AGENT_OFFLINE_AFTER_SECONDS * 1000) {
         this.close(AgentCloseCodes.heartbeatTimeout, 'no heartbeat');

@@ -2,11 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyWebsocket from '@fastify/websocket';
 import type { Logger } from 'pino';
 import { AGENT_CONNECT_PATH, AgentCloseCodes, AuditActions, ErrorCodes, type HelloMessage } from '@postern/protocol';
-import type { AppContext } from '../app-context.js';
+import type { HubContext } from '../app-context.js';
 import type { AgentEntryKey, AgentSync } from '../grants/agent-sync.js';
-import { clientAddress } from '../http/client-address.js';
+import { clientAddress } from '../lib/client-address.js';
 import { recordAudit } from '../audit/audit.js';
-import { NotFoundError } from '../http/errors.js';
+import { NotFoundError } from '../errors.js';
 import { uuidv7 } from '../lib/ids.js';
 import { findAgentByToken } from '../agents/agents.repo.js';
 import { AgentRefusals, admitAgentConnection } from '../agents/agent-enrolment.js';
@@ -54,7 +54,7 @@ export class AgentHub implements AgentSync {
   /** close() was called: the server is stopping, and new connections are turned away. */
   #stopping = false;
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(private readonly ctx: HubContext) {
     this.#refusals = new RefusedConnectionAudit(ctx);
   }
 

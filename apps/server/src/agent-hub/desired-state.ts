@@ -9,7 +9,7 @@ import {
 import { loadBackendConfigForAgent, toBackendRow } from '../backends/backends.repo.js';
 import { loadKnocConfigForAgent } from '../knocs/knoc-config.js';
 import { toKnocRow } from '../knocs/knocs.repo.js';
-import type { AppContext } from '../app-context.js';
+import type { HubContext } from '../app-context.js';
 import type { Database } from '../store/schema.js';
 import { preparedQuery } from '../store/prepared-query.js';
 import { SecretUnreadableError } from '../secrets/secret-box.js';
@@ -130,7 +130,7 @@ export interface AgentKnocs {
  * whose secret cannot be opened is left out (the agent cannot drive it without), but not silently:
  * it is logged, audited in `db` (once an hour per secret) and listed in `unreadable`.
  */
-export async function agentKnocs(ctx: AppContext, db: Kysely<Database>, agentId: string): Promise<AgentKnocs> {
+export async function agentKnocs(ctx: HubContext, db: Kysely<Database>, agentId: string): Promise<AgentKnocs> {
   const unreadable = new Map<string, string>();
   const backends = await db.selectFrom('backends').selectAll().where('agentId', '=', agentId).execute();
   if (backends.length === 0) return { knocs: [], unreadable };

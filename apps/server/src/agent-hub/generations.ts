@@ -1,4 +1,4 @@
-import type { AppContext } from '../app-context.js';
+import type { HubContext } from '../app-context.js';
 
 /**
  * Generations reserved in the store at once. A reconnect skips what its predecessor left unused, so
@@ -17,7 +17,7 @@ export class Generations {
   #reservedUpTo = 0;
 
   constructor(
-    private readonly ctx: AppContext,
+    private readonly ctx: HubContext,
     private readonly agentId: string,
   ) {}
 

@@ -1,5 +1,5 @@
 import { AuditActions, type AgentKeyProof } from '@postern/protocol';
-import type { AppContext } from '../app-context.js';
+import type { HubContext } from '../app-context.js';
 import { recordAudit } from '../audit/audit.js';
 import { agentKeyFingerprint, verifyAgentProof } from './agent-key.js';
 import { enrolAgentKey, findAgentCredentials, recordAgentConnection } from './agents.repo.js';
@@ -44,7 +44,7 @@ export type AdmissionOutcome =
  * becomes it (audited as AgentEnrolled). An admitted connection is recorded as the agent's and
  * audited as AgentConnected. Refusals are not audited here: the caller throttles them.
  */
-export async function admitAgentConnection(ctx: AppContext, request: AdmissionRequest): Promise<AdmissionOutcome> {
+export async function admitAgentConnection(ctx: HubContext, request: AdmissionRequest): Promise<AdmissionOutcome> {
   const { proof } = request;
   if (proof === undefined) return { admitted: false, refusal: AgentRefusals.noProof, fingerprint: null };
   if (!verifyAgentProof(proof, request.nonce)) {

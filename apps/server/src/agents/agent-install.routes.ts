@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { POSTERN_VERSION } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { BadRequestError, NotFoundError } from '../http/errors.js';
+import { BadRequestError, NotFoundError } from '../errors.js';
 import type { AgentDistribution } from './agent-distribution.js';
 import { renderInstallScript, safeServerUrl } from './install-script.js';
 
 /** Where the install script and the bundle are served; the console's one-liner names the first. */
-export const AGENT_INSTALL_SCRIPT_PATH = '/api/agent/install.sh';
-export const AGENT_BUNDLE_PATH = '/api/agent/postern-agent.mjs';
+const AGENT_INSTALL_SCRIPT_PATH = '/api/agent/install.sh';
+const AGENT_BUNDLE_PATH = '/api/agent/postern-agent.mjs';
 
 /** The bundle's hex SHA-256, for tools that want it without an ETag's quotes. */
 export const AGENT_BUNDLE_SHA256_HEADER = 'x-postern-agent-sha256';

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { AgentsTable, Database } from '../store/schema.js';
-import { inBatches } from '../groups/groups.repo.js';
+import { inBatches } from '../store/batches.js';
 import { hashAgentToken } from './agent-token.js';
 
 /** An agent row as the services use it; `tokenSecret` is still sealed. */

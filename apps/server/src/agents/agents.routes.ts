@@ -1,19 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import {
   AgentCreateBody,
   AgentListResponse,
   AgentResponse,
   AgentUpdateBody,
   EmptyResponse,
-  Id,
+  IdParams,
 } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { requireAdmin } from '../auth/request-auth.js';
+import { requireAdmin } from '../http/request-auth.js';
 import { createAgent, deleteAgent, getAgent, listAgents, rotateAgentToken, updateAgent } from './agents.service.js';
-
-const AgentParams = z.object({ id: Id });
 
 /** /api/admin/agents: list, get, create, update, delete, rotate the token (admins only). */
 export function registerAgentRoutes(app: FastifyInstance, ctx: AppContext): void {
@@ -27,34 +24,34 @@ export function registerAgentRoutes(app: FastifyInstance, ctx: AppContext): void
 
   routes.get(
     '/api/admin/agents/:id',
-    { schema: { params: AgentParams, response: { 200: AgentResponse } } },
+    { schema: { params: IdParams, response: { 200: AgentResponse } } },
     async (request) => ({ data: await getAgent(ctx, request.params.id) }),
   );
 
   routes.post(
     '/api/admin/agents',
     { schema: { body: AgentCreateBody, response: { 200: AgentResponse } } },
-    async (request) => ({ data: await createAgent(ctx, request.body, await actor(request)) }),
+    async (request) => ({ data: await createAgent(ctx, await actor(request), request.body) }),
   );
 
   routes.put(
     '/api/admin/agents/:id',
-    { schema: { params: AgentParams, body: AgentUpdateBody, response: { 200: AgentResponse } } },
-    async (request) => ({ data: await updateAgent(ctx, request.params.id, request.body, await actor(request)) }),
+    { schema: { params: IdParams, body: AgentUpdateBody, response: { 200: AgentResponse } } },
+    async (request) => ({ data: await updateAgent(ctx, await actor(request), request.params.id, request.body) }),
   );
 
   routes.delete(
     '/api/admin/agents/:id',
-    { schema: { params: AgentParams, response: { 200: EmptyResponse } } },
+    { schema: { params: IdParams, response: { 200: EmptyResponse } } },
     async (request) => {
-      await deleteAgent(ctx, request.params.id, await actor(request));
+      await deleteAgent(ctx, await actor(request), request.params.id);
       return { data: null };
     },
   );
 
   routes.post(
     '/api/admin/agents/:id/token',
-    { schema: { params: AgentParams, response: { 200: AgentResponse } } },
-    async (request) => ({ data: await rotateAgentToken(ctx, request.params.id, await actor(request)) }),
+    { schema: { params: IdParams, response: { 200: AgentResponse } } },
+    async (request) => ({ data: await rotateAgentToken(ctx, await actor(request), request.params.id) }),
   );
 }

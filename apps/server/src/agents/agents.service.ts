@@ -12,11 +12,11 @@ import {
 import type { AppContext } from '../app-context.js';
 import type { Database } from '../store/schema.js';
 import { recordAudit } from '../audit/audit.js';
-import { BadRequestError, ConflictError, NotFoundError } from '../http/errors.js';
+import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
 import { uuidv7 } from '../lib/ids.js';
 import { isoOrNull } from '../lib/rows.js';
 import { isUniqueViolation } from '../lib/unique-violation.js';
-import type { AuditActor } from '../groups/groups.service.js';
+import type { AuditActor } from '../audit/actor.js';
 import { agentTokenSecretContext, generateAgentToken, hashAgentToken } from './agent-token.js';
 import { agentKeyFingerprint } from './agent-key.js';
 import {
@@ -49,7 +49,7 @@ export async function getAgent(ctx: AppContext, id: string): Promise<AgentRecord
  * Creates an agent with a fresh token and audits it. The token is the server's: a Token in the body
  * (older consoles sent one) is ignored. Names are unique: 409 err.agentNameExists.
  */
-export async function createAgent(ctx: AppContext, body: AgentCreateBody, actor: AuditActor): Promise<AgentRecord> {
+export async function createAgent(ctx: AppContext, actor: AuditActor, body: AgentCreateBody): Promise<AgentRecord> {
   const now = ctx.clock.now();
   const id = uuidv7(now);
   const token = generateAgentToken();
@@ -70,9 +70,9 @@ export async function createAgent(ctx: AppContext, body: AgentCreateBody, actor:
 /** Renames an agent. The token changes only through {@link rotateAgentToken}. */
 export async function updateAgent(
   ctx: AppContext,
+  actor: AuditActor,
   id: string,
   body: AgentUpdateBody,
-  actor: AuditActor,
 ): Promise<AgentRecord> {
   if (body.ID !== id) throw new BadRequestError({ code: ErrorCodes.mismatchingIds, extra: 'ID' });
   const now = ctx.clock.now();
@@ -92,7 +92,7 @@ export async function updateAgent(
  * token is refused. The first agent to connect with the new token enrols its key (the same host's
  * agent reinstalled with it keeps its key file and enrols that key again).
  */
-export async function rotateAgentToken(ctx: AppContext, id: string, actor: AuditActor): Promise<AgentRecord> {
+export async function rotateAgentToken(ctx: AppContext, actor: AuditActor, id: string): Promise<AgentRecord> {
   const now = ctx.clock.now();
   const token = generateAgentToken();
   await writeAgent(ctx, async (trx) => {
@@ -116,7 +116,7 @@ export async function rotateAgentToken(ctx: AppContext, id: string, actor: Audit
 }
 
 /** Deletes an agent that no backend uses (409 err.agentHasBackends otherwise), then disconnects it. */
-export async function deleteAgent(ctx: AppContext, id: string, actor: AuditActor): Promise<void> {
+export async function deleteAgent(ctx: AppContext, actor: AuditActor, id: string): Promise<void> {
   const now = ctx.clock.now();
   await writeAgent(ctx, async (trx) => {
     const current = await findAgentRow(trx, id);
@@ -133,7 +133,7 @@ export async function deleteAgent(ctx: AppContext, id: string, actor: AuditActor
  * `[2001:db8::1]:4711` → `2001:db8::1`. A bare IPv6 address (several colons, no brackets) is kept
  * whole, since its last group is not a port.
  */
-export function stripPort(address: string): string {
+function stripPort(address: string): string {
   const value = address.trim();
   const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(value);
   if (bracketed !== null) return bracketed[1] ?? value;

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { AuditActions } from '@postern/protocol';
-import type { AppContext } from '../app-context.js';
+import type { HubContext } from '../app-context.js';
 import { recordAudit } from '../audit/audit.js';
 
 /** At most one refused-connection entry per agent in this window (per server process). */
@@ -27,7 +27,7 @@ export class RefusedConnectionAudit {
   /** Refusals logged but not audited in an agent's expired windows, until its next entry says so. */
   readonly #notAudited = new Map<string, number>();
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly ctx: HubContext) {}
 
   /** Logs the refusal, and audits it unless this agent's window already has an entry. Never throws. */
   async record(refused: RefusedConnection, log: Logger): Promise<void> {

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AllowlistResponse } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { clientAddress } from '../http/client-address.js';
+import { clientAddress } from '../lib/client-address.js';
 import { allowlistText, type AllowlistFormat } from './allowlist-format.js';
 import { AllowlistPublisher, type AllowlistAnswer } from './allowlists.service.js';
 

@@ -9,7 +9,7 @@ import {
 } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
 import { recordAudit } from '../audit/audit.js';
-import { NotFoundError, type ApiError } from '../http/errors.js';
+import { NotFoundError, type ApiError } from '../errors.js';
 import { touchApiKey } from '../apikeys/apikeys.repo.js';
 import {
   basicChallenge,
@@ -18,14 +18,14 @@ import {
   readCredentials,
   refuseIfThrottled,
   refusalError,
-} from '../v1/api-key-auth.js';
+} from '../apikeys/api-key-auth.js';
 import { allowlistEtag, etagMatches, publishedLines, type AllowlistFormat } from './allowlist-format.js';
 import { findAllowlistKnoc, grantedAddresses, type AllowlistKnoc } from './allowlists.repo.js';
 import { RefusalAuditGate } from './refusal-audit-gate.js';
 import { throttleSubject } from '../auth/throttle.js';
 
 /** The realm of the Basic challenge on allowlist files. */
-export const ALLOWLIST_REALM = 'postern-allowlist';
+const ALLOWLIST_REALM = 'postern-allowlist';
 
 /** What the audit shows as the means of a read that needed no key. */
 const BY_ADDRESS = 'AllowAccessByIp';

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import {
   ApiKeyCreateBody,
   ApiKeyCreateResponse,
@@ -8,13 +7,11 @@ import {
   ApiKeyResponse,
   ApiKeyUpdateBody,
   EmptyResponse,
-  Id,
+  IdParams,
 } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { requireAdmin } from '../auth/request-auth.js';
+import { requireAdmin } from '../http/request-auth.js';
 import { createStandaloneApiKey, deleteApiKey, getApiKey, listApiKeys, updateApiKey } from './apikeys.service.js';
-
-const ApiKeyParams = z.object({ id: Id });
 
 /**
  * /api/admin/api-keys: list, get, create, update (AllowedFrom only) and delete. Admins only. The
@@ -31,7 +28,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: AppContext): voi
 
   routes.get(
     '/api/admin/api-keys/:id',
-    { schema: { params: ApiKeyParams, response: { 200: ApiKeyResponse } } },
+    { schema: { params: IdParams, response: { 200: ApiKeyResponse } } },
     async (request) => ({ data: await getApiKey(ctx, request.params.id) }),
   );
 
@@ -39,22 +36,22 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: AppContext): voi
     '/api/admin/api-keys',
     { schema: { body: ApiKeyCreateBody, response: { 200: ApiKeyCreateResponse } } },
     async (request) => {
-      const { record, plaintext } = await createStandaloneApiKey(ctx, request.body, await actor(request));
+      const { record, plaintext } = await createStandaloneApiKey(ctx, await actor(request), request.body);
       return { data: { ...record, PlaintextKey: plaintext } };
     },
   );
 
   routes.put(
     '/api/admin/api-keys/:id',
-    { schema: { params: ApiKeyParams, body: ApiKeyUpdateBody, response: { 200: ApiKeyResponse } } },
-    async (request) => ({ data: await updateApiKey(ctx, request.params.id, request.body, await actor(request)) }),
+    { schema: { params: IdParams, body: ApiKeyUpdateBody, response: { 200: ApiKeyResponse } } },
+    async (request) => ({ data: await updateApiKey(ctx, await actor(request), request.params.id, request.body) }),
   );
 
   routes.delete(
     '/api/admin/api-keys/:id',
-    { schema: { params: ApiKeyParams, response: { 200: EmptyResponse } } },
+    { schema: { params: IdParams, response: { 200: EmptyResponse } } },
     async (request) => {
-      await deleteApiKey(ctx, request.params.id, await actor(request));
+      await deleteApiKey(ctx, await actor(request), request.params.id);
       return { data: null };
     },
   );

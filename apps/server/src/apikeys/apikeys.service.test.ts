@@ -3,9 +3,9 @@ import { AuditActions, ErrorCodes, type AllowedFromEntry } from '@postern/protoc
 import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
 import { givenKnoc, givenUser } from '../test-support/factories.js';
 import { recentAudit } from '../audit/audit.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import { uuidv7 } from '../lib/ids.js';
-import { authenticateApiKey, createApiKey, updateApiKey, type NewApiKeyInput } from './apikeys.service.js';
+import { createApiKey, updateApiKey, verifyApiKey, type NewApiKeyInput } from './apikeys.service.js';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -25,7 +25,7 @@ describe.each(testStoreKinds())('API key service (%s)', (kind) => {
     (await t.ctx.db.selectFrom('apiKeys').select('lastUsedAt').where('id', '=', id).executeTakeFirstOrThrow())
       .lastUsedAt;
 
-  describe('authenticateApiKey', () => {
+  describe('verifyApiKey', () => {
     const office: AllowedFromEntry[] = [
       { Prefix: '192.0.2.0/24', Note: 'office v4' },
       { Prefix: '2001:db8:1::/48', Note: 'office v6' },
@@ -66,57 +66,57 @@ describe.each(testStoreKinds())('API key service (%s)', (kind) => {
         const presented =
           change.plaintext ??
           (change.tamper === true ? `${plaintext.slice(0, -1)}${plaintext.endsWith('A') ? 'B' : 'A'}` : plaintext);
-        const found = await authenticateApiKey(
+        const verdict = await verifyApiKey(
           t.ctx,
           presented,
           change.address ?? '192.0.2.10',
           change.scope ?? `allowlist.read:${knoc.id}`,
         );
-        if (accepted) {
-          expect(found).toMatchObject({
-            ID: record.ID,
-            Name: 'poller',
-            LastUsedAt: new Date(t.clock.now()).toISOString(),
-          });
-          expect(await lastUsed(record.ID)).toBe(t.clock.now());
-        } else {
-          expect(found).toBeNull();
-          expect(await lastUsed(record.ID)).toBeNull();
-        }
+        if (accepted) expect(verdict).toMatchObject({ ok: true, key: { ID: record.ID, Name: 'poller' } });
+        else expect(verdict.ok).toBe(false);
+        // The verdict records nothing: the caller records the use together with what else it writes.
+        expect(await lastUsed(record.ID)).toBeNull();
       },
     );
 
-    it('records each use as LastUsedAt', async () => {
-      const { record, plaintext } = await newKey({ Name: 'k', Scopes: ['user.sessions'] });
-      expect(record.LastUsedAt).toBeNull();
-      t.clock.advance(MINUTE);
-      await authenticateApiKey(t.ctx, plaintext, '203.0.113.1', 'user.sessions');
-      expect(await lastUsed(record.ID)).toBe(t.clock.now());
-      t.clock.advance(DAY);
-      const found = await authenticateApiKey(t.ctx, plaintext, '2001:db8::1', 'user.sessions');
-      expect(found?.LastUsedAt).toBe(new Date(t.clock.now()).toISOString());
-      expect(await lastUsed(record.ID)).toBe(t.clock.now());
+    it('says which rule refused a key: unknown, expired, scope, address', async () => {
+      const { plaintext } = await newKey({
+        Name: 'k',
+        Scopes: ['user.sessions'],
+        AllowedFrom: [{ Prefix: '192.0.2.0/24', Note: 'office' }],
+        ExpiredAfter: new Date(t.clock.now() + DAY).toISOString(),
+      });
+      const refusal = async (key: string, address: string, scope: string) => {
+        const verdict = await verifyApiKey(t.ctx, key, address, scope);
+        return verdict.ok ? 'accepted' : verdict.refusal;
+      };
+      expect(await refusal(plaintext, '192.0.2.1', 'user.sessions')).toBe('accepted');
+      expect(await refusal(plaintext, '192.0.2.1', 'agent.register')).toBe('scope');
+      expect(await refusal(plaintext, '198.51.100.1', 'user.sessions')).toBe('address');
+      expect(await refusal('not-a-key', '192.0.2.1', 'user.sessions')).toBe('unknown');
+      t.clock.advance(2 * DAY);
+      expect(await refusal(plaintext, '192.0.2.1', 'user.sessions')).toBe('expired');
     });
 
     it('lets a key created without AllowedFrom be used from any IPv4 or IPv6 address', async () => {
       const { plaintext } = await newKey({ Name: 'k', Scopes: ['agent.register'] });
       for (const address of ['203.0.113.1', '::ffff:10.0.0.1', '2001:db8::1', '::1', '127.0.0.1']) {
-        expect(await authenticateApiKey(t.ctx, plaintext, address, 'agent.register'), address).not.toBeNull();
+        expect((await verifyApiKey(t.ctx, plaintext, address, 'agent.register')).ok, address).toBe(true);
       }
     });
 
     it('refuses a key whose AllowedFrom an admin emptied: allowed from nowhere', async () => {
       const { record, plaintext } = await newKey({ Name: 'k', Scopes: ['agent.register'] });
-      await updateApiKey(t.ctx, record.ID, { ID: record.ID, AllowedFrom: [] }, { AdminName: 'ops' });
+      await updateApiKey(t.ctx, { AdminName: 'ops' }, record.ID, { ID: record.ID, AllowedFrom: [] });
       for (const address of ['203.0.113.1', '2001:db8::1', '127.0.0.1']) {
-        expect(await authenticateApiKey(t.ctx, plaintext, address, 'agent.register'), address).toBeNull();
+        expect((await verifyApiKey(t.ctx, plaintext, address, 'agent.register')).ok, address).toBe(false);
       }
     });
 
     it('refuses a key deleted after it was handed out', async () => {
       const { record, plaintext } = await newKey({ Name: 'k', Scopes: ['agent.register'] });
       await t.ctx.db.deleteFrom('apiKeys').where('id', '=', record.ID).execute();
-      expect(await authenticateApiKey(t.ctx, plaintext, '203.0.113.1', 'agent.register')).toBeNull();
+      expect((await verifyApiKey(t.ctx, plaintext, '203.0.113.1', 'agent.register')).ok).toBe(false);
     });
   });
 
@@ -149,7 +149,7 @@ describe.each(testStoreKinds())('API key service (%s)', (kind) => {
         return createApiKey(trx, t.ctx, { Name: 'robot key', Scopes: [`user.auth:${userId}`] }, { AdminName: 'ops' });
       });
       expect(record.Resources).toEqual([userId]);
-      expect(await authenticateApiKey(t.ctx, plaintext, '10.0.0.1', `user.auth:${userId}`)).not.toBeNull();
+      expect((await verifyApiKey(t.ctx, plaintext, '10.0.0.1', `user.auth:${userId}`)).ok).toBe(true);
       const [entry] = await recentAudit(t.ctx.db, 1);
       expect(entry?.Entry).toEqual({ [AuditActions.ApiKeyCreated]: { AdminName: 'ops', Description: 'robot key' } });
     });

@@ -14,13 +14,13 @@ import {
 import type { AppContext } from '../app-context.js';
 import type { Database } from '../store/schema.js';
 import { recordAudit } from '../audit/audit.js';
-import { BadRequestError, ConflictError, NotFoundError } from '../http/errors.js';
+import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
 import { uuidv7 } from '../lib/ids.js';
 import { generateToken } from '../lib/random-secret.js';
 import { isUniqueViolation } from '../lib/unique-violation.js';
 import { isoOrNull } from '../lib/rows.js';
 import { authTypesOfUsers, existingKnocIds } from '../groups/groups.repo.js';
-import type { AuditActor } from '../groups/groups.service.js';
+import type { AuditActor } from '../audit/actor.js';
 import {
   apiKeyNameTaken,
   deleteApiKeyRow,
@@ -29,12 +29,11 @@ import {
   insertApiKeyRow,
   listApiKeyRows,
   setApiKeyAllowedFrom,
-  touchApiKey,
   type ApiKeyRow,
 } from './apikeys.repo.js';
 
 /** Marks a Postern API key, so leaked keys are recognisable (secret scanners, logs). */
-export const API_KEY_PREFIX = 'pst_';
+const API_KEY_PREFIX = 'pst_';
 /** `pst_` and 43 base64url characters: 256 random bits. */
 const API_KEY_FORMAT = /^pst_[A-Za-z0-9_-]{43}$/;
 
@@ -42,7 +41,7 @@ const API_KEY_FORMAT = /^pst_[A-Za-z0-9_-]{43}$/;
  * The console offers 12 months, 24 months or never. The server accepts any instant up to 25 months
  * ahead, leaving a month of slack for the browser's clock and time zone around the 24-month choice.
  */
-export const API_KEY_MAX_EXPIRY_MONTHS = 25;
+const API_KEY_MAX_EXPIRY_MONTHS = 25;
 
 /**
  * A key created with no AllowedFrom entries may be used from anywhere: it gets the spec's default
@@ -50,7 +49,7 @@ export const API_KEY_MAX_EXPIRY_MONTHS = 25;
  * literally, so a list an admin later empties means "from nowhere" (the key is suspended), never
  * "from anywhere": a mistake there fails closed.
  */
-export const DEFAULT_ALLOWED_FROM: readonly AllowedFromEntry[] = [
+const DEFAULT_ALLOWED_FROM: readonly AllowedFromEntry[] = [
   { Prefix: '0.0.0.0/0', Note: 'Anywhere (IPv4)' },
   { Prefix: '::/0', Note: 'Anywhere (IPv6)' },
 ];
@@ -133,8 +132,8 @@ export async function createApiKey(
 /** POST /api/admin/api-keys: a key in its own transaction. */
 export async function createStandaloneApiKey(
   ctx: AppContext,
-  body: ApiKeyCreateBody,
   actor: AuditActor,
+  body: ApiKeyCreateBody,
 ): Promise<{ record: ApiKeyRecord; plaintext: string }> {
   try {
     return await ctx.db.transaction().execute((trx) => createApiKey(trx, ctx, body, actor));
@@ -150,9 +149,9 @@ export async function createStandaloneApiKey(
  */
 export async function updateApiKey(
   ctx: AppContext,
+  actor: AuditActor,
   id: string,
   body: ApiKeyUpdateBody,
-  actor: AuditActor,
 ): Promise<ApiKeyRecord> {
   if (body.ID !== id) throw new BadRequestError({ code: ErrorCodes.mismatchingIds, extra: 'ID' });
   checkAllowedFrom(body.AllowedFrom);
@@ -168,7 +167,7 @@ export async function updateApiKey(
   });
 }
 
-export async function deleteApiKey(ctx: AppContext, id: string, actor: AuditActor): Promise<void> {
+export async function deleteApiKey(ctx: AppContext, actor: AuditActor, id: string): Promise<void> {
   const now = ctx.clock.now();
   await ctx.db.transaction().execute(async (trx) => {
     const row = await findApiKeyRow(trx, id);
@@ -213,27 +212,8 @@ export async function verifyApiKey(
   return { ok: true, key };
 }
 
-/**
- * The key behind `plaintext` if it may do `requiredScope` from `sourceAddress` now, else null:
- * unknown or malformed keys, expired keys, keys without that exact scope, and callers outside every
- * AllowedFrom CIDR are all refused alike. A successful use is recorded as LastUsedAt.
- */
-export async function authenticateApiKey(
-  ctx: AppContext,
-  plaintext: string,
-  sourceAddress: string,
-  requiredScope: string,
-): Promise<ApiKeyRecord | null> {
-  const verdict = await verifyApiKey(ctx, plaintext, sourceAddress, requiredScope);
-  if (!verdict.ok) return null;
-  const now = ctx.clock.now();
-  await touchApiKey(ctx.db, verdict.key.ID, now);
-  const lastUsed = verdict.key.LastUsedAt === null ? now : Math.max(now, Date.parse(verdict.key.LastUsedAt));
-  return { ...verdict.key, LastUsedAt: new Date(lastUsed).toISOString() };
-}
-
 /** The ACL and user ids a key's scopes name, for display. */
-export function resourcesOf(scopes: readonly string[]): string[] {
+function resourcesOf(scopes: readonly string[]): string[] {
   const resources = scopes.flatMap((scope) => {
     const colon = scope.indexOf(':');
     return colon === -1 ? [] : [scope.slice(colon + 1)];

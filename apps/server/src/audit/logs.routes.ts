@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { LogClearResponse, LogListResponse } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { requireAdmin } from '../auth/request-auth.js';
+import { requireAdmin } from '../http/request-auth.js';
 import { clearOldAuditLog, listAuditLog } from './logs.service.js';
 
 /** /api/admin/logs: read the audit log, and clear the entries older than 30 days. Admins only. */

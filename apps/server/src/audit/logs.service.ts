@@ -1,6 +1,6 @@
 import { AUDIT_LOG_CLEAR_AFTER_DAYS, AuditActions, type AuditEntry } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import type { AuditActor } from '../groups/groups.service.js';
+import type { AuditActor } from './actor.js';
 import { recentAudit, recordAudit } from './audit.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -11,7 +11,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * that never clears its log: about 100 000 entries is some tens of megabytes of JSON, years of
  * activity for a typical site. Older entries stay in the store and are reachable once cleared.
  */
-export const AUDIT_LOG_LIST_CAP = 100_000;
+const AUDIT_LOG_LIST_CAP = 100_000;
 
 /** Every entry (up to the cap), newest first, in the same shape as the admin status's Activity. */
 export async function listAuditLog(ctx: AppContext): Promise<AuditEntry[]> {

@@ -19,7 +19,7 @@ import {
   requireAdminAnyStage,
   sessionToken,
   setSessionCookie,
-} from './request-auth.js';
+} from '../http/request-auth.js';
 
 /** Sign-in and sign-out for both realms (public). Logout always succeeds: its goal is met either way. */
 export function registerSignInRoutes(app: FastifyInstance, ctx: AppContext): void {

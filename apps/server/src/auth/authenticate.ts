@@ -2,13 +2,13 @@ import type { AppContext } from '../app-context.js';
 import type { SessionStage } from '../store/schema.js';
 import type { User } from '../users/users.repo.js';
 import { findAdminById, type Admin } from '../admins/admins.repo.js';
-import { hashSessionToken } from './session-tokens.js';
+import { hashSessionToken } from '../sessions/session-tokens.js';
 import {
   findRunningAdminSession,
   findRunningUserSessionWithUser,
   type AdminSession,
   type UserSession,
-} from './sessions.repo.js';
+} from '../sessions/sessions.repo.js';
 
 /**
  * Which sessions a caller accepts: fully signed in (every API), waiting for a second factor, or

@@ -1,9 +1,9 @@
 import { ErrorCodes } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { ServiceUnavailableError } from '../http/errors.js';
+import { ServiceUnavailableError } from '../errors.js';
 import { readSettings } from '../settings/settings.js';
 import { LdapUnavailableError, ldapBind } from '../ldap/ldap-bind.js';
-import { verifyAgainstDecoy, verifyPassword } from './passwords.js';
+import { verifyAgainstDecoy, verifyPassword } from '../lib/passwords.js';
 
 /** What a sign-in needs to know about an account to check its password. */
 export interface CredentialHolder {

@@ -7,7 +7,7 @@ import {
   type UserSessionInfo,
 } from '@postern/protocol';
 import type { AppContext, RequestMeta } from '../app-context.js';
-import { ForbiddenError, TooManyRequestsError, UnauthenticatedError } from '../http/errors.js';
+import { ForbiddenError, TooManyRequestsError, UnauthenticatedError } from '../errors.js';
 import { recordAudit } from '../audit/audit.js';
 import { readSettings } from '../settings/settings.js';
 import { findUserByUserName, type User } from '../users/users.repo.js';
@@ -22,7 +22,7 @@ import {
   startUserSession,
   type IssuedSession,
 } from './session-issue.js';
-import { endAdminSessions, endUserSessions } from './sessions.repo.js';
+import { endAdminSessions, endUserSessions } from '../sessions/sessions.repo.js';
 import { blockedFor, clearFailures, recordFailure, signInKeys, type SignInKeys } from './throttle.js';
 
 /** The cookies a request carried, which a sign-in replaces. */

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { AdminOtpVerifyBody, OtpGenerateResponse, OtpVerifyBody, OtpVerifyResponse } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
 import { generateSecret, verifyAdminCode, verifyUserCode } from './second-factor.service.js';
-import { clearSessionCookie, requestMeta, sessionToken, setSessionCookie } from './request-auth.js';
+import { clearSessionCookie, requestMeta, sessionToken, setSessionCookie } from '../http/request-auth.js';
 
 /**
  * The second factor for users. These routes serve sign-ins that wait for a code; a finished

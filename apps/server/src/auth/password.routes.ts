@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { EmptyResponse, PasswordChangeBody } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
 import { changeOwnPassword } from './password.service.js';
-import { requestMeta, requireUser } from './request-auth.js';
+import { requestMeta, requireUser } from '../http/request-auth.js';
 
 export function registerPasswordRoutes(app: FastifyInstance, ctx: AppContext): void {
   app

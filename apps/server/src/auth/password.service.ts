@@ -1,11 +1,11 @@
 import { AuditActions, ErrorCodes, type PasswordChangeBody } from '@postern/protocol';
 import type { AppContext, RequestMeta } from '../app-context.js';
-import { BadRequestError, ForbiddenError } from '../http/errors.js';
+import { BadRequestError, ForbiddenError } from '../errors.js';
 import { recordAudit } from '../audit/audit.js';
 import { setUserPasswordHash, type User } from '../users/users.repo.js';
-import type { UserSession } from './sessions.repo.js';
-import { endUserSessions } from './sessions.repo.js';
-import { hashPassword, verifyPassword } from './passwords.js';
+import type { UserSession } from '../sessions/sessions.repo.js';
+import { endUserSessions } from '../sessions/sessions.repo.js';
+import { hashPassword, verifyPassword } from '../lib/passwords.js';
 import { clearFailures, recordFailure, signInKeys } from './throttle.js';
 import { refuseWhileBlocked } from './login.service.js';
 

@@ -1,16 +1,16 @@
 import { AuditActions, ErrorCodes, type OtpSecret, type OtpVerifyResult } from '@postern/protocol';
 import type { AppContext, RequestMeta } from '../app-context.js';
-import { BadRequestError, TooManyRequestsError, UnauthenticatedError } from '../http/errors.js';
+import { BadRequestError, TooManyRequestsError, UnauthenticatedError } from '../errors.js';
 import { recordAudit } from '../audit/audit.js';
 import { readSettings } from '../settings/settings.js';
 import type { User } from '../users/users.repo.js';
 import type { Admin } from '../admins/admins.repo.js';
-import type { UserSession, AdminSession } from './sessions.repo.js';
-import { endAdminSessions, endUserSessions } from './sessions.repo.js';
+import type { UserSession, AdminSession } from '../sessions/sessions.repo.js';
+import { endAdminSessions, endUserSessions } from '../sessions/sessions.repo.js';
 import { authenticateAdmin, authenticateUser } from './authenticate.js';
 import { adminSessionInfo, MAX_TOTP_DEFERRALS, userSessionInfo } from './session-info.js';
 import { effectiveSessionLimit, startAdminSession, startUserSession, type IssuedSession } from './session-issue.js';
-import { beginSecondFactorAttempt, clearSecondFactorFailures } from './second-factor-throttle.js';
+import { beginSecondFactorAttempt, clearSecondFactorFailures } from '../sessions/second-factor-throttle.js';
 import { newTotpSecret, totpUri, verifyTotp } from './totp.js';
 import {
   claimStep,
@@ -19,7 +19,7 @@ import {
   openSecret,
   storePendingSecret,
   type TotpTable,
-} from './totp-store.js';
+} from '../sessions/totp-store.js';
 import type { AdminSessionInfo, UserSessionInfo } from '@postern/protocol';
 
 type Realm = 'user' | 'admin';

@@ -10,8 +10,8 @@ import { recordAudit } from '../audit/audit.js';
 import { readSettings } from '../settings/settings.js';
 import { currentLicensing } from '../licence/licence.js';
 import { uuidv7 } from '../lib/ids.js';
-import { hashSessionToken, newSessionToken } from './session-tokens.js';
-import type { EndedUserSession } from './session-events.js';
+import { hashSessionToken, newSessionToken } from '../sessions/session-tokens.js';
+import type { EndedUserSession } from '../sessions/session-events.js';
 import {
   activeSessionsOfUser,
   endAdminSessions,
@@ -20,11 +20,11 @@ import {
   findRunningUserSession,
   insertAdminSession,
   insertUserSession,
-} from './sessions.repo.js';
+} from '../sessions/sessions.repo.js';
 
 const MINUTE_MS = 60_000;
 /** How long a sign-in may wait for its second factor. */
-export const PENDING_SECOND_FACTOR_MS = 5 * MINUTE_MS;
+const PENDING_SECOND_FACTOR_MS = 5 * MINUTE_MS;
 
 /** A session just started: the bearer token for the cookie (never stored) and when it ends. */
 export interface IssuedSession {
@@ -77,7 +77,7 @@ export async function startUserSession(
  * Duration stored before it was bounded cannot reach a date nothing can write), never after the
  * account's ValidUntil.
  */
-export function userSessionEndsAt(now: number, minutes: number, validUntil: number | null): number {
+function userSessionEndsAt(now: number, minutes: number, validUntil: number | null): number {
   const bounded = Math.max(0, Math.min(minutes, USER_SESSION_MINUTES_MAX));
   return Math.min(now + bounded * MINUTE_MS, validUntil ?? Number.POSITIVE_INFINITY);
 }

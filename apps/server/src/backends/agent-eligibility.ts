@@ -7,7 +7,7 @@ import {
   type ErrorCode,
 } from '@postern/protocol';
 import type { Database } from '../store/schema.js';
-import { BadRequestError } from '../http/errors.js';
+import { BadRequestError } from '../errors.js';
 
 /** What the backend and knoc rules need to know about an agent. */
 export interface AgentFacts {
@@ -20,7 +20,7 @@ export interface AgentFacts {
 }
 
 /** The agents among these ids, by id. */
-export async function findAgentFacts(db: Kysely<Database>, ids: readonly string[]): Promise<Map<string, AgentFacts>> {
+async function findAgentFacts(db: Kysely<Database>, ids: readonly string[]): Promise<Map<string, AgentFacts>> {
   const found = new Map<string, AgentFacts>();
   const wanted = [...new Set(ids)];
   if (wanted.length === 0) return found;
@@ -58,7 +58,7 @@ function parseCapabilities(text: string | null): AgentCapabilities | null {
  * Why this agent cannot drive a backend of this type, as an error code for Extra (the spec's
  * eligibility reasons), or null when it can. Capabilities come from the agent's last hello.
  */
-export function incapabilityReason(agent: AgentFacts, type: BackendType): ErrorCode | null {
+function incapabilityReason(agent: AgentFacts, type: BackendType): ErrorCode | null {
   const capabilities = agent.capabilities;
   if (capabilities === null) return ErrorCodes.agentNeverConnected;
   if (!capabilities.backend_types.includes(type)) return ErrorCodes.agentBackendTypeNotSupported;
@@ -88,7 +88,7 @@ export function assertAgentCanRun(agent: AgentFacts, type: BackendType): void {
  * suffix are ignored, missing parts count as 0). A version that does not parse counts as compatible,
  * as an unknown version does: the agent itself refuses what it cannot do.
  */
-export function versionAtLeast(version: string, minimum: string): boolean {
+function versionAtLeast(version: string, minimum: string): boolean {
   const have = parseVersion(version);
   const need = parseVersion(minimum);
   if (have === null || need === null) return true;

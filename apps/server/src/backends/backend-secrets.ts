@@ -6,7 +6,7 @@ import {
   type BackendType,
 } from '@postern/protocol';
 import type { SealedValue, SecretBox, SecretContext } from '../secrets/secret-box.js';
-import { BadRequestError } from '../http/errors.js';
+import { BadRequestError } from '../errors.js';
 
 /** A backend's fields as stored: secret fields hold SecretBox ciphertexts. */
 export type StoredBackendFields = Record<string, unknown>;

@@ -1,19 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import {
   BackendCreateBody,
   BackendListResponse,
   BackendResponse,
   BackendUpdateBody,
   EmptyResponse,
-  Id,
+  IdParams,
 } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { requireAdmin } from '../auth/request-auth.js';
+import { requireAdmin } from '../http/request-auth.js';
 import { createBackend, deleteBackend, getBackend, listBackends, updateBackend } from './backends.service.js';
-
-const BackendParams = z.object({ id: Id });
 
 /** /api/admin/backends: list, get, create, update and delete backends. Admins only. */
 export function registerBackendRoutes(app: FastifyInstance, ctx: AppContext): void {
@@ -27,27 +24,27 @@ export function registerBackendRoutes(app: FastifyInstance, ctx: AppContext): vo
 
   routes.get(
     '/api/admin/backends/:id',
-    { schema: { params: BackendParams, response: { 200: BackendResponse } } },
+    { schema: { params: IdParams, response: { 200: BackendResponse } } },
     async (request) => ({ data: await getBackend(ctx, request.params.id) }),
   );
 
   routes.post(
     '/api/admin/backends',
     { schema: { body: BackendCreateBody, response: { 200: BackendResponse } } },
-    async (request) => ({ data: await createBackend(ctx, request.body, await actor(request)) }),
+    async (request) => ({ data: await createBackend(ctx, await actor(request), request.body) }),
   );
 
   routes.put(
     '/api/admin/backends/:id',
-    { schema: { params: BackendParams, body: BackendUpdateBody, response: { 200: BackendResponse } } },
-    async (request) => ({ data: await updateBackend(ctx, request.params.id, request.body, await actor(request)) }),
+    { schema: { params: IdParams, body: BackendUpdateBody, response: { 200: BackendResponse } } },
+    async (request) => ({ data: await updateBackend(ctx, await actor(request), request.params.id, request.body) }),
   );
 
   routes.delete(
     '/api/admin/backends/:id',
-    { schema: { params: BackendParams, response: { 200: EmptyResponse } } },
+    { schema: { params: IdParams, response: { 200: EmptyResponse } } },
     async (request) => {
-      await deleteBackend(ctx, request.params.id, await actor(request));
+      await deleteBackend(ctx, await actor(request), request.params.id);
       return { data: null };
     },
   );

@@ -10,10 +10,10 @@ import {
 import type { AppContext } from '../app-context.js';
 import type { Database } from '../store/schema.js';
 import { recordAudit } from '../audit/audit.js';
-import { BadRequestError, ConflictError, NotFoundError } from '../http/errors.js';
+import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
 import { uuidv7 } from '../lib/ids.js';
 import { isUniqueViolation } from '../lib/unique-violation.js';
-import type { AuditActor } from '../groups/groups.service.js';
+import type { AuditActor } from '../audit/actor.js';
 import { endGrantsForKnocs } from '../grants/grants.repo.js';
 import { placementsWithChildren, knocIdsOfBackend, listKnocRowsOfBackends } from '../knocs/knocs.repo.js';
 import { assertAgentCanRun, assertIpsetSetsAllowed, findAgentFactsById, type AgentFacts } from './agent-eligibility.js';
@@ -59,7 +59,7 @@ export async function getBackend(ctx: AppContext, id: string): Promise<BackendRe
 }
 
 /** POST /api/admin/backends: one backend in its own transaction, then its agent is told. */
-export async function createBackend(ctx: AppContext, body: BackendInput, actor: AuditActor): Promise<BackendRecord> {
+export async function createBackend(ctx: AppContext, actor: AuditActor, body: BackendInput): Promise<BackendRecord> {
   const change = await writeBackend(ctx, (trx) => createBackendInTrx(trx, ctx, body, actor));
   tellAgents(ctx, change.agentIds);
   return getBackend(ctx, change.backend.id);
@@ -68,9 +68,9 @@ export async function createBackend(ctx: AppContext, body: BackendInput, actor: 
 /** PUT /api/admin/backends/{id}. */
 export async function updateBackend(
   ctx: AppContext,
+  actor: AuditActor,
   id: string,
   body: BackendUpdateInput,
-  actor: AuditActor,
 ): Promise<BackendRecord> {
   if (body.ID !== id) throw new BadRequestError({ code: ErrorCodes.mismatchingIds, extra: 'ID' });
   const change = await writeBackend(ctx, (trx) => updateBackendInTrx(trx, ctx, body, actor));
@@ -82,7 +82,7 @@ export async function updateBackend(
  * DELETE /api/admin/backends/{id}: ends the grants of its knocs (and their children), deletes it with
  * its knocs (by cascade) and audits each, then tells every agent concerned.
  */
-export async function deleteBackend(ctx: AppContext, id: string, actor: AuditActor): Promise<void> {
+export async function deleteBackend(ctx: AppContext, actor: AuditActor, id: string): Promise<void> {
   const now = ctx.clock.now();
   const agentIds = await ctx.db.transaction().execute(async (trx) => {
     const backend = await findBackendRow(trx, id);
@@ -214,7 +214,7 @@ async function assertAgentHoldsSetsOfBackend(db: Kysely<Database>, agent: AgentF
 }
 
 /** The API's view of a backend: AgentID NO_AGENT_ID when none, secrets as RECORDED. */
-export function toBackendRecord(row: BackendWithAgent): BackendRecord {
+function toBackendRecord(row: BackendWithAgent): BackendRecord {
   return {
     ID: row.id,
     Name: row.name,

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { BOOTSTRAP_ADMIN_USERNAME, POSTERN_VERSION } from '@postern/protocol';
 import { loadConfig, describeSettings, CONFIG_FILE_ENV } from '../config/config.js';
 import { createLogger } from '../logger.js';
-import { contextFor, openPreparedStore, startServer } from '../server.js';
+import { contextWithoutAgents, openPreparedStore, startServer } from '../server.js';
 import { createAdminFromCli, resetAdminPassword } from '../admins/admins.service.js';
 import { readPasswordFromStdin } from './read-stdin.js';
 import { registerLicenceCommands } from '../licence/licence-cli.js';
@@ -91,7 +91,7 @@ async function withContext(work: (ctx: AppContext) => Promise<void>): Promise<vo
   const store = await openPreparedStore(config, logger);
   try {
     // The same key check as the server: a lost or wrong key stops the command before it seals anything.
-    await work(await contextFor(config, store, logger));
+    await work(await contextWithoutAgents(config, store, logger));
   } finally {
     await store.close();
   }

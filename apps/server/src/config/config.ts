@@ -183,7 +183,7 @@ function parseTrustedProxies(value: string): string[] {
     .split(',')
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
-  // The same parser the proxy trust rule uses (http/forwarded-address.ts): what passes here matches there.
+  // The same parser the proxy trust rule uses (lib/forwarded-address.ts): what passes here matches there.
   for (const entry of entries) {
     if (parseIpOrCidr(entry) === null) {
       throw new ConfigError(SETTINGS.trustedProxies.env, `"${entry}" is not an IP address or CIDR range`);

@@ -1,6 +1,6 @@
 import { AuditActions } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import { knocsGrantedInSession } from './grants.repo.js';
 import { childKnocs, type GrantableKnoc } from './knoc-access.js';
 import { addressAllowed } from './ip-rules.js';

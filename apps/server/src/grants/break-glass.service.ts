@@ -2,7 +2,7 @@ import { AuditActions, type BreakGlassGrantBody } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
 import type { Admin } from '../admins/admins.repo.js';
 import { recordAudit } from '../audit/audit.js';
-import { BadRequestError, NotFoundError } from '../http/errors.js';
+import { BadRequestError, NotFoundError } from '../errors.js';
 import { adminGrant, endGrants, twinAdminGrantIds } from './grants.repo.js';
 import { childKnocs, grantableKnocs } from './knoc-access.js';
 import { grantableAddress } from './ip-rules.js';

@@ -3,7 +3,7 @@ import type { AppContext } from '../app-context.js';
 import type { GrantOrigin } from '../store/schema.js';
 import { usersAreLicensed } from '../licence/licence.js';
 import { recordAudit } from '../audit/audit.js';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../http/errors.js';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
 import type { AgentEntryKey } from './agent-sync.js';
 import { endGrants, grantsShapingEntry, loggedSessionAddresses } from './grants.repo.js';
 import { knocOfUserWithChildren, type GrantableKnoc } from './knoc-access.js';

@@ -1,6 +1,6 @@
 import type { AppContext } from '../app-context.js';
-import { startInterval, type IntervalHandle } from '../lib/start-interval.js';
-import { StoreOutageLog } from '../store/store-outage-log.js';
+import type { IntervalHandle } from '../lib/start-interval.js';
+import { startStoreJob } from '../store/store-job.js';
 import { endGrants, entriesOfSessions } from './grants.repo.js';
 
 /** Ended grants are kept this long (the user's Revoked status, investigations), then deleted. */
@@ -30,19 +30,12 @@ export async function sweepGrantsOnce(ctx: AppContext, pass = 0): Promise<void> 
 
 /** Runs the grant sweep every second, one pass at a time, until stopped; a failed pass is logged and the next tick tries again. */
 export function startGrantSweeper(ctx: AppContext, intervalMs = 1_000): IntervalHandle {
-  return startInterval({
-    name: 'grant sweep',
-    intervalMs,
-    logger: ctx.logger,
-    // A store locked by another process or out of reach: the next tick sweeps what this one could not.
-    outcomes: new StoreOutageLog(ctx.logger, 'the grant sweep'),
-    run: (pass) => sweepGrantsOnce(ctx, pass),
-  });
+  return startStoreJob(ctx.logger, 'grant sweep', intervalMs, (pass) => sweepGrantsOnce(ctx, pass));
 }
 
 /**
  * Sessions end in many places (logout, expiry, invalidation, account changes); each ends the
- * session's grants in its own transaction (auth/sessions.repo.ts). This tells the agents after commit.
+ * session's grants in its own transaction (sessions/sessions.repo.ts). This tells the agents after commit.
  */
 export function forwardEndedSessionsToAgents(ctx: AppContext): () => void {
   return ctx.sessionEvents.onUserSessionsEnded(async (ended) => {

@@ -1,117 +1,24 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AuditActions, ErrorCodes, GrantStatus, type AclEntry, type UserStatus } from '@postern/protocol';
-import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
-import { givenAdmin, givenUser } from '../test-support/factories.js';
-import { givenAgent } from '../test-support/agent-factories.js';
-import { givenLicence, TEST_LICENCE_KEYS } from '../test-support/licence.js';
-import { FakeAgent } from '../test-support/fake-agent.js';
-import { signInAdmin, signInUser } from '../test-support/http.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { AuditActions, ErrorCodes, GrantStatus, type AclEntry } from '@postern/protocol';
+import { testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { givenAdmin } from '../test-support/factories.js';
+import type { FakeAgent } from '../test-support/fake-agent.js';
+import { signInAdmin } from '../test-support/http.js';
+import { ALICE_ADDRESS, givenIpsetKnoc, useGrantEngineWorld } from '../test-support/grant-engine-world.js';
 import { recentAudit } from '../audit/audit.js';
 import { uuidv7 } from '../lib/ids.js';
-import { givenBackend, givenEnforcedKnoc } from '../test-support/knoc-factories.js';
 import { sweepGrantsOnce } from './grant-sweeper.js';
-import type { AppContext } from '../app-context.js';
-import { ipAttestor } from '../ip-discovery/attestation.js';
 
-/** Where alice's browser is, unless a test says otherwise (RFC 5737: loopback is never granted). */
-const ALICE_ADDRESS = '192.0.2.1';
-
-interface KnocOptions {
-  clickToGrant?: boolean;
-  cgnatOpen?: boolean;
-  maximumGrantDuration?: number;
-  ipExclusions?: {
-    RestrictionType: 'none' | 'RFC1918' | 'allowList' | 'denyList';
-    RfcType: 'allow' | 'deny';
-    Ranges: [];
-  };
-  grantType?: { Type: 'userIp' | 'specifiedIps'; Ips: { Ip: string }[] };
-  /** Give the knoc to the user directly (default) or not at all (a group will). */
-  direct?: boolean;
-}
-
-/** An ipset knoc on the agent, given to the user directly unless `direct` is false. */
-async function givenIpsetKnoc(ctx: AppContext, agentId: string, userId: string, options: KnocOptions = {}) {
-  const backend = await givenBackend(ctx, { type: 'ipset', agentId });
-  const knoc = await givenEnforcedKnoc(ctx, {
-    backendId: backend.id,
-    type: 'ipset',
-    aclConfig: { V4SetName: 'postern4', V6SetName: 'postern6' },
-    options: {
-      ClickToGrant: options.clickToGrant ?? true,
-      CGNATOpen: options.cgnatOpen ?? false,
-      MaximumGrantDuration: options.maximumGrantDuration ?? 0,
-      ...(options.ipExclusions === undefined ? {} : { IpExclusions: options.ipExclusions }),
-      ...(options.grantType === undefined ? {} : { GrantType: options.grantType }),
-    },
-  });
-  // A known UriToken, so the auto-browse test can name the URL it expects.
-  await ctx.db.updateTable('knocs').set({ uriToken: 'uri-token-1' }).where('id', '=', knoc.id).execute();
-  if (options.direct !== false) await ctx.db.insertInto('userAcls').values({ userId, aclId: knoc.id }).execute();
-  return knoc.id;
-}
-
+// A grant's life: clicked, sent, confirmed, moved, expired, revoked, and ended by an admin. What the
+// knoc's options change: grants-knoc-options.api.test.ts; the agent connection:
+// grants-agent-connection.api.test.ts.
 describe.each(testStoreKinds())('grant engine (%s)', (kind) => {
-  let t: TestApp;
-  let agent: FakeAgent;
-  let agentId: string;
-  let userId: string;
-  let password: string;
-  let baseUrl: string;
-
-  beforeEach(async () => {
-    t = await createTestApp(kind, { config: { licencePublicKeys: TEST_LICENCE_KEYS } });
-    await givenLicence(t.ctx);
-    const user = await givenUser(t.ctx, { userName: 'alice' });
-    userId = user.id;
-    password = user.password;
-    const created = await givenAgent(t.ctx, { name: 'edge' });
-    agentId = created.id;
-    baseUrl = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    agent = new FakeAgent(baseUrl, created.token);
+  const world = useGrantEngineWorld(kind);
+  const { signIn, status, aclOf, grant, revoke, settle } = world;
+  let t: TestApp, agent: FakeAgent, agentId: string, userId: string;
+  beforeEach(() => {
+    ({ t, agent, agentId, userId } = world);
   });
-  afterEach(async () => {
-    await agent.disconnect();
-    await t.close();
-  });
-
-  const signIn = (address = ALICE_ADDRESS) =>
-    signInUser(t.app, 'alice', password).then((cookie) => ({ cookie, address }));
-  const status = async (who: { cookie: string; address: string }) => {
-    const response = await t.app.inject({
-      method: 'GET',
-      url: '/api/status',
-      headers: { cookie: who.cookie },
-      remoteAddress: who.address,
-    });
-    expect(response.statusCode, response.body).toBe(200);
-    return response.json<{ data: UserStatus }>().data;
-  };
-  const aclOf = async (who: { cookie: string; address: string }, aclId: string) => {
-    const acl = (await status(who)).ACLs.find((entry) => entry.ACLID === aclId);
-    if (acl === undefined) throw new Error('ACL not in status');
-    return acl;
-  };
-  const grant = (who: { cookie: string; address: string }, aclId: string, IPs: object[] = []) =>
-    t.app.inject({
-      method: 'POST',
-      url: '/api/grant',
-      headers: { cookie: who.cookie },
-      remoteAddress: who.address,
-      payload: { ACLID: aclId, IPs },
-    });
-  const revoke = (who: { cookie: string; address: string }, aclId: string) =>
-    t.app.inject({
-      method: 'DELETE',
-      url: `/api/sessions/current/granted-acls/${aclId}`,
-      headers: { cookie: who.cookie },
-      remoteAddress: who.address,
-    });
-  const settle = async () => {
-    await t.hub.idle();
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    await t.hub.idle();
-  };
 
   it('sends the agent its knocs on hello, and a click becomes an add that the agent confirms', async () => {
     const aclId = await givenIpsetKnoc(t.ctx, agentId, userId);
@@ -279,128 +186,6 @@ describe.each(testStoreKinds())('grant engine (%s)', (kind) => {
     expect(acl.Error).toContain('does not exist');
   });
 
-  it('disables a knoc for an address its IpExclusions refuse', async () => {
-    const aclId = await givenIpsetKnoc(t.ctx, agentId, userId, {
-      ipExclusions: { RestrictionType: 'RFC1918', RfcType: 'allow', Ranges: [] },
-    });
-    await agent.connect();
-    const outside = await signIn('198.51.100.20');
-    expect((await aclOf(outside, aclId)).DisableForUser).toBe(true);
-    const response = await grant(outside, aclId);
-    expect(response.statusCode).toBe(403);
-    expect(response.json()).toEqual({ Err: ErrorCodes.aclDisabledForUser });
-    const inside = await signIn('10.1.2.3');
-    expect((await aclOf(inside, aclId)).DisableForUser).toBe(false);
-  });
-
-  it('grants knocs without ClickToGrant when the session starts', async () => {
-    const aclId = await givenIpsetKnoc(t.ctx, agentId, userId, { clickToGrant: false });
-    await agent.connect();
-    const alice = await signIn();
-    await status(alice);
-    await agent.waitFor(() => agent.applies().length === 1, 'the automatic add');
-    expect(agent.applies()[0]?.add.map((entry) => entry.aclId)).toEqual([aclId]);
-  });
-
-  it('opens CGNATOpen knocs for attested discovered addresses too (the rules: cgnat.api.test.ts)', async () => {
-    const aclId = await givenIpsetKnoc(t.ctx, agentId, userId, { cgnatOpen: true });
-    await agent.connect();
-    const alice = await signIn('100.64.0.9');
-    const attested = (IP: string, Port: number) => ({
-      IP,
-      Port,
-      Attestation: ipAttestor(t.ctx.secrets).issue({ ip: IP, port: Port }, t.clock.now()),
-    });
-    const granted = await grant(alice, aclId, [attested('192.0.2.44', 443)]);
-    expect(granted.statusCode, granted.body).toBe(200);
-    await agent.waitFor(() => agent.applies().length >= 1);
-    const added = () =>
-      agent
-        .applies()
-        .flatMap((apply) => apply.add.map((entry) => entry.ip))
-        .sort();
-    expect(added()).toEqual(['100.64.0.9', '192.0.2.44']);
-
-    const logged = await t.app.inject({
-      method: 'POST',
-      url: '/api/log_ips',
-      headers: { cookie: alice.cookie },
-      remoteAddress: alice.address,
-      payload: { IPs: [attested('2001:db8::1', 8000)] },
-    });
-    expect(logged.statusCode, logged.body).toBe(200);
-    await agent.waitFor(() => added().includes('2001:db8::1'), 'the discovered address');
-  });
-
-  it('resends the whole state when an agent reconnects, at a newer generation', async () => {
-    const aclId = await givenIpsetKnoc(t.ctx, agentId, userId);
-    await agent.connect();
-    const alice = await signIn();
-    await grant(alice, aclId);
-    await agent.waitFor(() => agent.applies().length === 1);
-    await settle();
-    const lastGeneration = agent.applies()[0]?.generation ?? Infinity;
-    await agent.disconnect();
-
-    await agent.connect();
-    const state = agent.states().at(-1);
-    expect(state?.generation).toBeGreaterThan(lastGeneration);
-    expect(state?.entries.map((entry) => entry.ip)).toEqual([ALICE_ADDRESS]);
-  });
-
-  it('numbers messages in sending order, never above what the store has reserved', async () => {
-    const aclId = await givenIpsetKnoc(t.ctx, agentId, userId);
-    await agent.connect();
-    const alice = await signIn();
-    for (let round = 1; round <= 3; round += 1) {
-      await grant(alice, aclId);
-      await agent.waitFor(() => agent.applies().length === 2 * round - 1);
-      await revoke(alice, aclId);
-      await agent.waitFor(() => agent.applies().length === 2 * round);
-    }
-    const sent = [...agent.states(), ...agent.applies()].map((message) => message.generation);
-    expect(sent).toEqual([...sent].sort((a, b) => a - b));
-    expect(new Set(sent).size).toBe(sent.length);
-    const stored = await t.ctx.db
-      .selectFrom('agents')
-      .select('generation')
-      .where('id', '=', agentId)
-      .executeTakeFirstOrThrow();
-    // A replica or a later connection starts above this, so above everything sent here.
-    expect(Number(stored.generation)).toBeGreaterThanOrEqual(Math.max(...sent));
-  });
-
-  it('sends each knoc with its backend’s fields and secrets opened for the driver', async () => {
-    const backend = await givenBackend(t.ctx, {
-      type: 'haproxy',
-      agentId,
-      config: { Protocol: 'unix', Address: '/run/haproxy/admin.sock' },
-    });
-    const knoc = await givenEnforcedKnoc(t.ctx, { backendId: backend.id, type: 'haproxy', aclConfig: { ID: '7' } });
-    await agent.connect();
-    expect(agent.states()[0]?.knocs).toEqual([
-      {
-        aclId: knoc.id,
-        name: knoc.description,
-        url: '',
-        backendId: backend.id,
-        backendType: 'haproxy',
-        backend: { Protocol: 'unix', Address: '/run/haproxy/admin.sock' },
-        acl: { ID: '7' },
-      },
-    ]);
-  });
-
-  it('moves its generation past the agent’s when the agent has seen a later one (a restored store)', async () => {
-    await agent.connect(undefined, 5_000);
-    expect(agent.states()[0]?.generation).toBeGreaterThan(5_000);
-  });
-
-  it('refuses an agent connection with an unknown token', async () => {
-    const stranger = new FakeAgent(baseUrl, 'x'.repeat(43));
-    await expect(stranger.connect()).rejects.toThrow(/401/);
-  });
-
   it('records an audited break-glass grant from an admin and sends it to the agent', async () => {
     const aclId = await givenIpsetKnoc(t.ctx, agentId, userId);
     await agent.connect();
@@ -451,45 +236,6 @@ describe.each(testStoreKinds())('grant engine (%s)', (kind) => {
     await agent.waitFor(() => agent.applies().length === 2, 'the remove');
     expect(agent.applies()[1]?.remove).toEqual([{ aclId, ip: ALICE_ADDRESS }]);
     expect((await status(alice)).ACLs).toEqual([]);
-  });
-
-  it('grants a knoc’s fixed addresses, whoever clicks and from wherever', async () => {
-    const aclId = await givenIpsetKnoc(t.ctx, agentId, userId, {
-      grantType: { Type: 'specifiedIps', Ips: [{ Ip: '192.0.2.10' }, { Ip: '192.0.2.11' }] },
-    });
-    await agent.connect();
-    const alice = await signIn('198.51.100.3');
-    expect((await aclOf(alice, aclId)).GrantTypeFixedIps).toBe(true);
-    await grant(alice, aclId);
-    await agent.waitFor(() => agent.applies().length === 1);
-    expect(
-      agent
-        .applies()[0]
-        ?.add.map((entry) => entry.ip)
-        .sort(),
-    ).toEqual(['192.0.2.10', '192.0.2.11']);
-    // A fixed grant does not follow the user's address.
-    await aclOf({ ...alice, address: '198.51.100.4' }, aclId);
-    await settle();
-    expect(agent.applies()).toHaveLength(1);
-  });
-
-  it('names the one auto-browse knoc with its knoctoken, and none when two ask for it', async () => {
-    const first = await givenIpsetKnoc(t.ctx, agentId, userId);
-    await t.ctx.db
-      .updateTable('knocs')
-      .set({ autoBrowseUsers: true, url: 'https://intranet.example/start?a=1' })
-      .where('id', '=', first)
-      .execute();
-    const alice = await signIn();
-    expect((await status(alice)).AutoBrowseToURI).toBe('https://intranet.example/start?a=1&knoctoken=uri-token-1');
-    const second = await givenIpsetKnoc(t.ctx, agentId, userId);
-    await t.ctx.db
-      .updateTable('knocs')
-      .set({ autoBrowseUsers: true, url: 'https://wiki.example/' })
-      .where('id', '=', second)
-      .execute();
-    expect((await status(alice)).AutoBrowseToURI).toBeNull();
   });
 
   it('revokes a deleted user’s grants', async () => {

@@ -147,7 +147,7 @@ export async function addressesHeldBySession(
 }
 
 /** Which of these entries some running grant still holds, as "aclId ip" strings. */
-export async function heldEntries(
+async function heldEntries(
   db: Kysely<Database>,
   keys: readonly { aclId: string; ip: string }[],
   now: number,

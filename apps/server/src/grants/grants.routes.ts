@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import {
   AclEntryResponse,
   BreakGlassGrantBody,
@@ -9,16 +8,15 @@ import {
   GrantBody,
   Id,
   LogIpsBody,
+  IdParams,
 } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { requireAdmin, requireUser } from '../auth/request-auth.js';
-import { clientAddress } from '../http/client-address.js';
+import { requireAdmin, requireUser } from '../http/request-auth.js';
+import { clientAddress } from '../lib/client-address.js';
 import { grantAcl, revokeAcl } from './grant-requests.service.js';
 import { logIps } from './discovered-addresses.js';
 import { breakGlassGrant, endBreakGlassGrant } from './break-glass.service.js';
 import type { GrantCaller } from './new-grants.js';
-
-const AclParams = z.object({ id: Id });
 
 /** The user's grant calls: grant, revoke, and the addresses IP discovery found. */
 export function registerGrantRoutes(app: FastifyInstance, ctx: AppContext): void {
@@ -34,7 +32,7 @@ export function registerGrantRoutes(app: FastifyInstance, ctx: AppContext): void
 
   routes.delete(
     '/api/sessions/current/granted-acls/:id',
-    { schema: { params: AclParams, response: { 200: AclEntryResponse } } },
+    { schema: { params: IdParams, response: { 200: AclEntryResponse } } },
     async (request) => ({ data: await revokeAcl(ctx, await caller(request), request.params.id) }),
   );
 
@@ -50,7 +48,7 @@ export function registerBreakGlassRoutes(app: FastifyInstance, ctx: AppContext):
 
   routes.post(
     '/api/admin/acls/:id/grants',
-    { schema: { params: AclParams, body: BreakGlassGrantBody, response: { 200: BreakGlassGrantResponse } } },
+    { schema: { params: IdParams, body: BreakGlassGrantBody, response: { 200: BreakGlassGrantResponse } } },
     async (request) => {
       const { admin } = await requireAdmin(ctx, request);
       return { data: await breakGlassGrant(ctx, admin, request.params.id, request.body) };
@@ -59,7 +57,7 @@ export function registerBreakGlassRoutes(app: FastifyInstance, ctx: AppContext):
 
   routes.delete(
     '/api/admin/acls/:id/grants/:grantId',
-    { schema: { params: AclParams.extend({ grantId: Id }), response: { 200: EmptyResponse } } },
+    { schema: { params: IdParams.extend({ grantId: Id }), response: { 200: EmptyResponse } } },
     async (request) => {
       const { admin } = await requireAdmin(ctx, request);
       await endBreakGlassGrant(ctx, admin, request.params.id, request.params.grantId);

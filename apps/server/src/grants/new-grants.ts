@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { GrantStatus } from '@postern/protocol';
 import type { Database, GrantOrigin } from '../store/schema.js';
 import type { User } from '../users/users.repo.js';
-import type { UserSession } from '../auth/sessions.repo.js';
+import type { UserSession } from '../sessions/sessions.repo.js';
 import { uuidv7 } from '../lib/ids.js';
 import type { AgentEntryKey } from './agent-sync.js';
 import { addressesHeldBySession, insertGrant } from './grants.repo.js';
@@ -12,7 +12,7 @@ import type { GrantableKnoc } from './knoc-access.js';
 export interface GrantCaller {
   user: User;
   session: UserSession;
-  /** The address the request came from (see http/client-address.ts). */
+  /** The address the request came from (see lib/client-address.ts). */
   address: string;
 }
 

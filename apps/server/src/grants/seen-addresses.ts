@@ -1,6 +1,6 @@
 import { ErrorCodes, type DiscoveredIp } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { BadRequestError } from '../http/errors.js';
+import { BadRequestError } from '../errors.js';
 import { ipAttestor } from '../ip-discovery/attestation.js';
 import { readSetting } from '../settings/settings.js';
 import { grantableAddress } from './ip-rules.js';
@@ -14,7 +14,7 @@ export interface SeenAddress {
 }
 
 /**
- * The caller's own address (the request's, see http/client-address.ts) as a grant writes it, or a 400:
+ * The caller's own address (the request's, see lib/client-address.ts) as a grant writes it, or a 400:
  * a request from loopback, link-local and the like is never granted, not even to itself.
  */
 export function ownGrantableAddress(address: string): string {

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { GroupType } from '@postern/protocol';
 import type { Database } from '../store/schema.js';
+import { inBatches } from '../store/batches.js';
 
 /** A group with its memberships, as the services use it. */
 export interface Group {
@@ -15,18 +16,6 @@ export interface Group {
 }
 
 export type GroupRow = Omit<Group, 'aclIds' | 'userIds'>;
-
-/**
- * Rows per multi-row INSERT and values per IN list. Both stores cap bound parameters (SQLite 32766,
- * PostgreSQL 65535); 500 keeps every statement far below either.
- */
-const BATCH = 500;
-
-export function inBatches<T>(items: readonly T[], size = BATCH): T[][] {
-  const batches: T[][] = [];
-  for (let i = 0; i < items.length; i += size) batches.push(items.slice(i, i + size));
-  return batches;
-}
 
 export async function listGroupRows(db: Kysely<Database>): Promise<GroupRow[]> {
   const rows = await db.selectFrom('groups').selectAll().orderBy('name').execute();

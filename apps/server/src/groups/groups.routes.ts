@@ -1,19 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import {
   EmptyResponse,
   GroupCreateBody,
   GroupListResponse,
   GroupResponse,
   GroupUpdateBody,
-  Id,
+  IdParams,
 } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { requireAdmin } from '../auth/request-auth.js';
+import { requireAdmin } from '../http/request-auth.js';
 import { createGroup, deleteGroup, getGroup, listGroups, updateGroup } from './groups.service.js';
-
-const GroupParams = z.object({ id: Id });
 
 /** /api/admin/groups: list, get, create, update and delete groups. Admins only. */
 export function registerGroupRoutes(app: FastifyInstance, ctx: AppContext): void {
@@ -27,27 +24,27 @@ export function registerGroupRoutes(app: FastifyInstance, ctx: AppContext): void
 
   routes.get(
     '/api/admin/groups/:id',
-    { schema: { params: GroupParams, response: { 200: GroupResponse } } },
+    { schema: { params: IdParams, response: { 200: GroupResponse } } },
     async (request) => ({ data: await getGroup(ctx, request.params.id) }),
   );
 
   routes.post(
     '/api/admin/groups',
     { schema: { body: GroupCreateBody, response: { 200: GroupResponse } } },
-    async (request) => ({ data: await createGroup(ctx, request.body, await actor(request)) }),
+    async (request) => ({ data: await createGroup(ctx, await actor(request), request.body) }),
   );
 
   routes.put(
     '/api/admin/groups/:id',
-    { schema: { params: GroupParams, body: GroupUpdateBody, response: { 200: GroupResponse } } },
-    async (request) => ({ data: await updateGroup(ctx, request.params.id, request.body, await actor(request)) }),
+    { schema: { params: IdParams, body: GroupUpdateBody, response: { 200: GroupResponse } } },
+    async (request) => ({ data: await updateGroup(ctx, await actor(request), request.params.id, request.body) }),
   );
 
   routes.delete(
     '/api/admin/groups/:id',
-    { schema: { params: GroupParams, response: { 200: EmptyResponse } } },
+    { schema: { params: IdParams, response: { 200: EmptyResponse } } },
     async (request) => {
-      await deleteGroup(ctx, request.params.id, await actor(request));
+      await deleteGroup(ctx, await actor(request), request.params.id);
       return { data: null };
     },
   );

@@ -19,7 +19,7 @@ describe.each(testStoreKinds())('group memberships for other features (%s)', (ki
     Name: string,
     Type: 'local' | 'saml' | 'dynamic',
     extra: { ACLIDs?: string[]; UserIDs?: string[] } = {},
-  ) => createGroup(t.ctx, { Name, Type, Description: '', ACLIDs: [], UserIDs: [], ...extra }, { AdminName: 'ops' });
+  ) => createGroup(t.ctx, { AdminName: 'ops' }, { Name, Type, Description: '', ACLIDs: [], UserIDs: [], ...extra });
   const sync = (userId: string, names: string[]) =>
     t.ctx.db.transaction().execute((trx) => syncSamlGroupsOfUser(trx, userId, names, t.clock.now()));
   const groupsByName = async () =>

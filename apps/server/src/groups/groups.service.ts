@@ -4,16 +4,16 @@ import type { Kysely } from 'kysely';
 import {
   AuditActions,
   ErrorCodes,
-  type AuditDetail,
   type GroupCreateBody,
   type GroupRecord,
   type GroupType,
   type GroupUpdateBody,
 } from '@postern/protocol';
+import type { AuditActor } from '../audit/actor.js';
 import type { AppContext } from '../app-context.js';
 import type { Database } from '../store/schema.js';
 import { recordAudit } from '../audit/audit.js';
-import { BadRequestError, ConflictError, NotFoundError } from '../http/errors.js';
+import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
 import { uuidv7 } from '../lib/ids.js';
 import { isUniqueViolation } from '../lib/unique-violation.js';
 import {
@@ -35,9 +35,6 @@ import {
   updateGroupRow,
   type GroupRow,
 } from './groups.repo.js';
-
-/** Who made a change, for the audit entry. */
-export type AuditActor = Pick<AuditDetail, 'AdminName' | 'UserName'>;
 
 /** Group types whose members come from SAML assertions, never from an admin's list. */
 const ASSERTION_MEMBERSHIP: readonly GroupType[] = ['saml', 'dynamic'];
@@ -62,7 +59,7 @@ export async function getGroup(ctx: AppContext, id: string): Promise<GroupRecord
  * Creates a group with its ACLs and (local groups only) its members, and audits it, in one
  * transaction. Names are unique: 409 err.groupNameExists, also when two admins race for one name.
  */
-export async function createGroup(ctx: AppContext, body: GroupCreateBody, actor: AuditActor): Promise<GroupRecord> {
+export async function createGroup(ctx: AppContext, actor: AuditActor, body: GroupCreateBody): Promise<GroupRecord> {
   const now = ctx.clock.now();
   const aclIds = unique(body.ACLIDs);
   const userIds = unique(body.UserIDs);
@@ -93,9 +90,9 @@ export async function createGroup(ctx: AppContext, body: GroupCreateBody, actor:
  */
 export async function updateGroup(
   ctx: AppContext,
+  actor: AuditActor,
   id: string,
   body: GroupUpdateBody,
-  actor: AuditActor,
 ): Promise<GroupRecord> {
   if (body.ID !== id) throw new BadRequestError({ code: ErrorCodes.mismatchingIds, extra: 'ID' });
   const now = ctx.clock.now();
@@ -124,7 +121,7 @@ export async function updateGroup(
 }
 
 /** Deletes a group and its memberships (not the users or knocs), or 404. */
-export async function deleteGroup(ctx: AppContext, id: string, actor: AuditActor): Promise<void> {
+export async function deleteGroup(ctx: AppContext, actor: AuditActor, id: string): Promise<void> {
   const now = ctx.clock.now();
   const lostEntries = await ctx.db.transaction().execute(async (trx) => {
     const current = await readGroup(trx, id);

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { BadRequestError } from './errors.js';
+import { BadRequestError } from '../errors.js';
 
 /** RFC 3986 unreserved characters: percent-encoding one of them only disguises the path. */
 const UNRESERVED = /^[A-Za-z0-9\-._~]$/;

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ALL_ERROR_CODES, ErrorCodes, type ApiErrorBody, type ErrorCode } from '@postern/protocol';
 import { isStoreUnavailable } from '../store/store-unavailable.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../errors.js';
 import { SecretUnreadableError } from '../secrets/secret-box.js';
 
 /** Fastify's own client-error codes, mapped to ours. */

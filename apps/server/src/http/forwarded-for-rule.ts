@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { BadRequestError } from './errors.js';
-import { parseForwardedHop, type ProxyTrust } from './forwarded-address.js';
+import { BadRequestError } from '../errors.js';
+import { parseForwardedHop, type ProxyTrust } from '../lib/forwarded-address.js';
 
 /** The Extra of the refusal: fixed, so nothing the client wrote is echoed back. */
 export const FORWARDED_FOR_REFUSAL = 'X-Forwarded-For: the client entry is not an IP address';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { BadRequestError } from './errors.js';
+import { BadRequestError } from '../errors.js';
 
 const NUL = '\u0000';
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { AppContext } from '../app-context.js';
-import { requireAdmin, requireAdminAnyStage, requireUser, requireUserAnyStage } from '../auth/request-auth.js';
+import { requireAdmin, requireAdminAnyStage, requireUser, requireUserAnyStage } from './request-auth.js';
 
 /**
  * Who may call a route. Every route belongs to exactly one kind, given by the scope it is registered

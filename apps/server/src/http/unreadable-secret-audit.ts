@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app-context.js';
 import { SecretUnreadableError } from '../secrets/secret-box.js';
 import { reportUnreadableSecret } from '../secrets/unreadable-secrets.js';
-import { requestMeta } from '../auth/request-auth.js';
+import { requestMeta } from './request-auth.js';
 
 /**
  * A request that met a secret it cannot open is answered 409 err.secretUnreadable by the error

@@ -3,13 +3,13 @@ import { AuditActions, type WizardApiKey } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
 import type { Database } from '../store/schema.js';
 import { recordAudit } from '../audit/audit.js';
-import { BadRequestError } from '../http/errors.js';
+import { BadRequestError } from '../errors.js';
 import { createApiKey } from '../apikeys/apikeys.service.js';
 import { findApiKeyRow } from '../apikeys/apikeys.repo.js';
-import type { AuditActor } from '../groups/groups.service.js';
+import type { AuditActor } from '../audit/actor.js';
 
 /** The scope that lets a key read one knoc's allowlist. */
-export function allowlistScope(aclId: string): string {
+function allowlistScope(aclId: string): string {
   return `allowlist.read:${aclId}`;
 }
 

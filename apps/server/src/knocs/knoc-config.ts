@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ErrorCodes, RECORDED, type AclConfig, type BackendType } from '@postern/protocol';
 import type { SealedValue, SecretBox, SecretContext } from '../secrets/secret-box.js';
-import { BadRequestError } from '../http/errors.js';
+import { BadRequestError } from '../errors.js';
 import { generateToken } from '../lib/random-secret.js';
 import type { StoredBackendFields } from '../backends/backend-secrets.js';
 import type { KnocRow, StoredAclConfig } from './knocs.repo.js';
@@ -105,7 +105,7 @@ export function sealedEnvVars(knocId: string, config: StoredAclConfig): SealedVa
  * The knoc's fields for the agent that enforces it: variable values decrypted and the storage flag
  * dropped. Never for an API answer.
  */
-export function openAclConfig(
+function openAclConfig(
   secrets: SecretBox,
   knocId: string,
   config: StoredAclConfig,

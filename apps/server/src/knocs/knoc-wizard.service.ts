@@ -8,8 +8,8 @@ import {
 } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
 import type { Database } from '../store/schema.js';
-import { BadRequestError, NotFoundError } from '../http/errors.js';
-import type { AuditActor } from '../groups/groups.service.js';
+import { BadRequestError, NotFoundError } from '../errors.js';
+import type { AuditActor } from '../audit/actor.js';
 import { assertLicensed } from '../licence/licence.js';
 import { endGrantsForUsersOnKnocs } from '../grants/grants.repo.js';
 import { createBackendInTrx, tellAgents, updateBackendInTrx } from '../backends/backends.service.js';
@@ -45,8 +45,8 @@ export interface WizardCreateResult {
  */
 export async function createKnocWithWizard(
   ctx: AppContext,
-  body: KnocWizardCreateBody,
   actor: AuditActor,
+  body: KnocWizardCreateBody,
 ): Promise<WizardCreateResult> {
   await assertLicensed(ctx);
   const { knocId, apiKey, agentIds, allowlistToken } = await ctx.db.transaction().execute(async (trx) => {
@@ -120,9 +120,9 @@ export async function createKnocWithWizard(
  */
 export async function updateKnocWithWizard(
   ctx: AppContext,
+  actor: AuditActor,
   id: string,
   body: KnocWizardUpdateBody,
-  actor: AuditActor,
 ): Promise<KnocRecord> {
   if (body.Knoc.ID !== id) throw new BadRequestError({ code: ErrorCodes.mismatchingIds, extra: 'Knoc.ID' });
   await assertLicensed(ctx);
@@ -170,7 +170,7 @@ export async function updateKnocWithWizard(
 }
 
 /** The allowlist's address: the public URL (when configured) and the knoc's token. */
-export function allowlistUrl(ctx: AppContext, aclId: string, token: string): string {
+function allowlistUrl(ctx: AppContext, aclId: string, token: string): string {
   const base = (ctx.config.publicUrl ?? '').replace(/\/+$/, '');
   return `${base}/api/v1/allowlists/${aclId}/${token}.txt`;
 }

@@ -10,7 +10,7 @@ import {
 } from '@postern/protocol';
 import type { Database, KnocsTable } from '../store/schema.js';
 import { bool } from '../lib/rows.js';
-import { inBatches } from '../groups/groups.repo.js';
+import { inBatches } from '../store/batches.js';
 
 /**
  * A knoc's ACL config as stored: its backend's type and that type's fields. Sensitive script

@@ -1,9 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import {
   EmptyResponse,
-  Id,
   KnocCreateBody,
   KnocCreatedResponse,
   KnocListResponse,
@@ -12,13 +10,12 @@ import {
   KnocWizardCreateBody,
   KnocWizardCreateResponse,
   KnocWizardUpdateBody,
+  IdParams,
 } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { requireAdmin } from '../auth/request-auth.js';
+import { requireAdmin } from '../http/request-auth.js';
 import { createKnoc, deleteKnoc, getKnoc, listKnocs, updateKnoc } from './knocs.service.js';
 import { createKnocWithWizard, updateKnocWithWizard } from './knoc-wizard.service.js';
-
-const KnocParams = z.object({ id: Id });
 
 /**
  * /api/admin/acls: one knoc at a time on an existing backend. /api/admin/knocs: the same reads and
@@ -35,15 +32,15 @@ export function registerKnocRoutes(app: FastifyInstance, ctx: AppContext): void 
       data: await listKnocs(ctx),
     }));
 
-    routes.get(`${base}/:id`, { schema: { params: KnocParams, response: { 200: KnocResponse } } }, async (request) => ({
+    routes.get(`${base}/:id`, { schema: { params: IdParams, response: { 200: KnocResponse } } }, async (request) => ({
       data: await getKnoc(ctx, request.params.id),
     }));
 
     routes.delete(
       `${base}/:id`,
-      { schema: { params: KnocParams, response: { 200: EmptyResponse } } },
+      { schema: { params: IdParams, response: { 200: EmptyResponse } } },
       async (request) => {
-        await deleteKnoc(ctx, request.params.id, await actor(request));
+        await deleteKnoc(ctx, await actor(request), request.params.id);
         return { data: null };
       },
     );
@@ -52,26 +49,26 @@ export function registerKnocRoutes(app: FastifyInstance, ctx: AppContext): void 
   routes.post(
     '/api/admin/acls',
     { schema: { body: KnocCreateBody, response: { 200: KnocCreatedResponse } } },
-    async (request) => ({ data: { ID: await createKnoc(ctx, request.body, await actor(request)) } }),
+    async (request) => ({ data: { ID: await createKnoc(ctx, await actor(request), request.body) } }),
   );
 
   routes.put(
     '/api/admin/acls/:id',
-    { schema: { params: KnocParams, body: KnocUpdateBody, response: { 200: KnocResponse } } },
-    async (request) => ({ data: await updateKnoc(ctx, request.params.id, request.body, await actor(request)) }),
+    { schema: { params: IdParams, body: KnocUpdateBody, response: { 200: KnocResponse } } },
+    async (request) => ({ data: await updateKnoc(ctx, await actor(request), request.params.id, request.body) }),
   );
 
   routes.post(
     '/api/admin/knocs',
     { schema: { body: KnocWizardCreateBody, response: { 200: KnocWizardCreateResponse } } },
-    async (request) => ({ data: await createKnocWithWizard(ctx, request.body, await actor(request)) }),
+    async (request) => ({ data: await createKnocWithWizard(ctx, await actor(request), request.body) }),
   );
 
   routes.put(
     '/api/admin/knocs/:id',
-    { schema: { params: KnocParams, body: KnocWizardUpdateBody, response: { 200: KnocResponse } } },
+    { schema: { params: IdParams, body: KnocWizardUpdateBody, response: { 200: KnocResponse } } },
     async (request) => ({
-      data: await updateKnocWithWizard(ctx, request.params.id, request.body, await actor(request)),
+      data: await updateKnocWithWizard(ctx, await actor(request), request.params.id, request.body),
     }),
   );
 }

@@ -10,9 +10,9 @@ import {
 import type { AppContext } from '../app-context.js';
 import type { Database } from '../store/schema.js';
 import { recordAudit } from '../audit/audit.js';
-import { BadRequestError, NotFoundError } from '../http/errors.js';
+import { BadRequestError, NotFoundError } from '../errors.js';
 import { uuidv7 } from '../lib/ids.js';
-import type { AuditActor } from '../groups/groups.service.js';
+import type { AuditActor } from '../audit/actor.js';
 import { assertLicensed } from '../licence/licence.js';
 import { endGrantsForKnocs } from '../grants/grants.repo.js';
 import { findApiKeyRow } from '../apikeys/apikeys.repo.js';
@@ -67,7 +67,7 @@ export async function getKnoc(ctx: AppContext, id: string, db: Kysely<Database> 
 }
 
 /** POST /api/admin/acls: one knoc on an existing backend. Needs a licence. */
-export async function createKnoc(ctx: AppContext, body: KnocInput, actor: AuditActor): Promise<string> {
+export async function createKnoc(ctx: AppContext, actor: AuditActor, body: KnocInput): Promise<string> {
   await assertLicensed(ctx);
   const change = await ctx.db.transaction().execute((trx) => createKnocInTrx(trx, ctx, body, actor));
   tellAgents(ctx, change.agentIds);
@@ -77,9 +77,9 @@ export async function createKnoc(ctx: AppContext, body: KnocInput, actor: AuditA
 /** PUT /api/admin/acls/{id}: the knoc's fields and config; memberships stay. Needs a licence. */
 export async function updateKnoc(
   ctx: AppContext,
+  actor: AuditActor,
   id: string,
   body: KnocUpdateBody,
-  actor: AuditActor,
 ): Promise<KnocRecord> {
   if (body.ID !== id) throw new BadRequestError({ code: ErrorCodes.mismatchingIds, extra: 'ID' });
   await assertLicensed(ctx);
@@ -92,7 +92,7 @@ export async function updateKnoc(
  * DELETE /api/admin/acls/{id} (and /knocs/{id}): ends the grants of the knoc and its children, deletes
  * them (children, grants and memberships by cascade), audits each, then tells their agents.
  */
-export async function deleteKnoc(ctx: AppContext, id: string, actor: AuditActor): Promise<void> {
+export async function deleteKnoc(ctx: AppContext, actor: AuditActor, id: string): Promise<void> {
   const now = ctx.clock.now();
   const agentIds = await ctx.db.transaction().execute(async (trx) => {
     if ((await findKnocRow(trx, id)) === null) throw new NotFoundError({ extra: 'knoc' });

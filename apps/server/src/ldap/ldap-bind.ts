@@ -33,7 +33,7 @@ export class LdapUnavailableError extends Error {
 }
 
 /** Default limit for connecting (TCP and TLS) and, separately, for each LDAP operation. */
-export const DEFAULT_LDAP_TIMEOUT_MS = 5_000;
+const DEFAULT_LDAP_TIMEOUT_MS = 5_000;
 
 /** Longest DN we send; real DNs are far shorter, and this bounds what a stored value can make us send. */
 export const MAX_DN_LENGTH = 1024;

@@ -1,10 +1,10 @@
 import { isIP } from 'node:net';
 
 /** Where libldap on Debian puts slapd's local socket; `ldapi:///` (no path) means this socket. */
-export const DEFAULT_LDAPI_SOCKET = '/var/run/slapd/ldapi';
+const DEFAULT_LDAPI_SOCKET = '/var/run/slapd/ldapi';
 
 /** The settings' LDAPURL schemes (administration spec: ldap, ldaps, ldapi or cldap). */
-export const LDAP_URL_SCHEMES = ['ldap', 'ldaps', 'ldapi', 'cldap'] as const;
+const LDAP_URL_SCHEMES = ['ldap', 'ldaps', 'ldapi', 'cldap'] as const;
 
 /** Where an LDAP URL points: a TCP host and port, or a local socket for ldapi. */
 export type LdapEndpoint =

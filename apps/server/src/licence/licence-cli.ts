@@ -6,7 +6,7 @@ import { USER_LIMIT_OVERAGE_MAX_PERCENT } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
 import { loadConfig } from '../config/config.js';
 import { prepareDataDir } from '../config/data-dir.js';
-import { BadRequestError, ConflictError } from '../http/errors.js';
+import { BadRequestError, ConflictError } from '../errors.js';
 import {
   generateLicenceKeyPair,
   issueLicence,
@@ -22,7 +22,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const MAX_DAYS = 36_525;
 
 /** An evaluation licence unless told otherwise. */
-export const ISSUE_DEFAULTS = {
+const ISSUE_DEFAULTS = {
   licensee: 'Evaluation',
   users: 25,
   sessions: 3,
@@ -31,7 +31,7 @@ export const ISSUE_DEFAULTS = {
   days: 30,
 } as const;
 
-export const DEFAULT_KEY_FILE = 'postern-licence-key.pem';
+const DEFAULT_KEY_FILE = 'postern-licence-key.pem';
 
 interface KeygenOptions {
   out: string;
@@ -97,7 +97,7 @@ export function registerLicenceCommands(
       process.stdout.write(`${text}\n`);
       if (options.install !== true) return;
       await withContext(async (ctx) => {
-        const status = await installLicence(ctx, text);
+        const status = await installLicence(ctx, {}, text);
         process.stdout.write(
           `Installed licence ${status.ID} for ${status.Licensee}: ${status.UserLimit} users ` +
             `(+${status.UserLimitOveragePercentage}% overage), ${status.SessionLimit} sessions per user, ` +
@@ -133,7 +133,7 @@ function keygen(options: KeygenOptions): void {
 }
 
 /** Builds and signs the licence the options describe. */
-export function issueFromOptions(options: IssueOptions, now: number): string {
+function issueFromOptions(options: IssueOptions, now: number): string {
   const expires =
     options.expires === undefined
       ? new Date(now + (options.days ?? ISSUE_DEFAULTS.days) * DAY_MS)

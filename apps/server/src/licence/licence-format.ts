@@ -14,7 +14,7 @@ import { USER_LIMIT_OVERAGE_MAX_PERCENT } from '@postern/protocol';
 export const LICENCE_PREFIX = 'postern-licence-v1';
 
 /** The longest licence text accepted (the API's LicenceBody allows the same). */
-export const LICENCE_MAX_LENGTH = 8192;
+const LICENCE_MAX_LENGTH = 8192;
 
 /**
  * How far a licence's IssuedAt may lie ahead of this server's clock: clocks of the issuer and of the

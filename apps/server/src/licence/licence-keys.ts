@@ -9,7 +9,7 @@ import { publicKeyFromBase64, publicKeyFromRaw } from './licence-format.js';
  * line, `#` starts a comment. `postern licence keygen` appends to it, so an installation that made its
  * own signing key trusts it without an environment change.
  */
-export const TRUSTED_KEYS_FILE = 'licence-public-keys';
+const TRUSTED_KEYS_FILE = 'licence-public-keys';
 
 export function trustedKeysFile(dataDir: string): string {
   return path.join(dataDir, TRUSTED_KEYS_FILE);

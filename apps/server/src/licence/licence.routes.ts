@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { LicenceBody, LicenceStatusResponse } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { requireAdmin } from '../auth/request-auth.js';
+import { requireAdmin } from '../http/request-auth.js';
 import { installLicence, licenceStatus, refreshLicenceStatus } from './licence.js';
 
 const LicenceStatusQuery = z.object({
@@ -29,7 +29,7 @@ export function registerLicenceRoutes(app: FastifyInstance, ctx: AppContext): vo
     { schema: { body: LicenceBody, response: { 200: LicenceStatusResponse } } },
     async (request) => {
       const { admin } = await requireAdmin(ctx, request);
-      return { data: await installLicence(ctx, request.body.License, { adminName: admin.userName }) };
+      return { data: await installLicence(ctx, { adminName: admin.userName }, request.body.License) };
     },
   );
 }

@@ -16,7 +16,7 @@ import { readSettings, writeSetting } from '../settings/settings.js';
 import { recentAudit } from '../audit/audit.js';
 import { insertUser } from '../users/users.repo.js';
 import { uuidv7 } from '../lib/ids.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import { generateLicenceKeyPair, issueLicence, publicKeyBase64, type LicencePayload } from './licence-format.js';
 import { trustedKeysFile } from './licence-keys.js';
 import {

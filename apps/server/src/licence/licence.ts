@@ -8,7 +8,7 @@ import {
 } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
 import type { Database } from '../store/schema.js';
-import { type ApiError, BadRequestError, ConflictError, ForbiddenError } from '../http/errors.js';
+import { type ApiError, BadRequestError, ConflictError, ForbiddenError } from '../errors.js';
 import { readSetting, settingValue, writeSetting } from '../settings/settings.js';
 import { recordAudit } from '../audit/audit.js';
 import { countUsers } from '../users/users.repo.js';
@@ -60,7 +60,7 @@ function reportChange(ctx: AppContext, check: LicenceCheck): void {
 }
 
 /** Extra users allowed beyond the limit: floor(UserLimit × percentage / 100). */
-export function userLimitOverage(licence: Pick<LicencePayload, 'UserLimit' | 'UserLimitOveragePercentage'>): number {
+function userLimitOverage(licence: Pick<LicencePayload, 'UserLimit' | 'UserLimitOveragePercentage'>): number {
   return Math.floor((licence.UserLimit * licence.UserLimitOveragePercentage) / 100);
 }
 
@@ -260,8 +260,8 @@ export async function maxSessionLimit(ctx: AppContext): Promise<number | null> {
  */
 export async function installLicence(
   ctx: AppContext,
+  actor: { adminName?: string },
   text: string,
-  actor: { adminName?: string } = {},
 ): Promise<LicenceStatus> {
   const licence = text.trim();
   const check = checkLicence(licence, trustedLicenceKeys(ctx), ctx.clock.now());

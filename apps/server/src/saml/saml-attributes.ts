@@ -6,7 +6,7 @@
  */
 
 /** Group memberships; all listed attributes are merged. */
-export const GROUP_ATTRIBUTES = [
+const GROUP_ATTRIBUTES = [
   'groups',
   'memberOf',
   'isMemberOf',
@@ -16,29 +16,29 @@ export const GROUP_ATTRIBUTES = [
 ] as const;
 
 /** A full display name, in order of preference. */
-export const DISPLAY_NAME_ATTRIBUTES = [
+const DISPLAY_NAME_ATTRIBUTES = [
   'displayName',
   'urn:oid:2.16.840.1.113730.3.1.241',
   'http://schemas.microsoft.com/identity/claims/displayname',
   'cn',
   'urn:oid:2.5.4.3',
 ] as const;
-export const GIVEN_NAME_ATTRIBUTES = [
+const GIVEN_NAME_ATTRIBUTES = [
   'givenName',
   'urn:oid:2.5.4.42',
   'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/givenname',
 ] as const;
-export const SURNAME_ATTRIBUTES = [
+const SURNAME_ATTRIBUTES = [
   'sn',
   'surname',
   'urn:oid:2.5.4.4',
   'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/surname',
 ] as const;
 /** Entra ID sends the UPN here; it is a last resort before the NameID itself. */
-export const NAME_CLAIM_ATTRIBUTES = ['http://schemas.xmlsoap.org/ws/2005/05/identity/claims/name'] as const;
+const NAME_CLAIM_ATTRIBUTES = ['http://schemas.xmlsoap.org/ws/2005/05/identity/claims/name'] as const;
 
 /** Minutes the session may last (shorter than the user's Duration only; see sessionMinutes). */
-export const SESSION_DURATION_ATTRIBUTE = 'sessionDuration';
+const SESSION_DURATION_ATTRIBUTE = 'sessionDuration';
 
 /** A group name longer than this is not a name an administrator could have created; it is skipped. */
 const MAX_GROUP_NAME_LENGTH = 200;
@@ -49,7 +49,7 @@ const MAX_NAME_LENGTH = 200;
 type Attributes = Record<string, unknown>;
 
 /** Every string value of an attribute, trimmed, empty ones dropped. */
-export function attributeValues(attributes: Attributes, name: string): string[] {
+function attributeValues(attributes: Attributes, name: string): string[] {
   if (!Object.prototype.hasOwnProperty.call(attributes, name)) return [];
   const raw = attributes[name];
   const values = Array.isArray(raw) ? (raw as unknown[]) : [raw];

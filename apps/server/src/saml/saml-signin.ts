@@ -2,7 +2,7 @@ import { AuditActions, ErrorCodes, USER_SESSION_MINUTES_DEFAULT, type ErrorCode 
 import type { Kysely } from 'kysely';
 import type { AppContext, RequestMeta } from '../app-context.js';
 import type { Database } from '../store/schema.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import { recordAudit } from '../audit/audit.js';
 import { findUserByUserName, insertUser, updateUser, type User } from '../users/users.repo.js';
 import { findAdminByUserName } from '../admins/admins.repo.js';

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCodes } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { ApiError, NotFoundError } from '../http/errors.js';
-import { requestMeta, sessionToken, setSessionCookie } from '../auth/request-auth.js';
+import { ApiError, NotFoundError } from '../errors.js';
+import { requestMeta, sessionToken, setSessionCookie } from '../http/request-auth.js';
 import type { SamlRealm } from '../settings/settings.service.js';
 import { loginPageWithError, SAML_PATHS } from './saml-endpoints.js';
 import { SamlRefusal } from './saml-signin.js';

@@ -79,6 +79,6 @@ export async function reportUnreadableSecret(
 }
 
 /** `users.totp_secret of row 0192…`: where a sealed value lives, as the log and audit name it. */
-export function describePlace(context: SecretContext): string {
+function describePlace(context: SecretContext): string {
   return `${context.table}.${context.column} of row ${context.rowId}`;
 }

@@ -1,8 +1,8 @@
 import type { AppContext } from '../app-context.js';
-import { endAdminSessions, endUserSessions, purgeEndedSessions } from '../auth/sessions.repo.js';
+import { endAdminSessions, endUserSessions, purgeEndedSessions } from './sessions.repo.js';
 import { pruneThrottle } from '../auth/throttle.js';
-import { startInterval, type IntervalHandle } from '../lib/start-interval.js';
-import { StoreOutageLog } from '../store/store-outage-log.js';
+import type { IntervalHandle } from '../lib/start-interval.js';
+import { startStoreJob } from '../store/store-job.js';
 
 const DAY_MS = 86_400_000;
 /** Ended sessions are kept this long for the session lists and investigations, then deleted. */
@@ -31,12 +31,5 @@ export async function sweepOnce(ctx: AppContext): Promise<void> {
 
 /** Runs `sweepOnce` every `intervalMs`, one pass at a time, until stopped; a failed pass is logged and the next one tries again. */
 export function startSessionSweeper(ctx: AppContext, intervalMs = 15_000): IntervalHandle {
-  return startInterval({
-    name: 'session sweep',
-    intervalMs,
-    logger: ctx.logger,
-    // A store locked by another process or out of reach: the next pass does what this one could not.
-    outcomes: new StoreOutageLog(ctx.logger, 'the session sweep'),
-    run: () => sweepOnce(ctx),
-  });
+  return startStoreJob(ctx.logger, 'session sweep', intervalMs, () => sweepOnce(ctx));
 }

@@ -3,7 +3,7 @@ import { ErrorCodes } from '@postern/protocol';
 import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
 import { givenAdmin, givenUser } from '../test-support/factories.js';
 import { signInAdmin, signInUser } from '../test-support/http.js';
-import type { EndedUserSession } from '../auth/session-events.js';
+import type { EndedUserSession } from './session-events.js';
 import { sweepOnce } from './session-sweeper.js';
 
 const MINUTE = 60_000;

@@ -1,17 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import { EmptyResponse, Id, SessionsEndedResponse } from '@postern/protocol';
+import { EmptyResponse, SessionsEndedResponse, IdParams } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { requireAdmin } from '../auth/request-auth.js';
+import { requireAdmin } from '../http/request-auth.js';
 import {
   invalidateAdminSession,
   invalidateAllUserSessions,
   invalidateOtherAdminSessions,
   invalidateUserSession,
 } from './sessions.service.js';
-
-const ById = z.object({ id: Id });
 
 /** Admins ending sessions: all users', one user's, all other admins', one admin's. */
 export function registerSessionRoutes(app: FastifyInstance, ctx: AppContext): void {
@@ -24,7 +21,7 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: AppContext): vo
 
   routes.delete(
     '/api/admin/sessions/:id',
-    { schema: { params: ById, response: { 200: EmptyResponse } } },
+    { schema: { params: IdParams, response: { 200: EmptyResponse } } },
     async (request) => {
       const { admin } = await requireAdmin(ctx, request);
       await invalidateUserSession(ctx, admin, request.params.id);
@@ -43,7 +40,7 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: AppContext): vo
 
   routes.delete(
     '/api/admin/adminsessions/:id',
-    { schema: { params: ById, response: { 200: EmptyResponse } } },
+    { schema: { params: IdParams, response: { 200: EmptyResponse } } },
     async (request) => {
       const { admin } = await requireAdmin(ctx, request);
       await invalidateAdminSession(ctx, admin, request.params.id);

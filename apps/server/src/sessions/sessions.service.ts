@@ -1,15 +1,10 @@
 import { AuditActions, type AdminSessionRecord, type UserSessionRecord } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { NotFoundError } from '../http/errors.js';
+import { NotFoundError } from '../errors.js';
 import { recordAudit } from '../audit/audit.js';
 import type { Admin } from '../admins/admins.repo.js';
-import {
-  activeSessionsOfAdmin,
-  activeSessionsOfUser,
-  endAdminSessions,
-  endUserSessions,
-} from '../auth/sessions.repo.js';
-import type { AdminSession } from '../auth/sessions.repo.js';
+import { activeSessionsOfAdmin, activeSessionsOfUser, endAdminSessions, endUserSessions } from './sessions.repo.js';
+import type { AdminSession } from './sessions.repo.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

@@ -2,7 +2,7 @@ import { inflateSync } from 'node:zlib';
 import pngjs from 'pngjs';
 import jpeg from 'jpeg-js';
 import { ErrorCodes, LOGO_MAX_BYTES, LOGO_MAX_SIDE_PIXELS, type ErrorCode } from '@postern/protocol';
-import { BadRequestError } from '../http/errors.js';
+import { BadRequestError } from '../errors.js';
 
 /*
  * Logos are shown to everyone, signed in or not, so what is stored must be an image and nothing
@@ -77,7 +77,7 @@ const PNG_CHANNELS: Readonly<Record<number, number>> = { 0: 1, 2: 3, 3: 1, 4: 2,
  * compressed image data (the IDAT chunks joined), and the most bytes that data may inflate to.
  * Walks the chunks without inflating anything; anything after IEND is not part of the image.
  */
-export function pngLayout(bytes: Buffer): {
+function pngLayout(bytes: Buffer): {
   width: number;
   height: number;
   end: number;
@@ -142,7 +142,7 @@ function reencodePng(bytes: Buffer): Buffer {
 const START_OF_FRAME = new Set([0xc0, 0xc1, 0xc2, 0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf]);
 
 /** The JPEG's dimensions, from its first start-of-frame segment, read without decoding anything. */
-export function jpegSize(bytes: Buffer): { width: number; height: number } {
+function jpegSize(bytes: Buffer): { width: number; height: number } {
   if (bytes.length < 4 || !bytes.subarray(0, 3).equals(JPEG_SOI)) throw new LogoRefusal(ErrorCodes.logoFormat);
   let offset = 2;
   while (offset + 4 <= bytes.length) {

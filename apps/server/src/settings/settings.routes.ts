@@ -12,7 +12,7 @@ import {
   SettingsResponse,
 } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { requireAdmin } from '../auth/request-auth.js';
+import { requireAdmin } from '../http/request-auth.js';
 import { errorBody } from '../http/error-handler.js';
 import { readSettings } from './settings.js';
 import {

@@ -9,7 +9,7 @@ import {
 } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
 import type { Admin } from '../admins/admins.repo.js';
-import { BadRequestError } from '../http/errors.js';
+import { BadRequestError } from '../errors.js';
 import { recordAudit } from '../audit/audit.js';
 import { createSelfSignedCertificate } from '../lib/x509.js';
 import type { SecretContext } from '../secrets/secret-box.js';

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { AdminStatusResponse, SystemStatusResponse, ThemeResponse, UserStatusResponse } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
 import type { WebApp } from '../http/web-app.js';
-import { requestMeta, requireAdmin, requireUser } from '../auth/request-auth.js';
+import { requestMeta, requireAdmin, requireUser } from '../http/request-auth.js';
 import { adminStatus, systemStatus, theme, userStatus } from './status.service.js';
 
 /** GET /api/status: the signed-in user's session, knocs and grants (the dashboard's poll). */

@@ -10,9 +10,9 @@ import {
 import type { AppContext, RequestMeta } from '../app-context.js';
 import type { User } from '../users/users.repo.js';
 import type { Admin } from '../admins/admins.repo.js';
-import type { UserSession } from '../auth/sessions.repo.js';
+import type { UserSession } from '../sessions/sessions.repo.js';
 import { countUsers } from '../users/users.repo.js';
-import { countActiveUserSessions } from '../auth/sessions.repo.js';
+import { countActiveUserSessions } from '../sessions/sessions.repo.js';
 import { adminSessionInfo } from '../auth/session-info.js';
 import { recentAudit } from '../audit/audit.js';
 import { readSetting, readSettings } from '../settings/settings.js';

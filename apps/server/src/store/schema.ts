@@ -242,7 +242,7 @@ export interface LoginCeilingTable {
   slowedFailures: number;
 }
 
-/** Consecutive second-factor failures of one account name (see auth/second-factor-throttle.ts). */
+/** Consecutive second-factor failures of one account name (see sessions/second-factor-throttle.ts). */
 export interface SecondFactorFailuresTable {
   /** The account name, trimmed and lower-cased: a user's or an administrator's, one budget for both forms. */
   account: string;

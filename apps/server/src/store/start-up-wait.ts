@@ -9,7 +9,7 @@ import { gaveUpOnOutsideLock } from './store-unavailable.js';
  * operator's sqlite3 shell): far longer than a request may (about a second), since nothing is served
  * yet and giving up means the service does not start at all.
  */
-export const START_UP_LOCK_WAIT_MS = 60_000;
+const START_UP_LOCK_WAIT_MS = 60_000;
 const START_UP_RETRY: Backoff = { initialMs: 250, maxMs: 2_000 };
 
 /**

@@ -1,6 +1,6 @@
 import { USER_SESSION_MINUTES_DEFAULT } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { hashPassword } from '../auth/passwords.js';
+import { hashPassword } from '../lib/passwords.js';
 import { insertUser, type NewUser } from '../users/users.repo.js';
 import { insertAdmin, type NewAdmin } from '../admins/admins.repo.js';
 import { uuidv7 } from '../lib/ids.js';

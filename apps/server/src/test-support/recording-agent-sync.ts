@@ -26,7 +26,7 @@ export interface RecordingAgentSync extends AgentSync {
  *
  *     const sync = recordingAgentSync();
  *     t.ctx.agentSync = sync;
- *     await deleteAgent(t.ctx, id, actor);
+ *     await deleteAgent(t.ctx, actor, id);
  *     expect(sync.disconnects()).toEqual([{ agentId: id, reason: expect.any(String) }]);
  */
 export function recordingAgentSync(): RecordingAgentSync {

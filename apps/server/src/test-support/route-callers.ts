@@ -1,9 +1,9 @@
 import type { AppContext } from '../app-context.js';
 import type { SessionStage } from '../store/schema.js';
 import type { RouteAccess, RouteTableEntry } from '../http/route-access.js';
-import { sessionCookieName } from '../auth/cookies.js';
-import { newSessionToken } from '../auth/session-tokens.js';
-import { insertAdminSession, insertUserSession, type NewSessionFields } from '../auth/sessions.repo.js';
+import { sessionCookieName } from '../http/cookies.js';
+import { newSessionToken } from '../sessions/session-tokens.js';
+import { insertAdminSession, insertUserSession, type NewSessionFields } from '../sessions/sessions.repo.js';
 import { uuidv7 } from '../lib/ids.js';
 import { givenAdmin, givenUser } from './factories.js';
 import { givenAgent } from './agent-factories.js';

@@ -1,22 +1,21 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { AgentHub } from '../agent-hub/agent-hub.js';
 import { forwardEndedSessionsToAgents } from '../grants/grant-sweeper.js';
-import { NO_AGENT_SYNC } from '../grants/agent-sync.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import type { AppContext } from '../app-context.js';
+import type { AppContext, HubContext } from '../app-context.js';
 import type { PosternConfig } from '../config/config.js';
 import { openStore, type Store } from '../store/store.js';
 import { migrateToLatest } from '../store/migrate.js';
-import { buildApp } from '../http/app.js';
+import { buildApp } from '../app.js';
 import type { WebApp } from '../http/web-app.js';
 import { ManualClock } from '../lib/clock.js';
 import { SecretBox } from '../secrets/secret-box.js';
 import { UnreadableSecretReports } from '../secrets/unreadable-secrets.js';
-import { SessionEvents } from '../auth/session-events.js';
+import { SessionEvents } from '../sessions/session-events.js';
 import { randomBytes } from 'node:crypto';
 
 export type TestStoreKind = 'sqlite' | 'postgres';
@@ -103,7 +102,7 @@ export async function createTestApp(kind: TestStoreKind, options: TestAppOptions
   const testStore = await createTestStore(kind);
   const clock = new ManualClock(Date.UTC(2026, 10, 22, 9, 0, 0));
   const logger = options.logger ?? pino({ level: process.env.POSTERN_TEST_LOG_LEVEL ?? 'silent' });
-  const ctx: AppContext = {
+  const base: HubContext = {
     db: testStore.store.db,
     dialect: testStore.store.dialect,
     clock,
@@ -120,10 +119,9 @@ export async function createTestApp(kind: TestStoreKind, options: TestAppOptions
     secrets: new SecretBox([randomBytes(32)]),
     unreadableSecrets: new UnreadableSecretReports(),
     sessionEvents: new SessionEvents(logger),
-    agentSync: NO_AGENT_SYNC,
   };
-  const hub = new AgentHub(ctx);
-  ctx.agentSync = hub;
+  const hub = new AgentHub(base);
+  const ctx: AppContext = { ...base, agentSync: hub };
   const stopForwarding = forwardEndedSessionsToAgents(ctx);
   const app = await buildApp(ctx, options.webApp ?? NO_WEB_APP, { agentHub: hub });
   return {

@@ -1,5 +1,5 @@
 import type { TestApp } from './test-app.js';
-import { storePendingSecret, confirmEnrolment } from '../auth/totp-store.js';
+import { storePendingSecret, confirmEnrolment } from '../sessions/totp-store.js';
 import { newTotpSecret, totpCodeAt } from '../auth/totp.js';
 
 /** Gives an existing user or admin an enrolled authenticator and returns its secret. */

@@ -1,20 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import {
-  dataEnvelope,
   EmptyResponse,
   GroupListResponse,
-  Id,
   UserCreateBody,
   UserCreateResponse,
   UserListResponse,
   UserResponse,
   UserSessionListResponse,
   UserUpdateBody,
+  IdParams,
+  UserAclListResponse,
 } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { requireAdmin } from '../auth/request-auth.js';
+import { requireAdmin } from '../http/request-auth.js';
 import { listUserSessions } from '../sessions/sessions.service.js';
 import {
   aclsOfUser,
@@ -27,9 +26,6 @@ import {
   updateUser,
 } from './users.service.js';
 
-const ById = z.object({ id: Id });
-const UserAclListResponse = dataEnvelope(z.array(z.object({ ID: z.string(), Description: z.string() })));
-
 /** /api/admin/users: the user directory. */
 export function registerUserRoutes(app: FastifyInstance, ctx: AppContext): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
@@ -39,10 +35,14 @@ export function registerUserRoutes(app: FastifyInstance, ctx: AppContext): void 
     return { data: await listUsers(ctx) };
   });
 
-  routes.get('/api/admin/users/:id', { schema: { params: ById, response: { 200: UserResponse } } }, async (request) => {
-    await requireAdmin(ctx, request);
-    return { data: await getUser(ctx, request.params.id) };
-  });
+  routes.get(
+    '/api/admin/users/:id',
+    { schema: { params: IdParams, response: { 200: UserResponse } } },
+    async (request) => {
+      await requireAdmin(ctx, request);
+      return { data: await getUser(ctx, request.params.id) };
+    },
+  );
 
   routes.post(
     '/api/admin/users',
@@ -55,7 +55,7 @@ export function registerUserRoutes(app: FastifyInstance, ctx: AppContext): void 
 
   routes.put(
     '/api/admin/users/:id',
-    { schema: { params: ById, body: UserUpdateBody, response: { 200: UserResponse } } },
+    { schema: { params: IdParams, body: UserUpdateBody, response: { 200: UserResponse } } },
     async (request) => {
       const { admin } = await requireAdmin(ctx, request);
       return { data: await updateUser(ctx, admin, request.params.id, request.body) };
@@ -64,7 +64,7 @@ export function registerUserRoutes(app: FastifyInstance, ctx: AppContext): void 
 
   routes.delete(
     '/api/admin/users/:id',
-    { schema: { params: ById, response: { 200: EmptyResponse } } },
+    { schema: { params: IdParams, response: { 200: EmptyResponse } } },
     async (request) => {
       const { admin } = await requireAdmin(ctx, request);
       await deleteUser(ctx, admin, request.params.id);
@@ -74,7 +74,7 @@ export function registerUserRoutes(app: FastifyInstance, ctx: AppContext): void 
 
   routes.delete(
     '/api/admin/users/:id/totpToken',
-    { schema: { params: ById, response: { 200: EmptyResponse } } },
+    { schema: { params: IdParams, response: { 200: EmptyResponse } } },
     async (request) => {
       const { admin } = await requireAdmin(ctx, request);
       await resetUserTotp(ctx, admin, request.params.id);
@@ -84,7 +84,7 @@ export function registerUserRoutes(app: FastifyInstance, ctx: AppContext): void 
 
   routes.get(
     '/api/admin/users/:id/sessions',
-    { schema: { params: ById, response: { 200: UserSessionListResponse } } },
+    { schema: { params: IdParams, response: { 200: UserSessionListResponse } } },
     async (request) => {
       await requireAdmin(ctx, request);
       await getUser(ctx, request.params.id);
@@ -94,7 +94,7 @@ export function registerUserRoutes(app: FastifyInstance, ctx: AppContext): void 
 
   routes.get(
     '/api/admin/users/:id/groups',
-    { schema: { params: ById, response: { 200: GroupListResponse } } },
+    { schema: { params: IdParams, response: { 200: GroupListResponse } } },
     async (request) => {
       await requireAdmin(ctx, request);
       return { data: await groupsOfUser(ctx, request.params.id) };
@@ -103,7 +103,7 @@ export function registerUserRoutes(app: FastifyInstance, ctx: AppContext): void 
 
   routes.get(
     '/api/admin/users/:id/acls',
-    { schema: { params: ById, response: { 200: UserAclListResponse } } },
+    { schema: { params: IdParams, response: { 200: UserAclListResponse } } },
     async (request) => {
       await requireAdmin(ctx, request);
       return { data: await aclsOfUser(ctx, request.params.id) };

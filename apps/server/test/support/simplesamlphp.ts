@@ -1,12 +1,24 @@
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { X509Certificate, randomBytes } from 'node:crypto';
-import { accessSync, constants, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import type { TestContext } from 'vitest';
-import { capture, freePort, waitFor, type RunningProcess } from '@postern/test-support';
+import { freePort, waitFor, type RunningProcess } from '@postern/test-support';
+import {
+  exitWatcher,
+  isExecutable,
+  launch,
+  openssl,
+  requirePrerequisite,
+  run,
+  stopAndRemove,
+  stopProcess,
+} from './daemon.js';
+import { browserSignIn, type SamlPostForm } from './simplesamlphp-browser.js';
+
+export type { SamlPostForm } from './simplesamlphp-browser.js';
 
 /**
  * A throwaway SAML identity provider for tests: Debian's SimpleSAMLphp 1.19 (/usr/share/simplesamlphp)
@@ -19,14 +31,10 @@ import { capture, freePort, waitFor, type RunningProcess } from '@postern/test-s
 /** Debian's install; POSTERN_SIMPLESAMLPHP_DIR points elsewhere (or at nothing, to see the tests skip). */
 const SIMPLESAMLPHP_DIR = process.env.POSTERN_SIMPLESAMLPHP_DIR ?? '/usr/share/simplesamlphp';
 const PHP = process.env.POSTERN_PHP_PATH ?? '/usr/bin/php';
-/** util-linux's setpriv, when present, makes the kernel kill PHP if the test process dies. */
-const SETPRIV = '/usr/bin/setpriv';
 
 const NAMEID_UNSPECIFIED = 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified';
 const HTTP_POST = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST';
 const RSA_SHA256 = 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256';
-
-const execFileAsync = promisify(execFile);
 
 /** A service provider the IdP answers. */
 export interface SimpleSamlPhpServiceProvider {
@@ -49,13 +57,6 @@ export interface SimpleSamlPhpUser {
 export interface SimpleSamlPhpOptions {
   sp: SimpleSamlPhpServiceProvider | SimpleSamlPhpServiceProvider[];
   users: SimpleSamlPhpUser[];
-}
-
-/** What a browser ends up with after signing in: the auto-submitted form to the SP's ACS. */
-export interface SamlPostForm {
-  action: string;
-  SAMLResponse: string;
-  RelayState: string | undefined;
 }
 
 export interface SimpleSamlPhp {
@@ -92,18 +93,12 @@ export function missingSimpleSamlPhp(): string | null {
   return `${missing.join(', ')} (apt-get install simplesamlphp php-cli php-xml openssl)`;
 }
 
-/** CI sets this: a missing IdP is then a failure, never a silent skip. */
-const SYSTEM_TESTS_REQUIRED = process.env.POSTERN_REQUIRE_SYSTEM_TESTS === '1';
-
 /**
  * Skips the test (saying why) when SimpleSAMLphp, PHP or openssl is missing, or fails it when
  * POSTERN_REQUIRE_SYSTEM_TESTS=1. Call it first in a test or in `beforeEach`.
  */
 export function requireSimpleSamlPhp(context: TestContext): void {
-  const missing = missingSimpleSamlPhp();
-  if (missing === null) return;
-  if (SYSTEM_TESTS_REQUIRED) throw new Error(`system test prerequisite missing: ${missing}`);
-  context.skip(`skipped: needs ${missing}`);
+  requirePrerequisite(context, missingSimpleSamlPhp());
 }
 
 /** Starts the IdP, waiting (with a deadline) until it serves its metadata. */
@@ -122,7 +117,7 @@ export async function startSimpleSamlPhp(options: SimpleSamlPhpOptions): Promise
       const port = await freePort();
       const baseUrl = `http://127.0.0.1:${port}`;
       await writeConfig(dir, baseUrl);
-      const server = launch(dir, port);
+      const server = launchPhp(dir, port);
       const metadataUrl = `${baseUrl}/saml2/idp/metadata.php`;
       let metadataXml: string;
       try {
@@ -132,7 +127,6 @@ export async function startSimpleSamlPhp(options: SimpleSamlPhpOptions): Promise
         if (attempt < 3 && /Address already in use|Failed to listen/i.test(server.stderr())) continue;
         throw error;
       }
-      let stopped: Promise<void> | undefined;
       return {
         baseUrl,
         metadataUrl,
@@ -141,11 +135,7 @@ export async function startSimpleSamlPhp(options: SimpleSamlPhpOptions): Promise
         signingCertificate,
         setServiceProviders: (sps) => writeServiceProviders(dir, sps),
         signIn: (url, username, password) => browserSignIn(url, username, password, server),
-        stop: () =>
-          (stopped ??= (async () => {
-            await stopProcess(server);
-            await rm(dir, { recursive: true, force: true });
-          })()),
+        stop: stopAndRemove(server, dir),
       };
     }
   } catch (error) {
@@ -266,61 +256,28 @@ async function createSigningKey(dir: string): Promise<string> {
     '-out',
     path.join(dir, 'idp.crt'),
   ];
-  try {
-    await execFileAsync(openssl() ?? 'openssl', args, { timeout: 30_000 });
-  } catch (error) {
-    const stderr = (error as { stderr?: unknown }).stderr;
-    throw new Error(`openssl req failed: ${typeof stderr === 'string' ? stderr : ''}`, { cause: error });
-  }
+  await run(openssl() ?? 'openssl', args);
   return readFile(path.join(dir, 'idp.crt'), 'utf8');
 }
 
-/** Children still running, killed if the test process exits without stopping them. */
-const running = new Set<RunningProcess>();
-let exitHookInstalled = false;
-
-function launch(dir: string, port: number): RunningProcess {
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.once('exit', () => {
-      for (const server of running) {
-        try {
-          if (server.child.pid !== undefined) process.kill(server.child.pid, 'SIGKILL');
-        } catch {
-          // Already gone.
-        }
-      }
-    });
-  }
-  // One PHP process (no PHP_CLI_SERVER_WORKERS), so its PID is all there is to stop. setpriv execs
-  // PHP in place (same PID) after asking for SIGKILL when our process ends, even by SIGKILL itself.
+function launchPhp(dir: string, port: number): RunningProcess {
+  // One PHP process (no PHP_CLI_SERVER_WORKERS), so its PID is all there is to stop.
   const args = ['-S', `127.0.0.1:${port}`, '-t', path.join(SIMPLESAMLPHP_DIR, 'www')];
-  const [command, commandArgs] = isExecutable(SETPRIV)
-    ? [SETPRIV, ['--pdeathsig', 'KILL', '--', PHP, ...args]]
-    : [PHP, args];
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: dir,
     TMPDIR: path.join(dir, 'tmp'),
     SIMPLESAMLPHP_CONFIG_DIR: dir,
   };
-  const child = spawn(command, commandArgs, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const server = capture(child);
-  running.add(server);
-  void server.finished.finally(() => running.delete(server)).catch(() => undefined);
-  return server;
+  return launch(PHP, args, { cwd: dir, env });
 }
 
 async function waitUntilReady(server: RunningProcess, metadataUrl: string): Promise<string> {
-  let exited = false;
-  void server.finished.then(
-    () => (exited = true),
-    () => (exited = true),
-  );
+  const exited = exitWatcher(server);
   let metadataXml = '';
   await waitFor(
     async () => {
-      if (exited) throw new Error(`PHP exited during start-up:\n${server.stderr()}`);
+      if (exited()) throw new Error(`PHP exited during start-up:\n${server.stderr()}`);
       try {
         const response = await fetch(metadataUrl, { signal: AbortSignal.timeout(2_000) });
         const text = await response.text();
@@ -342,139 +299,6 @@ async function waitUntilReady(server: RunningProcess, metadataUrl: string): Prom
   return metadataXml;
 }
 
-/** SIGTERM by PID, then SIGKILL if PHP has not ended within the deadline. */
-async function stopProcess(server: RunningProcess): Promise<void> {
-  const { child } = server;
-  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) {
-    await server.finished.catch(() => undefined);
-    return;
-  }
-  process.kill(child.pid, 'SIGTERM');
-  let timer: NodeJS.Timeout | undefined;
-  const ended = await Promise.race([
-    server.finished.then(
-      () => true,
-      () => true,
-    ),
-    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), 10_000))),
-  ]);
-  clearTimeout(timer);
-  if (!ended) {
-    process.kill(child.pid, 'SIGKILL');
-    await server.finished.catch(() => undefined);
-  }
-}
-
-/** The few steps a browser takes at the IdP; more than this means the flow went wrong. */
-const MAX_BROWSER_STEPS = 10;
-
-/**
- * A minimal browser: follows redirects by hand (so it can keep cookies per step), submits the login
- * form, and stops at the IdP's auto-submitting form to the SP.
- */
-async function browserSignIn(
-  startUrl: string,
-  username: string,
-  password: string,
-  server: RunningProcess,
-): Promise<SamlPostForm> {
-  const cookies = new Map<string, string>();
-  // What PHP logs from here on (SimpleSAMLphp logs its errors to stderr) explains a failure.
-  const logFrom = server.stderr().length;
-  const failure = (what: string, html: string) =>
-    new Error(`${what} at ${request.url.split('?')[0] ?? ''}: ${pageSummary(html)}\n${server.stderr().slice(logFrom)}`);
-  let request: { url: string; method: 'GET' | 'POST'; body?: URLSearchParams } = { url: startUrl, method: 'GET' };
-  let submittedPassword = false;
-  for (let step = 0; step < MAX_BROWSER_STEPS; step += 1) {
-    const response = await fetch(request.url, {
-      method: request.method,
-      redirect: 'manual',
-      headers: {
-        ...(cookies.size === 0 ? {} : { cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; ') }),
-        ...(request.body === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' }),
-      },
-      ...(request.body === undefined ? {} : { body: request.body.toString() }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const at = pair?.indexOf('=') ?? -1;
-      if (pair !== undefined && at > 0) cookies.set(pair.slice(0, at).trim(), pair.slice(at + 1).trim());
-    }
-    const location = response.headers.get('location');
-    if (response.status >= 300 && response.status < 400 && location !== null) {
-      await response.body?.cancel();
-      request = { url: new URL(location, request.url).toString(), method: 'GET' };
-      continue;
-    }
-    const html = await response.text();
-    if (response.status !== 200) throw failure(`IdP answered ${response.status}`, html);
-    const samlResponse = hiddenInput(html, 'SAMLResponse');
-    if (samlResponse !== undefined) {
-      const action = formAction(html);
-      if (action === undefined) throw new Error('the IdP posted a SAMLResponse without a form action');
-      return {
-        action: new URL(action, request.url).toString(),
-        SAMLResponse: samlResponse,
-        RelayState: hiddenInput(html, 'RelayState'),
-      };
-    }
-    const authState = hiddenInput(html, 'AuthState');
-    if (authState === undefined) throw failure('the IdP showed an error page', html);
-    if (submittedPassword) throw failure('the IdP refused the username or password', html);
-    submittedPassword = true;
-    const target = new URL(formAction(html) ?? '', request.url).toString();
-    request = { url: target, method: 'POST', body: new URLSearchParams({ username, password, AuthState: authState }) };
-  }
-  throw new Error(`no SAMLResponse after ${MAX_BROWSER_STEPS} steps at the IdP`);
-}
-
-/** The headings and error texts of an IdP page, for an error message (not the whole page). */
-function pageSummary(html: string): string {
-  const texts = [...html.matchAll(/<(h1|h2|p)\b[^>]*>([\s\S]*?)<\/\1>/gi)]
-    .map((match) =>
-      decodeEntities(
-        (match[2] ?? '')
-          .replace(/<[^>]+>/g, ' ')
-          .replace(/\s+/g, ' ')
-          .trim(),
-      ),
-    )
-    .filter((text) => text !== '');
-  return texts.slice(0, 6).join(' | ');
-}
-
-/** The value of `<input … name="name" … value="…">`, HTML entities decoded. */
-function hiddenInput(html: string, name: string): string | undefined {
-  for (const match of html.matchAll(/<input\b[^>]*>/gi)) {
-    const tag = match[0];
-    if (attribute(tag, 'name') === name) return attribute(tag, 'value') ?? '';
-  }
-  return undefined;
-}
-
-function formAction(html: string): string | undefined {
-  const tag = /<form\b[^>]*>/i.exec(html)?.[0];
-  return tag === undefined ? undefined : attribute(tag, 'action');
-}
-
-function attribute(tag: string, name: string): string | undefined {
-  const match = new RegExp(`\\s${name}\\s*=\\s*("([^"]*)"|'([^']*)')`, 'i').exec(tag);
-  if (match === null) return undefined;
-  return decodeEntities(match[2] ?? match[3] ?? '');
-}
-
-function decodeEntities(text: string): string {
-  return text
-    .replace(/&#x([0-9a-f]+);/gi, (_m, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
-    .replace(/&#(\d+);/g, (_m, dec: string) => String.fromCodePoint(parseInt(dec, 10)))
-    .replace(/&quot;/g, '"')
-    .replace(/&apos;/g, "'")
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&amp;/g, '&');
-}
-
 let domChecked: boolean | undefined;
 
 /** SimpleSAMLphp's XML code needs PHP's dom extension (Debian: php-xml). */
@@ -488,21 +312,4 @@ function phpHasDom(): boolean {
     }
   }
   return domChecked;
-}
-
-function openssl(): string | null {
-  for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(path.delimiter)) {
-    const candidate = path.join(dir, 'openssl');
-    if (dir !== '' && isExecutable(candidate)) return candidate;
-  }
-  return null;
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -1,14 +1,22 @@
-import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { accessSync, constants, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { Client } from 'ldapts';
 import type { TestContext } from 'vitest';
-import { capture, freePort, waitFor, type RunningProcess } from '@postern/test-support';
+import { freePort, waitFor, type RunningProcess } from '@postern/test-support';
+import {
+  exitWatcher,
+  isExecutable,
+  launch,
+  openssl,
+  requirePrerequisite,
+  run,
+  stopAndRemove,
+  stopProcess,
+} from './daemon.js';
 
 /**
  * A throwaway OpenLDAP server for tests: Debian's slapd as our own child process, with its
@@ -18,8 +26,6 @@ import { capture, freePort, waitFor, type RunningProcess } from '@postern/test-s
 
 /** Debian's slapd; POSTERN_SLAPD_PATH points elsewhere (or at nothing, to see the tests skip). */
 const SLAPD = process.env.POSTERN_SLAPD_PATH ?? '/usr/sbin/slapd';
-/** util-linux's setpriv, when present, makes the kernel kill slapd if the test process dies. */
-const SETPRIV = '/usr/bin/setpriv';
 const SCHEMA_DIR = '/etc/ldap/schema';
 const MODULE_DIR = '/usr/lib/ldap';
 const SCHEMAS = ['core', 'cosine', 'inetorgperson'];
@@ -27,8 +33,6 @@ const BASE_DN = 'dc=postern,dc=test';
 const PEOPLE_DN = `ou=people,${BASE_DN}`;
 /** A Unix socket path is at most 107 bytes (sun_path). */
 const MAX_SOCKET_PATH = 107;
-
-const execFileAsync = promisify(execFile);
 
 export interface SlapdUser {
   uid: string;
@@ -66,18 +70,12 @@ export function missingSlapd(): string | null {
   return `${missing.join(', ')} (apt-get install slapd openssl)`;
 }
 
-/** CI sets this: a missing slapd is then a failure, never a silent skip. */
-const SYSTEM_TESTS_REQUIRED = process.env.POSTERN_REQUIRE_SYSTEM_TESTS === '1';
-
 /**
  * Skips the test (saying why) when slapd or openssl is missing, or fails it when
  * POSTERN_REQUIRE_SYSTEM_TESTS=1. Call it first in a test or in `beforeEach`.
  */
 export function requireSlapd(context: TestContext): void {
-  const missing = missingSlapd();
-  if (missing === null) return;
-  if (SYSTEM_TESTS_REQUIRED) throw new Error(`system test prerequisite missing: ${missing}`);
-  context.skip(`skipped: needs ${missing}`);
+  requirePrerequisite(context, missingSlapd());
 }
 
 /** Starts slapd with the people given, waiting (with a deadline) until all three listeners answer. */
@@ -105,7 +103,7 @@ export async function startSlapd(options: { users: SlapdUser[] }): Promise<Slapd
         ldapsUrl: `ldaps://127.0.0.1:${ports.ldaps}`,
         ldapiUrl: `ldapi://${encodeURIComponent(socketPath)}`,
       };
-      const server = launch(dir, urls);
+      const server = launchSlapd(dir, urls);
       try {
         await waitUntilReady(server, urls, socketPath, caCertificate);
       } catch (error) {
@@ -113,17 +111,12 @@ export async function startSlapd(options: { users: SlapdUser[] }): Promise<Slapd
         if (attempt < 3 && /Address already in use/.test(server.stderr())) continue;
         throw error;
       }
-      let stopped: Promise<void> | undefined;
       return {
         ...urls,
         caCertificate,
         baseDn: BASE_DN,
         dnOf: (uid) => `uid=${escapeDnValue(uid)},${PEOPLE_DN}`,
-        stop: () =>
-          (stopped ??= (async () => {
-            await stopProcess(server);
-            await rm(dir, { recursive: true, force: true });
-          })()),
+        stop: stopAndRemove(server, dir),
       };
     }
   } catch (error) {
@@ -132,25 +125,8 @@ export async function startSlapd(options: { users: SlapdUser[] }): Promise<Slapd
   }
 }
 
-/** Children still running, killed if the test process exits without stopping them. */
-const running = new Set<RunningProcess>();
-let exitHookInstalled = false;
-
-function launch(dir: string, urls: { ldapUrl: string; ldapsUrl: string; ldapiUrl: string }): RunningProcess {
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.once('exit', () => {
-      for (const server of running) {
-        try {
-          if (server.child.pid !== undefined) process.kill(server.child.pid, 'SIGKILL');
-        } catch {
-          // Already gone.
-        }
-      }
-    });
-  }
-  // `-d none` keeps slapd in the foreground, as our child, printing only errors. setpriv execs slapd
-  // in place (same PID) after asking for SIGKILL when our process ends, even by SIGKILL itself.
+function launchSlapd(dir: string, urls: { ldapUrl: string; ldapsUrl: string; ldapiUrl: string }): RunningProcess {
+  // `-d none` keeps slapd in the foreground, as our child, printing only errors.
   const args = [
     '-d',
     'none',
@@ -159,14 +135,7 @@ function launch(dir: string, urls: { ldapUrl: string; ldapsUrl: string; ldapiUrl
     '-h',
     `${urls.ldapUrl} ${urls.ldapsUrl} ${urls.ldapiUrl}`,
   ];
-  const [command, commandArgs] = isExecutable(SETPRIV)
-    ? [SETPRIV, ['--pdeathsig', 'KILL', '--', SLAPD, ...args]]
-    : [SLAPD, args];
-  const child = spawn(command, commandArgs, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-  const server = capture(child);
-  running.add(server);
-  void server.finished.finally(() => running.delete(server)).catch(() => undefined);
-  return server;
+  return launch(SLAPD, args, { cwd: dir });
 }
 
 async function waitUntilReady(
@@ -175,11 +144,7 @@ async function waitUntilReady(
   socketPath: string,
   caCertificate: string,
 ): Promise<void> {
-  let exited = false;
-  void server.finished.then(
-    () => (exited = true),
-    () => (exited = true),
-  );
+  const exited = exitWatcher(server);
   const clients = [
     () => new Client({ url: urls.ldapUrl, connectTimeout: 1_000, timeout: 1_000 }),
     () =>
@@ -194,7 +159,7 @@ async function waitUntilReady(
   ];
   await waitFor(
     async () => {
-      if (exited) throw new Error(`slapd exited during start-up:\n${server.stderr()}`);
+      if (exited()) throw new Error(`slapd exited during start-up:\n${server.stderr()}`);
       for (const makeClient of clients) {
         const client = makeClient();
         try {
@@ -211,29 +176,6 @@ async function waitUntilReady(
     'slapd to answer on ldap, ldaps and ldapi',
     20_000,
   );
-}
-
-/** SIGTERM by PID, then SIGKILL if slapd has not ended within the deadline. */
-async function stopProcess(server: RunningProcess): Promise<void> {
-  const { child } = server;
-  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) {
-    await server.finished.catch(() => undefined);
-    return;
-  }
-  process.kill(child.pid, 'SIGTERM');
-  let timer: NodeJS.Timeout | undefined;
-  const ended = await Promise.race([
-    server.finished.then(
-      () => true,
-      () => true,
-    ),
-    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), 10_000))),
-  ]);
-  clearTimeout(timer);
-  if (!ended) {
-    process.kill(child.pid, 'SIGKILL');
-    await server.finished.catch(() => undefined);
-  }
 }
 
 /** A CA and a server certificate for 127.0.0.1 and localhost, valid for two days. Returns the CA's PEM. */
@@ -376,32 +318,4 @@ function escapeDnValue(value: string): string {
     .replace(/^[ #]/, (char) => `\\${char}`)
     .replace(/ $/, '\\ ')
     .replace(/\0/g, '\\00');
-}
-
-async function run(command: string, args: string[]): Promise<void> {
-  try {
-    await execFileAsync(command, args, { timeout: 30_000 });
-  } catch (error) {
-    const stderr = (error as { stderr?: unknown }).stderr;
-    throw new Error(`${path.basename(command)} ${args[0] ?? ''} failed: ${typeof stderr === 'string' ? stderr : ''}`, {
-      cause: error,
-    });
-  }
-}
-
-function openssl(): string | null {
-  for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(path.delimiter)) {
-    const candidate = path.join(dir, 'openssl');
-    if (dir !== '' && isExecutable(candidate)) return candidate;
-  }
-  return null;
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { useLocation } from 'react-router';
-import { areaOf, FAVICON } from './area';
+import { areaOf, FAVICON } from '../lib/area';
 
 /** Shows the admin tab icon anywhere under /admin and the portal's icon elsewhere. */
 export function useAreaFavicon(): void {

@@ -4,7 +4,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { ErrorCodes } from '@postern/protocol';
 import { onInvalidSession } from '../lib/api/invalid-session';
 import { clearSession } from '../lib/session/session-store';
-import { areaOf, LOGIN_PATH } from './area';
+import { areaOf, LOGIN_PATH } from '../lib/area';
 
 /**
  * When any call answers 401 err.invalidSession, forgets the session of the area the person is in

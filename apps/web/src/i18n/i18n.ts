@@ -13,7 +13,7 @@ import { de } from './locales/de';
 export const resources = { en: { translation: en }, de: { translation: de } } as const;
 
 /** localStorage key remembering the chosen language. */
-export const LANGUAGE_STORAGE_KEY = 'postern.language';
+const LANGUAGE_STORAGE_KEY = 'postern.language';
 
 dayjs.extend(relativeTime);
 dayjs.extend(localizedFormat);

@@ -4,7 +4,7 @@ import { ModalsProvider } from '@mantine/modals';
 import { Notifications } from '@mantine/notifications';
 import { useLocation } from 'react-router';
 import { useThemeSettings } from '../features/status/api';
-import { areaOf } from '../app/area';
+import { areaOf } from '../lib/area';
 import { createAppTheme, cssVariablesResolver, DEFAULT_THEME_CHOICE } from './app-theme';
 import { COLOR_SCHEME_MANAGER, DEFAULT_COLOR_SCHEME } from './color-scheme';
 

@@ -3,7 +3,7 @@ import { DEFAULT_ACCENT, type Accent } from '@postern/protocol';
 import { iceberg, offsite, rose } from './palettes';
 
 /** The Mantine colour each accent uses: teal and grape are Mantine's own, the others are ours. */
-export const ACCENT_COLOR: Record<Accent, string> = {
+const ACCENT_COLOR: Record<Accent, string> = {
   teal: 'teal',
   grape: 'grape',
   iceberg: 'iceberg',
@@ -16,7 +16,7 @@ export const ACCENT_COLOR: Record<Accent, string> = {
  * which white text still has a contrast of at least 4.5:1 (WCAG AA), so a 'Grant Access' button
  * stays readable in every accent. Mantine's default, shade 6 (8 in dark mode), is too light for most.
  */
-export const ACCENT_SHADE: Record<Accent, { light: 7 | 8 | 9; dark: 8 | 9 }> = {
+const ACCENT_SHADE: Record<Accent, { light: 7 | 8 | 9; dark: 8 | 9 }> = {
   teal: { light: 9, dark: 9 },
   grape: { light: 7, dark: 8 },
   iceberg: { light: 8, dark: 8 },

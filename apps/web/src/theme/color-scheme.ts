@@ -1,5 +1,5 @@
 import { localStorageColorSchemeManager, type MantineColorScheme } from '@mantine/core';
-import type { Area } from '../app/area';
+import type { Area } from '../lib/area';
 
 /**
  * Each area remembers its own colour mode (public/boot.js reads the same keys before first paint).

@@ -21,6 +21,8 @@ export interface IpsetDriverOptions {
   commandTimeoutMs?: number;
   /** Keep a long-lived interactive ipset for small batches (default true). */
   useShell?: boolean;
+  /** The time, for when to try the shell again after it failed (default Date.now; tests pass their own). */
+  now?: () => number;
 }
 
 /** One line of an `ipset restore` script and the entry it is for. */
@@ -65,12 +67,14 @@ export class IpsetDriver implements Driver<'ipset'> {
   readonly #logger: Logger;
   readonly #timeoutMs: number;
   readonly #shell: IpsetShell | null;
+  readonly #now: () => number;
   #shellRetryAt = 0;
 
   constructor(options: IpsetDriverOptions) {
     this.#allowed = new Set(options.allowedSets);
     this.#command = options.command;
     this.#logger = options.logger;
+    this.#now = options.now ?? Date.now;
     this.#timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     // A batch of a few dozen lines takes milliseconds; a shell silent for seconds is broken, and the
     // batch goes through `ipset restore` instead.
@@ -204,12 +208,12 @@ export class IpsetDriver implements Driver<'ipset'> {
   /** The errors of a small batch run through the shell, or null when the shell cannot be used now. */
   async #runInShell(operations: Operation[]): Promise<Map<Operation, string> | null> {
     if (this.#shell === null || operations.length === 0 || operations.length > SHELL_BATCH_LIMIT) return null;
-    if (Date.now() < this.#shellRetryAt) return null;
+    if (this.#now() < this.#shellRetryAt) return null;
     let answers: string[];
     try {
       answers = await this.#shell.run(operations.map((op) => op.line));
     } catch (error) {
-      this.#shellRetryAt = Date.now() + SHELL_RETRY_AFTER_MS;
+      this.#shellRetryAt = this.#now() + SHELL_RETRY_AFTER_MS;
       this.#logger.warn(
         { error: error instanceof Error ? error.message : String(error) },
         'ipset shell failed; using ipset restore',

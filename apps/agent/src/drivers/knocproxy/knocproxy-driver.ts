@@ -165,7 +165,7 @@ export class KnocproxyDriver implements Driver<'knocproxy'> {
 }
 
 /** The backend's Address as something to listen on. */
-export function listenAddress(protocol: 'unix' | 'tcp', address: string): ListenAddress {
+function listenAddress(protocol: 'unix' | 'tcp', address: string): ListenAddress {
   if (address === '') throw new Error('the knocproxy backend has no Address to listen on');
   if (protocol === 'unix') {
     if (!address.startsWith('/')) throw new Error(`knocproxy unix socket ${address} is not an absolute path`);

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { KNOCPROXY_COOKIE_MAX_AGE_SECONDS } from '@postern/protocol';
 
 /** The proxy cookie: a marker that the browser came through knocproxy. Admission is always by address. */
-export const KNOCPROXY_COOKIE_NAME = 'postern_knocproxy';
+const KNOCPROXY_COOKIE_NAME = 'postern_knocproxy';
 
 /** The Set-Cookie value for an admitted response (the spec: 25200 s, HttpOnly, Secure, SameSite=Lax). */
 export function proxyCookie(): string {

@@ -12,7 +12,7 @@ export type GelfPayload = Record<string, string | number>;
  * `nowMs` and the level to 6, and drops additional fields GELF would refuse (`_id`, names without the
  * underscore or with other characters, values that are neither a string nor a finite number).
  */
-export function toGelfPayload(message: GelfMessage, host: string, nowMs: number): GelfPayload {
+function toGelfPayload(message: GelfMessage, host: string, nowMs: number): GelfPayload {
   const shortMessage = typeof message.short_message === 'string' ? message.short_message : '';
   const payload: GelfPayload = {
     version: '1.1',

@@ -10,7 +10,7 @@ const BACKOFF_MAX_MS = 30_000;
 const STABLE_AFTER_MS = 10_000;
 const CONNECT_TIMEOUT_MS = 10_000;
 const CLOSE_DEADLINE_MS = 2000;
-export const DEFAULT_MAX_QUEUE = 1000;
+const DEFAULT_MAX_QUEUE = 1000;
 const NUL = Buffer.from([0]);
 
 /** The wait before reconnect attempt `attempt` (from 0): 0.5 s doubling up to 30 s, less up to half as jitter. */

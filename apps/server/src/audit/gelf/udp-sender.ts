@@ -18,7 +18,7 @@ const CLOSE_DEADLINE_MS = 2000;
  * Splits a deflated message into GELF chunks: 0x1e 0x0f, an 8-byte message id shared by all chunks,
  * the sequence number and the sequence count, then the data.
  */
-export function chunkGelf(payload: Buffer, messageId: Buffer = randomBytes(8)): Buffer[] {
+function chunkGelf(payload: Buffer, messageId: Buffer = randomBytes(8)): Buffer[] {
   const count = Math.ceil(payload.length / CHUNK_DATA_SIZE);
   const chunks: Buffer[] = [];
   for (let sequence = 0; sequence < count; sequence += 1) {

@@ -3,7 +3,7 @@ import { Navigate } from 'react-router';
 import { FullPageLoader } from '../../components/FullPageLoader';
 import { ADMIN_HOME_PATH, userHomePath } from '../../features/auth/landing';
 import { useAdminSecondFactorStep, useAdminSession, useUserSession } from '../../lib/session/session-store';
-import { LOGIN_PATH, type Area } from '../area';
+import { LOGIN_PATH, type Area } from '../../lib/area';
 import { useSessionProbe, type ProbeResult } from './use-session-probe';
 
 interface GuardProps {

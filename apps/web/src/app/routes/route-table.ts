@@ -1,5 +1,5 @@
 import { lazy, type ComponentType } from 'react';
-import { areaOf } from '../area';
+import { areaOf } from '../../lib/area';
 import type { AppRoute, RouteId, RoutePageProps } from './route-types';
 import LoginPage from '../../pages/user/Login/Page';
 import PlaceholderPage from '../../pages/common/Placeholder/Page';

@@ -4,7 +4,7 @@ import { ApiError } from '../../lib/api/api-error';
 import { storeAdminSession, storeUserSession } from '../../lib/session/session-store';
 import { adminSessionFromStatus, userSessionFromStatus } from '../../features/auth/api';
 import { fetchAdminStatus, fetchUserStatus, statusKeys } from '../../features/status/api';
-import type { Area } from '../area';
+import type { Area } from '../../lib/area';
 
 /** Outcome of asking the server about a session the tab does not remember. */
 export type ProbeResult = { state: 'checking' } | { state: 'denied'; errorCode: string | null };

@@ -2,7 +2,7 @@
 export const PAGE_SIZE = 25;
 
 /** Up to this many pages the pager shows every page number; above it, ellipses (spec). */
-export const MAX_PAGES_WITHOUT_ELLIPSIS = 8;
+const MAX_PAGES_WITHOUT_ELLIPSIS = 8;
 
 /** The sort of a table: which column, which way. */
 export interface SortState {

@@ -34,7 +34,7 @@ const ISSUED: ReadonlySet<number> = new Set([
 ]);
 
 /** Whether the entry's grant still runs: ExpiredAfter lies in the future. */
-export function grantRunning(acl: Pick<AclEntry, 'ExpiredAfter'>, now: number): boolean {
+function grantRunning(acl: Pick<AclEntry, 'ExpiredAfter'>, now: number): boolean {
   return acl.ExpiredAfter !== null && Date.parse(acl.ExpiredAfter) > now;
 }
 

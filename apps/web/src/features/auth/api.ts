@@ -10,7 +10,7 @@ import {
 import { useNavigate } from 'react-router';
 import { api, type RequestOptions } from '../../lib/api/client';
 import { clearSession } from '../../lib/session/session-store';
-import { LOGIN_PATH, type Area } from '../../app/area';
+import { LOGIN_PATH, type Area } from '../../lib/area';
 
 /** POST /api/login */
 export function login(body: LoginBody): Promise<UserSessionInfo> {

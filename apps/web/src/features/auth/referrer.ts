@@ -9,7 +9,7 @@ import type { AclEntry } from '@postern/protocol';
  */
 
 /** Session-storage key of the held referrer. */
-export const REFERRER_STORAGE_KEY = 'postern.referrer';
+const REFERRER_STORAGE_KEY = 'postern.referrer';
 
 /** A held referrer older than this is forgotten: the sign-in it belonged to was abandoned. */
 export const REFERRER_MAX_AGE_MS = 15 * 60_000;

@@ -2,13 +2,13 @@ import { useEffect } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../lib/api/client';
 import { browserLocation } from '../../lib/navigation/browser-location';
-import type { Area } from '../../app/area';
+import type { Area } from '../../lib/area';
 
 /**
  * How long the login page waits to learn whether SSO exists before showing the local form alone:
  * a metadata endpoint that hangs must not keep anyone from signing in.
  */
-export const SSO_PROBE_TIMEOUT_MS = 3_000;
+const SSO_PROBE_TIMEOUT_MS = 3_000;
 
 /** Query keys of the SSO calls. */
 export const ssoKeys = {
@@ -22,7 +22,7 @@ const METADATA_PATH: Record<Area, string> = { user: '/saml/metadata', admin: '/a
  * Whether single sign-on is set up for `realm`: its SAML metadata answers 200 (a 404
  * err.samlNotConfigured, or any other failure, means no SSO). Never rejects.
  */
-export async function fetchSsoAvailable(realm: Area, signal?: AbortSignal): Promise<boolean> {
+async function fetchSsoAvailable(realm: Area, signal?: AbortSignal): Promise<boolean> {
   const controller = new AbortController();
   const abort = () => controller.abort();
   const timer = setTimeout(abort, SSO_PROBE_TIMEOUT_MS);
@@ -52,7 +52,7 @@ export function useSsoAvailable(realm: Area): boolean | undefined {
 }
 
 /** Where SSO starts: the server redirects on to the identity provider. */
-export function ssoLoginUrl(realm: Area, kioskMode = false): string {
+function ssoLoginUrl(realm: Area, kioskMode = false): string {
   if (realm === 'admin') return '/api/admin/login/saml';
   return `/api/login/saml?${new URLSearchParams({ kioskMode: String(kioskMode) }).toString()}`;
 }

@@ -35,7 +35,7 @@ export function fetchSystemStatus(options?: RequestOptions): Promise<SystemStatu
 }
 
 /** GET /api/theme */
-export function fetchTheme(options?: RequestOptions): Promise<Theme> {
+function fetchTheme(options?: RequestOptions): Promise<Theme> {
   return api.get('/theme', Theme, options);
 }
 

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { OtpSecret, OtpVerifyResult, type AdminOtpVerifyBody, type OtpVerifyBody } from '@postern/protocol';
 import { api } from '../../lib/api/client';
-import type { Area } from '../../app/area';
+import type { Area } from '../../lib/area';
 
 const OTP_PATHS: Record<Area, { generate: string; verify: string }> = {
   user: { generate: '/otp/generate', verify: '/otp/verify' },
@@ -9,7 +9,7 @@ const OTP_PATHS: Record<Area, { generate: string; verify: string }> = {
 };
 
 /** Query keys of the two-factor calls. */
-export const otpKeys = {
+const otpKeys = {
   all: ['otp'] as const,
   secret: (realm: Area) => [...otpKeys.all, 'secret', realm] as const,
 };
@@ -19,7 +19,7 @@ export const otpKeys = {
 const PENDING_SIGN_IN = { ignoreInvalidSession: true } as const;
 
 /** GET /api/otp/generate or /api/admin/otp/generate: a new secret to enrol. */
-export function generateOtpSecret(realm: Area, signal?: AbortSignal): Promise<OtpSecret> {
+function generateOtpSecret(realm: Area, signal?: AbortSignal): Promise<OtpSecret> {
   return api.get(OTP_PATHS[realm].generate, OtpSecret, { ...PENDING_SIGN_IN, signal });
 }
 

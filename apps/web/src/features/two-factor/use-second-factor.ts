@@ -4,7 +4,7 @@ import { useNavigate } from 'react-router';
 import { ErrorCodes, type AdminOtpVerifyBody, type OtpVerifyResult } from '@postern/protocol';
 import { hasErrorCode } from '../../lib/api/api-error';
 import { clearSession, storeAdminSession, storeUserSession } from '../../lib/session/session-store';
-import { LOGIN_PATH, type Area } from '../../app/area';
+import { LOGIN_PATH, type Area } from '../../lib/area';
 import { adminSessionFromStatus, userSessionFromStatus } from '../auth/api';
 import { ADMIN_HOME_PATH, userHomePath } from '../auth/landing';
 import { signInNoticeState } from '../auth/sign-in-notice';

@@ -1,7 +1,7 @@
 import { DiscoveredIp, IP_DISCOVERY_PORTS, neverGrantedKind, parseIp } from '@postern/protocol';
 
 /** A discovery request that has not answered by then is given up: it must never hold anything back. */
-export const DISCOVERY_TIMEOUT_MS = 5_000;
+const DISCOVERY_TIMEOUT_MS = 5_000;
 
 /** The discovery URL for one port: the IPApi base with that port (the base's path kept). */
 export function discoveryUrl(base: string, port: number): string | null {

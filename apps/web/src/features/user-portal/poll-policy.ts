@@ -22,9 +22,9 @@ import { isUnsettled, settledAfter, type AclActionKind } from '../acls/acl-view'
 export type PollMode = 'dashboard' | 'home';
 
 /** A grant poll starts 1 second after the action … */
-export const ACTION_POLL_START_MS = DASHBOARD_FAST_POLL_MS;
+const ACTION_POLL_START_MS = DASHBOARD_FAST_POLL_MS;
 /** … and each further wait is this much longer. */
-export const ACTION_POLL_STEP_MS = 500;
+const ACTION_POLL_STEP_MS = 500;
 
 /** An ACL whose grant or revoke is being followed. */
 export interface WatchedAcl {

@@ -11,7 +11,7 @@ export type Translate = (key: string) => string;
 export type IssueKey = (issue: z.core.$ZodIssue) => string | undefined;
 
 /** The dotted form path of an issue ("Config.fortios.Url", "Members.0.Name"). */
-export function issuePath(issue: z.core.$ZodIssue): string {
+function issuePath(issue: z.core.$ZodIssue): string {
   return issue.path.map(String).join('.');
 }
 

@@ -1,6 +1,6 @@
 import { AdminSessionInfo, UserSessionInfo } from '@postern/protocol';
 import { useSyncExternalStore } from 'react';
-import type { Area } from '../../app/area';
+import type { Area } from '../area';
 
 /**
  * The spec keeps session data in session storage: one key per realm, so a person can be signed in
@@ -72,17 +72,17 @@ function readParsed<T>(key: string, schema: { safeParse(value: unknown): { succe
 }
 
 /** The signed-in user's session info, or null. */
-export function readUserSession(): UserSessionInfo | null {
+function readUserSession(): UserSessionInfo | null {
   return readParsed(SESSION_KEYS.user, UserSessionInfo);
 }
 
 /** The signed-in admin's session info, or null. */
-export function readAdminSession(): AdminSessionInfo | null {
+function readAdminSession(): AdminSessionInfo | null {
   return readParsed(SESSION_KEYS.admin, AdminSessionInfo);
 }
 
 /** The second-factor step the stored admin session still owes, or null when it owes none. */
-export function readAdminSecondFactorStep(): SecondFactorStep | null {
+function readAdminSecondFactorStep(): SecondFactorStep | null {
   const raw = readRaw(SESSION_KEYS.adminSecondFactor);
   return raw === '/admin/otp/verify' || raw === '/admin/otp/onboard' ? raw : null;
 }
@@ -97,11 +97,6 @@ export function storeAdminSession(info: AdminSessionInfo, pendingStep: SecondFac
   // The step first: a reader between the two writes then sees no session rather than a complete one.
   write(SESSION_KEYS.adminSecondFactor, pendingStep);
   write(SESSION_KEYS.admin, JSON.stringify(info));
-}
-
-/** Records that the admin passed the second factor (called by the two-factor screens). */
-export function markAdminSecondFactorPassed(): void {
-  write(SESSION_KEYS.adminSecondFactor, null);
 }
 
 /** Forgets one realm's session. */

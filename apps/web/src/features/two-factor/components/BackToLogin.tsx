@@ -2,7 +2,7 @@ import { Anchor, Center } from '@mantine/core';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { clearSession } from '../../../lib/session/session-store';
-import { LOGIN_PATH, type Area } from '../../../app/area';
+import { LOGIN_PATH, type Area } from '../../../lib/area';
 
 /**
  * "Back to sign in" from a two-factor screen. An admin's half-finished sign-in is forgotten on the

@@ -11,7 +11,7 @@ import { renderError } from '../../../lib/api/render-error';
 const CODE = /^\d{6}$/;
 
 /** The code as sent: without the spaces a person may have typed. */
-export function normaliseCode(value: string): string {
+function normaliseCode(value: string): string {
   return value.replace(/\s+/g, '');
 }
 

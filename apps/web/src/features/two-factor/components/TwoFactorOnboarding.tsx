@@ -5,7 +5,7 @@ import { ErrorCodes } from '@postern/protocol';
 import { FormError } from '../../../components/FormError';
 import { hasErrorCode } from '../../../lib/api/api-error';
 import { renderError } from '../../../lib/api/render-error';
-import type { Area } from '../../../app/area';
+import type { Area } from '../../../lib/area';
 import { useOtpSecret } from '../api';
 import { useLeavePendingSignIn, useSecondFactor } from '../use-second-factor';
 import { BackToLogin } from './BackToLogin';

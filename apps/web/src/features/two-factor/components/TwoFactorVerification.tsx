@@ -1,5 +1,5 @@
 import { Stack } from '@mantine/core';
-import type { Area } from '../../../app/area';
+import type { Area } from '../../../lib/area';
 import { useSecondFactor } from '../use-second-factor';
 import { BackToLogin } from './BackToLogin';
 import { CodeForm } from './CodeForm';

@@ -2,11 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { V1UserSessionListResponse } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { requireApiKey } from './api-key-auth.js';
+import { requireApiKey } from '../apikeys/api-key-auth.js';
 import { listRunningUserSessions } from './user-sessions.service.js';
 
 /** The realm of the Basic challenge on the key-authenticated API other than allowlists. */
-export const API_REALM = 'postern-api';
+const API_REALM = 'postern-api';
 
 /**
  * GET /api/v1/user_sessions for machines: an API key with the `user.sessions` scope, as HTTP Basic

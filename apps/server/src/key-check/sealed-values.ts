@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
-import type { SealedValue } from './secret-box.js';
-import { totpSecretContext, type TotpTable } from '../auth/totp-store.js';
+import type { SealedValue } from '../secrets/secret-box.js';
+import { totpSecretContext, type TotpTable } from '../sessions/totp-store.js';
 import { agentTokenSecretContext } from '../agents/agent-token.js';
 import { readSettings } from '../settings/settings.js';
 import { SEALED_SETTINGS, sealedSettingContext } from '../settings/settings.service.js';

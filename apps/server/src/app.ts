@@ -2,45 +2,46 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import fastifyCookie from '@fastify/cookie';
 import fastifyHelmet from '@fastify/helmet';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import type { AppContext } from '../app-context.js';
-import { answerRouterError, installErrorHandler } from './error-handler.js';
-import { installUnreadableSecretAudit } from './unreadable-secret-audit.js';
-import { installOriginCheck } from './origin-check.js';
-import { installCanonicalPathRule } from './canonical-path.js';
-import { installNulCharacterRule } from './nul-character-rule.js';
-import { trustedProxyRule } from './forwarded-address.js';
-import { installForwardedForRule } from './forwarded-for-rule.js';
-import { recordRouteTable, registerAccessScope } from './route-access.js';
+import type { AppContext } from './app-context.js';
+import { answerRouterError, installErrorHandler } from './http/error-handler.js';
+import { installUnreadableSecretAudit } from './http/unreadable-secret-audit.js';
+import { installOriginCheck } from './http/origin-check.js';
+import { installCanonicalPathRule } from './http/canonical-path.js';
+import { installNulCharacterRule } from './http/nul-character-rule.js';
+import { trustedProxyRule } from './lib/forwarded-address.js';
+import { installForwardedForRule } from './http/forwarded-for-rule.js';
+import { recordRouteTable, registerAccessScope } from './http/route-access.js';
 import { NotFoundError } from './errors.js';
-import { registerWebApp, type WebApp } from './web-app.js';
-import { registerAdminSessionRoutes, registerSignInRoutes } from '../auth/auth.routes.js';
-import { registerAdminOtpRoutes, registerUserOtpRoutes } from '../auth/otp.routes.js';
-import { registerSamlRoutes } from '../saml/saml.routes.js';
-import { registerPasswordRoutes } from '../auth/password.routes.js';
-import { registerSessionRoutes } from '../sessions/sessions.routes.js';
-import { registerUserRoutes } from '../users/users.routes.js';
-import { registerAdminRoutes } from '../admins/admins.routes.js';
-import { registerLicenceRoutes } from '../licence/licence.routes.js';
-import { registerGroupRoutes } from '../groups/groups.routes.js';
-import { registerApiKeyRoutes } from '../apikeys/apikeys.routes.js';
-import { registerLogRoutes } from '../audit/logs.routes.js';
-import { registerBrandingRoutes, registerSettingsRoutes } from '../settings/settings.routes.js';
+import { registerWebApp, type WebApp } from './http/web-app.js';
+import { registerAdminSessionRoutes, registerSignInRoutes } from './auth/auth.routes.js';
+import { registerAdminOtpRoutes, registerUserOtpRoutes } from './auth/otp.routes.js';
+import { registerSamlRoutes } from './saml/saml.routes.js';
+import { registerPasswordRoutes } from './auth/password.routes.js';
+import { registerSessionRoutes } from './sessions/sessions.routes.js';
+import { registerUserRoutes } from './users/users.routes.js';
+import { registerAdminRoutes } from './admins/admins.routes.js';
+import { registerLicenceRoutes } from './licence/licence.routes.js';
+import { registerGroupRoutes } from './groups/groups.routes.js';
+import { registerApiKeyRoutes } from './apikeys/apikeys.routes.js';
+import { registerLogRoutes } from './audit/logs.routes.js';
+import { registerBrandingRoutes, registerSettingsRoutes } from './settings/settings.routes.js';
 import {
   registerAdminStatusRoutes,
   registerPublicStatusRoutes,
   registerUserStatusRoutes,
-} from '../status/status.routes.js';
-import { registerBackendRoutes } from '../backends/backends.routes.js';
-import { registerKnocRoutes } from '../knocs/knocs.routes.js';
-import { registerBreakGlassRoutes, registerGrantRoutes } from '../grants/grants.routes.js';
-import type { AgentHub } from '../agent-hub/agent-hub.js';
-import { registerV1Routes } from '../v1/v1.routes.js';
-import { registerAgentRoutes } from '../agents/agents.routes.js';
-import { registerAgentInstallRoutes } from '../agents/agent-install.routes.js';
-import { loadAgentDistribution, type AgentDistribution } from '../agents/agent-distribution.js';
-import { uuidv7 } from '../lib/ids.js';
-import { discoveryBase, discoveryConnectSource, withConnectSource } from '../ip-discovery/discovery-url.js';
-import { readSetting } from '../settings/settings.js';
+} from './status/status.routes.js';
+import { registerBackendRoutes } from './backends/backends.routes.js';
+import { registerKnocRoutes } from './knocs/knocs.routes.js';
+import { registerBreakGlassRoutes, registerGrantRoutes } from './grants/grants.routes.js';
+import type { AgentHub } from './agent-hub/agent-hub.js';
+import { registerAllowlistRoutes } from './allowlists/allowlists.routes.js';
+import { registerUserSessionRoutes } from './sessions/user-sessions.routes.js';
+import { registerAgentRoutes } from './agents/agents.routes.js';
+import { registerAgentInstallRoutes } from './agents/agent-install.routes.js';
+import { loadAgentDistribution, type AgentDistribution } from './agents/agent-distribution.js';
+import { uuidv7 } from './lib/ids.js';
+import { discoveryBase, discoveryConnectSource, withConnectSource } from './ip-discovery/discovery-url.js';
+import { readSetting } from './settings/settings.js';
 
 /** Request bodies larger than this are refused with 413 (logo uploads raise it on their route). */
 const BODY_LIMIT_BYTES = 256 * 1024;
@@ -206,7 +207,12 @@ async function registerRoutes(
     registerAgentRoutes(scope, ctx);
     registerUnknownAdminRoutes(scope);
   });
-  await registerAccessScope(app, ctx, 'api-key', (scope) => registerV1Routes(scope, ctx));
+  // /api/v1, the API for machines: authenticated by API keys (or, for allowlists, by address) instead of
+  // sessions. All GETs, so the Origin check does not apply.
+  await registerAccessScope(app, ctx, 'api-key', (scope) => {
+    registerAllowlistRoutes(scope, ctx);
+    registerUserSessionRoutes(scope, ctx);
+  });
   const hub = options.agentHub;
   if (hub !== undefined) await registerAccessScope(app, ctx, 'agent', (scope) => hub.register(scope));
 }

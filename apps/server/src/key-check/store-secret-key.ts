@@ -1,14 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { ConfigError } from '../config/config-error.js';
-import { SecretBox, sealedKeyId, type SecretContext } from './secret-box.js';
+import { SecretBox, sealedKeyId, type SecretContext } from '../secrets/secret-box.js';
 import {
   createSecretKeyFile,
   readSecretKeyFile,
   SECRET_KEY_FILE,
   SECRET_KEY_SETTING,
   secretKeyFilePath,
-} from './secret-key.js';
+} from '../secrets/secret-key.js';
 import { sealedValuesInStore, storeHoldsSealedValues } from './sealed-values.js';
 
 /**

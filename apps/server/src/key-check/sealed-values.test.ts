@@ -4,7 +4,7 @@ import { givenAdmin, givenUser } from '../test-support/factories.js';
 import { givenEnrolledTotp } from '../test-support/totp.js';
 import { givenAgent } from '../test-support/agent-factories.js';
 import { givenBackend, givenEnforcedKnoc } from '../test-support/knoc-factories.js';
-import { storePendingSecret } from '../auth/totp-store.js';
+import { storePendingSecret } from '../sessions/totp-store.js';
 import { findAdminById } from '../admins/admins.repo.js';
 import { generateSamlKeyCert } from '../settings/settings.service.js';
 import { sealedValuesInStore, storeHoldsSealedValues } from './sealed-values.js';

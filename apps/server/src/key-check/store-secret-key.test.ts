@@ -5,10 +5,10 @@ import type { AppContext } from '../app-context.js';
 import { ConfigError } from '../config/config-error.js';
 import { createTestStore, testStoreKinds, type TestStore } from '../test-support/test-app.js';
 import { givenUser } from '../test-support/factories.js';
-import { confirmEnrolment } from '../auth/totp-store.js';
+import { confirmEnrolment } from '../sessions/totp-store.js';
 import { newTotpSecret } from '../auth/totp.js';
-import { SecretBox, sealedKeyId } from './secret-box.js';
-import { secretKeyFilePath } from './secret-key.js';
+import { SecretBox, sealedKeyId } from '../secrets/secret-box.js';
+import { secretKeyFilePath } from '../secrets/secret-key.js';
 import { checkStoreKey, loadStoreSecretBox } from './store-secret-key.js';
 
 describe.each(testStoreKinds())('the store secret key check (%s)', (kind) => {

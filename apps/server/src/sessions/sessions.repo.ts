@@ -4,18 +4,7 @@ import type { Database, SessionStage } from '../store/schema.js';
 import { bool } from '../lib/rows.js';
 import { toUser, type User } from '../users/users.repo.js';
 import { preparedQuery } from '../store/prepared-query.js';
-import type { EndedUserSession } from './session-events.js';
-
-/** Why a session stopped before (or at) its end. Kept for the audit trail and the session lists. */
-export type SessionEndReason =
-  | 'logout'
-  | 'invalidated'
-  | 'expired'
-  | 'superseded'
-  | 'account-changed'
-  | 'account-deleted'
-  | 'session-limit'
-  | 'second-factor-passed';
+import type { EndedUserSession, SessionEndReason } from './session-events.js';
 
 export interface UserSession {
   id: string;

@@ -1,11 +1,11 @@
 import type { FastifyRequest } from 'fastify';
 import { API_KEY_BASIC_USER, ErrorCodes, type ApiKeyRecord } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { type ApiError, ForbiddenError, TooManyRequestsError, UnauthenticatedError } from '../http/errors.js';
-import { clientAddress } from '../http/client-address.js';
+import { type ApiError, ForbiddenError, TooManyRequestsError, UnauthenticatedError } from '../errors.js';
+import { clientAddress } from '../lib/client-address.js';
 import { ADDRESS_POLICY, blockedFor, recordFailure, throttleSubject, type ThrottleKey } from '../auth/throttle.js';
-import { verifyApiKey } from '../apikeys/apikeys.service.js';
-import { touchApiKey } from '../apikeys/apikeys.repo.js';
+import { verifyApiKey } from './apikeys.service.js';
+import { touchApiKey } from './apikeys.repo.js';
 
 /**
  * How the /api/v1 endpoints recognise an API key: HTTP Basic with the user name `apiuser` and the key

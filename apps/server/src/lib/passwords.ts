@@ -1,5 +1,5 @@
 import { hash, verify, type Algorithm } from '@node-rs/argon2';
-import { Semaphore } from '../lib/semaphore.js';
+import { Semaphore } from './semaphore.js';
 
 /**
  * argon2id with the OWASP-recommended floor (m = 46 MiB, t = 1, p = 1). Each hash takes ~46 MiB,

@@ -1,5 +1,15 @@
 import type { Logger } from 'pino';
-import type { SessionEndReason } from './sessions.repo.js';
+
+/** Why a session stopped before (or at) its end. Kept for the audit trail and the session lists. */
+export type SessionEndReason =
+  | 'logout'
+  | 'invalidated'
+  | 'expired'
+  | 'superseded'
+  | 'account-changed'
+  | 'account-deleted'
+  | 'session-limit'
+  | 'second-factor-passed';
 
 /** One user session that has ended (logout, expiry, invalidation, account change, deletion). */
 export interface EndedUserSession {

@@ -50,7 +50,7 @@ export type SecondFactorAttempt =
   { allowed: true; attempt: number; stopsGuessing: boolean } | { allowed: false; retryAfterMs: number };
 
 /** The counter's key: the account name as typed on either form, compared case-insensitively. */
-export function secondFactorAccount(userName: string): string {
+function secondFactorAccount(userName: string): string {
   return userName.trim().toLowerCase();
 }
 

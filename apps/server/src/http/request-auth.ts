@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext, RequestMeta } from '../app-context.js';
-import { UnauthenticatedError } from '../http/errors.js';
-import { clientAddress } from '../http/client-address.js';
-import { authenticateAdmin, authenticateUser, type WantedStage } from './authenticate.js';
+import { UnauthenticatedError } from '../errors.js';
+import { clientAddress } from '../lib/client-address.js';
+import { authenticateAdmin, authenticateUser, type WantedStage } from '../auth/authenticate.js';
 import { sessionCookieName, sessionCookieOptions, type SessionRealm } from './cookies.js';
 
 /** Longest User-Agent kept with a session; enough to recognise a browser, bounded for storage. */

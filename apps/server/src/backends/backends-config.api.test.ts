@@ -1,0 +1,235 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { ErrorCodes, RECORDED, type BackendRecord } from '@postern/protocol';
+import { testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { FORTIOS, useBackendsApiWorld } from '../test-support/backend-api-fixtures.js';
+import { findBackendRow, loadBackendConfigForAgent } from './backends.repo.js';
+
+// What a backend's config may hold, the addresses in it, and how its secrets are kept.
+describe.each(testStoreKinds())('backends API (%s)', (kind) => {
+  const world = useBackendsApiWorld(kind);
+  const { call, createOk, refusal } = world;
+  let t: TestApp, agentId: string;
+  beforeEach(() => {
+    t = world.t;
+    agentId = world.agent.id;
+  });
+  const rawConfig = async (id: string) => {
+    const row = await t.ctx.db.selectFrom('backends').select('config').where('id', '=', id).executeTakeFirstOrThrow();
+    return JSON.parse(row.config) as Record<string, unknown>;
+  };
+
+  describe('config validation', () => {
+    it.each([
+      ['no type', {}, ErrorCodes.backendConfigOneType],
+      ['two types', { ipset: {}, allowlist: {} }, ErrorCodes.backendConfigOneType],
+      ['an unknown type', { juniper: {} }, ErrorCodes.backendConfigOneType],
+      [
+        'a unix socket that is no path',
+        { haproxy: { Protocol: 'unix', Address: 'haproxy.sock' } },
+        ErrorCodes.invalidAddress,
+      ],
+      [
+        'a tcp address without a port',
+        { haproxy: { Protocol: 'tcp', Address: '127.0.0.1' } },
+        ErrorCodes.invalidAddress,
+      ],
+      ['a Fortinet URL that is not http', { fortios: { ...FORTIOS, Url: 'ftp://fw' } }, ErrorCodes.urlMustBeHttp],
+    ])('refuses %s', async (_case, config, code) => {
+      const response = await call('POST', '/api/admin/backends', { Name: 'b', AgentID: agentId, Config: config });
+      expect(response.statusCode).toBe(400);
+      expect(response.json<{ Err: string }>().Err).toBe(code);
+    });
+
+    it.each([
+      ['haproxy', { Protocol: 'unix' }],
+      ['knocproxy', { Address: '127.0.0.1:8080' }],
+      ['script', {}],
+      ['fortios', { Url: 'https://fw' }],
+      ['panos', { Hostname: 'pan' }],
+    ])('refuses %s without its required fields', async (type, fields) => {
+      const response = await call('POST', '/api/admin/backends', {
+        Name: 'b',
+        AgentID: agentId,
+        Config: { [type]: fields },
+      });
+      expect(response.statusCode).toBe(400);
+    });
+
+    it('refuses a second backend with the same name (409 err.backendNameExists)', async () => {
+      await createOk({ Name: 'same', Config: { allowlist: {} } });
+      const response = await call('POST', '/api/admin/backends', { Name: 'same', Config: { allowlist: {} } });
+      expect(refusal(response)).toEqual({ status: 409, Err: ErrorCodes.backendNameExists, Extra: 'Name' });
+    });
+  });
+
+  describe('admin-configured addresses are checked when saved', () => {
+    const PANOS = { Hostname: 'pan.example.net', ApiKey: 'pan-key-1' };
+    it.each([
+      [
+        'a Fortinet URL with credentials',
+        { fortios: { ...FORTIOS, Url: 'https://admin:pw@fw.example.net' } },
+        { Err: ErrorCodes.urlCredentialsNotAllowed, Extra: 'Config.fortios.Url' },
+      ],
+      [
+        'a Fortinet URL with a space in its host',
+        { fortios: { ...FORTIOS, Url: 'https://fw example.net' } },
+        { Err: ErrorCodes.urlInvalid, Extra: 'Config.fortios.Url' },
+      ],
+      [
+        'a Fortinet URL with an octal-looking address',
+        { fortios: { ...FORTIOS, Url: 'https://010.0.0.1' } },
+        { Err: ErrorCodes.urlInvalid, Extra: 'Config.fortios.Url' },
+      ],
+      [
+        'a PAN-OS Hostname that is a URL',
+        { panos: { ...PANOS, Hostname: 'https://pan.example.net' } },
+        { Err: ErrorCodes.invalidHostname, Extra: 'Config.panos.Hostname' },
+      ],
+      [
+        'a FortiManager Hostname with credentials',
+        { fortimanager: { Hostname: 'admin@fmg.example.net', ApiKey: 'k' } },
+        { Err: ErrorCodes.invalidHostname, Extra: 'Config.fortimanager.Hostname' },
+      ],
+      [
+        'a FMC Hostname with a newline',
+        { firepower: { Hostname: 'fmc\n.example.net', Username: 'u', Password: 'p' } },
+        { Err: ErrorCodes.invalidHostname, Extra: 'Config.firepower.Hostname' },
+      ],
+      [
+        'a Sophos UTM Hostname with a path',
+        { sophosutm: { Hostname: 'utm.example.net/api', ApiKey: 'k' } },
+        { Err: ErrorCodes.invalidHostname, Extra: 'Config.sophosutm.Hostname' },
+      ],
+      [
+        'a Sophos Firewall Hostname with a bad port',
+        { sophossfos: { Hostname: 'sfos.example.net:70000', Username: 'u', Password: 'p' } },
+        { Err: ErrorCodes.invalidHostname, Extra: 'Config.sophossfos.Hostname' },
+      ],
+    ])('refuses %s on create', async (_case, config, expected) => {
+      const response = await call('POST', '/api/admin/backends', { Name: 'vendor', AgentID: agentId, Config: config });
+      expect(refusal(response)).toEqual({ status: 400, ...expected });
+    });
+
+    it.each([
+      ['Hostname', { Hostname: 'pan.example.net/api', ApiKey: 'k2' }, ErrorCodes.invalidHostname],
+      ['Hostname', { Hostname: 'ops:pw@pan.example.net', ApiKey: 'k2' }, ErrorCodes.invalidHostname],
+    ])('refuses a bad %s on update and keeps the stored one', async (field, fields, code) => {
+      const backend = await createOk({ Name: 'pan', AgentID: agentId, Config: { panos: PANOS } });
+      const response = await call('PUT', `/api/admin/backends/${backend.ID}`, {
+        ID: backend.ID,
+        Name: 'pan',
+        AgentID: agentId,
+        Config: { panos: fields },
+      });
+      expect(refusal(response)).toEqual({ status: 400, Err: code, Extra: `Config.panos.${field}` });
+      expect((await findBackendRow(t.ctx.db, backend.ID))?.config.Hostname).toBe(PANOS.Hostname);
+    });
+
+    it('refuses a Fortinet URL with credentials on update', async () => {
+      const backend = await createOk({ Name: 'fw', AgentID: agentId, Config: { fortios: FORTIOS } });
+      const response = await call('PUT', `/api/admin/backends/${backend.ID}`, {
+        ID: backend.ID,
+        Name: 'fw',
+        AgentID: agentId,
+        Config: { fortios: { ...FORTIOS, Url: 'https://admin:pw@fw.example.net' } },
+      });
+      expect(refusal(response)).toEqual({
+        status: 400,
+        Err: ErrorCodes.urlCredentialsNotAllowed,
+        Extra: 'Config.fortios.Url',
+      });
+    });
+
+    it('still reads a backend stored before the rule, and its agent still gets it', async () => {
+      const backend = await createOk({ Name: 'pan', AgentID: agentId, Config: { panos: PANOS } });
+      const stored = await rawConfig(backend.ID);
+      await t.ctx.db
+        .updateTable('backends')
+        .set({ config: JSON.stringify({ ...stored, Hostname: 'pan old.example.net' }) })
+        .where('id', '=', backend.ID)
+        .execute();
+      const read = await call('GET', `/api/admin/backends/${backend.ID}`);
+      expect(read.statusCode).toBe(200);
+      expect(read.json<{ data: BackendRecord }>().data.Config.panos?.Hostname).toBe('pan old.example.net');
+      expect((await call('GET', '/api/admin/backends')).statusCode).toBe(200);
+      const row = await findBackendRow(t.ctx.db, backend.ID);
+      expect(loadBackendConfigForAgent(t.ctx, row!)).toMatchObject({ Hostname: 'pan old.example.net' });
+    });
+  });
+
+  describe('secrets', () => {
+    it('stores secrets encrypted, shows them as RECORDED and opens them for the agent only', async () => {
+      const backend = await createOk({ Name: 'fw', AgentID: agentId, Config: { fortios: FORTIOS } });
+      expect(JSON.stringify(backend)).not.toContain(FORTIOS.Bearer);
+      const stored = await rawConfig(backend.ID);
+      expect(stored.Bearer).toMatch(/^v1\./);
+      expect(JSON.stringify(stored)).not.toContain(FORTIOS.Bearer);
+      expect(stored.Url).toBe(FORTIOS.Url);
+      const row = await findBackendRow(t.ctx.db, backend.ID);
+      expect(loadBackendConfigForAgent(t.ctx, row!)).toMatchObject({ Url: FORTIOS.Url, Bearer: FORTIOS.Bearer });
+      const listed = (await call('GET', '/api/admin/backends')).body;
+      expect(listed).not.toContain(FORTIOS.Bearer);
+      expect(listed).not.toContain(String(stored.Bearer));
+    });
+
+    it.each([
+      ['sent back as RECORDED', { Bearer: RECORDED }],
+      ['omitted', {}],
+      ['sent empty', { Bearer: '' }],
+    ])('keeps a stored secret %s', async (_case, secret) => {
+      const backend = await createOk({ Name: 'fw', AgentID: agentId, Config: { fortios: FORTIOS } });
+      const before = await rawConfig(backend.ID);
+      const { Bearer: _bearer, ...rest } = FORTIOS;
+      const response = await call('PUT', `/api/admin/backends/${backend.ID}`, {
+        ID: backend.ID,
+        Name: 'fw renamed',
+        AgentID: agentId,
+        Config: { fortios: { ...rest, VDOM: 'other', ...secret } },
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      const after = await rawConfig(backend.ID);
+      expect(after.Bearer).toBe(before.Bearer);
+      expect(after.VDOM).toBe('other');
+      const row = await findBackendRow(t.ctx.db, backend.ID);
+      expect(loadBackendConfigForAgent(t.ctx, row!).Bearer).toBe(FORTIOS.Bearer);
+    });
+
+    it('replaces a secret that was re-entered', async () => {
+      const backend = await createOk({ Name: 'fw', AgentID: agentId, Config: { fortios: FORTIOS } });
+      const response = await call('PUT', `/api/admin/backends/${backend.ID}`, {
+        ID: backend.ID,
+        Name: 'fw',
+        AgentID: agentId,
+        Config: { fortios: { ...FORTIOS, Bearer: 'bearer-secret-2' } },
+      });
+      expect(response.json<{ data: BackendRecord }>().data.Config.fortios?.Bearer).toBe(RECORDED);
+      const row = await findBackendRow(t.ctx.db, backend.ID);
+      expect(loadBackendConfigForAgent(t.ctx, row!).Bearer).toBe('bearer-secret-2');
+    });
+
+    it('refuses a changed address unless every secret is re-entered', async () => {
+      const backend = await createOk({
+        Name: 'pan',
+        AgentID: agentId,
+        Config: { panos: { Hostname: 'pan-a', ApiKey: 'k1' } },
+      });
+      const update = (fields: object) =>
+        call('PUT', `/api/admin/backends/${backend.ID}`, {
+          ID: backend.ID,
+          Name: 'pan',
+          AgentID: agentId,
+          Config: { panos: { Hostname: 'pan-b', ...fields } },
+        });
+      expect(refusal(await update({ ApiKey: RECORDED }))).toEqual({
+        status: 400,
+        Err: ErrorCodes.reenterCredentials,
+        Extra: 'ApiKey',
+      });
+      expect(refusal(await update({}))).toMatchObject({ Err: ErrorCodes.reenterCredentials });
+      expect((await findBackendRow(t.ctx.db, backend.ID))?.config.Hostname).toBe('pan-a');
+      expect((await update({ ApiKey: 'k2' })).statusCode).toBe(200);
+      const row = await findBackendRow(t.ctx.db, backend.ID);
+      expect(loadBackendConfigForAgent(t.ctx, row!)).toMatchObject({ Hostname: 'pan-b', ApiKey: 'k2' });
+    });
+  });
+});
