@@ -13,6 +13,8 @@ export default mergeConfig(
       environment: 'jsdom',
       include: ['src/**/*.test.{ts,tsx}'],
       setupFiles: ['src/test-support/setup-tests.ts'],
+      // Page tests click through whole dialogs against the fake API; see setup-tests.ts for why.
+      testTimeout: 20_000,
     },
   }),
 );

@@ -68,6 +68,8 @@ function refusedWith(
 }
 const REFUSED = [401, 403];
 
+/** Each walk sends every route several requests; on a loaded CI machine that takes far more than vitest's 5 s. */
+const WALK_TIMEOUT_MS = 60_000;
 describe.each(testStoreKinds())('the route table (%s)', (kind) => {
   let t: TestApp;
   let callers: RouteCallers;
@@ -116,59 +118,71 @@ describe.each(testStoreKinds())('the route table (%s)', (kind) => {
     );
   });
 
-  it('lets only the intended callers past each route’s check, in the canonical spelling', async () => {
-    const wrong: string[] = [];
-    for (const route of table.filter((entry) => entry.access !== 'public')) {
-      const path = concretePath(route, callers.params);
-      for (const caller of CALLER_KINDS) {
-        const response = await call(route, caller, path);
-        const intended = INTENDED_CALLERS[route.access].includes(caller);
-        if (intended === REFUSED.includes(response.statusCode)) {
-          wrong.push(`${describeRoute(route)} as ${caller}: ${response.statusCode} ${response.body.slice(0, 80)}`);
-        }
-      }
-    }
-    expect(wrong).toEqual([]);
-  });
-
-  it('refuses every other spelling of every path, whoever calls, before the route runs', async () => {
-    const wrong: string[] = [];
-    for (const route of table) {
-      for (const spelling of otherSpellings(concretePath(route, callers.params))) {
+  it(
+    'lets only the intended callers past each route’s check, in the canonical spelling',
+    async () => {
+      const wrong: string[] = [];
+      for (const route of table.filter((entry) => entry.access !== 'public')) {
+        const path = concretePath(route, callers.params);
         for (const caller of CALLER_KINDS) {
-          const response = await call(route, caller, spelling);
-          if (!refusedWith(response, 400, ErrorCodes.badRequest, route))
-            wrong.push(`${route.method} ${spelling} as ${caller}: ${response.statusCode}`);
+          const response = await call(route, caller, path);
+          const intended = INTENDED_CALLERS[route.access].includes(caller);
+          if (intended === REFUSED.includes(response.statusCode)) {
+            wrong.push(`${describeRoute(route)} as ${caller}: ${response.statusCode} ${response.body.slice(0, 80)}`);
+          }
         }
       }
-    }
-    expect(wrong).toEqual([]);
-  });
+      expect(wrong).toEqual([]);
+    },
+    WALK_TIMEOUT_MS,
+  );
 
-  it('refuses a foreign or sibling Origin on every state-changing route, in every spelling', async () => {
-    const wrong: string[] = [];
-    const foreign: Record<string, string>[] = [
-      { origin: 'https://attacker.example' },
-      { origin: 'http://sibling.localhost:80' },
-      { 'sec-fetch-site': 'cross-site' },
-      { 'sec-fetch-site': 'same-site' },
-    ];
-    for (const route of table.filter((entry) => STATE_CHANGING.has(entry.method) && !entry.crossSitePost)) {
-      // The caller the route is for: the attack rides a victim's own credentials.
-      const caller = route.access === 'public' ? 'user' : (INTENDED_CALLERS[route.access][0] ?? 'none');
-      const path = concretePath(route, callers.params);
-      for (const headers of foreign) {
-        const canonical = await call(route, caller, path, headers);
-        if (!refusedWith(canonical, 403, ErrorCodes.forbiddenOrigin, route)) {
-          wrong.push(`${describeRoute(route)} ${JSON.stringify(headers)}: ${canonical.statusCode}`);
-        }
-        for (const spelling of otherSpellings(path)) {
-          const response = await call(route, caller, spelling, headers);
-          if (response.statusCode !== 400)
-            wrong.push(`${route.method} ${spelling} ${JSON.stringify(headers)}: ${response.statusCode}`);
+  it(
+    'refuses every other spelling of every path, whoever calls, before the route runs',
+    async () => {
+      const wrong: string[] = [];
+      for (const route of table) {
+        for (const spelling of otherSpellings(concretePath(route, callers.params))) {
+          for (const caller of CALLER_KINDS) {
+            const response = await call(route, caller, spelling);
+            if (!refusedWith(response, 400, ErrorCodes.badRequest, route))
+              wrong.push(`${route.method} ${spelling} as ${caller}: ${response.statusCode}`);
+          }
         }
       }
-    }
-    expect(wrong).toEqual([]);
-  });
+      expect(wrong).toEqual([]);
+    },
+    WALK_TIMEOUT_MS,
+  );
+
+  it(
+    'refuses a foreign or sibling Origin on every state-changing route, in every spelling',
+    async () => {
+      const wrong: string[] = [];
+      const foreign: Record<string, string>[] = [
+        { origin: 'https://attacker.example' },
+        { origin: 'http://sibling.localhost:80' },
+        { 'sec-fetch-site': 'cross-site' },
+        { 'sec-fetch-site': 'same-site' },
+      ];
+      for (const route of table.filter((entry) => STATE_CHANGING.has(entry.method) && !entry.crossSitePost)) {
+        // The caller the route is for: the attack rides a victim's own credentials.
+        const caller = route.access === 'public' ? 'user' : (INTENDED_CALLERS[route.access][0] ?? 'none');
+        const path = concretePath(route, callers.params);
+        for (const headers of foreign) {
+          const canonical = await call(route, caller, path, headers);
+          if (!refusedWith(canonical, 403, ErrorCodes.forbiddenOrigin, route)) {
+            wrong.push(`${describeRoute(route)} ${JSON.stringify(headers)}: ${canonical.statusCode}`);
+          }
+          for (const spelling of otherSpellings(path)) {
+            const response = await call(route, caller, spelling, headers);
+            if (response.statusCode !== 400)
+              wrong.push(`${route.method} ${spelling} ${JSON.stringify(headers)}: ${response.statusCode}`);
+          }
+        }
+      }
+      expect(wrong).toEqual([]);
+    },
+    WALK_TIMEOUT_MS,
+  );
 });

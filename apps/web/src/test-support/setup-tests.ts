@@ -1,8 +1,12 @@
 import '@testing-library/jest-dom/vitest';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { notifications } from '@mantine/notifications';
 import { afterEach, vi } from 'vitest';
 import i18n from '../i18n/i18n';
+
+// A whole-app render loads the lazy admin pages first; on a busy two-core CI machine the first
+// lookup can take seconds. Waiting longer only slows a failing test, never a passing one.
+configure({ asyncUtilTimeout: 5_000 });
 
 // jsdom lacks these browser APIs; Mantine needs them (colour scheme, ScrollArea, Combobox).
 Object.defineProperty(window, 'matchMedia', {

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import {
   ErrorCodes,
   AdminStatusResponse,
+  AgentListResponse,
   SystemStatusResponse,
   ThemeResponse,
   type ApiErrorBody,
@@ -98,6 +99,8 @@ function defaultRoutes(options: TypedFakeApiOptions): Partial<Record<FakeRoute, 
     'GET /api/admin/status':
       options.admin === false ? apiError(401, 'err.invalidSession') : data(AdminStatusResponse, adminStatus()),
     'GET /api/status': apiError(401, 'err.invalidSession'),
+    // The banner area reads the agents on every admin page of a licensed server (agent versions).
+    'GET /api/admin/agents': data(AgentListResponse, []),
     'POST /api/logout': EMPTY_OK,
     'POST /api/admin/logout': EMPTY_OK,
     'GET /api/saml/metadata': apiError(404, 'err.samlNotConfigured'),

@@ -11,6 +11,13 @@ const AdminLoginPage = lazy(() => import('../../pages/admin/AdminLogin/Page'));
 const AdminHomePage = lazy(() => import('../../pages/admin/AdminHome/Page'));
 const AdminTwoFactorPage = lazy(() => import('../../pages/admin/AdminTwoFactor/Page'));
 const AdminTwoFactorOnboardPage = lazy(() => import('../../pages/admin/AdminTwoFactorOnboard/Page'));
+const AdminAgentsPage = lazy(() => import('../../pages/admin/Agents/Page'));
+const AdminUsersPage = lazy(() => import('../../pages/admin/Users/Page'));
+const AdminAdminsPage = lazy(() => import('../../pages/admin/Admins/Page'));
+const AdminGroupsPage = lazy(() => import('../../pages/admin/Groups/Page'));
+const AdminApiKeysPage = lazy(() => import('../../pages/admin/ApiKeys/Page'));
+const AdminLogsPage = lazy(() => import('../../pages/admin/Logs/Page'));
+const AdminSettingsPage = lazy(() => import('../../pages/admin/Settings/Page'));
 // Enrolment is rare and carries the QR code library: only those who need it download it.
 const TwoFactorOnboardPage = lazy(() => import('../../pages/user/TwoFactorOnboard/Page'));
 
@@ -36,7 +43,7 @@ export const ROUTES: readonly AppRoute[] = [
   route('adminTwoFactor', '/admin/otp/verify', LOGIN, AdminTwoFactorPage),
   route('adminTwoFactorOnboard', '/admin/otp/onboard', LOGIN, AdminTwoFactorOnboardPage),
   route('adminHome', '/admin/home', ADMIN, AdminHomePage),
-  route('agents', '/admin/agents', ADMIN, PlaceholderPage),
+  route('agents', '/admin/agents', ADMIN, AdminAgentsPage),
   route('knocs', '/admin/knocs', ADMIN, PlaceholderPage),
   route('knocsNew', '/admin/knocs/new', ADMIN, PlaceholderPage),
   route('knocsNewLinux', '/admin/knocs/new/linux', ADMIN, PlaceholderPage),
@@ -46,12 +53,12 @@ export const ROUTES: readonly AppRoute[] = [
   route('knocUpdate', '/admin/knocs/:knocId/update', ADMIN, PlaceholderPage),
   route('backends', '/admin/backends', ADMIN, PlaceholderPage),
   route('acls', '/admin/acls', ADMIN, PlaceholderPage),
-  route('groups', '/admin/groups', ADMIN, PlaceholderPage),
-  route('users', '/admin/users', ADMIN, PlaceholderPage),
-  route('admins', '/admin/admins', ADMIN, PlaceholderPage),
-  route('logs', '/admin/logs', ADMIN, PlaceholderPage),
-  route('apiKeys', '/admin/api-keys', ADMIN, PlaceholderPage),
-  route('settings', '/admin/settings', ADMIN, PlaceholderPage),
+  route('groups', '/admin/groups', ADMIN, AdminGroupsPage),
+  route('users', '/admin/users', ADMIN, AdminUsersPage),
+  route('admins', '/admin/admins', ADMIN, AdminAdminsPage),
+  route('logs', '/admin/logs', ADMIN, AdminLogsPage),
+  route('apiKeys', '/admin/api-keys', ADMIN, AdminApiKeysPage),
+  route('settings', '/admin/settings', ADMIN, AdminSettingsPage),
 ];
 
 /** The route with this id (the table is the only place paths are written). */

@@ -1,5 +1,13 @@
 import type { MirroredResource } from '../resource-types';
 import { admin } from './de/admin';
+import { agentsScreen } from './de/agents-screen';
+import { usersScreen } from './de/users-screen';
+import { adminsScreen } from './de/admins-screen';
+import { groupsScreen } from './de/groups-screen';
+import { apiKeysScreen } from './de/apiKeys-screen';
+import { logsScreen } from './de/logs-screen';
+import { settingsScreen } from './de/settings-screen';
+import { banners } from './de/banners';
 import { audit } from './de/audit';
 import { auth } from './de/auth';
 import { common } from './de/common';
@@ -16,6 +24,14 @@ export const de: MirroredResource<Translation> = {
   ...auth,
   ...portal,
   ...admin,
+  ...agentsScreen,
+  ...usersScreen,
+  ...adminsScreen,
+  ...groupsScreen,
+  ...apiKeysScreen,
+  ...logsScreen,
+  ...settingsScreen,
+  ...banners,
   err,
   audit,
 };

@@ -1,4 +1,12 @@
 import { admin } from './en/admin';
+import { agentsScreen } from './en/agents-screen';
+import { usersScreen } from './en/users-screen';
+import { adminsScreen } from './en/admins-screen';
+import { groupsScreen } from './en/groups-screen';
+import { apiKeysScreen } from './en/apiKeys-screen';
+import { logsScreen } from './en/logs-screen';
+import { settingsScreen } from './en/settings-screen';
+import { banners } from './en/banners';
 import { audit } from './en/audit';
 import { auth } from './en/auth';
 import { common } from './en/common';
@@ -14,6 +22,14 @@ export const en = {
   ...auth,
   ...portal,
   ...admin,
+  ...agentsScreen,
+  ...usersScreen,
+  ...adminsScreen,
+  ...groupsScreen,
+  ...apiKeysScreen,
+  ...logsScreen,
+  ...settingsScreen,
+  ...banners,
   err,
   audit,
 };

@@ -31,7 +31,7 @@ describe('admin shell', () => {
   it('shows the product, the admin and the colour-scheme toggle in the header', async () => {
     installFakeApi({ 'GET /api/admin/status': { body: { data: adminStatus() } } });
     signInAdmin({ Name: 'Grace Hopper' });
-    renderApp('/admin/agents');
+    renderApp('/admin/knocs');
     const header = await screen.findByRole('banner');
     expect(within(header).getByText('Postern admin')).toBeInTheDocument();
     expect(within(header).getByText('Grace Hopper')).toBeInTheDocument();
@@ -43,9 +43,9 @@ describe('admin shell', () => {
     signInAdmin();
     const { user } = renderApp('/admin/home');
     const nav = await screen.findByRole('navigation', { name: 'Admin navigation' });
-    await user.click(within(nav).getByRole('link', { name: 'Agents' }));
-    await waitFor(() => expect(currentPath()).toBe('/admin/agents'));
-    expect(await screen.findByRole('heading', { level: 1, name: 'Agents' })).toBeInTheDocument();
+    await user.click(within(nav).getByRole('link', { name: 'Knocs' }));
+    await waitFor(() => expect(currentPath()).toBe('/admin/knocs'));
+    expect(await screen.findByRole('heading', { level: 1, name: 'Knocs' })).toBeInTheDocument();
     expect(screen.getByText('This screen arrives in a later release')).toBeInTheDocument();
   });
 
@@ -53,7 +53,7 @@ describe('admin shell', () => {
     const api = installFakeApi({ 'GET /api/admin/status': { body: { data: adminStatus() } } });
     signInAdmin();
     signInUser();
-    const { user } = renderApp('/admin/agents');
+    const { user } = renderApp('/admin/knocs');
     await user.click(await screen.findByRole('button', { name: 'Log out' }));
     await waitFor(() => expect(currentPath()).toBe('/admin'));
     expect(api.calls('POST /api/admin/logout')).toHaveLength(1);

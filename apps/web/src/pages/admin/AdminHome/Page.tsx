@@ -3,11 +3,12 @@ import { Stack, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { QueryState } from '@/components/QueryState';
 import { routeTitleKey, type RoutePageProps } from '../../../app/routes/route-types';
+import { LicenceExpiryBanner } from '../../../features/banners/components/LicenceExpiryBanner';
 import { useAdminStatus } from '../../../features/status/api';
 import { RecentActivity } from './components/RecentActivity';
 import { StatusCounters } from './components/StatusCounters';
 
-/** /admin/home: counters and recent activity, refreshed every 30 seconds. */
+/** /admin/home: the licence expiry notice, counters and recent activity, refreshed every 30 seconds. */
 export default function AdminHomePage({ route }: RoutePageProps) {
   const { t } = useTranslation();
   const status = useAdminStatus({ live: true });
@@ -26,6 +27,7 @@ export default function AdminHomePage({ route }: RoutePageProps) {
       <QueryState data={data} isError={status.isError} error={error}>
         {(current) => (
           <>
+            <LicenceExpiryBanner status={current} />
             <StatusCounters status={current} />
             <RecentActivity entries={current.Activity} />
           </>

@@ -1,0 +1,70 @@
+import { Alert, Button, Group, Modal, Stack, Text } from '@mantine/core';
+import { IconInfoCircle } from '@tabler/icons-react';
+import { useTranslation } from 'react-i18next';
+import type { AgentRecord } from '@postern/protocol';
+import { installCommand } from '../install-command';
+import { CopyableValue } from './CopyableValue';
+
+/** Why the token dialog opened: it says a little more after a create or a rotation. */
+export type TokenDialogReason = 'created' | 'viewed' | 'rotated';
+
+/** Props of {@link AgentTokenDialog}. */
+export interface AgentTokenDialogProps {
+  /** The agent whose token to show; null keeps the dialog closed. */
+  agent: AgentRecord | null;
+  reason: TokenDialogReason;
+  onClose: () => void;
+  /** The console's own origin, which serves the install script (window.location.origin). */
+  origin?: string;
+}
+
+/**
+ * The token/install dialog: the one-line setup command and the token, each with a copy button.
+ * After a create it says the token can be viewed later; after a rotation, that the old one is dead.
+ */
+export function AgentTokenDialog({ agent, reason, onClose, origin = window.location.origin }: AgentTokenDialogProps) {
+  const { t } = useTranslation();
+  const note =
+    reason === 'created'
+      ? t('agentsScreen.token.viewLater')
+      : reason === 'rotated'
+        ? t('agentsScreen.token.rotated')
+        : null;
+  return (
+    <Modal
+      opened={agent !== null}
+      onClose={onClose}
+      title={t('agentsScreen.token.title', { name: agent?.Name ?? '' })}
+      centered
+      size="lg"
+      closeButtonProps={{ 'aria-label': t('dialog.close') }}
+    >
+      {agent === null ? null : (
+        <Stack>
+          <Text size="sm">{t('agentsScreen.token.intro')}</Text>
+          <CopyableValue
+            label={t('agentsScreen.token.command')}
+            value={installCommand(origin, agent.Token)}
+            copyLabel={t('agentsScreen.token.copyCommand')}
+          />
+          <CopyableValue
+            label={t('agentsScreen.token.token')}
+            value={agent.Token}
+            copyLabel={t('agentsScreen.token.copyToken')}
+          />
+          <Text size="sm" c="dimmed">
+            {t('agentsScreen.token.secret')}
+          </Text>
+          {note === null ? null : (
+            <Alert variant="light" color="blue" icon={<IconInfoCircle aria-hidden />}>
+              {note}
+            </Alert>
+          )}
+          <Group justify="flex-end">
+            <Button onClick={onClose}>{t('dialog.close')}</Button>
+          </Group>
+        </Stack>
+      )}
+    </Modal>
+  );
+}

@@ -1,0 +1,50 @@
+import { useMemo } from 'react';
+import { ActionIcon } from '@mantine/core';
+import { IconListDetails } from '@tabler/icons-react';
+import dayjs from 'dayjs';
+import { useTranslation } from 'react-i18next';
+import type { DataTableColumn } from '@/components/data-table/DataTable';
+import { auditActionKey, type AuditRow } from '../audit-entry';
+
+/**
+ * The spec's audit table: date, user name, action (in the admin's language), and a button opening
+ * the entry's detail dialog. The date's value is the ISO instant, so it sorts in time order.
+ */
+export function useAuditColumns(onView: (row: AuditRow) => void): DataTableColumn<AuditRow>[] {
+  const { t, i18n } = useTranslation();
+
+  return useMemo(() => {
+    const actionText = (row: AuditRow) => t(auditActionKey(row.action), { defaultValue: row.action });
+    return [
+      {
+        id: 'date',
+        header: t('logsScreen.columns.date'),
+        accessor: (row) => row.date,
+        sortable: true,
+        render: (row) => (
+          <time dateTime={row.date} title={dayjs(row.date).fromNow()} style={{ whiteSpace: 'nowrap' }}>
+            {dayjs(row.date).format('L LTS')}
+          </time>
+        ),
+      },
+      { id: 'who', header: t('logsScreen.columns.user'), accessor: (row) => row.who, sortable: true },
+      { id: 'action', header: t('logsScreen.columns.action'), accessor: actionText, sortable: true },
+      {
+        id: 'details',
+        header: t('logsScreen.columns.details'),
+        width: 80,
+        render: (row) => (
+          <ActionIcon
+            variant="subtle"
+            aria-label={t('logsScreen.view', { date: dayjs(row.date).format('L LTS') })}
+            onClick={() => onView(row)}
+          >
+            <IconListDetails size={16} aria-hidden />
+          </ActionIcon>
+        ),
+      },
+    ] satisfies DataTableColumn<AuditRow>[];
+    // i18n.language: the texts and date formats change with the language even though `t` keeps its identity.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [t, i18n.language, onView]);
+}

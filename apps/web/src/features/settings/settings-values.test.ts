@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import type { AuthenticationSettings, SettingsRecord } from '@postern/protocol';
+import { authenticationBody, authenticationValues, configBody, customiseBody, UNCHANGED_FILE } from './settings-values';
+
+const RECORD: SettingsRecord = {
+  License: '',
+  CachedLicenses: [],
+  DiscoverIP: true,
+  DiscoverIPURL: 'https://ip.example.com',
+  DiscoverIPTrustUnattested: true,
+  DebugMode: false,
+  GELFListenerURL: 'udp://graylog.example.com:12201',
+  KioskSessionDuration: 15,
+  Accent: 'grape',
+  Logo: 'data:image/png;base64,AAAA',
+  LightModeLogo: '',
+  HighAccessibility: false,
+  NewUserDashboard: true,
+};
+
+describe('configBody', () => {
+  it('sends the stored values of the other sections with this section’s change', () => {
+    expect(configBody(RECORD, { DebugMode: true, GELFListenerURL: ' tcp://g.example.com:12201 ' })).toEqual({
+      DiscoverIP: true,
+      DiscoverIPURL: 'https://ip.example.com',
+      DebugMode: true,
+      GELFListenerURL: 'tcp://g.example.com:12201',
+      KioskSessionDuration: 15,
+    });
+  });
+
+  it('sends the unattested trust only from the IP discovery section', () => {
+    expect(configBody(RECORD, { KioskSessionDuration: 30 })).not.toHaveProperty('DiscoverIPTrustUnattested');
+    expect(configBody(RECORD, { DiscoverIPTrustUnattested: false })).toMatchObject({
+      DiscoverIPTrustUnattested: false,
+    });
+  });
+});
+
+describe('customiseBody', () => {
+  it('leaves unchanged logos out', () => {
+    expect(customiseBody(RECORD, { NewUserDashboard: false })).toEqual({
+      Accent: 'grape',
+      HighAccessibility: false,
+      NewUserDashboard: false,
+    });
+  });
+
+  it('sends a new logo and a removed one as null', () => {
+    expect(customiseBody(RECORD, { Logo: '', LightModeLogo: 'data:image/jpeg;base64,BBBB' })).toMatchObject({
+      Logo: null,
+      LightModeLogo: 'data:image/jpeg;base64,BBBB',
+    });
+  });
+});
+
+describe('authenticationBody', () => {
+  const SETTINGS: AuthenticationSettings = {
+    SAMLMetadataURL: '',
+    SAMLMetadataFileSet: true,
+    SAMLKeyFileSet: true,
+    SAMLCertFileSet: true,
+    SAMLCert: 'CERT',
+    AdminSAMLMetadataURL: '',
+    AdminSAMLMetadataFileSet: false,
+    AdminSAMLKeyFileSet: false,
+    AdminSAMLCertFileSet: false,
+    AdminSAMLCert: '',
+    PublicURL: 'https://postern.example.com',
+    LDAPURL: '',
+    LDAPStartTLS: false,
+    LDAPSkipVerifyTLS: false,
+    UserSAMLConfigured: true,
+    AdminSAMLConfigured: false,
+  };
+
+  it('sends no file fields when no file was touched', () => {
+    expect(authenticationBody(authenticationValues(SETTINGS))).toEqual({
+      SAMLMetadataURL: '',
+      AdminSAMLMetadataURL: '',
+      PublicURL: 'https://postern.example.com',
+      LDAPURL: '',
+      LDAPStartTLS: false,
+      LDAPSkipVerifyTLS: false,
+    });
+  });
+
+  it('sends a chosen file with Set and a removed one with Remove', () => {
+    const values = {
+      ...authenticationValues(SETTINGS),
+      AdminSAMLMetadataFile: { fileName: 'idp.xml', content: '<xml/>', remove: false },
+      SAMLKeyFile: { ...UNCHANGED_FILE, remove: true },
+    };
+    expect(authenticationBody(values)).toMatchObject({
+      AdminSAMLMetadataFile: '<xml/>',
+      AdminSAMLMetadataFileSet: true,
+      SAMLKeyFileRemove: true,
+    });
+    expect(authenticationBody(values)).not.toHaveProperty('SAMLKeyFile');
+  });
+});

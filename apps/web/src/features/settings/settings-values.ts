@@ -1,0 +1,155 @@
+import {
+  SAML_FILE_FIELDS,
+  type AuthenticationSettings,
+  type AuthenticationSettingsBody,
+  type SettingsConfigBody,
+  type SettingsCustomizeBody,
+  type SettingsRecord,
+} from '@postern/protocol';
+import type { SamlRealm } from './api';
+
+/*
+ * Form values of each settings section, made from what the server says and turned back into the
+ * request bodies. Sections that share an endpoint send the stored values of the others, so saving
+ * one section never saves another's unsaved edits.
+ */
+
+/** IP discovery (spec: DiscoverIP, DiscoverIPURL; plus the unattested-address trust). */
+export type IpDiscoveryValues = Pick<SettingsRecord, 'DiscoverIP' | 'DiscoverIPURL' | 'DiscoverIPTrustUnattested'>;
+/** Kiosk session duration in minutes; '' while the field is empty. */
+export interface KioskValues {
+  KioskSessionDuration: number | '';
+}
+/** Logging: DebugMode and the GELF listener. */
+export type LoggingValues = Pick<SettingsRecord, 'DebugMode' | 'GELFListenerURL'>;
+/** Branding: accent, accessibility mode and the two logos (data: URLs, '' for none). */
+export type BrandingValues = Pick<SettingsRecord, 'Accent' | 'HighAccessibility' | 'Logo' | 'LightModeLogo'>;
+/** UI: the new user dashboard. */
+export type UiValues = Pick<SettingsRecord, 'NewUserDashboard'>;
+
+export const ipDiscoveryValues = (r: SettingsRecord): IpDiscoveryValues => ({
+  DiscoverIP: r.DiscoverIP,
+  DiscoverIPURL: r.DiscoverIPURL,
+  DiscoverIPTrustUnattested: r.DiscoverIPTrustUnattested,
+});
+export const kioskValues = (r: SettingsRecord): KioskValues => ({ KioskSessionDuration: r.KioskSessionDuration });
+export const loggingValues = (r: SettingsRecord): LoggingValues => ({
+  DebugMode: r.DebugMode,
+  GELFListenerURL: r.GELFListenerURL,
+});
+export const brandingValues = (r: SettingsRecord): BrandingValues => ({
+  Accent: r.Accent,
+  HighAccessibility: r.HighAccessibility,
+  Logo: r.Logo,
+  LightModeLogo: r.LightModeLogo,
+});
+export const uiValues = (r: SettingsRecord): UiValues => ({ NewUserDashboard: r.NewUserDashboard });
+
+/** The config body: the stored values with one section's change over them. */
+export function configBody(
+  record: SettingsRecord,
+  change: Partial<Omit<SettingsConfigBody, 'KioskSessionDuration'>> & { KioskSessionDuration?: number | '' },
+): SettingsConfigBody {
+  const merged = {
+    DiscoverIP: record.DiscoverIP,
+    DiscoverIPURL: record.DiscoverIPURL,
+    ...loggingValues(record),
+    ...kioskValues(record),
+    ...change,
+  };
+  const body: SettingsConfigBody = {
+    DiscoverIP: merged.DiscoverIP,
+    DiscoverIPURL: merged.DiscoverIPURL.trim(),
+    DebugMode: merged.DebugMode,
+    GELFListenerURL: merged.GELFListenerURL.trim(),
+    // The form's schema has refused '' before a body is ever built.
+    KioskSessionDuration: Number(merged.KioskSessionDuration),
+  };
+  // Left out, the server keeps the trust as it is: only the IP discovery section changes it.
+  if (change.DiscoverIPTrustUnattested !== undefined) body.DiscoverIPTrustUnattested = change.DiscoverIPTrustUnattested;
+  return body;
+}
+
+/** The customise body: stored values with one section's change; a logo is sent only when it changed. */
+export function customiseBody(
+  record: SettingsRecord,
+  change: Partial<BrandingValues & UiValues>,
+): SettingsCustomizeBody {
+  const merged = { ...brandingValues(record), ...uiValues(record), ...change };
+  const body: SettingsCustomizeBody = {
+    Accent: merged.Accent,
+    HighAccessibility: merged.HighAccessibility,
+    NewUserDashboard: merged.NewUserDashboard,
+  };
+  // The server keeps a logo left out and removes one sent as null.
+  if (merged.Logo !== record.Logo) body.Logo = merged.Logo === '' ? null : merged.Logo;
+  if (merged.LightModeLogo !== record.LightModeLogo) {
+    body.LightModeLogo = merged.LightModeLogo === '' ? null : merged.LightModeLogo;
+  }
+  return body;
+}
+
+/** A SAML file field's name: the user realm's, or the admin realm's with its "Admin" prefix. */
+export type SamlFileField = `${'' | 'Admin'}${(typeof SAML_FILE_FIELDS)[number]}`;
+
+/** The prefix of a realm's settings names. */
+export const realmPrefix = (realm: SamlRealm): '' | 'Admin' => (realm === 'admin' ? 'Admin' : '');
+
+/** What the admin did to a stored file: chose new content, asked to remove it, or neither. */
+export interface FilePick {
+  /** The chosen file's name, shown next to the field. */
+  fileName: string | null;
+  /** The chosen file's text; null when none was chosen. */
+  content: string | null;
+  remove: boolean;
+}
+export const UNCHANGED_FILE: FilePick = { fileName: null, content: null, remove: false };
+
+/** The Authentication section's values: URLs and switches as stored, files as picks. */
+export type AuthenticationValues = Pick<
+  AuthenticationSettings,
+  'SAMLMetadataURL' | 'AdminSAMLMetadataURL' | 'PublicURL' | 'LDAPURL' | 'LDAPStartTLS' | 'LDAPSkipVerifyTLS'
+> &
+  Record<SamlFileField, FilePick>;
+
+const FILE_FIELDS: readonly SamlFileField[] = [
+  ...SAML_FILE_FIELDS,
+  ...SAML_FILE_FIELDS.map((field) => `Admin${field}` as const),
+];
+
+export function authenticationValues(s: AuthenticationSettings): AuthenticationValues {
+  const files = Object.fromEntries(FILE_FIELDS.map((field) => [field, UNCHANGED_FILE])) as Record<
+    SamlFileField,
+    FilePick
+  >;
+  return {
+    SAMLMetadataURL: s.SAMLMetadataURL,
+    AdminSAMLMetadataURL: s.AdminSAMLMetadataURL,
+    PublicURL: s.PublicURL,
+    LDAPURL: s.LDAPURL,
+    LDAPStartTLS: s.LDAPStartTLS,
+    LDAPSkipVerifyTLS: s.LDAPSkipVerifyTLS,
+    ...files,
+  };
+}
+
+/** The authentication body: a file is sent with Set when chosen, with Remove when removed, else not at all. */
+export function authenticationBody(values: AuthenticationValues): AuthenticationSettingsBody {
+  const body: AuthenticationSettingsBody = {
+    SAMLMetadataURL: values.SAMLMetadataURL.trim(),
+    AdminSAMLMetadataURL: values.AdminSAMLMetadataURL.trim(),
+    PublicURL: values.PublicURL.trim(),
+    LDAPURL: values.LDAPURL.trim(),
+    LDAPStartTLS: values.LDAPStartTLS,
+    LDAPSkipVerifyTLS: values.LDAPSkipVerifyTLS,
+  };
+  for (const field of FILE_FIELDS) {
+    const pick = values[field];
+    if (pick.remove) body[`${field}Remove`] = true;
+    else if (pick.content !== null) {
+      body[field] = pick.content;
+      body[`${field}Set`] = true;
+    }
+  }
+  return body;
+}

@@ -1,0 +1,42 @@
+/** German: the admin console's Logs screen. */
+export const logsScreen = {
+  logsScreen: {
+    tableLabel: 'Audit-Protokoll',
+    searchLabel: 'Audit-Protokoll durchsuchen',
+    empty: 'Das Audit-Protokoll ist leer',
+    columns: {
+      date: 'Datum',
+      user: 'Benutzername',
+      action: 'Aktion',
+      details: 'Details',
+    },
+    view: 'Details des Eintrags vom {{date}} anzeigen',
+    download: 'CSV herunterladen',
+    clear: 'Einträge älter als {{days}} Tage löschen',
+    detail: {
+      title: 'Audit-Eintrag',
+      date: 'Datum',
+      action: 'Aktion',
+      UserName: 'Benutzername',
+      AdminName: 'Admin-Name',
+      AgentName: 'Agent-Name',
+      IpAddress: 'IP-Adresse',
+      AclDescription: 'Knoc',
+      Description: 'Beschreibung',
+      ErrorMessage: 'Fehlermeldung',
+    },
+    clearConfirm: {
+      title: 'Alte Protokolleinträge löschen',
+      message:
+        'Alle Audit-Einträge löschen, die älter als {{days}} Tage sind? Dies kann nicht rückgängig gemacht werden.',
+      confirm: 'Löschen',
+    },
+    notify: {
+      // The base key satisfies the literal-key check; i18next picks _one/_other by count.
+      cleared: '{{count}} Protokolleinträge gelöscht',
+      cleared_one: '{{count}} Protokolleintrag gelöscht',
+      cleared_other: '{{count}} Protokolleinträge gelöscht',
+      downloaded: '{{fileName}} gespeichert',
+    },
+  },
+};

@@ -1,0 +1,64 @@
+import { screen, within } from '@testing-library/react';
+import { AdminListResponse, type AdminRecord } from '@postern/protocol';
+import { signInAdmin } from '@/test-support/fixtures';
+import { renderApp } from '@/test-support/render-app';
+import { data, installTypedFakeApi, type FakeRoute, type TypedHandler } from '@/test-support/typed-fake-api';
+
+const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
+
+/** One admin as GET /api/admin/admins lists it. */
+export function adminRecord(overrides: Partial<AdminRecord> = {}): AdminRecord {
+  return {
+    ID: 'admin-grace',
+    Name: 'Grace Hopper',
+    UserName: 'grace',
+    AuthType: 'local',
+    TOTPEnabled: true,
+    TOTPVerified: true,
+    LoginEnabled: true,
+    ThirdPartyAuth: null,
+    LastLogin: hoursAgo(2),
+    CreatedAt: hoursAgo(24 * 30),
+    ...overrides,
+  };
+}
+
+/** Grace (signed in), Ada (LDAP, sign-in disabled, never signed in), Linus (SAML). */
+export const ADMINS: AdminRecord[] = [
+  adminRecord(),
+  adminRecord({
+    ID: 'admin-ada',
+    Name: 'Ada Lovelace',
+    UserName: 'ada',
+    AuthType: 'LDAP',
+    ThirdPartyAuth: { DN: 'cn=ada,dc=example' },
+    LoginEnabled: false,
+    LastLogin: null,
+  }),
+  adminRecord({
+    ID: 'admin-linus',
+    Name: 'Linus',
+    UserName: 'linus',
+    AuthType: 'SAML',
+    TOTPEnabled: false,
+    LastLogin: hoursAgo(5),
+  }),
+];
+
+/** Signs Grace in, serves `admins` and `routes`, and opens the Admins screen. */
+export function openAdmins(routes: Partial<Record<FakeRoute, TypedHandler>> = {}, admins: AdminRecord[] = ADMINS) {
+  const api = installTypedFakeApi({ 'GET /api/admin/admins': data(AdminListResponse, admins), ...routes });
+  signInAdmin({ Name: 'Grace Hopper', UserName: 'grace' });
+  return { api, ...renderApp('/admin/admins') };
+}
+
+/** The admins table, once loaded. */
+export const adminsTable = () => screen.findByRole('table', { name: 'Admins' }, { timeout: 5000 });
+
+/** The text of one column of every body row, in order. */
+export function columnTexts(table: HTMLElement, index: number): (string | null | undefined)[] {
+  return within(table)
+    .getAllByRole('row')
+    .slice(1)
+    .map((row) => within(row).getAllByRole('cell')[index]?.textContent);
+}

@@ -1,0 +1,198 @@
+import { configure, screen, waitFor, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { AgentListResponse, AgentResponse, type AgentRecord } from '@postern/protocol';
+import { agentRecord, newAgentRecord } from '@/features/agents/agent-fixtures';
+import { apiError, data, EMPTY_OK } from '@/test-support/typed-fake-api';
+import { openAgentsPage, rowNames } from './agents-test-support';
+
+// The whole app renders for each test; on a busy machine a step can take longer than the default second.
+configure({ asyncUtilTimeout: 5_000 });
+
+const INSTALL = `curl -fsSL ${window.location.origin}/api/agent/install.sh | sudo sh -s -- --token`;
+
+/** Opens the Actions menu of `name` and picks `item`. */
+async function chooseAction(user: Awaited<ReturnType<typeof openAgentsPage>>['user'], name: string, item: string) {
+  const button = screen.getByRole('button', { name: `Actions for ${name}` });
+  await user.click(button);
+  expect(button).toHaveAttribute('aria-expanded', 'true');
+  // `hidden: true` because jsdom lays nothing out: Mantine's hideDetached sees a zero-size target
+  // and may keep the open dropdown at display:none, which a browser would show.
+  await user.click(await screen.findByRole('menuitem', { name: item, hidden: true }));
+}
+
+describe('agents page: create and rename', { timeout: 30_000 }, () => {
+  it('creates an agent, says agentCreated, then shows the install command and that the token can be viewed later', async () => {
+    const created = newAgentRecord({ Name: 'edge-2' });
+    let agents: AgentRecord[] = [];
+    const { user, api } = await openAgentsPage(() => data(AgentListResponse, agents), {
+      'POST /api/admin/agents': () => {
+        agents = [created];
+        return data(AgentResponse, created);
+      },
+    });
+    await user.click(screen.getByRole('button', { name: 'Create agent' }));
+    const form = await screen.findByRole('dialog', { name: 'Create agent' });
+    await user.type(within(form).getByRole('textbox', { name: 'Name' }), '  edge-2 ');
+    await user.click(within(form).getByRole('button', { name: 'Create' }));
+
+    expect(await screen.findByText('Agent created')).toBeVisible();
+    expect(api.calls('POST /api/admin/agents').map((call) => call.body)).toEqual([{ Name: 'edge-2' }]);
+    const token = await screen.findByRole('dialog', { name: 'Install agent edge-2' });
+    expect(within(token).getByLabelText('Install command')).toHaveTextContent(`${INSTALL} ${created.Token}`);
+    expect(within(token).getByLabelText('Token')).toHaveTextContent(created.Token);
+    expect(token).toHaveTextContent('You can view this token again later');
+    expect(within(token).getByRole('button', { name: 'Copy the install command' })).toBeVisible();
+    await waitFor(() => expect(rowNames()).toEqual(['edge-2']));
+  });
+
+  it('requires a name and sends nothing without one', async () => {
+    const { user, api } = await openAgentsPage([]);
+    await user.click(screen.getByRole('button', { name: 'Create agent' }));
+    const form = await screen.findByRole('dialog', { name: 'Create agent' });
+    await user.type(within(form).getByRole('textbox', { name: 'Name' }), '   ');
+    await user.click(within(form).getByRole('button', { name: 'Create' }));
+    expect(await within(form).findByText('Enter a name')).toBeVisible();
+    expect(api.calls('POST /api/admin/agents')).toHaveLength(0);
+  });
+
+  it('shows the spec’s message on the name field when the name is taken, keeping the dialog open', async () => {
+    const { user } = await openAgentsPage([], {
+      'POST /api/admin/agents': apiError(409, 'err.agentNameExists', 'Name'),
+    });
+    await user.click(screen.getByRole('button', { name: 'Create agent' }));
+    const form = await screen.findByRole('dialog', { name: 'Create agent' });
+    const name = within(form).getByRole('textbox', { name: 'Name' });
+    await user.type(name, 'edge-1');
+    await user.click(within(form).getByRole('button', { name: 'Create' }));
+    expect(await within(form).findByText('An agent with that name already exists')).toBeVisible();
+    expect(name).toHaveAttribute('aria-invalid', 'true');
+    expect(screen.queryByText('Agent created')).not.toBeInTheDocument();
+  });
+
+  it('shows any other refusal inside the dialog', async () => {
+    const { user } = await openAgentsPage([], { 'POST /api/admin/agents': apiError(500, 'err.internalServerError') });
+    await user.click(screen.getByRole('button', { name: 'Create agent' }));
+    const form = await screen.findByRole('dialog', { name: 'Create agent' });
+    await user.type(within(form).getByRole('textbox', { name: 'Name' }), 'edge-1');
+    await user.click(within(form).getByRole('button', { name: 'Create' }));
+    expect(await within(form).findByRole('alert')).toHaveTextContent('Internal server error');
+  });
+
+  it('renames with the spec’s update payload and says agentUpdated', async () => {
+    const agent = agentRecord();
+    const { user, api } = await openAgentsPage([agent], {
+      'PUT /api/admin/agents/:id': ({ params }) =>
+        data(AgentResponse, { ...agent, ID: params.id ?? '', Name: 'edge-renamed' }),
+    });
+    await chooseAction(user, 'edge-1', 'Edit');
+    const form = await screen.findByRole('dialog', { name: 'Rename agent' });
+    const name = within(form).getByRole('textbox', { name: 'Name' });
+    expect(name).toHaveValue('edge-1');
+    await user.clear(name);
+    await user.type(name, 'edge-renamed');
+    await user.click(within(form).getByRole('button', { name: 'Save' }));
+
+    expect(await screen.findByText('Agent updated')).toBeVisible();
+    const [call] = api.calls('PUT /api/admin/agents/:id');
+    expect(call?.params.id).toBe(agent.ID);
+    expect(call?.body).toEqual({ ID: agent.ID, Name: 'edge-renamed', Token: agent.Token });
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Rename agent' })).not.toBeInTheDocument());
+  });
+});
+
+describe('agents page: token, rotation and delete', { timeout: 30_000 }, () => {
+  it('shows the install command and token from View token', async () => {
+    const agent = agentRecord();
+    const { user } = await openAgentsPage([agent]);
+    await chooseAction(user, 'edge-1', 'View token');
+    const dialog = await screen.findByRole('dialog', { name: 'Install agent edge-1' });
+    expect(within(dialog).getByLabelText('Install command')).toHaveTextContent(`${INSTALL} ${agent.Token}`);
+    expect(dialog).not.toHaveTextContent('You can view this token again later');
+  });
+
+  it('rotates the token only after confirming, then shows the new one', async () => {
+    const agent = agentRecord();
+    const rotated = { ...agent, Token: 'tok_rotated_cccccccccccccccccccccccccccccc' };
+    const { user, api } = await openAgentsPage([agent], {
+      'POST /api/admin/agents/:id/token': data(AgentResponse, rotated),
+    });
+    await chooseAction(user, 'edge-1', 'Rotate token');
+    const confirm = await screen.findByRole('dialog', { name: 'Rotate token' });
+    expect(confirm).toHaveTextContent('The current token stops working at once');
+    expect(api.calls('POST /api/admin/agents/:id/token')).toHaveLength(0);
+    await user.click(within(confirm).getByRole('button', { name: 'Rotate token' }));
+
+    expect(await screen.findByText('Token rotated')).toBeVisible();
+    expect(api.calls('POST /api/admin/agents/:id/token')[0]?.params.id).toBe(agent.ID);
+    const dialog = await screen.findByRole('dialog', { name: 'Install agent edge-1' });
+    expect(within(dialog).getByLabelText('Token')).toHaveTextContent(rotated.Token);
+    expect(dialog).toHaveTextContent('The previous token no longer works');
+  });
+
+  it('shows a refused rotation in the Error dialog', async () => {
+    const { user } = await openAgentsPage([agentRecord()], {
+      'POST /api/admin/agents/:id/token': apiError(404, 'err.agentNotFound'),
+    });
+    await chooseAction(user, 'edge-1', 'Rotate token');
+    const confirm = await screen.findByRole('dialog', { name: 'Rotate token' });
+    await user.click(within(confirm).getByRole('button', { name: 'Rotate token' }));
+    const error = await screen.findByRole('dialog', { name: 'Error' });
+    expect(within(error).getByRole('alert')).toHaveTextContent('The agent was not found');
+  });
+
+  it('deletes after confirming, says Agent deleted and refreshes the list', async () => {
+    let agents = [agentRecord()];
+    const { user, api } = await openAgentsPage(() => data(AgentListResponse, agents), {
+      'DELETE /api/admin/agents/:id': () => {
+        agents = [];
+        return EMPTY_OK;
+      },
+    });
+    await chooseAction(user, 'edge-1', 'Delete');
+    const confirm = await screen.findByRole('dialog', { name: 'Delete agent' });
+    expect(confirm).toHaveTextContent('Delete the agent “edge-1”?');
+    await user.click(within(confirm).getByRole('button', { name: 'Delete' }));
+
+    expect(await screen.findByText('Agent deleted')).toBeVisible();
+    expect(api.calls('DELETE /api/admin/agents/:id')[0]?.params.id).toBe(agentRecord().ID);
+    await waitFor(() => expect(screen.getByRole('status')).toHaveTextContent('No agents yet.'));
+  });
+
+  it('does nothing when the deletion is cancelled', async () => {
+    const { user, api } = await openAgentsPage([agentRecord()]);
+    await chooseAction(user, 'edge-1', 'Delete');
+    const confirm = await screen.findByRole('dialog', { name: 'Delete agent' });
+    await user.click(within(confirm).getByRole('button', { name: 'Cancel' }));
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Delete agent' })).not.toBeInTheDocument());
+    expect(api.calls('DELETE /api/admin/agents/:id')).toHaveLength(0);
+    expect(rowNames()).toEqual(['edge-1']);
+  });
+
+  it('refuses at once, naming them, to delete an agent its list shows backends on', async () => {
+    const agent = agentRecord({ Backends: [{ ID: 'b1', Name: 'office-firewall', Type: 'ipset' }] });
+    const { user, api } = await openAgentsPage([agent]);
+    await chooseAction(user, 'edge-1', 'Delete');
+    const error = await screen.findByRole('dialog', { name: 'Error' });
+    expect(within(error).getByRole('alert')).toHaveTextContent(
+      'Please detach all backends from this agent before deleting it: office-firewall',
+    );
+    expect(api.calls('DELETE /api/admin/agents/:id')).toHaveLength(0);
+  });
+
+  it('shows the server’s refusal of a delete in the Error dialog and keeps the agent', async () => {
+    const { user } = await openAgentsPage([agentRecord()], {
+      'DELETE /api/admin/agents/:id': apiError(409, 'err.agentHasBackends'),
+    });
+    await chooseAction(user, 'edge-1', 'Delete');
+    const confirm = await screen.findByRole('dialog', { name: 'Delete agent' });
+    await user.click(within(confirm).getByRole('button', { name: 'Delete' }));
+    const error = await screen.findByRole('dialog', { name: 'Error' });
+    expect(within(error).getByRole('alert')).toHaveTextContent(
+      'Please detach all backends from this agent before deleting it',
+    );
+    expect(screen.queryByText('Agent deleted')).not.toBeInTheDocument();
+    await user.click(within(error).getAllByRole('button', { name: 'Close' }).at(-1)!);
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Error' })).not.toBeInTheDocument());
+    expect(rowNames()).toEqual(['edge-1']);
+  });
+});

@@ -1,0 +1,119 @@
+import { useState } from 'react';
+import { Button } from '@mantine/core';
+import { IconExternalLink, IconPlus } from '@tabler/icons-react';
+import { useTranslation } from 'react-i18next';
+import { MINIMUM_AGENT_VERSION, POSTERN_VERSION, type AgentRecord } from '@postern/protocol';
+import { routeTitleKey, type RoutePageProps } from '@/app/routes/route-types';
+import { SearchInput } from '@/components/data-table/SearchInput';
+import { AdminPage } from '@/components/AdminPage';
+import { DataTable } from '@/components/data-table/DataTable';
+import { ErrorDialog } from '@/components/dialogs/ErrorDialog';
+import { QueryState } from '@/components/QueryState';
+import { agentColumns } from '@/features/agents/agent-columns';
+import { AGENT_DOCS_URL } from '@/features/agents/agent-docs';
+import { filterAgents } from '@/features/agents/agent-search';
+import { agentVersionState, versionPolicy, type AgentVersionPolicy } from '@/features/agents/agent-version';
+import { AGENTS_PAGE_REFRESH_MS, agentsApi } from '@/features/agents/api';
+import { AgentCapabilitiesDialog } from '@/features/agents/components/AgentCapabilitiesDialog';
+import { AgentFormDialog } from '@/features/agents/components/AgentFormDialog';
+import { AgentTokenDialog, type TokenDialogReason } from '@/features/agents/components/AgentTokenDialog';
+import { useAgentActions } from '@/features/agents/use-agent-actions';
+import { useAdminStatus } from '@/features/status/api';
+
+/** Which dialog of the page is open, and for which agent (delete and rotate ask through modals). */
+type Operation =
+  | { type: 'create' }
+  | { type: 'edit'; agent: AgentRecord }
+  | { type: 'token'; agent: AgentRecord; reason: TokenDialogReason }
+  | { type: 'capabilities'; agent: AgentRecord }
+  | null;
+
+/** Until the admin status has come, this release's own numbers judge the versions. */
+const FALLBACK_POLICY: AgentVersionPolicy = { minimum: MINIMUM_AGENT_VERSION, newest: POSTERN_VERSION };
+
+/** Agents (`/admin/agents`): the list refreshed every 5 seconds, create, rename, token, rotate, delete. */
+export default function AgentsPage({ route }: RoutePageProps) {
+  const { t } = useTranslation();
+  const list = agentsApi.useList({ refetchInterval: AGENTS_PAGE_REFRESH_MS });
+  const status = useAdminStatus();
+  const [search, setSearch] = useState('');
+  const [operation, setOperation] = useState<Operation>(null);
+  const close = () => setOperation(null);
+  const actions = useAgentActions({ onRotated: (agent) => setOperation({ type: 'token', agent, reason: 'rotated' }) });
+  const policy = status.data === undefined ? FALLBACK_POLICY : versionPolicy(status.data);
+
+  const columns = agentColumns({
+    t,
+    policy,
+    onShowCapabilities: (agent) => setOperation({ type: 'capabilities', agent }),
+    actions: {
+      onViewToken: (agent) => setOperation({ type: 'token', agent, reason: 'viewed' }),
+      onEdit: (agent) => setOperation({ type: 'edit', agent }),
+      onRotateToken: actions.onRotateToken,
+      onDelete: actions.onDelete,
+      busyId: actions.busyId,
+    },
+  });
+
+  // The words a row shows besides its record ("Awaiting connection", "Out of date") are searchable too.
+  const shownTexts = (agent: AgentRecord) => [
+    t(
+      agent.LastSeen === null
+        ? 'agentsScreen.activity.awaiting'
+        : agent.Online
+          ? 'agentsScreen.activity.online'
+          : 'agentsScreen.activity.offline',
+    ),
+    t(`agentsScreen.version.${agentVersionState(agent.Version, policy)}`),
+  ];
+
+  const toolbar = (
+    <>
+      <SearchInput value={search} onChange={setSearch} label={t('agentsScreen.search')} />
+      <Button
+        component="a"
+        href={AGENT_DOCS_URL}
+        target="_blank"
+        rel="noopener noreferrer"
+        variant="default"
+        aria-label={t('agentsScreen.documentationLabel')}
+        leftSection={<IconExternalLink size={16} aria-hidden />}
+      >
+        {t('agentsScreen.documentation')}
+      </Button>
+      <Button leftSection={<IconPlus size={16} aria-hidden />} onClick={() => setOperation({ type: 'create' })}>
+        {t('agentsScreen.create')}
+      </Button>
+    </>
+  );
+
+  return (
+    <AdminPage title={t(routeTitleKey(route.id))} toolbar={toolbar}>
+      <QueryState data={list.data} isError={list.isError} error={list.error}>
+        {(agents) => (
+          <DataTable
+            label={t('agentsScreen.tableLabel')}
+            columns={columns}
+            rows={filterAgents(agents, search, shownTexts)}
+            rowKey={(agent) => agent.ID}
+            initialSort={{ column: 'name', direction: 'asc' }}
+            emptyText={agents.length === 0 ? t('agentsScreen.empty') : t('table.noMatches')}
+          />
+        )}
+      </QueryState>
+      <AgentFormDialog
+        opened={operation?.type === 'create' || operation?.type === 'edit'}
+        agent={operation?.type === 'edit' ? operation.agent : undefined}
+        onClose={close}
+        onCreated={(agent) => setOperation({ type: 'token', agent, reason: 'created' })}
+      />
+      <AgentTokenDialog
+        agent={operation?.type === 'token' ? operation.agent : null}
+        reason={operation?.type === 'token' ? operation.reason : 'viewed'}
+        onClose={close}
+      />
+      <AgentCapabilitiesDialog agent={operation?.type === 'capabilities' ? operation.agent : null} onClose={close} />
+      <ErrorDialog error={actions.failure} onClose={actions.clearFailure} />
+    </AdminPage>
+  );
+}

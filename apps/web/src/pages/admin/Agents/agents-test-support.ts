@@ -1,0 +1,42 @@
+import { screen, within } from '@testing-library/react';
+import { AgentListResponse, type AgentRecord } from '@postern/protocol';
+import { signInAdmin } from '@/test-support/fixtures';
+import { renderApp } from '@/test-support/render-app';
+import { data, installTypedFakeApi, type FakeRoute, type TypedHandler } from '@/test-support/typed-fake-api';
+
+/**
+ * Opens /admin/agents as a signed-in admin with `agents` listed (or another list handler) and
+ * further routes, and waits for the table.
+ */
+export async function openAgentsPage(
+  agents: AgentRecord[] | TypedHandler,
+  routes: Partial<Record<FakeRoute, TypedHandler>> = {},
+) {
+  const api = installTypedFakeApi({
+    'GET /api/admin/agents': Array.isArray(agents) ? data(AgentListResponse, agents) : agents,
+    ...routes,
+  });
+  signInAdmin();
+  const view = renderApp('/admin/agents');
+  // The first render loads the page's lazy chunk, which can take a while on a busy machine.
+  const table = await screen.findByRole('table', { name: 'Agents' }, { timeout: 10_000 });
+  return { ...view, api, table };
+}
+
+/** The data rows of the agents table (the header row left out). */
+export function bodyRows(): HTMLElement[] {
+  const table = screen.getByRole('table', { name: 'Agents' });
+  return within(table).getAllByRole('row').slice(1);
+}
+
+/** The agent names in the table, in their order. */
+export function rowNames(): string[] {
+  return bodyRows().map((row) => within(row).getAllByRole('cell')[0]?.textContent ?? '');
+}
+
+/** The row of the agent named `name`. */
+export function rowOf(name: string): HTMLElement {
+  const row = bodyRows().find((candidate) => within(candidate).getAllByRole('cell')[0]?.textContent === name);
+  if (row === undefined) throw new Error(`no row for agent ${name}`);
+  return row;
+}

@@ -1,0 +1,182 @@
+import { configure, screen, waitFor, within } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import { ErrorCodes, LogClearResponse, LogListResponse, type AuditEntry } from '@postern/protocol';
+import { signInAdmin } from '@/test-support/fixtures';
+import { renderApp } from '@/test-support/render-app';
+import { apiError, data, installTypedFakeApi, type TypedHandler } from '@/test-support/typed-fake-api';
+
+// The whole app renders behind the fake API.
+configure({ asyncUtilTimeout: 5_000 });
+vi.setConfig({ testTimeout: 20_000 });
+
+const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+
+/** `count` logins, newest first, by user-0, user-1, … */
+const logins = (count: number): AuditEntry[] =>
+  Array.from({ length: count }, (_, index) => ({
+    Date: minutesAgo(index + 1),
+    Entry: { UserLogin: { UserName: `user-${index}`, IpAddress: '192.0.2.1' } },
+  }));
+
+function openScreen(entries: AuditEntry[], routes: Record<string, TypedHandler> = {}) {
+  const api = installTypedFakeApi({ 'GET /api/admin/logs': data(LogListResponse, entries), ...routes });
+  signInAdmin();
+  return { api, ...renderApp('/admin/logs') };
+}
+
+const table = () => screen.findByRole('table', { name: 'Audit log' });
+const bodyRows = (element: HTMLElement) => within(element).getAllByRole('row').slice(1);
+
+describe('logs screen', () => {
+  it('shows date, user name and the translated action of each entry', async () => {
+    openScreen([
+      { Date: minutesAgo(5), Entry: { UserLogin: { UserName: 'ada', IpAddress: '192.0.2.1' } } },
+      { Date: minutesAgo(9), Entry: { ApiKeyDeleted: { AdminName: 'root', Description: 'ci' } } },
+      { Date: minutesAgo(12), Entry: { AgentConnected: { AgentName: 'edge-1' } } },
+    ]);
+    const log = await table();
+    const headers = within(log)
+      .getAllByRole('columnheader')
+      .map((cell) => cell.textContent);
+    expect(headers).toEqual(['Date', 'User name', 'Action', 'Details']);
+    const [first, second, third] = bodyRows(log);
+    expect(within(first!).getByRole('time')).toHaveAttribute('dateTime', expect.stringMatching(/Z$/) as string);
+    expect(first).toHaveTextContent(/ada.*User signed in/);
+    expect(second).toHaveTextContent(/root.*API key deleted/);
+    expect(third).toHaveTextContent(/edge-1.*Agent connected/);
+  });
+
+  it('shows 25 entries a page and moves between pages', async () => {
+    const { user } = openScreen(logins(30));
+    const log = await table();
+    expect(bodyRows(log)).toHaveLength(25);
+    const pager = screen.getByRole('navigation', { name: 'Pages' });
+    expect(within(pager).getByRole('button', { name: 'Page 1' })).toHaveAttribute('aria-current', 'page');
+    await user.click(within(pager).getByRole('button', { name: 'Page 2' }));
+    expect(bodyRows(log)).toHaveLength(5);
+    expect(bodyRows(log)[0]).toHaveTextContent('user-25');
+  });
+
+  it.each([
+    [8, false],
+    [9, true],
+  ])('shows every page number up to 8 pages, ellipses beyond (%i pages: %s)', async (pages, ellipses) => {
+    openScreen(logins(pages * 25));
+    await table();
+    const pager = screen.getByRole('navigation', { name: 'Pages' });
+    expect(within(pager).getByRole('button', { name: `Page ${pages}` })).toBeInTheDocument();
+    if (ellipses) {
+      expect(pager).toHaveTextContent('…');
+      expect(within(pager).queryByRole('button', { name: 'Page 6' })).not.toBeInTheDocument();
+    } else {
+      expect(pager).not.toHaveTextContent('…');
+      expect(within(pager).getAllByRole('button', { name: /^Page \d+$/ })).toHaveLength(8);
+    }
+  });
+
+  it('searches the entries in the browser, over every page', async () => {
+    const { api, user } = openScreen(logins(30));
+    const log = await table();
+    await user.type(screen.getByRole('textbox', { name: 'Search the audit log' }), 'USER-27');
+    expect(bodyRows(log)).toHaveLength(1);
+    expect(bodyRows(log)[0]).toHaveTextContent('user-27');
+    expect(api.calls('GET /api/admin/logs')).toHaveLength(1);
+    await user.clear(screen.getByRole('textbox', { name: 'Search the audit log' }));
+    await user.type(screen.getByRole('textbox', { name: 'Search the audit log' }), 'nobody');
+    expect(screen.getByText('Nothing matches the search')).toBeInTheDocument();
+  });
+
+  it('opens an entry’s details', async () => {
+    const { user } = openScreen([
+      {
+        Date: '2026-11-24T09:30:00.000Z',
+        Entry: {
+          GrantFailed: {
+            UserName: 'ada',
+            IpAddress: '198.51.100.7',
+            AclDescription: 'SSH',
+            ErrorMessage: 'agent offline',
+          },
+        },
+      },
+    ]);
+    await table();
+    await user.click(screen.getByRole('button', { name: /Show details of the entry of/ }));
+    const dialog = await screen.findByRole('dialog', { name: 'Audit entry' });
+    const text = (label: string) => within(dialog).getByRole('rowheader', { name: label }).nextElementSibling;
+    expect(text('Action')).toHaveTextContent('Grant failed');
+    expect(text('User name')).toHaveTextContent('ada');
+    expect(text('IP address')).toHaveTextContent('198.51.100.7');
+    expect(text('Knoc')).toHaveTextContent('SSH');
+    expect(text('Error message')).toHaveTextContent('agent offline');
+    expect(within(dialog).queryByRole('rowheader', { name: 'Agent name' })).not.toBeInTheDocument();
+    await user.click(within(dialog).getAllByRole('button', { name: 'Close' }).at(-1)!);
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+  });
+
+  it('downloads the log as a CSV named by today’s date, formulas neutralised', async () => {
+    const blobs: Blob[] = [];
+    vi.stubGlobal(
+      'URL',
+      Object.assign(URL, {
+        createObjectURL: vi.fn((blob: Blob) => {
+          blobs.push(blob);
+          return 'blob:audit';
+        }),
+        revokeObjectURL: vi.fn(),
+      }),
+    );
+    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => undefined);
+    const { user } = openScreen([
+      { Date: '2026-11-24T09:30:00.000Z', Entry: { UserLogin: { UserName: '=cmd|x', IpAddress: '192.0.2.1' } } },
+    ]);
+    await table();
+    await user.click(screen.getByRole('button', { name: 'Download CSV' }));
+
+    const today = new Date();
+    const day = `${today.getFullYear()}-${String(today.getMonth() + 1).padStart(2, '0')}-${String(today.getDate()).padStart(2, '0')}`;
+    expect(click).toHaveBeenCalledOnce();
+    expect((click.mock.contexts[0] as HTMLAnchorElement).download).toBe(`postern-audit-${day}.csv`);
+    const csv = await blobs[0]!.text();
+    expect(csv).toContain('"Date","Action","ActionText","UserName"');
+    expect(csv).toContain(`"2026-11-24T09:30:00.000Z","UserLogin","User signed in","'=cmd|x"`);
+    expect(await screen.findByText(`Saved postern-audit-${day}.csv`)).toBeInTheDocument();
+  });
+
+  it('clears entries older than 30 days after a confirmation and says how many went', async () => {
+    const { api, user } = openScreen(logins(2), {
+      'DELETE /api/admin/logs': data(LogClearResponse, { Deleted: 12 }),
+    });
+    await table();
+    await user.click(screen.getByRole('button', { name: 'Clear entries older than 30 days' }));
+    let confirm = await screen.findByRole('dialog', { name: 'Clear old log entries' });
+    expect(confirm).toHaveTextContent('older than 30 days');
+    await user.click(within(confirm).getByRole('button', { name: 'Cancel' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(api.calls('DELETE /api/admin/logs')).toHaveLength(0);
+
+    await user.click(screen.getByRole('button', { name: 'Clear entries older than 30 days' }));
+    confirm = await screen.findByRole('dialog', { name: 'Clear old log entries' });
+    await user.click(within(confirm).getByRole('button', { name: 'Clear' }));
+    expect(await screen.findByText('12 log entries deleted')).toBeInTheDocument();
+    expect(api.calls('DELETE /api/admin/logs')).toHaveLength(1);
+    await waitFor(() => expect(api.calls('GET /api/admin/logs')).toHaveLength(2));
+  });
+
+  it('shows a refused clearing in the Error dialog', async () => {
+    const { user } = openScreen(logins(1), { 'DELETE /api/admin/logs': apiError(500, ErrorCodes.internalServerError) });
+    await table();
+    await user.click(screen.getByRole('button', { name: 'Clear entries older than 30 days' }));
+    const confirm = await screen.findByRole('dialog', { name: 'Clear old log entries' });
+    await user.click(within(confirm).getByRole('button', { name: 'Clear' }));
+    const error = await screen.findByRole('dialog', { name: 'Error' });
+    expect(within(error).getByRole('alert')).toHaveTextContent('Internal server error');
+    expect(screen.queryByText(/log entries deleted/)).not.toBeInTheDocument();
+  });
+
+  it('says so when the log cannot be read', async () => {
+    openScreen([], { 'GET /api/admin/logs': apiError(500, ErrorCodes.internalServerError) });
+    expect(await screen.findByText('Internal server error')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Download CSV' })).toBeDisabled();
+  });
+});

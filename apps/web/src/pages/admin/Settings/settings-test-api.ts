@@ -1,0 +1,114 @@
+import {
+  AgentListResponse,
+  AuthenticationSettingsResponse,
+  LicenceStatusResponse,
+  SettingsResponse,
+  type AuthenticationSettings,
+  type LicenceStatus,
+  type SettingsRecord,
+} from '@postern/protocol';
+import { screen } from '@testing-library/react';
+import { data, installTypedFakeApi, type FakeRoute, type TypedHandler } from '@/test-support/typed-fake-api';
+
+/** GET /api/admin/settings with every default. */
+export function settingsRecord(overrides: Partial<SettingsRecord> = {}): SettingsRecord {
+  return {
+    License: '',
+    CachedLicenses: [],
+    DiscoverIP: false,
+    DiscoverIPURL: '',
+    DiscoverIPTrustUnattested: false,
+    DebugMode: false,
+    GELFListenerURL: '',
+    KioskSessionDuration: 15,
+    Accent: 'grape',
+    Logo: '',
+    LightModeLogo: '',
+    HighAccessibility: false,
+    NewUserDashboard: true,
+    ...overrides,
+  };
+}
+
+/** GET /api/admin/settings/authentication with nothing configured. */
+export function authenticationSettings(overrides: Partial<AuthenticationSettings> = {}): AuthenticationSettings {
+  return {
+    SAMLMetadataURL: '',
+    SAMLMetadataFileSet: false,
+    SAMLKeyFileSet: false,
+    SAMLCertFileSet: false,
+    SAMLCert: '',
+    AdminSAMLMetadataURL: '',
+    AdminSAMLMetadataFileSet: false,
+    AdminSAMLKeyFileSet: false,
+    AdminSAMLCertFileSet: false,
+    AdminSAMLCert: '',
+    PublicURL: '',
+    LDAPURL: '',
+    LDAPStartTLS: false,
+    LDAPSkipVerifyTLS: false,
+    UserSAMLConfigured: false,
+    AdminSAMLConfigured: false,
+    ...overrides,
+  };
+}
+
+/** GET /api/admin/settings/license of an unlicensed installation. */
+export function unlicensed(overrides: Partial<LicenceStatus> = {}): LicenceStatus {
+  return {
+    Licensed: false,
+    ID: '',
+    Licensee: '',
+    UserLimit: 0,
+    UserLimitOverage: 0,
+    UserLimitOveragePercentage: 0,
+    SessionLimit: 0,
+    MaxMachines: 0,
+    MachineCount: 0,
+    Expires: null,
+    Expired: false,
+    UserCount: 0,
+    ...overrides,
+  };
+}
+
+/** A valid licence for 50 users with 20 % overage, expiring in about 100 days. */
+export function licensed(overrides: Partial<LicenceStatus> = {}): LicenceStatus {
+  return unlicensed({
+    Licensed: true,
+    ID: 'lic-7f3a',
+    Licensee: 'Example Ltd',
+    UserLimit: 50,
+    UserLimitOverage: 10,
+    UserLimitOveragePercentage: 20,
+    SessionLimit: 5,
+    MaxMachines: 4,
+    MachineCount: 2,
+    Expires: new Date(Date.now() + 100.5 * 86_400_000).toISOString(),
+    UserCount: 12,
+    ...overrides,
+  });
+}
+
+/** The fake server of the Settings screen: its three reads, plus whatever a test adds. */
+export function installSettingsApi(
+  routes: Partial<Record<FakeRoute, TypedHandler>> = {},
+  initial: { settings?: SettingsRecord; authentication?: AuthenticationSettings; licence?: LicenceStatus } = {},
+) {
+  return installTypedFakeApi({
+    'GET /api/admin/settings': data(SettingsResponse, initial.settings ?? settingsRecord()),
+    'GET /api/admin/settings/authentication': data(
+      AuthenticationSettingsResponse,
+      initial.authentication ?? authenticationSettings(),
+    ),
+    'GET /api/admin/settings/license': data(LicenceStatusResponse, initial.licence ?? unlicensed()),
+    // The banner area asks for the agents once a licence is installed.
+    'GET /api/admin/agents': data(AgentListResponse, []),
+    ...routes,
+  });
+}
+
+/** The settings page's section named `name`, once the lazily loaded page has come. */
+export async function findSection(name: string): Promise<HTMLElement> {
+  return screen.findByRole('region', { name }, { timeout: 5000 });
+}
