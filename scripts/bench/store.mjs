@@ -9,7 +9,7 @@ const dist = (file) => import(pathToFileURL(path.join(ROOT, 'apps/server/dist', 
 
 const { loadSqliteDriver } = await dist('store/sqlite-driver.js');
 const { uuidv7 } = await dist('lib/ids.js');
-const { newSessionToken } = await dist('auth/session-tokens.js');
+const { newSessionToken } = await dist('sessions/session-tokens.js');
 
 /** Opens the store file with the driver the server uses on this Node.js. */
 export function openStore(file) {
@@ -73,7 +73,7 @@ export function cloneSignedInUsers(db, { templateUserId, templateSessionId, grou
 
 /** The id of the running session whose token is `token` (found by its hash, as the server does). */
 export async function sessionIdOfToken(db, token) {
-  const { hashSessionToken } = await dist('auth/session-tokens.js');
+  const { hashSessionToken } = await dist('sessions/session-tokens.js');
   const row = db.prepare('select id from user_sessions where token_hash = ?').get(hashSessionToken(token));
   if (row === undefined) throw new Error('no session row for the template user');
   return row.id;
