@@ -1,4 +1,12 @@
-import type { AclEntry, AdminSessionInfo, AdminStatus, UserSessionInfo, UserStatus } from '@postern/protocol';
+import type {
+  AclEntry,
+  AdminSessionInfo,
+  AdminStatus,
+  KnocRecord,
+  UserRecord,
+  UserSessionInfo,
+  UserStatus,
+} from '@postern/protocol';
 import { SESSION_KEYS } from '../lib/session/session-store';
 
 /** A user session as /api/login returns it. */
@@ -108,6 +116,69 @@ export function aclEntry(overrides: Partial<AclEntry> = {}): AclEntry {
     GrantTypeFixedIps: false,
     AutoBrowseUsers: false,
     Config: { UriToken: '' },
+    ...overrides,
+  };
+}
+
+/* Whole admin records, complete enough for the protocol's response schemas; tests override what they look at. */
+
+/** A knoc on an ipset backend, as the admin knoc list has it. */
+export function knocRecord(overrides: Partial<KnocRecord> = {}): KnocRecord {
+  return {
+    ID: 'k-db',
+    Name: 'Billing database',
+    Description: 'Billing database',
+    ParentID: null,
+    Children: [],
+    HideFromAdmins: false,
+    HideFromUsers: false,
+    URL: '',
+    Category: 'Default',
+    Icon: 'server',
+    ClickToGrant: true,
+    CGNATOpen: false,
+    MaximumGrantDuration: 0,
+    BackendID: 'b-1',
+    BackendName: 'edge ipset',
+    BackendType: 'ipset',
+    AgentID: 'agent-1',
+    AgentName: 'edge',
+    AutoBrowseUsers: false,
+    UserCount: 0,
+    GroupCount: 0,
+    UserIDs: [],
+    GroupIDs: [],
+    LastModifiedAt: '2026-01-01T00:00:00.000Z',
+    LastModifiedBy: 'grace',
+    IpExclusions: { RestrictionType: 'none', RfcType: 'allow', Ranges: [] },
+    GrantType: { Type: 'userIp', Ips: [] },
+    Config: {},
+    AclConfig: {},
+    BackendConfig: {},
+    ...overrides,
+  };
+}
+
+/** A local user, as the admin user list has it. */
+export function userRecord(overrides: Partial<UserRecord> = {}): UserRecord {
+  return {
+    ID: 'u-ada',
+    Name: 'Ada Lovelace',
+    UserName: 'ada',
+    Company: '',
+    Duration: 480,
+    SessionLimit: null,
+    AuthType: 'local',
+    TOTPEnabled: false,
+    TOTPVerified: false,
+    Disabled: false,
+    ValidUntil: null,
+    ThirdPartyAuth: null,
+    AclIds: [],
+    Licensed: true,
+    LastLogin: null,
+    CreatedAt: '2026-01-01T00:00:00.000Z',
+    ActiveSession: false,
     ...overrides,
   };
 }

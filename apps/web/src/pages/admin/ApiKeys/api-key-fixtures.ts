@@ -1,4 +1,5 @@
 import type { ApiKeyRecord, KnocRecord, UserRecord } from '@postern/protocol';
+import { knocRecord, userRecord } from '@/test-support/fixtures';
 
 /*
  * Test fixtures of the API keys screen: whole protocol records with only the interesting fields
@@ -25,61 +26,30 @@ export function apiKey(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
 
 /** A knoc; an allowlist one unless told otherwise. */
 export function knoc(overrides: Partial<KnocRecord> = {}): KnocRecord {
-  return {
+  return knocRecord({
     ID: 'acl-1',
     Name: 'Office allowlist',
     Description: 'Office allowlist',
-    ParentID: null,
-    Children: [],
-    HideFromAdmins: false,
-    HideFromUsers: false,
-    URL: '',
-    Category: 'Default',
-    Icon: 'server',
     ClickToGrant: false,
-    CGNATOpen: false,
-    MaximumGrantDuration: 0,
     BackendID: 'backend-1',
     BackendName: 'allowlist',
     BackendType: 'allowlist',
     AgentID: '00000000-0000-0000-0000-000000000000',
     AgentName: '',
-    AutoBrowseUsers: false,
-    UserCount: 0,
-    GroupCount: 0,
-    UserIDs: [],
-    GroupIDs: [],
     LastModifiedAt: new Date().toISOString(),
     LastModifiedBy: 'admin',
-    IpExclusions: { RestrictionType: 'none', RfcType: 'allow', Ranges: [] },
-    GrantType: { Type: 'userIp', Ips: [] },
-    Config: {},
-    AclConfig: {},
-    BackendConfig: {},
     ...overrides,
-  };
+  });
 }
 
 /** A user; an API-key user unless told otherwise. */
 export function user(overrides: Partial<UserRecord> = {}): UserRecord {
-  return {
+  return userRecord({
     ID: 'user-1',
     Name: 'Robot',
     UserName: 'robot',
-    Company: '',
-    Duration: 480,
-    SessionLimit: null,
     AuthType: 'apikey',
-    TOTPEnabled: false,
-    TOTPVerified: false,
-    Disabled: false,
-    ValidUntil: null,
-    ThirdPartyAuth: null,
-    AclIds: [],
-    Licensed: true,
-    LastLogin: null,
     CreatedAt: new Date().toISOString(),
-    ActiveSession: false,
     ...overrides,
-  };
+  });
 }

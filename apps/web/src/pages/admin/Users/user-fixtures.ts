@@ -9,7 +9,7 @@ import {
   type LicensingSummary,
   type UserRecord,
 } from '@postern/protocol';
-import { adminStatus, signInAdmin } from '@/test-support/fixtures';
+import { adminStatus, signInAdmin, userRecord as sharedUserRecord } from '@/test-support/fixtures';
 import { renderApp } from '@/test-support/render-app';
 import { data, installTypedFakeApi, type FakeRoute, type TypedHandler } from '@/test-support/typed-fake-api';
 
@@ -19,26 +19,15 @@ const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000).toI
 
 /** A licensed local user who signed in two hours ago. */
 export function userRecord(overrides: Partial<UserRecord> = {}): UserRecord {
-  return {
-    ID: 'u-ada',
-    Name: 'Ada Lovelace',
-    UserName: 'ada',
+  return sharedUserRecord({
     Company: 'Analytical Engines',
-    Duration: 480,
     SessionLimit: 3,
-    AuthType: 'local',
-    TOTPEnabled: false,
-    TOTPVerified: false,
-    Disabled: false,
-    ValidUntil: null,
-    ThirdPartyAuth: null,
     AclIds: ['acl-1'],
-    Licensed: true,
     LastLogin: hoursAgo(2),
     CreatedAt: hoursAgo(24 * 30),
     ActiveSession: true,
     ...overrides,
-  };
+  });
 }
 
 /** Three users of different kinds; Linus is not licensed and never signed in. */
