@@ -3,6 +3,7 @@ import { MantineProvider } from '@mantine/core';
 import { ModalsProvider } from '@mantine/modals';
 import { Notifications } from '@mantine/notifications';
 import { useLocation } from 'react-router';
+import { useTranslation } from 'react-i18next';
 import { useThemeSettings } from '../features/status/api';
 import { areaOf } from '../lib/area';
 import { createAppTheme, cssVariablesResolver, DEFAULT_THEME_CHOICE } from './app-theme';
@@ -18,7 +19,11 @@ export function AreaThemeProvider({ children }: { children: ReactNode }) {
   const { data } = useThemeSettings();
   const accent = data?.Accent ?? DEFAULT_THEME_CHOICE.accent;
   const highAccessibility = data?.HighAccessibility ?? DEFAULT_THEME_CHOICE.highAccessibility;
-  const theme = useMemo(() => createAppTheme({ accent, highAccessibility }), [accent, highAccessibility]);
+  const closeLabel = useTranslation().t('dialog.close');
+  const theme = useMemo(
+    () => createAppTheme({ accent, highAccessibility }, closeLabel),
+    [accent, highAccessibility, closeLabel],
+  );
 
   return (
     <MantineProvider

@@ -1,4 +1,11 @@
-import { createTheme, type CSSVariablesResolver, type MantineThemeOverride } from '@mantine/core';
+import {
+  createTheme,
+  darken,
+  luminance,
+  type CSSVariablesResolver,
+  type MantineTheme,
+  type MantineThemeOverride,
+} from '@mantine/core';
 import { DEFAULT_ACCENT, type Accent } from '@postern/protocol';
 import { iceberg, offsite, rose } from './palettes';
 
@@ -24,16 +31,75 @@ const ACCENT_SHADE: Record<Accent, { light: 7 | 8 | 9; dark: 8 | 9 }> = {
   offsite: { light: 9, dark: 9 },
 };
 
+/** WCAG AA's contrast for normal text. */
+const MIN_TEXT_CONTRAST = 4.5;
+const WHITE = '#ffffff';
+
+function contrast(a: string, b: string): number {
+  const [lighter, darker] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
+  return (lighter + 0.05) / (darker + 0.05);
+}
+
+/** `colour` darkened in steps of 5 % until it has 4.5:1 against `other` (as it is if it already has). */
+function darkenUntilReadable(colour: string, other: string): string {
+  let darkened = colour;
+  for (let amount = 0.05; contrast(darkened, other) < MIN_TEXT_CONTRAST && amount < 1; amount += 0.05) {
+    darkened = darken(colour, amount);
+  }
+  return darkened;
+}
+
 /**
- * Text colours Mantine leaves below 4.5:1: dimmed text (gray 6 on white, dark 2 on dark grey) and
- * links in dark mode (shade 4, too dark for rose). One step further from the background each.
+ * In light mode a light variant (a light Badge, Alert or Button) writes shade 9 on shade 1, which is
+ * under 4.5:1 for teal, green, lime, yellow and orange (3.6:1 for an orange "expires soon" badge).
+ * Those colours get shade 9 darkened just enough; the hue stays, so orange still reads as orange.
+ */
+export function readableLightVariantColours(colors: MantineTheme['colors']): Record<string, string> {
+  const variables: Record<string, string> = {};
+  for (const [name, shades] of Object.entries(colors)) {
+    const readable = darkenUntilReadable(shades[9], shades[1]);
+    if (readable !== shades[9]) variables[`--mantine-color-${name}-light-color`] = readable;
+  }
+  return variables;
+}
+
+/**
+ * Filled controls of every colour use the accent's primary shade, chosen so that white text on the
+ * accent has 4.5:1; on other colours it may not (white on red 7, the unlicensed banner's "Get a
+ * licence", is 3.8:1). Those take the first darker shade that has it, or shade 9 darkened just
+ * enough, and hover darker still. With high accessibility mode's automatic contrast a light fill
+ * gets dark text instead, so that fill stays as it is.
+ */
+export function readableFilledColours(theme: MantineTheme, scheme: 'light' | 'dark'): Record<string, string> {
+  const primary = typeof theme.primaryShade === 'number' ? theme.primaryShade : theme.primaryShade[scheme];
+  const variables: Record<string, string> = {};
+  for (const [name, shades] of Object.entries(theme.colors)) {
+    if (contrast(WHITE, shades[primary]) >= MIN_TEXT_CONTRAST) continue;
+    if (theme.autoContrast && luminance(shades[primary]) > theme.luminanceThreshold) continue;
+    const darker = shades.find((colour, index) => index > primary && contrast(WHITE, colour) >= MIN_TEXT_CONTRAST);
+    const filled = darker ?? darkenUntilReadable(shades[9], WHITE);
+    variables[`--mantine-color-${name}-filled`] = filled;
+    variables[`--mantine-color-${name}-filled-hover`] = darken(filled, 0.1);
+  }
+  return variables;
+}
+
+/**
+ * Text colours Mantine leaves below 4.5:1: dimmed text (gray 6 on white, dark 2 on dark grey), light
+ * variants and fills of some colours (above) and links in dark mode (shade 4, too dark for rose). One
+ * step further from the background each.
  */
 export const cssVariablesResolver: CSSVariablesResolver = (theme) => ({
   variables: {},
-  light: { '--mantine-color-dimmed': 'var(--mantine-color-gray-7)' },
+  light: {
+    '--mantine-color-dimmed': 'var(--mantine-color-gray-7)',
+    ...readableLightVariantColours(theme.colors),
+    ...readableFilledColours(theme, 'light'),
+  },
   dark: {
     '--mantine-color-dimmed': 'var(--mantine-color-dark-1)',
     '--mantine-color-anchor': `var(--mantine-color-${theme.primaryColor}-3)`,
+    ...readableFilledColours(theme, 'dark'),
   },
 });
 
@@ -46,8 +112,11 @@ export interface ThemeChoice {
 /** The look until (or unless) GET /api/theme answers: grape, normal contrast. */
 export const DEFAULT_THEME_CHOICE: ThemeChoice = { accent: DEFAULT_ACCENT, highAccessibility: false };
 
-/** The Mantine theme for an accent; high-accessibility mode raises text contrast on coloured fills. */
-export function createAppTheme(choice: ThemeChoice): MantineThemeOverride {
+/**
+ * The Mantine theme for an accent; high-accessibility mode raises text contrast on coloured fills.
+ * `closeLabel` (translated) names the close button of every notification, which has no text.
+ */
+export function createAppTheme(choice: ThemeChoice, closeLabel: string): MantineThemeOverride {
   return createTheme({
     primaryColor: ACCENT_COLOR[choice.accent],
     primaryShade: ACCENT_SHADE[choice.accent],
@@ -56,5 +125,6 @@ export function createAppTheme(choice: ThemeChoice): MantineThemeOverride {
     luminanceThreshold: choice.highAccessibility ? 0.45 : 0.3,
     defaultRadius: 'md',
     cursorType: 'pointer',
+    components: { Notification: { defaultProps: { closeButtonProps: { 'aria-label': closeLabel } } } },
   });
 }

@@ -1,7 +1,7 @@
 import { AUDIT_DETAIL_FIELDS, type AuditRow } from './audit-entry';
 
 /** Fixed part of the CSV's name, after the date (spec: "the current date plus a fixed suffix"). */
-const CSV_NAME_PREFIX = 'postern-audit-';
+const CSV_NAME_SUFFIX = '-postern-audit.csv';
 
 /**
  * Characters that make a spreadsheet read a cell as a formula (OWASP "CSV injection"): = + - @,
@@ -39,8 +39,8 @@ export function auditCsv(rows: readonly AuditRow[], actionText: (action: string)
   return toCsv([header, ...lines]);
 }
 
-/** The file's name on the local calendar day `now`: postern-audit-2026-11-24.csv. */
+/** The file's name on the local calendar day `now`: 2026-11-24-postern-audit.csv. */
 export function auditCsvFileName(now: Date): string {
   const pad = (value: number) => String(value).padStart(2, '0');
-  return `${CSV_NAME_PREFIX}${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}.csv`;
+  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}${CSV_NAME_SUFFIX}`;
 }

@@ -58,8 +58,8 @@ describe('auditCsv', () => {
 
 describe('auditCsvFileName', () => {
   it.each([
-    [new Date(2026, 10, 24, 23, 59), 'postern-audit-2026-11-24.csv'],
-    [new Date(2027, 0, 5, 0, 0), 'postern-audit-2027-01-05.csv'],
+    [new Date(2026, 10, 24, 23, 59), '2026-11-24-postern-audit.csv'],
+    [new Date(2027, 0, 5, 0, 0), '2027-01-05-postern-audit.csv'],
   ])('names the file after the local day %s', (now, name) => {
     expect(auditCsvFileName(now)).toBe(name);
   });

@@ -136,11 +136,11 @@ describe('logs screen', () => {
     const today = new Date();
     const day = `${today.getFullYear()}-${String(today.getMonth() + 1).padStart(2, '0')}-${String(today.getDate()).padStart(2, '0')}`;
     expect(click).toHaveBeenCalledOnce();
-    expect((click.mock.contexts[0] as HTMLAnchorElement).download).toBe(`postern-audit-${day}.csv`);
+    expect((click.mock.contexts[0] as HTMLAnchorElement).download).toBe(`${day}-postern-audit.csv`);
     const csv = await blobs[0]!.text();
     expect(csv).toContain('"Date","Action","ActionText","UserName"');
     expect(csv).toContain(`"2026-11-24T09:30:00.000Z","UserLogin","User signed in","'=cmd|x"`);
-    expect(await screen.findByText(`Saved postern-audit-${day}.csv`)).toBeInTheDocument();
+    expect(await screen.findByText(`Saved ${day}-postern-audit.csv`)).toBeInTheDocument();
   });
 
   it('clears entries older than 30 days after a confirmation and says how many went', async () => {

@@ -1,0 +1,326 @@
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { generateLicenceKeyPair, issueLicence, publicKeyBase64 } from '../../apps/server/src/licence/licence-format.js';
+import { AdminApi } from './support/admin-api.js';
+import {
+  ADMIN_SCREENS,
+  ARRANGED,
+  chooseColourScheme,
+  closeDialog,
+  openDialog,
+  openScreen,
+  pngPixels,
+  signInToAdminConsoleIn,
+  stripedPng,
+  type AdminScreen,
+  type Language,
+} from './support/admin-screens.js';
+import { seriousAccessibilityViolations } from './support/axe.js';
+import { screenshotPath } from './support/browser.js';
+import { usePortal } from './support/portal.js';
+import {
+  PORTAL_SETTINGS,
+  colorScheme,
+  createAllowlistAcls,
+  createUserWithAcls,
+  horizontalOverflow,
+  installLicence,
+  signInToDashboard,
+} from './support/user-portal.js';
+
+/**
+ * The admin console's screens in real Chromium against the built server (spec: administration §2,
+ * portal-and-grants §7): every screen and its main dialog in English and German, light and dark, on a
+ * desktop and a 390 px phone, with axe-core's verdict; a logo uploaded in Settings that the user portal
+ * then shows; a licence entered in Settings that takes the unlicensed banner away. Screenshots of each
+ * screen are kept in test-results/screenshots. Creating agents, users, groups and keys through the
+ * dialogs is admin-console-flow.system.test.ts's.
+ */
+
+/** A desktop browser; axe is injected as an inline script, which Postern's CSP (rightly) refuses. */
+const DESKTOP = { viewport: { width: 1280, height: 900 }, bypassCSP: true };
+const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
+
+const SETTINGS_SCREEN = ADMIN_SCREENS.find((screen) => screen.path === 'settings') as AdminScreen;
+
+/** axe's serious and critical findings on the page as it is now, each prefixed with where it was seen. */
+async function violations(page: Page, where: string): Promise<string[]> {
+  return (await seriousAccessibilityViolations(page)).map((line) => `${where}: ${line}`);
+}
+
+describe('the admin console screens in Chromium', () => {
+  const portal = usePortal({
+    settings: PORTAL_SETTINGS,
+    // Real rows in every table: an agent, two users, their groups, an API key, the audit log they leave.
+    arrange: async ({ server }) => {
+      const admin = await AdminApi.signIn(server);
+      await installLicence(admin);
+      const acls = await createAllowlistAcls(admin, [
+        { Description: 'Billing database', Category: 'Databases' },
+        { Description: 'Build server' },
+      ]);
+      const [first, second] = ARRANGED.users;
+      await createUserWithAcls(admin, first, acls);
+      await createUserWithAcls(admin, second, acls.slice(0, 1));
+      await admin.call('POST', '/api/admin/agents', { Name: ARRANGED.agent });
+      await admin.call('POST', '/api/admin/api-keys', {
+        Name: ARRANGED.apiKey,
+        Scopes: [`allowlist.read:${acls[0] ?? ''}`],
+        AllowedFrom: [{ Prefix: '192.0.2.0/24', Note: 'The deployment network' }],
+      });
+      await admin.call('POST', '/api/admin/admins', {
+        Name: 'Screens Admin',
+        UserName: ARRANGED.admin.userName,
+        AuthType: 'local',
+        TOTPEnabled: false,
+        PlainPassword: ARRANGED.admin.password,
+        ConfirmPassword: ARRANGED.admin.password,
+      });
+    },
+  });
+
+  /**
+   * Walks every screen in one language and scheme: a screenshot named `admin-<screen>-<suffix>` and
+   * axe's verdict on the screen and, when `withDialogs`, on its main dialog too.
+   */
+  async function walkScreens(page: Page, language: Language, suffix: string, withDialogs: boolean): Promise<string[]> {
+    const { server } = portal();
+    const found: string[] = [];
+    for (const screen of ADMIN_SCREENS) {
+      await openScreen(page, server, screen, language);
+      await page.screenshot({ path: screenshotPath(`admin-${screen.path}-${suffix}`), fullPage: true });
+      found.push(...(await violations(page, `${screen.path} (${suffix})`)));
+      if (withDialogs && screen.dialog !== undefined) {
+        const dialog = await openDialog(page, screen);
+        await page.screenshot({ path: screenshotPath(`admin-${screen.path}-dialog-${suffix}`) });
+        found.push(...(await violations(page, `${screen.path} dialog "${screen.dialog.title}" (${suffix})`)));
+        await closeDialog(page, dialog);
+      }
+    }
+    return found;
+  }
+
+  it('shows every screen and its main dialog in English, light, with no serious accessibility violation', async () => {
+    const { server, newPage } = portal();
+    const page = await newPage(DESKTOP);
+    await signInToAdminConsoleIn(page, server, 'en');
+    await chooseColourScheme(page, 'light', 'en');
+
+    expect(await walkScreens(page, 'en', 'en', true)).toEqual([]);
+    // The light choice held on every screen.
+    expect(await colorScheme(page)).toBe('light');
+  }, 120_000);
+
+  it('speaks German on every screen to a browser set to German', async () => {
+    const { server, newPage } = portal();
+    const page = await newPage({ ...DESKTOP, locale: 'de-DE' });
+    await signInToAdminConsoleIn(page, server, 'de');
+    await chooseColourScheme(page, 'light', 'de');
+    expect(await page.locator('html').getAttribute('lang')).toMatch(/^de\b/);
+
+    const found = await walkScreens(page, 'de', 'de', false);
+    // The navigation is German too: no English section names are left in it.
+    const navigation = page.getByRole('navigation', { name: 'Administrationsnavigation' });
+    expect(await navigation.getByRole('link', { name: 'Einstellungen' }).isVisible()).toBe(true);
+    expect(await navigation.getByRole('link', { name: /^(Agents|Users|Settings|Logs)$/ }).count()).toBe(0);
+    expect(found).toEqual([]);
+  }, 120_000);
+
+  it('shows every screen and its main dialog in dark mode with no serious accessibility violation', async () => {
+    const { server, newPage } = portal();
+    const page = await newPage(DESKTOP);
+    await signInToAdminConsoleIn(page, server, 'en', ARRANGED.admin);
+    await chooseColourScheme(page, 'dark', 'en');
+
+    expect(await walkScreens(page, 'en', 'dark', true)).toEqual([]);
+    expect(await colorScheme(page)).toBe('dark');
+  }, 120_000);
+
+  it('is usable on a 390 px wide phone: no sideways scrolling, dialogs fit, the navigation opens', async () => {
+    const { server, newPage } = portal();
+    const page = await newPage(PHONE);
+    await signInToAdminConsoleIn(page, server, 'en', ARRANGED.admin);
+    const overflowing: string[] = [];
+
+    for (const screen of ADMIN_SCREENS) {
+      await openScreen(page, server, screen, 'en');
+      const overflow = await horizontalOverflow(page);
+      if (overflow > 0) overflowing.push(`${screen.path} is ${overflow} px too wide`);
+      await page.screenshot({ path: screenshotPath(`admin-${screen.path}-phone`), fullPage: true });
+      if (screen.dialog !== undefined) {
+        const dialog = await openDialog(page, screen);
+        const box = await dialog.boundingBox();
+        if (box === null || box.x < 0 || box.x + box.width > PHONE.viewport.width) {
+          overflowing.push(`the ${screen.dialog.title} dialog does not fit: ${JSON.stringify(box)}`);
+        }
+        await closeDialog(page, dialog);
+      }
+    }
+    expect(overflowing).toEqual([]);
+
+    // The sidebar hides behind the burger on a phone; it opens and takes the admin elsewhere.
+    const navigation = page.getByRole('navigation', { name: 'Admin navigation' });
+    const users = navigation.getByRole('link', { name: 'Users', exact: true });
+    const onScreen = async () => {
+      const box = await users.boundingBox();
+      return box !== null && box.x >= 0 && box.x + box.width <= PHONE.viewport.width;
+    };
+    expect(await onScreen()).toBe(false);
+    await page.getByRole('button', { name: 'Toggle navigation' }).tap();
+    await expect.poll(onScreen).toBe(true);
+    await users.tap();
+    await page.waitForURL(`${server.url}/admin/users`);
+    await page.getByRole('heading', { level: 1, name: 'Users', exact: true }).waitFor();
+    expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+  }, 120_000);
+
+  // Last in this block: the logos change what the Settings screen shows.
+  it('uploads a logo that the user portal then shows, and removes it again', async () => {
+    const { server, newPage } = portal();
+    const page = await newPage(DESKTOP);
+    await signInToAdminConsoleIn(page, server, 'en', ARRANGED.admin);
+    await openScreen(page, server, SETTINGS_SCREEN, 'en');
+    const branding = page.getByRole('region', { name: 'Branding' });
+    const save = branding.getByRole('button', { name: 'Save' });
+
+    // Two logos that differ, so the portal can be seen to pick the one for its colour scheme.
+    const lightLogo = stripedPng(24, 12, [
+      [20, 90, 160],
+      [240, 240, 240],
+    ]);
+    const darkLogo = stripedPng(30, 10, [
+      [250, 200, 40],
+      [30, 30, 30],
+      [200, 40, 90],
+    ]);
+    const upload = async (label: string, png: Buffer) => {
+      const field = branding.getByRole('group', { name: label, exact: true });
+      const [chooser] = await Promise.all([
+        page.waitForEvent('filechooser'),
+        field.getByRole('button', { name: 'Choose file' }).click(),
+      ]);
+      await chooser.setFiles({ name: 'logo.png', mimeType: 'image/png', buffer: png });
+      await field.getByRole('img', { name: `Preview of the ${label}` }).waitFor();
+    };
+    await upload('Light-mode logo', lightLogo);
+    await upload('Dark-mode logo', darkLogo);
+    await save.click();
+    await page.getByText('Settings updated').waitFor();
+    await expect.poll(() => save.isDisabled()).toBe(true);
+    await page.screenshot({ path: screenshotPath('admin-settings-logos'), fullPage: true });
+
+    /** The portal's logo for a user whose browser prefers `scheme`, and the image it serves. */
+    const portalLogo = async (scheme: 'light' | 'dark') => {
+      const user = await newPage({ viewport: DESKTOP.viewport, colorScheme: scheme });
+      await signInToDashboard(user, server.url, ARRANGED.users[1]);
+      const logo = user.getByRole('img', { name: 'Postern', exact: true });
+      await logo.waitFor();
+      const tag = await logo.evaluate((element) => (element as unknown as { tagName: string }).tagName);
+      const src = await logo.getAttribute('src');
+      if (tag !== 'IMG' || src === null) return { user, tag, served: null };
+      // Shown, not merely referenced: the browser decoded it at the image's own width.
+      await expect
+        .poll(() => logo.evaluate((element) => (element as unknown as { naturalWidth: number }).naturalWidth))
+        .toBeGreaterThan(0);
+      const response = await user.request.get(new URL(src, server.url).toString());
+      expect(response.headers()['content-type']).toBe('image/png');
+      return { user, tag, served: pngPixels(await response.body()) };
+    };
+
+    // The server re-encodes uploads (nothing but pixels is kept), so the pixels are what must match.
+    const light = await portalLogo('light');
+    expect(light.served).toEqual(pngPixels(lightLogo));
+    await light.user.screenshot({ path: screenshotPath('user-dashboard-logo') });
+    const dark = await portalLogo('dark');
+    expect(dark.served).toEqual(pngPixels(darkLogo));
+
+    // Removing both brings Postern's own mark back, and the logo addresses answer 404.
+    await branding.getByRole('button', { name: 'Remove the Light-mode logo' }).click();
+    await branding.getByRole('button', { name: 'Remove the Dark-mode logo' }).click();
+    expect(await branding.getByText('No logo').count()).toBe(2);
+    await save.click();
+    await expect.poll(() => save.isDisabled()).toBe(true);
+    const removed = await portalLogo('light');
+    expect(removed.tag).toBe('svg');
+    expect((await removed.user.request.get(`${server.url}/api/branding/logo/light`)).status()).toBe(404);
+  }, 90_000);
+});
+
+describe('licensing from the admin console in Chromium', () => {
+  // A key of this test's own, trusted by the server, signs the licence the admin pastes in.
+  const signer = generateLicenceKeyPair();
+  const portal = usePortal({
+    store: 'sqlite',
+    settings: { POSTERN_LICENCE_PUBLIC_KEYS: publicKeyBase64(signer.publicKey) },
+  });
+
+  function licenceKey(): string {
+    const now = Date.now();
+    return issueLicence(
+      {
+        ID: 'lic-system-admin-console',
+        Licensee: 'Postern admin console tests',
+        UserLimit: 50,
+        UserLimitOveragePercentage: 10,
+        SessionLimit: 20,
+        MaxMachines: 5,
+        IssuedAt: new Date(now - 86_400_000).toISOString(),
+        Expires: new Date(now + 30 * 86_400_000).toISOString(),
+      },
+      signer.privateKey,
+    );
+  }
+
+  it('installs a licence in Settings and sees the unlicensed banner go', async () => {
+    const { server, newPage } = portal();
+    const page = await newPage(DESKTOP);
+    await signInToAdminConsoleIn(page, server, 'en');
+    const found: string[] = [];
+
+    // Unlicensed: the banner on every admin page, with the way to the licence key field.
+    const banner = page.getByRole('alert', { name: 'Postern is not licensed' });
+    await banner.waitFor();
+    expect(await banner.getByText('Without a valid licence users are not granted access').isVisible()).toBe(true);
+    await page.screenshot({ path: screenshotPath('admin-home-unlicensed'), fullPage: true });
+    await banner.getByRole('link', { name: 'Enter a licence key' }).click();
+    await page.waitForURL(`${server.url}/admin/settings`);
+    const licence = page.getByRole('region', { name: 'Licence' });
+    const keyField = licence.getByLabel('License Key');
+    await keyField.waitFor();
+    expect(await banner.isVisible()).toBe(true);
+    found.push(...(await violations(page, 'settings, unlicensed (dark)')));
+    await chooseColourScheme(page, 'light', 'en');
+    found.push(...(await violations(page, 'settings, unlicensed (light)')));
+    await page.screenshot({ path: screenshotPath('admin-settings-unlicensed'), fullPage: true });
+
+    await keyField.fill(licenceKey());
+    await licence.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Licence saved').waitFor();
+    await banner.waitFor({ state: 'detached' });
+    // The form became the summary: version, users against the limit, days to expiry.
+    const summary = licence.getByRole('button', { name: /^Postern \d/ });
+    await summary.waitFor();
+    expect(await summary.getByText('0 of 50 users', { exact: true }).isVisible()).toBe(true);
+    expect(await summary.getByText(/^Expires in (29|30) days$/).isVisible()).toBe(true);
+    expect(await keyField.count()).toBe(0);
+
+    const dialog = page.getByRole('dialog', { name: 'Licence' });
+    await summary.click();
+    await dialog.getByText('Postern admin console tests').waitFor();
+    found.push(...(await violations(page, 'settings, licence dialog (light)')));
+    await page.screenshot({ path: screenshotPath('admin-settings-licence-dialog') });
+    await closeDialog(page, dialog);
+
+    // Kept by the server: after a reload the banner stays away. The summary's version comes from the
+    // same admin status the banner is chosen from, so once it shows, the banner would have too.
+    await page.reload();
+    await summary.waitFor();
+    expect(await banner.count()).toBe(0);
+    // Thirty days left: the admin home now warns that the licence expires soon, instead.
+    await page.goto(`${server.url}/admin/home`);
+    await page.getByRole('alert', { name: 'Your licence expires soon' }).waitFor();
+    expect(await banner.count()).toBe(0);
+    await page.screenshot({ path: screenshotPath('admin-home-licensed'), fullPage: true });
+    expect(found).toEqual([]);
+  }, 90_000);
+});
