@@ -17,7 +17,14 @@ export interface AppContext {
   logger: Logger;
   config: Pick<
     PosternConfig,
-    'insecureHttp' | 'trustedProxies' | 'publicUrl' | 'dataDir' | 'licencePublicKeys' | 'ipDiscoveryPorts'
+    | 'insecureHttp'
+    | 'trustedProxies'
+    | 'publicUrl'
+    | 'dataDir'
+    | 'licencePublicKeys'
+    | 'ipDiscoveryPorts'
+    | 'supportUrl'
+    | 'licensingUrl'
   >;
   /** Seals and opens secrets stored in the database. */
   secrets: SecretBox;

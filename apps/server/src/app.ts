@@ -38,6 +38,7 @@ import { registerAllowlistRoutes } from './allowlists/allowlists.routes.js';
 import { registerUserSessionRoutes } from './sessions/user-sessions.routes.js';
 import { registerAgentRoutes } from './agents/agents.routes.js';
 import { registerAgentInstallRoutes } from './agents/agent-install.routes.js';
+import { registerDocsRoutes } from './docs/docs.routes.js';
 import { loadAgentDistribution, type AgentDistribution } from './agents/agent-distribution.js';
 import { uuidv7 } from './lib/ids.js';
 import { discoveryBase, discoveryConnectSource, withConnectSource } from './ip-discovery/discovery-url.js';
@@ -179,6 +180,7 @@ async function registerRoutes(
     registerPublicStatusRoutes(scope, ctx, webApp);
     registerBrandingRoutes(scope, ctx);
     registerAgentInstallRoutes(scope, ctx, options.agentDistribution ?? loadAgentDistribution());
+    registerDocsRoutes(scope);
     await registerWebApp(scope, webApp);
   });
   await registerAccessScope(app, ctx, 'user-any-stage', (scope) => registerUserOtpRoutes(scope, ctx));

@@ -49,6 +49,8 @@ describe('server shutdown', { timeout: 30_000 }, () => {
       webDir: path.join(dataDir, 'no-web-app'),
       licencePublicKeys: [],
       ipDiscoveryPorts: [await freePort()],
+      supportUrl: null,
+      licensingUrl: null,
     };
   }
 

@@ -110,6 +110,12 @@ export const AdminStatus = z.object({
   ACLCount: z.number().int(),
   Activity: z.array(AuditEntry),
   Licensing: LicensingSummary,
+  /**
+   * The operator's support and licensing pages (POSTERN_SUPPORT_URL, POSTERN_LICENSING_URL); null
+   * when not configured, and the console then shows no such link.
+   */
+  SupportUrl: z.string().nullable(),
+  LicensingUrl: z.string().nullable(),
   AvailableAgentVersions: z.array(
     z.object({
       version: z.string(),

@@ -3,3 +3,9 @@ export const POSTERN_VERSION = '1.9.0';
 
 /** Agents older than this cannot talk to this server. */
 export const MINIMUM_AGENT_VERSION = '1.6.0';
+
+/**
+ * Where the server serves the agent documentation (docs/agents.md of this repository, as plain
+ * text; apps/server/src/docs/docs.routes.ts). The console's documentation links point here.
+ */
+export const AGENT_DOCS_PATH = '/api/docs/agents';

@@ -29,6 +29,8 @@ describe('configuration', () => {
       webDir: null,
       licencePublicKeys: [],
       ipDiscoveryPorts: [443, 222, 3389, 8000],
+      supportUrl: null,
+      licensingUrl: null,
     });
   });
 
@@ -47,6 +49,8 @@ describe('configuration', () => {
       POSTERN_WEB_DIR: 'web',
       POSTERN_LICENCE_PUBLIC_KEYS: `${Buffer.alloc(32, 1).toString('base64')}, ${Buffer.alloc(32, 2).toString('base64')}`,
       POSTERN_IP_DISCOVERY_PORTS: '8000, 8443,8000',
+      POSTERN_SUPPORT_URL: 'https://help.example.com/postern',
+      POSTERN_LICENSING_URL: ' https://shop.example.com/licences?product=postern ',
     });
     expect(config).toEqual({
       host: '0.0.0.0',
@@ -61,6 +65,8 @@ describe('configuration', () => {
       webDir: path.join(dir, 'web'),
       licencePublicKeys: [Buffer.alloc(32, 1), Buffer.alloc(32, 2)],
       ipDiscoveryPorts: [8000, 8443],
+      supportUrl: 'https://help.example.com/postern',
+      licensingUrl: 'https://shop.example.com/licences?product=postern',
     });
     expect(load({ POSTERN_IP_DISCOVERY_PORTS: 'off' }).ipDiscoveryPorts).toEqual([]);
   });
@@ -103,6 +109,12 @@ describe('configuration', () => {
       'POSTERN_TRUSTED_PROXIES: "fe80::1%eth0" is not an IP address or CIDR range',
     ],
     [{ POSTERN_PUBLIC_URL: 'ftp://x.example' }, 'POSTERN_PUBLIC_URL: URL must be http or https'],
+    [{ POSTERN_SUPPORT_URL: 'javascript:alert(1)' }, 'POSTERN_SUPPORT_URL: URL must be http or https'],
+    [{ POSTERN_LICENSING_URL: 'shop.example.com' }, 'POSTERN_LICENSING_URL: must be an http or https URL'],
+    [
+      { POSTERN_LICENSING_URL: 'https://user:secret@shop.example.com' },
+      'POSTERN_LICENSING_URL: URL must not contain a user name or password',
+    ],
     [
       { POSTERN_SECRET_KEY: 'c2hvcnQ=' },
       'POSTERN_SECRET_KEY: must be 32 random bytes in base64 (for example: openssl rand -base64 32)',

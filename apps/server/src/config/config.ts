@@ -22,6 +22,8 @@ const SETTINGS = {
   webDir: { env: 'POSTERN_WEB_DIR', default: '' },
   licencePublicKeys: { env: 'POSTERN_LICENCE_PUBLIC_KEYS', default: '' },
   ipDiscoveryPorts: { env: 'POSTERN_IP_DISCOVERY_PORTS', default: IP_DISCOVERY_PORTS.join(',') },
+  supportUrl: { env: 'POSTERN_SUPPORT_URL', default: '' },
+  licensingUrl: { env: 'POSTERN_LICENSING_URL', default: '' },
 } as const;
 
 type SettingKey = keyof typeof SETTINGS;
@@ -53,6 +55,10 @@ export interface PosternConfig {
   licencePublicKeys: Buffer[];
   /** Ports the built-in IP discovery responder listens on; empty: off. */
   ipDiscoveryPorts: number[];
+  /** The operator's support page, linked from the console's licence dialog; null: no link. */
+  supportUrl: string | null;
+  /** Where licences are bought or renewed, linked from the licence dialog and banner; null: no link. */
+  licensingUrl: string | null;
 }
 
 type RawSettings = Record<SettingKey, string>;
@@ -73,6 +79,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     webDir: raw.webDir === '' ? null : path.resolve(cwd, raw.webDir),
     licencePublicKeys: parseLicencePublicKeys(raw.licencePublicKeys),
     ipDiscoveryPorts: parseDiscoveryPorts(raw.ipDiscoveryPorts),
+    supportUrl: parseLinkUrl('supportUrl', raw.supportUrl),
+    licensingUrl: parseLinkUrl('licensingUrl', raw.licensingUrl),
   };
 }
 
@@ -204,6 +212,25 @@ function parsePublicUrl(value: string): string | null {
     throw new ConfigError(SETTINGS.publicUrl.env, 'URL must be http or https');
   }
   return url.origin;
+}
+
+/**
+ * A page the console links to: an absolute http or https URL without credentials, or null when
+ * unset. The console shows no link rather than a made-up one.
+ */
+function parseLinkUrl(key: 'supportUrl' | 'licensingUrl', value: string): string | null {
+  const env = SETTINGS[key].env;
+  if (value.trim() === '') return null;
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw new ConfigError(env, `must be an http or https URL (got "${value}")`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(env, 'URL must be http or https');
+  if (url.username !== '' || url.password !== '')
+    throw new ConfigError(env, 'URL must not contain a user name or password');
+  return url.href;
 }
 
 function parseSecretKey(value: string): Buffer | null {

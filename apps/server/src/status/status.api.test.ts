@@ -103,6 +103,8 @@ describe.each(testStoreKinds())('status endpoints (%s)', (kind) => {
       AvailableServerVersions: [],
       AvailableAgentVersions: [],
       Licensing: { Licensed: false, Expires: null },
+      SupportUrl: null,
+      LicensingUrl: null,
     });
     expect(data.Activity).toEqual([
       {
@@ -135,6 +137,21 @@ describe.each(testStoreKinds())('status endpoints (%s)', (kind) => {
     const data = (await get('/api/admin/status', { cookie: adminCookie })).json<{ data: { SessionCount: number } }>()
       .data;
     expect(data.SessionCount).toBe(1);
+  });
+
+  it('names the support and licensing pages the operator configured, and none otherwise', async () => {
+    const admin = await givenAdmin(t.ctx);
+    const cookie = await signInAdmin(t.app, admin.userName, admin.password);
+    const links = async () => {
+      const { data } = (await get('/api/admin/status', { cookie })).json<{
+        data: { SupportUrl: string | null; LicensingUrl: string | null };
+      }>();
+      return [data.SupportUrl, data.LicensingUrl];
+    };
+    expect(await links()).toEqual([null, null]);
+    t.ctx.config.supportUrl = 'https://help.example.com/postern';
+    t.ctx.config.licensingUrl = 'https://shop.example.com/licences';
+    expect(await links()).toEqual(['https://help.example.com/postern', 'https://shop.example.com/licences']);
   });
 
   it('refuses the status endpoints without the right session', async () => {

@@ -100,6 +100,8 @@ export async function adminStatus(ctx: AppContext, admin: Admin): Promise<AdminS
     ACLCount: aclCount,
     Activity: activity,
     Licensing: licensing,
+    SupportUrl: ctx.config.supportUrl,
+    LicensingUrl: ctx.config.licensingUrl,
     AvailableAgentVersions: [],
   };
 }

@@ -114,6 +114,8 @@ export async function createTestApp(kind: TestStoreKind, options: TestAppOptions
       dataDir: testStore.dataDir,
       licencePublicKeys: [],
       ipDiscoveryPorts: [],
+      supportUrl: null,
+      licensingUrl: null,
       ...options.config,
     },
     secrets: new SecretBox([randomBytes(32)]),

@@ -1,6 +1,8 @@
 import { ALL_AUDIT_ACTIONS, ALL_ERROR_CODES } from '@postern/protocol';
 import { describe, expect, it } from 'vitest';
-import i18n, { dayjsLocaleFor, resources } from './i18n';
+import i18n, { ADMIN_NAMESPACE, adminTexts, dayjsLocaleFor, lazyTexts, resources } from './i18n';
+import { enAdmin } from './locales/en-admin';
+import { deAdmin } from './locales/de-admin';
 import { ROUTES } from '../app/routes/route-table';
 import { routeTitleKey } from '../app/routes/route-types';
 
@@ -23,8 +25,9 @@ function textAt(tree: Tree, key: string): string | undefined {
   return typeof node === 'string' ? node : undefined;
 }
 
-const en = resources.en.translation as unknown as Tree;
-const de = resources.de.translation as unknown as Tree;
+/** All texts of a language: the bundled ones and the admin console's, which are loaded on demand. */
+const en = { ...resources.en.translation, ...enAdmin } as unknown as Tree;
+const de = { ...resources.de.translation, ...deAdmin } as unknown as Tree;
 
 /** Source files of the app, read at build time by Vite (tests excluded: they quote texts, not keys). */
 const sources = import.meta.glob<string>(['../**/*.{ts,tsx}', '!../**/*.test.{ts,tsx}', '!../i18n/locales/**'], {
@@ -84,6 +87,48 @@ describe('translations', () => {
     const exists = (key: string) => textAt(en, key) !== undefined || textAt(en, `${key}_other`) !== undefined;
     const missing = [...used].filter(([key]) => !exists(key)).map(([key, file]) => `${key} (${file})`);
     expect(missing).toEqual([]);
+  });
+});
+
+describe('admin console texts', () => {
+  it('are not bundled with the portal, and share no key with the bundled texts', () => {
+    const bundled = Object.keys(resources.en.translation);
+    expect(Object.keys(enAdmin).filter((key) => bundled.includes(key))).toEqual([]);
+    expect(Object.keys(deAdmin).filter((key) => Object.keys(resources.de.translation).includes(key))).toEqual([]);
+  });
+
+  it.each([
+    ['en', enAdmin],
+    ['de', deAdmin],
+  ])('are downloaded on demand in %s', async (language, texts) => {
+    expect(Object.keys(adminTexts)).toEqual(['en', 'de']);
+    const loaded = await new Promise((resolve, reject) => {
+      lazyTexts.read(language, ADMIN_NAMESPACE, (error, data) =>
+        error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(data),
+      );
+    });
+    expect(loaded).toBe(texts);
+  });
+
+  it('are empty for languages without texts of their own, and for the bundled namespace', async () => {
+    for (const [language, namespace] of [
+      ['en-AU', ADMIN_NAMESPACE],
+      ['de-AT', ADMIN_NAMESPACE],
+      ['en-AU', 'translation'],
+    ] as const) {
+      const loaded = await new Promise((resolve) =>
+        lazyTexts.read(language, namespace, (_error, data) => resolve(data)),
+      );
+      expect(loaded).toEqual({});
+    }
+  });
+
+  it.each([
+    ['en-AU', 'Create agent'],
+    ['de', 'Agent anlegen'],
+    ['de-AT', 'Agent anlegen'],
+  ])('are found by their plain keys in %s (the fallback namespace)', (language, text) => {
+    expect(i18n.getFixedT(language)('agentsScreen.create')).toBe(text);
   });
 });
 

@@ -76,6 +76,8 @@ export function adminStatus(overrides: Partial<AdminStatus> = {}): AdminStatus {
       UserLimitOveragePercentage: 0,
       SessionLimit: 0,
     },
+    SupportUrl: null,
+    LicensingUrl: null,
     AvailableAgentVersions: [],
     ...overrides,
   };

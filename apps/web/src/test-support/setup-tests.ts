@@ -2,11 +2,18 @@ import '@testing-library/jest-dom/vitest';
 import { cleanup, configure } from '@testing-library/react';
 import { notifications } from '@mantine/notifications';
 import { afterEach, vi } from 'vitest';
-import i18n from '../i18n/i18n';
+import i18n, { ADMIN_NAMESPACE } from '../i18n/i18n';
+import { enAdmin } from '../i18n/locales/en-admin';
+import { deAdmin } from '../i18n/locales/de-admin';
 
 // A whole-app render loads the lazy admin pages first; on a busy two-core CI machine the first
 // lookup can take seconds. Waiting longer only slows a failing test, never a passing one.
 configure({ asyncUtilTimeout: 5_000 });
+
+// The admin console's texts are downloaded on demand in the browser; tests have them from the start,
+// so a screen rendered on its own (without the admin shell that loads them) finds its texts.
+i18n.addResourceBundle('en', ADMIN_NAMESPACE, enAdmin);
+i18n.addResourceBundle('de', ADMIN_NAMESPACE, deAdmin);
 
 // jsdom lacks these browser APIs; Mantine needs them (colour scheme, ScrollArea, Combobox).
 Object.defineProperty(window, 'matchMedia', {

@@ -2,12 +2,19 @@ import { lazy, Suspense } from 'react';
 import { Navigate, Route, Routes } from 'react-router';
 import { FullPageLoader } from '../../components/FullPageLoader';
 import { ADMIN_HOME_PATH } from '../../features/auth/landing';
+import { loadAdminTexts } from '../../i18n/i18n';
 import { AdminLoginGate, RequireAdminSession, RequireUserSession, UserLoginGate } from './guards';
 import { RoutePage } from './RoutePage';
 import { ROUTES } from './route-table';
 import type { AppRoute } from './route-types';
 
-const AdminShell = lazy(() => import('../../layouts/AdminShell/AdminShell'));
+/**
+ * The admin shell and every screen in it, shown once both its code and the admin console's texts are
+ * downloaded (in parallel; the loader shows meanwhile), so no screen flashes raw translation keys.
+ */
+const AdminShell = lazy(() =>
+  Promise.all([import('../../layouts/AdminShell/AdminShell'), loadAdminTexts()]).then(([shell]) => shell),
+);
 
 /** A route's element: its screen wrapped in the guard its flags ask for. */
 function guarded(route: AppRoute) {

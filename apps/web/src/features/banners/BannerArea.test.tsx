@@ -5,7 +5,6 @@ import i18n from '../../i18n/i18n';
 import { signInAdmin } from '../../test-support/fixtures';
 import { renderApp } from '../../test-support/render-app';
 import { data, installTypedFakeApi } from '../../test-support/typed-fake-api';
-import { LICENCE_LINKS } from '../settings/licence-links';
 import { BANNER_AGENTS_REFRESH_MS, BANNER_STATUS_REFRESH_MS } from './api';
 import { APP_LOAD, agentRecord, licensing, quietStatus } from './banner-test-support';
 
@@ -58,17 +57,31 @@ describe('admin banner area', { timeout: 20_000 }, () => {
   });
 
   it('offers no dismissal of the unlicensed banner, links to the licensing site and settings, and skips the agents call', async () => {
-    const { api } = openAdminPage(quietStatus({ ...UPDATE, Licensing: licensing({ Licensed: false }) }), [OLD_AGENT]);
+    const licensingUrl = 'https://shop.example.com/licences';
+    const { api } = openAdminPage(
+      quietStatus({ ...UPDATE, Licensing: licensing({ Licensed: false }), LicensingUrl: licensingUrl }),
+      [OLD_AGENT],
+    );
     const banner = await screen.findByRole('alert', { name: TITLES.unlicensed }, APP_LOAD);
     expect(within(banner).queryByRole('button', { name: DISMISS })).not.toBeInTheDocument();
     const site = within(banner).getByRole('link', { name: 'Get a licence' });
-    expect(site).toHaveAttribute('href', LICENCE_LINKS.licensingPortal);
+    expect(site).toHaveAttribute('href', licensingUrl);
     expect(site).toHaveAttribute('target', '_blank');
     expect(within(banner).getByRole('link', { name: 'Enter a licence key' })).toHaveAttribute(
       'href',
       '/admin/settings',
     );
     expect(api.calls('GET /api/admin/agents')).toHaveLength(0);
+  });
+
+  it('offers only the settings page when the operator configured no licensing site', async () => {
+    openAdminPage(quietStatus({ Licensing: licensing({ Licensed: false }) }));
+    const banner = await screen.findByRole('alert', { name: TITLES.unlicensed }, APP_LOAD);
+    expect(
+      within(banner)
+        .getAllByRole('link')
+        .map((link) => link.getAttribute('href')),
+    ).toEqual(['/admin/settings']);
   });
 
   it('shows the higher-priority banner first and the next one after each dismissal', async () => {

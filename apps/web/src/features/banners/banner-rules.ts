@@ -1,4 +1,5 @@
 import { UPDATE_URGENCIES, type AdminStatus, type AgentRecord } from '@postern/protocol';
+import { licenceLinks } from '../../lib/links';
 import { licenceUsage, type LicenceUsage } from './licence-usage';
 import { agentVersionState, compareVersions, versionPolicy } from '../agents/agent-version';
 
@@ -23,7 +24,8 @@ export type UpdateUrgency = (typeof UPDATE_URGENCIES)[number];
 
 /** One banner with everything it shows. */
 export type Banner =
-  | { kind: 'unlicensed' }
+  /** `licensingUrl`: the licensing site the operator configured, or null (then no link). */
+  | { kind: 'unlicensed'; licensingUrl: string | null }
   | { kind: 'agentIncompatible'; requiredVersion: string; agentNames: string[] }
   | { kind: 'userLimitExceeded'; usage: LicenceUsage }
   | { kind: 'serverUpdate'; urgency: UpdateUrgency; version: string; currentVersion: string; changelogUrl: string };
@@ -73,7 +75,7 @@ function bannerOf(kind: BannerKind, { status, agents }: BannerFacts): Banner | n
   switch (kind) {
     case 'unlicensed':
       // Expired counts too: the server reports an expired licence as not Licensed.
-      return status.Licensing.Licensed ? null : { kind };
+      return status.Licensing.Licensed ? null : { kind, licensingUrl: licenceLinks(status).licensing };
     case 'agentIncompatible': {
       const agentNames = incompatibleAgentNames(agents, status);
       return agentNames.length === 0 ? null : { kind, requiredVersion: status.MinimumRequiredAgentVersion, agentNames };

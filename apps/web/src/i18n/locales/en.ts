@@ -1,13 +1,4 @@
-import { admin } from './en/admin';
-import { agentsScreen } from './en/agents-screen';
-import { usersScreen } from './en/users-screen';
-import { adminsScreen } from './en/admins-screen';
-import { groupsScreen } from './en/groups-screen';
-import { apiKeysScreen } from './en/apiKeys-screen';
-import { logsScreen } from './en/logs-screen';
-import { settingsScreen } from './en/settings-screen';
-import { banners } from './en/banners';
-import { audit } from './en/audit';
+import type { enAdmin } from './en-admin';
 import { auth } from './en/auth';
 import { common } from './en/common';
 import { err } from './en/errors';
@@ -16,23 +7,17 @@ import { portal } from './en/portal';
 /**
  * English, the reference language: every other language mirrors these keys. The texts live in one
  * file per area under `en/`; add a key to the area's file (and the same key under `de/`).
+ *
+ * These are the texts of the user portal and the login pages, bundled with the app's entry. The admin
+ * console's texts are in `en-admin.ts`, a namespace of their own that is downloaded when the console
+ * opens (see `i18n.ts`).
  */
 export const en = {
   ...common,
   ...auth,
   ...portal,
-  ...admin,
-  ...agentsScreen,
-  ...usersScreen,
-  ...adminsScreen,
-  ...groupsScreen,
-  ...apiKeysScreen,
-  ...logsScreen,
-  ...settingsScreen,
-  ...banners,
   err,
-  audit,
 };
 
-/** The shape every translation of the app has. */
-export type Translation = typeof en;
+/** The shape every translation of the app has: the bundled texts and the admin console's. */
+export type Translation = typeof en & typeof enAdmin;

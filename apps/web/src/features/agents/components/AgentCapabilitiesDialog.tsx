@@ -3,7 +3,7 @@ import { IconCircleCheck, IconCircleX, IconExternalLink } from '@tabler/icons-re
 import { useTranslation } from 'react-i18next';
 import type { AgentRecord } from '@postern/protocol';
 import { capabilityViews, operatingSystem, type CapabilityView } from '../agent-capabilities';
-import { CAPABILITY_DOCS_URLS } from '../agent-docs';
+import { CAPABILITY_DOCS_URL } from '@/lib/links';
 
 /** The lines under a capability's title: its sets, socket, state or types. */
 function CapabilityDetail({ view }: { view: CapabilityView }) {
@@ -78,7 +78,7 @@ function CapabilityCard({ view }: { view: CapabilityView }) {
           </Stack>
         </Group>
         <Anchor
-          href={CAPABILITY_DOCS_URLS[view.id]}
+          href={CAPABILITY_DOCS_URL}
           target="_blank"
           rel="noopener noreferrer"
           size="sm"

@@ -3,7 +3,6 @@ import { IconCloudDownload, IconExternalLink, IconLicenseOff, IconPlugConnectedX
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { routeById } from '../../../app/routes/route-table';
-import { LICENCE_LINKS } from '../../settings/licence-links';
 import type { Banner, BannerKind, UpdateUrgency } from '../banner-rules';
 import { UserLimitBanner } from './UserLimitBanner';
 
@@ -48,18 +47,21 @@ export function AdminBanner({ banner, onDismiss }: AdminBannerProps) {
           <Stack gap="xs" align="flex-start">
             <Text size="sm">{t('banners.unlicensed.body')}</Text>
             <Group gap="sm" wrap="wrap">
-              {/* Spec: "links to the licensing site"; the settings page is where the key then goes. */}
-              <Button
-                component="a"
-                href={LICENCE_LINKS.licensingPortal}
-                target="_blank"
-                rel="noopener noreferrer"
-                size="xs"
-                color="red"
-                rightSection={<IconExternalLink size={14} aria-hidden />}
-              >
-                {t('banners.unlicensed.action')}
-              </Button>
+              {/* Spec: "links to the licensing site": the operator's, when configured (never a made-up one);
+                  the settings page is where the key then goes. */}
+              {banner.licensingUrl !== null && (
+                <Button
+                  component="a"
+                  href={banner.licensingUrl}
+                  target="_blank"
+                  rel="noopener noreferrer"
+                  size="xs"
+                  color="red"
+                  rightSection={<IconExternalLink size={14} aria-hidden />}
+                >
+                  {t('banners.unlicensed.action')}
+                </Button>
+              )}
               <Button component={Link} to={routeById('settings').path} size="xs" variant="default">
                 {t('banners.unlicensed.install')}
               </Button>

@@ -6,7 +6,8 @@ import { useTranslation } from 'react-i18next';
 import type { LicenceStatus } from '@postern/protocol';
 import { ErrorDialog } from '@/components/dialogs/ErrorDialog';
 import { useRefreshLicenceStatus } from '../api';
-import { LICENCE_LINKS } from '../licence-links';
+import { useAdminStatus } from '@/features/status/api';
+import { licenceLinks } from '@/lib/links';
 import { licenceExpiry, licenceUsage, machineCount } from '../licence-summary';
 
 /** Props of {@link LicenceDialog}. */
@@ -28,6 +29,8 @@ export function LicenceDialog({ opened, status, onClose }: LicenceDialogProps) {
   const usage = licenceUsage(status);
   const machines = machineCount(status);
   const expiry = licenceExpiry(status, new Date());
+  // The operator's support and licensing pages; the admin shell has the status cached already.
+  const links = licenceLinks(useAdminStatus().data);
 
   const rows: [string, ReactNode][] = [
     ...(status.Licensee === '' ? [] : [[t('settingsScreen.licence.licensee'), status.Licensee] as [string, string]]),
@@ -102,14 +105,20 @@ export function LicenceDialog({ opened, status, onClose }: LicenceDialogProps) {
         <Text size="sm" c="dimmed">
           {t('settingsScreen.licence.adminsNotCounted')}
         </Text>
-        <Group gap="md">
-          <Anchor href={LICENCE_LINKS.support} target="_blank" rel="noopener noreferrer">
-            {t('settingsScreen.licence.support')}
-          </Anchor>
-          <Anchor href={LICENCE_LINKS.licensingPortal} target="_blank" rel="noopener noreferrer">
-            {t('settingsScreen.licence.licensingPortal')}
-          </Anchor>
-        </Group>
+        {(links.support !== null || links.licensing !== null) && (
+          <Group gap="md">
+            {links.support !== null && (
+              <Anchor href={links.support} target="_blank" rel="noopener noreferrer">
+                {t('settingsScreen.licence.support')}
+              </Anchor>
+            )}
+            {links.licensing !== null && (
+              <Anchor href={links.licensing} target="_blank" rel="noopener noreferrer">
+                {t('settingsScreen.licence.licensingPortal')}
+              </Anchor>
+            )}
+          </Group>
+        )}
         <Stack gap={2}>
           <Text size="sm" fw={600}>
             {t('settingsScreen.licence.licenceId')}

@@ -20,6 +20,8 @@ describe('agents page: the table', { timeout: 30_000 }, () => {
     await openAgentsPage([agentRecord()]);
     expect(screen.getByRole('heading', { level: 1, name: 'Agents' })).toBeVisible();
     const docs = screen.getByRole('link', { name: 'Agents documentation' });
+    // Served by the Postern server itself (docs/agents.md), never a site the project does not own.
+    expect(docs).toHaveAttribute('href', '/api/docs/agents');
     expect(docs).toHaveAttribute('target', '_blank');
     expect(docs).toHaveAttribute('rel', 'noopener noreferrer');
     expect(screen.getByRole('button', { name: 'Create agent' })).toBeVisible();
@@ -192,7 +194,10 @@ describe('agents page: the capabilities dialog', { timeout: 30_000 }, () => {
     expect(within(section('Other')).getByRole('img', { name: 'Available' })).toBeVisible();
     expect(section('Other')).toHaveTextContent('fortios');
     for (const name of ['IPSet', 'Custom Script', 'HAProxy', 'Other']) {
-      expect(within(section(name)).getByRole('link', { name: `${name} documentation` })).toHaveAttribute('href');
+      expect(within(section(name)).getByRole('link', { name: `${name} documentation` })).toHaveAttribute(
+        'href',
+        '/api/docs/agents',
+      );
     }
   });
 

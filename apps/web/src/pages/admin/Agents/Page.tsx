@@ -10,7 +10,7 @@ import { DataTable } from '@/components/data-table/DataTable';
 import { ErrorDialog } from '@/components/dialogs/ErrorDialog';
 import { QueryState } from '@/components/QueryState';
 import { agentColumns } from '@/features/agents/agent-columns';
-import { AGENT_DOCS_URL } from '@/features/agents/agent-docs';
+import { AGENT_DOCS_URL } from '@/lib/links';
 import { filterAgents } from '@/features/agents/agent-search';
 import { agentVersionState, versionPolicy, type AgentVersionPolicy } from '@/features/agents/agent-version';
 import { AGENTS_PAGE_REFRESH_MS, agentsApi } from '@/features/agents/api';

@@ -1,11 +1,10 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { ErrorCodes, LicenceStatusResponse } from '@postern/protocol';
-import { signInAdmin } from '@/test-support/fixtures';
+import { AdminStatusResponse, ErrorCodes, LicenceStatusResponse } from '@postern/protocol';
+import { adminStatus, signInAdmin } from '@/test-support/fixtures';
 import { renderApp } from '@/test-support/render-app';
 import { apiError, data, type TypedRequest } from '@/test-support/typed-fake-api';
 import { findSection, installSettingsApi, licensed, unlicensed } from './settings-test-api';
-import { LICENCE_LINKS } from '@/features/settings/licence-links';
 
 async function openLicence() {
   signInAdmin();
@@ -75,7 +74,11 @@ describe('settings: licence', { timeout: 30_000 }, () => {
   });
 
   it('opens the licence dialog with usage, overage, machines, links and the licence ID', async () => {
-    installSettingsApi({}, { licence: licensed() });
+    const links = { SupportUrl: 'https://help.example.com/postern', LicensingUrl: 'https://shop.example.com/licences' };
+    installSettingsApi(
+      { 'GET /api/admin/status': data(AdminStatusResponse, adminStatus(links)) },
+      { licence: licensed() },
+    );
     const { user, section } = await openLicence();
     const dialog = await openLicenceDialog(user, section);
     const row = (label: string) => within(dialog).getByRole('rowheader', { name: label }).closest('tr');
@@ -86,14 +89,30 @@ describe('settings: licence', { timeout: 30_000 }, () => {
     expect(row('Machines activated')).toHaveTextContent('2 of 4');
     expect(within(dialog).queryByRole('alert')).not.toBeInTheDocument();
     expect(dialog).toHaveTextContent('Admin users are not counted against the user limit.');
-    expect(within(dialog).getByRole('link', { name: 'Support' })).toHaveAttribute('href', LICENCE_LINKS.support);
-    expect(within(dialog).getByRole('link', { name: 'Licensing portal' })).toHaveAttribute(
-      'href',
-      LICENCE_LINKS.licensingPortal,
-    );
+    expect(within(dialog).getByRole('link', { name: 'Support' })).toHaveAttribute('href', links.SupportUrl);
+    expect(within(dialog).getByRole('link', { name: 'Licensing portal' })).toHaveAttribute('href', links.LicensingUrl);
     expect(dialog).toHaveTextContent('lic-7f3a');
     await user.click(within(dialog).getAllByRole('button', { name: 'Close' }).at(-1)!);
     await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Licence' })).not.toBeInTheDocument());
+  });
+
+  it('shows no support or licensing link the operator has not configured', async () => {
+    installSettingsApi(
+      { 'GET /api/admin/status': data(AdminStatusResponse, adminStatus({ SupportUrl: 'https://help.example.com' })) },
+      { licence: licensed() },
+    );
+    const { user, section } = await openLicence();
+    const dialog = await openLicenceDialog(user, section);
+    expect(within(dialog).getByRole('link', { name: 'Support' })).toHaveAttribute('href', 'https://help.example.com');
+    expect(within(dialog).queryByRole('link', { name: 'Licensing portal' })).not.toBeInTheDocument();
+  });
+
+  it('shows no links at all when none is configured', async () => {
+    installSettingsApi({}, { licence: licensed() });
+    const { user, section } = await openLicence();
+    const dialog = await openLicenceDialog(user, section);
+    expect(dialog).toHaveTextContent('lic-7f3a');
+    expect(within(dialog).queryAllByRole('link')).toEqual([]);
   });
 
   it.each([

@@ -1,0 +1,26 @@
+import type { MirroredResource } from '../resource-types';
+import { admin } from './de/admin';
+import { agentsScreen } from './de/agents-screen';
+import { usersScreen } from './de/users-screen';
+import { adminsScreen } from './de/admins-screen';
+import { groupsScreen } from './de/groups-screen';
+import { apiKeysScreen } from './de/apiKeys-screen';
+import { logsScreen } from './de/logs-screen';
+import { settingsScreen } from './de/settings-screen';
+import { banners } from './de/banners';
+import { audit } from './de/audit';
+import type { enAdmin } from './en-admin';
+
+/** German texts of the admin console, loaded on demand as English's (`en-admin.ts`). */
+export const deAdmin: MirroredResource<typeof enAdmin> = {
+  ...admin,
+  ...agentsScreen,
+  ...usersScreen,
+  ...adminsScreen,
+  ...groupsScreen,
+  ...apiKeysScreen,
+  ...logsScreen,
+  ...settingsScreen,
+  ...banners,
+  audit,
+};

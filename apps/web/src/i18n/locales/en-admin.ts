@@ -1,0 +1,28 @@
+import { admin } from './en/admin';
+import { agentsScreen } from './en/agents-screen';
+import { usersScreen } from './en/users-screen';
+import { adminsScreen } from './en/admins-screen';
+import { groupsScreen } from './en/groups-screen';
+import { apiKeysScreen } from './en/apiKeys-screen';
+import { logsScreen } from './en/logs-screen';
+import { settingsScreen } from './en/settings-screen';
+import { banners } from './en/banners';
+import { audit } from './en/audit';
+
+/**
+ * English texts only the admin console uses: the `admin` namespace, loaded on demand (a chunk of its
+ * own, see `i18n.ts`) so the user portal's first download does not carry them. Components look them
+ * up with the usual keys (`t('agentsScreen.create')`): `admin` is i18next's fallback namespace.
+ */
+export const enAdmin = {
+  ...admin,
+  ...agentsScreen,
+  ...usersScreen,
+  ...adminsScreen,
+  ...groupsScreen,
+  ...apiKeysScreen,
+  ...logsScreen,
+  ...settingsScreen,
+  ...banners,
+  audit,
+};
