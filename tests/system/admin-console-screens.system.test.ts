@@ -12,6 +12,7 @@ import {
   pngPixels,
   signInToAdminConsoleIn,
   stripedPng,
+  truncatedTableTexts,
   type AdminScreen,
   type Language,
 } from './support/admin-screens.js';
@@ -146,6 +147,9 @@ describe('the admin console screens in Chromium', () => {
       await openScreen(page, server, screen, 'en');
       const overflow = await horizontalOverflow(page);
       if (overflow > 0) overflowing.push(`${screen.path} is ${overflow} px too wide`);
+      // A table scrolls sideways in its own container; a squeezed column must not cut a badge
+      // ("Awaiting connection", a version's state) down to an ellipsis.
+      for (const text of await truncatedTableTexts(page)) overflowing.push(`${screen.path} cuts "${text}" short`);
       await page.screenshot({ path: screenshotPath(`admin-${screen.path}-phone`), fullPage: true });
       if (screen.dialog !== undefined) {
         const dialog = await openDialog(page, screen);

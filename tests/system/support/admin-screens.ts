@@ -199,3 +199,34 @@ export function pngPixels(bytes: Buffer): { width: number; height: number; data:
   const { width, height, data } = PNG.sync.read(bytes);
   return { width, height, data };
 }
+
+/** The few browser globals read inside page.evaluate (the root project compiles without DOM types). */
+interface CellElement {
+  scrollWidth: number;
+  clientWidth: number;
+  textContent: string | null;
+  children: ArrayLike<CellElement>;
+}
+
+/**
+ * The texts in the page's tables that are wider than the box showing them (cut to an ellipsis or
+ * hidden): every element below a cell whose content overflows horizontally, by its text.
+ */
+export function truncatedTableTexts(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const document = (
+      globalThis as unknown as { document: { querySelectorAll(selector: string): ArrayLike<CellElement> } }
+    ).document;
+    const cut: string[] = [];
+    const visit = (element: CellElement) => {
+      // A text one pixel wide is hidden on purpose, for screen readers only; that is not cut short.
+      const visuallyHidden = element.clientWidth <= 1;
+      if (!visuallyHidden && element.scrollWidth > element.clientWidth + 1 && element.children.length === 0) {
+        cut.push((element.textContent ?? '').trim());
+      }
+      Array.from(element.children).forEach(visit);
+    };
+    Array.from(document.querySelectorAll('table td')).forEach(visit);
+    return cut.filter((text) => text !== '');
+  });
+}

@@ -27,6 +27,11 @@ export interface DataTableProps<T> {
   initialSort?: SortState | null;
   /** Shown when there are no rows at all (default: "Nothing to show"). */
   emptyText?: string;
+  /**
+   * The narrowest the table gets before it scrolls sideways in its container (default 480 px). A
+   * table of badges needs more: a badge gives up its text to an ellipsis before its column widens.
+   */
+  minWidth?: number;
 }
 
 function SortIcon({ direction }: { direction: SortState['direction'] | null }) {
@@ -38,7 +43,16 @@ function SortIcon({ direction }: { direction: SortState['direction'] | null }) {
  * The admin screens' table: columns as data, case-insensitive search over their values, sorting by
  * a header click (again to reverse) and the spec's pager of 25 rows a page.
  */
-export function DataTable<T>({ label, columns, rows, rowKey, search = '', initialSort, emptyText }: DataTableProps<T>) {
+export function DataTable<T>({
+  label,
+  columns,
+  rows,
+  rowKey,
+  search = '',
+  initialSort,
+  emptyText,
+  minWidth = 480,
+}: DataTableProps<T>) {
   const { t } = useTranslation();
   const table = useTableState(rows, columns, { search, initialSort });
 
@@ -47,7 +61,7 @@ export function DataTable<T>({ label, columns, rows, rowKey, search = '', initia
 
   return (
     <Stack gap="sm">
-      <Table.ScrollContainer minWidth={480}>
+      <Table.ScrollContainer minWidth={minWidth}>
         <Table striped highlightOnHover aria-label={label}>
           <Table.Thead>
             <Table.Tr>

@@ -70,6 +70,7 @@ export default function AdminsPage({ route }: RoutePageProps) {
             rowKey={(admin) => admin.ID}
             search={search}
             initialSort={{ column: 'name', direction: 'asc' }}
+            minWidth={720}
           />
         )}
       </QueryState>

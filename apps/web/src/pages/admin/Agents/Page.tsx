@@ -98,6 +98,7 @@ export default function AgentsPage({ route }: RoutePageProps) {
             rowKey={(agent) => agent.ID}
             initialSort={{ column: 'name', direction: 'asc' }}
             emptyText={agents.length === 0 ? t('agentsScreen.empty') : t('table.noMatches')}
+            minWidth={900}
           />
         )}
       </QueryState>
