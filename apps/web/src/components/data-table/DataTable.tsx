@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { Stack, Table, Text, UnstyledButton } from '@mantine/core';
+import { Stack, Table, Text, UnstyledButton, type TableTrProps } from '@mantine/core';
 import { IconArrowsSort, IconSortAscending, IconSortDescending } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { Pager } from './Pager';
@@ -15,6 +15,9 @@ export interface DataTableColumn<T> extends ValueColumn<T> {
   width?: number | string;
 }
 
+/** Extra props of one row's `<tr>`: style props (`c: 'dimmed'`) and `data-` attributes. */
+export type DataTableRowProps = TableTrProps & { [attribute: `data-${string}`]: string | undefined };
+
 /** Props of {@link DataTable}. */
 export interface DataTableProps<T> {
   /** Accessible name of the table. */
@@ -27,6 +30,8 @@ export interface DataTableProps<T> {
   initialSort?: SortState | null;
   /** Shown when there are no rows at all (default: "Nothing to show"). */
   emptyText?: string;
+  /** Per-row props, e.g. a greyed-out row; none by default. */
+  rowProps?: (row: T) => DataTableRowProps;
 }
 
 function SortIcon({ direction }: { direction: SortState['direction'] | null }) {
@@ -38,7 +43,16 @@ function SortIcon({ direction }: { direction: SortState['direction'] | null }) {
  * The admin screens' table: columns as data, case-insensitive search over their values, sorting by
  * a header click (again to reverse) and the spec's pager of 25 rows a page.
  */
-export function DataTable<T>({ label, columns, rows, rowKey, search = '', initialSort, emptyText }: DataTableProps<T>) {
+export function DataTable<T>({
+  label,
+  columns,
+  rows,
+  rowKey,
+  search = '',
+  initialSort,
+  emptyText,
+  rowProps,
+}: DataTableProps<T>) {
   const { t } = useTranslation();
   const table = useTableState(rows, columns, { search, initialSort });
 
@@ -75,7 +89,7 @@ export function DataTable<T>({ label, columns, rows, rowKey, search = '', initia
           </Table.Thead>
           <Table.Tbody>
             {table.visibleRows.map((row) => (
-              <Table.Tr key={rowKey(row)}>
+              <Table.Tr key={rowKey(row)} {...rowProps?.(row)}>
                 {columns.map((column) => (
                   <Table.Td key={column.id}>{column.render?.(row) ?? column.accessor?.(row) ?? null}</Table.Td>
                 ))}

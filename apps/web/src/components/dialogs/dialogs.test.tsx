@@ -3,6 +3,7 @@ import { Button, TextInput } from '@mantine/core';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import { COPY_CONFIRMATION_MS } from '@postern/protocol';
 import i18n from '@/i18n/i18n';
 import { ApiError } from '@/lib/api/api-error';
 import { useZodForm } from '@/lib/forms/use-zod-form';
@@ -10,7 +11,7 @@ import { renderUi } from '@/test-support/render-ui';
 import { openConfirmDialog } from './ConfirmDialog';
 import { ErrorDialog } from './ErrorDialog';
 import { FormDialog } from './FormDialog';
-import { COPY_CONFIRMATION_MS, SecretRevealDialog } from './SecretRevealDialog';
+import { SecretRevealDialog } from './SecretRevealDialog';
 
 describe('openConfirmDialog', () => {
   function Asker({ onConfirm }: { onConfirm: () => void }) {

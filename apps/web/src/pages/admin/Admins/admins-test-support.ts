@@ -1,4 +1,4 @@
-import { screen, within } from '@testing-library/react';
+import { screen } from '@testing-library/react';
 import { AdminListResponse, type AdminRecord } from '@postern/protocol';
 import { signInAdmin } from '@/test-support/fixtures';
 import { renderApp } from '@/test-support/render-app';
@@ -54,11 +54,3 @@ export function openAdmins(routes: Partial<Record<FakeRoute, TypedHandler>> = {}
 
 /** The admins table, once loaded. */
 export const adminsTable = () => screen.findByRole('table', { name: 'Admins' }, { timeout: 5000 });
-
-/** The text of one column of every body row, in order. */
-export function columnTexts(table: HTMLElement, index: number): (string | null | undefined)[] {
-  return within(table)
-    .getAllByRole('row')
-    .slice(1)
-    .map((row) => within(row).getAllByRole('cell')[index]?.textContent);
-}

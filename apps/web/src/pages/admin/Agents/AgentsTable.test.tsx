@@ -1,8 +1,7 @@
 import { act, configure, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { AdminStatusResponse, AgentListResponse } from '@postern/protocol';
+import { AdminStatusResponse, AGENTS_PAGE_REFRESH_MS, AgentListResponse } from '@postern/protocol';
 import { agentCapabilities, agentRecord, newAgentRecord } from '@/features/agents/agent-fixtures';
-import { AGENTS_PAGE_REFRESH_MS } from '@/features/agents/api';
 import { adminStatus, signInAdmin } from '@/test-support/fixtures';
 import { renderApp } from '@/test-support/render-app';
 import { apiError, data, installTypedFakeApi } from '@/test-support/typed-fake-api';
