@@ -55,6 +55,13 @@ export const STATUS_CACHE_MS = 180_000;
 export const THEME_CACHE_MS = 600_000;
 export const ADMIN_LIST_CACHE_MS = 180_000;
 export const ADMIN_HOME_STATUS_REFRESH_MS = 30_000;
+/** The agents page asks for the list again this often (spec: every 5 seconds on the agents page). */
+export const AGENTS_PAGE_REFRESH_MS = 5_000;
+/** The admin users list refreshes this often (spec §9: every 30 seconds). */
+export const USERS_LIST_REFRESH_MS = 30_000;
+
+/** Rows per page of an admin table (spec: the pager shows 25 rows a page). */
+export const ADMIN_TABLE_PAGE_SIZE = 25;
 
 /** UI timings. */
 export const COPY_CONFIRMATION_MS = 750;

@@ -3,6 +3,7 @@ import type {
   AdminSessionInfo,
   AdminStatus,
   KnocRecord,
+  LicensingSummary,
   UserRecord,
   UserSessionInfo,
   UserStatus,
@@ -50,6 +51,19 @@ export function userStatus(overrides: Partial<UserStatus> = {}): UserStatus {
     NewUserDashboard: false,
     AutoBrowseToURI: null,
     ACLs: [],
+    ...overrides,
+  };
+}
+
+/** A valid licence as the admin status sums it up: 10 users plus 50 % (5) overage, 3 sessions per user. */
+export function licensingSummary(overrides: Partial<LicensingSummary> = {}): LicensingSummary {
+  return {
+    Licensed: true,
+    Expires: '2030-01-01T00:00:00.000Z',
+    UserLimit: 10,
+    UserLimitOverage: 5,
+    UserLimitOveragePercentage: 50,
+    SessionLimit: 3,
     ...overrides,
   };
 }

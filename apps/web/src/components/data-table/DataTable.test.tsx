@@ -1,6 +1,7 @@
 import { screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { renderUi } from '@/test-support/render-ui';
+import { columnTexts } from '@/test-support/table';
 import { DataTable, type DataTableColumn } from './DataTable';
 
 interface Agent {
@@ -14,11 +15,7 @@ const COLUMNS: DataTableColumn<Agent>[] = [
 const agents = (count: number): Agent[] =>
   Array.from({ length: count }, (_, index) => ({ id: index + 1, name: `agent-${String(index + 1).padStart(3, '0')}` }));
 
-const names = () =>
-  within(screen.getByRole('table', { name: 'Agents' }))
-    .getAllByRole('row')
-    .slice(1)
-    .map((row) => within(row).getAllByRole('cell')[0]?.textContent);
+const names = () => columnTexts(screen.getByRole('table', { name: 'Agents' }), 0);
 
 function renderTable(rows: Agent[], search = '') {
   return renderUi(<DataTable label="Agents" columns={COLUMNS} rows={rows} rowKey={(row) => row.id} search={search} />);

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { Stack, Table, Text, UnstyledButton } from '@mantine/core';
+import { Stack, Table, Text, UnstyledButton, type TableTrProps } from '@mantine/core';
 import { IconArrowsSort, IconSortAscending, IconSortDescending } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { Pager } from './Pager';
@@ -14,6 +14,9 @@ export interface DataTableColumn<T> extends ValueColumn<T> {
   render?: (row: T) => ReactNode;
   width?: number | string;
 }
+
+/** Extra props of one row's `<tr>`: style props (`c: 'dimmed'`) and `data-` attributes. */
+export type DataTableRowProps = TableTrProps & { [attribute: `data-${string}`]: string | undefined };
 
 /** Props of {@link DataTable}. */
 export interface DataTableProps<T> {
@@ -32,6 +35,8 @@ export interface DataTableProps<T> {
    * table of badges needs more: a badge gives up its text to an ellipsis before its column widens.
    */
   minWidth?: number;
+  /** Per-row props, e.g. a greyed-out row; none by default. */
+  rowProps?: (row: T) => DataTableRowProps;
 }
 
 function SortIcon({ direction }: { direction: SortState['direction'] | null }) {
@@ -52,6 +57,7 @@ export function DataTable<T>({
   initialSort,
   emptyText,
   minWidth = 480,
+  rowProps,
 }: DataTableProps<T>) {
   const { t } = useTranslation();
   const table = useTableState(rows, columns, { search, initialSort });
@@ -89,7 +95,7 @@ export function DataTable<T>({
           </Table.Thead>
           <Table.Tbody>
             {table.visibleRows.map((row) => (
-              <Table.Tr key={rowKey(row)}>
+              <Table.Tr key={rowKey(row)} {...rowProps?.(row)}>
                 {columns.map((column) => (
                   <Table.Td key={column.id}>{column.render?.(row) ?? column.accessor?.(row) ?? null}</Table.Td>
                 ))}

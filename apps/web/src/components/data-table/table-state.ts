@@ -1,5 +1,4 @@
-/** Rows on one page of an admin table (spec: audit log and every list, 25 rows per page). */
-export const PAGE_SIZE = 25;
+import { ADMIN_TABLE_PAGE_SIZE } from '@postern/protocol';
 
 /** Up to this many pages the pager shows every page number; above it, ellipses (spec). */
 const MAX_PAGES_WITHOUT_ELLIPSIS = 8;
@@ -61,12 +60,12 @@ export function sortRows<T>(rows: readonly T[], columns: readonly ValueColumn<T>
 }
 
 /** How many pages `count` rows fill (at least one, so an empty table still has page 1). */
-export function pageCount(count: number, pageSize = PAGE_SIZE): number {
+export function pageCount(count: number, pageSize = ADMIN_TABLE_PAGE_SIZE): number {
   return Math.max(1, Math.ceil(count / pageSize));
 }
 
 /** The rows of page `page` (1-based). */
-export function pageRows<T>(rows: readonly T[], page: number, pageSize = PAGE_SIZE): T[] {
+export function pageRows<T>(rows: readonly T[], page: number, pageSize = ADMIN_TABLE_PAGE_SIZE): T[] {
   return rows.slice((page - 1) * pageSize, page * pageSize);
 }
 

@@ -1,14 +1,6 @@
 import { useMemo, useState } from 'react';
-import {
-  nextSort,
-  pageCount,
-  pageRows,
-  PAGE_SIZE,
-  searchRows,
-  sortRows,
-  type SortState,
-  type ValueColumn,
-} from './table-state';
+import { ADMIN_TABLE_PAGE_SIZE } from '@postern/protocol';
+import { nextSort, pageCount, pageRows, searchRows, sortRows, type SortState, type ValueColumn } from './table-state';
 
 /** Options of {@link useTableState}. */
 export interface TableStateOptions {
@@ -24,7 +16,7 @@ export function useTableState<T>(
   columns: readonly ValueColumn<T>[],
   options: TableStateOptions = {},
 ) {
-  const { search = '', initialSort = null, pageSize = PAGE_SIZE } = options;
+  const { search = '', initialSort = null, pageSize = ADMIN_TABLE_PAGE_SIZE } = options;
   const [sort, setSort] = useState<SortState | null>(initialSort);
   const [requestedPage, setPage] = useState(1);
 

@@ -1,9 +1,7 @@
 import { Button, Code, CopyButton, Group, Modal, Stack, Text } from '@mantine/core';
 import { IconCheck, IconCopy } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-
-/** How long the copy button says "Copied" (spec: copy confirmation 750 ms). */
-export const COPY_CONFIRMATION_MS = 750;
+import { COPY_CONFIRMATION_MS } from '@postern/protocol';
 
 /** Props of {@link SecretRevealDialog}. */
 export interface SecretRevealDialogProps {

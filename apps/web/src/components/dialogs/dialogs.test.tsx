@@ -3,14 +3,16 @@ import { Button, TextInput } from '@mantine/core';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import { COPY_CONFIRMATION_MS } from '@postern/protocol';
 import i18n from '@/i18n/i18n';
 import { ApiError } from '@/lib/api/api-error';
 import { useZodForm } from '@/lib/forms/use-zod-form';
+import { stubClipboard } from '@/test-support/clipboard';
 import { renderUi } from '@/test-support/render-ui';
 import { openConfirmDialog } from './ConfirmDialog';
 import { ErrorDialog } from './ErrorDialog';
 import { FormDialog } from './FormDialog';
-import { COPY_CONFIRMATION_MS, SecretRevealDialog } from './SecretRevealDialog';
+import { SecretRevealDialog } from './SecretRevealDialog';
 
 describe('openConfirmDialog', () => {
   function Asker({ onConfirm }: { onConfirm: () => void }) {
@@ -115,10 +117,8 @@ describe('SecretRevealDialog', () => {
   afterEach(() => vi.useRealTimers());
 
   it('shows the secret and says "Copied" for 750 ms after copying it', async () => {
-    const writeText = vi.fn(() => Promise.resolve());
     renderUi(<SecretRevealDialog secret="pk_123" title="API key" onClose={vi.fn()} />);
-    // After renderUi: user-event installs a clipboard of its own.
-    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
+    const writeText = stubClipboard();
     const dialog = await screen.findByRole('dialog', { name: 'API key' });
     expect(dialog).toHaveTextContent('pk_123');
     expect(dialog).toHaveTextContent('This is shown only once. Copy it now.');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AdminRecord } from '@postern/protocol';
+import { adminRecord } from './admin-fixtures';
 import {
   adminFieldLocks,
   adminFormValues,
@@ -9,20 +9,6 @@ import {
   toAdminUpdateBody,
   type AdminFormValues,
 } from './admin-rules';
-
-const admin = (overrides: Partial<AdminRecord> = {}): AdminRecord => ({
-  ID: 'a1',
-  Name: 'Grace Hopper',
-  UserName: 'grace',
-  AuthType: 'local',
-  TOTPEnabled: true,
-  TOTPVerified: true,
-  LoginEnabled: true,
-  ThirdPartyAuth: null,
-  LastLogin: null,
-  CreatedAt: '2026-01-01T00:00:00.000Z',
-  ...overrides,
-});
 
 const values = (overrides: Partial<AdminFormValues> = {}): AdminFormValues => ({
   ...adminFormValues(),
@@ -48,7 +34,12 @@ describe('adminFormValues', () => {
   });
 
   it('takes an existing admin’s values, never a password', () => {
-    const ldap = admin({ AuthType: 'LDAP', ThirdPartyAuth: { DN: 'cn=g' }, TOTPEnabled: false, LoginEnabled: false });
+    const ldap = adminRecord({
+      AuthType: 'LDAP',
+      ThirdPartyAuth: { DN: 'cn=g' },
+      TOTPEnabled: false,
+      LoginEnabled: false,
+    });
     expect(adminFormValues(ldap)).toMatchObject({
       AuthType: 'LDAP',
       ThirdPartyAuth: { DN: 'cn=g' },
@@ -106,37 +97,37 @@ describe('toAdminCreateBody', () => {
 
 describe('own account rules', () => {
   it('recognises the signed-in admin by sign-in name', () => {
-    expect(isOwnAccount(admin(), 'grace')).toBe(true);
-    expect(isOwnAccount(admin(), 'ada')).toBe(false);
-    expect(isOwnAccount(admin(), undefined)).toBe(false);
+    expect(isOwnAccount(adminRecord(), 'grace')).toBe(true);
+    expect(isOwnAccount(adminRecord(), 'ada')).toBe(false);
+    expect(isOwnAccount(adminRecord(), undefined)).toBe(false);
   });
 
   it.each([
-    ['another admin with 2FA', admin(), false, { resetTotp: null, remove: null }],
+    ['another admin with 2FA', adminRecord(), false, { resetTotp: null, remove: null }],
     [
       'another admin without 2FA',
-      admin({ TOTPEnabled: false }),
+      adminRecord({ TOTPEnabled: false }),
       false,
       { resetTotp: 'adminsScreen.actions.totpOff', remove: null },
     ],
-    ['yourself', admin(), true, { resetTotp: 'err.cannotResetOwn2fa', remove: 'err.cannotDeleteSelf' }],
+    ['yourself', adminRecord(), true, { resetTotp: 'err.cannotResetOwn2fa', remove: 'err.cannotDeleteSelf' }],
   ])('row actions of %s', (_name, record, own, expected) => {
     expect(adminRowActions(record, own)).toEqual(expected);
   });
 
   it.each([
     ['create', undefined, false, { identity: false, TOTPEnabled: null, LoginEnabled: null }],
-    ['edit another admin', admin(), false, { identity: true, TOTPEnabled: null, LoginEnabled: null }],
+    ['edit another admin', adminRecord(), false, { identity: true, TOTPEnabled: null, LoginEnabled: null }],
     [
       'edit yourself with 2FA on',
-      admin(),
+      adminRecord(),
       true,
       { identity: true, TOTPEnabled: 'err.cannotDisableOwn2fa', LoginEnabled: 'err.cannotDeleteSelf' },
     ],
     // Turning your own 2FA on is fine; only turning it off is refused.
     [
       'edit yourself with 2FA off',
-      admin({ TOTPEnabled: false }),
+      adminRecord({ TOTPEnabled: false }),
       true,
       { identity: true, TOTPEnabled: null, LoginEnabled: 'err.cannotDeleteSelf' },
     ],

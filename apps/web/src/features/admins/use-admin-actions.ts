@@ -1,8 +1,6 @@
-import { useState } from 'react';
-import { notifications } from '@mantine/notifications';
 import { useTranslation } from 'react-i18next';
 import type { AdminRecord, AdminSessionRecord } from '@postern/protocol';
-import { openConfirmDialog } from '@/components/dialogs/ConfirmDialog';
+import { useConfirmedActions } from '@/components/dialogs/use-confirmed-actions';
 import { useEndAdminSession, useInvalidateAdminSessions } from './admin-sessions-api';
 import { adminsApi, useResetAdminTotp } from './api';
 
@@ -13,65 +11,54 @@ import { adminsApi, useResetAdminTotp } from './api';
  */
 export function useAdminActions() {
   const { t } = useTranslation();
-  const [failure, setFailure] = useState<unknown>(null);
+  const { confirm, failure, clearFailure } = useConfirmedActions();
   const remove = adminsApi.useDelete();
   const resetTotp = useResetAdminTotp();
   const invalidate = useInvalidateAdminSessions();
   const endSession = useEndAdminSession();
 
-  const done = (key: string, options?: Record<string, unknown>) => ({
-    onSuccess: () => notifications.show({ color: 'green', message: t(key, options) }),
-    onError: setFailure,
-  });
-
   return {
     failure,
-    clearFailure: () => setFailure(null),
+    clearFailure,
     confirmDelete: (admin: AdminRecord) =>
-      openConfirmDialog(t, {
+      confirm({
         title: t('adminsScreen.confirm.deleteTitle'),
         message: t('adminsScreen.confirm.deleteMessage', { name: admin.Name, userName: admin.UserName }),
         confirmLabel: t('adminsScreen.confirm.delete'),
-        danger: true,
-        onConfirm: () => remove.mutate(admin.ID, done('adminsScreen.msg.adminDeleted')),
+        mutation: remove,
+        variables: admin.ID,
+        done: t('adminsScreen.msg.adminDeleted'),
       }),
     confirmResetTotp: (admin: AdminRecord) =>
-      openConfirmDialog(t, {
+      confirm({
         title: t('adminsScreen.confirm.resetTotpTitle'),
         message: t('adminsScreen.confirm.resetTotpMessage', { name: admin.Name }),
         confirmLabel: t('adminsScreen.confirm.resetTotp'),
-        danger: true,
-        onConfirm: () => resetTotp.mutate(admin.ID, done('adminsScreen.msg.totpReset')),
+        mutation: resetTotp,
+        variables: admin.ID,
+        done: t('adminsScreen.msg.totpReset'),
       }),
     confirmInvalidateSessions: () =>
-      openConfirmDialog(t, {
+      confirm({
         title: t('adminsScreen.confirm.invalidateTitle'),
         message: t('adminsScreen.confirm.invalidateMessage'),
         confirmLabel: t('adminsScreen.confirm.invalidate'),
-        danger: true,
-        onConfirm: () =>
-          invalidate.mutate(undefined, {
-            onSuccess: ({ Ended }) =>
-              notifications.show({
-                color: 'green',
-                message: t('adminsScreen.msg.sessionsInvalidated', { count: Ended }),
-              }),
-            onError: setFailure,
-          }),
+        mutation: invalidate,
+        variables: undefined,
+        done: ({ Ended }) => t('adminsScreen.msg.sessionsInvalidated', { count: Ended }),
       }),
     confirmEndSession: (session: AdminSessionRecord) =>
-      openConfirmDialog(t, {
+      confirm({
         title: t('adminsScreen.confirm.endSessionTitle'),
         // Ending the session in use signs this admin out: say so before, not after.
         message: t(
           session.Current ? 'adminsScreen.confirm.endOwnSessionMessage' : 'adminsScreen.confirm.endSessionMessage',
-          {
-            ip: session.IPAddress,
-          },
+          { ip: session.IPAddress },
         ),
         confirmLabel: t('adminsScreen.confirm.endSession'),
-        danger: true,
-        onConfirm: () => endSession.mutate(session.ID, done('adminsScreen.msg.sessionEnded')),
+        mutation: endSession,
+        variables: session.ID,
+        done: t('adminsScreen.msg.sessionEnded'),
       }),
     /** Whether an action is on its way (the toolbar's button waits meanwhile). */
     invalidating: invalidate.isPending,

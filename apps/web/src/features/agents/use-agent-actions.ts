@@ -1,8 +1,6 @@
-import { useState } from 'react';
-import { notifications } from '@mantine/notifications';
 import { useTranslation } from 'react-i18next';
 import { ErrorCodes, type AgentRecord } from '@postern/protocol';
-import { openConfirmDialog } from '@/components/dialogs/ConfirmDialog';
+import { useConfirmedActions } from '@/components/dialogs/use-confirmed-actions';
 import { ApiError } from '@/lib/api/api-error';
 import { agentsApi, useRotateAgentToken } from './api';
 
@@ -24,7 +22,7 @@ export function useAgentActions({ onRotated }: { onRotated: (agent: AgentRecord)
   const { t } = useTranslation();
   const remove = agentsApi.useDelete();
   const rotate = useRotateAgentToken();
-  const [failure, setFailure] = useState<unknown>(null);
+  const { confirm, failure, setFailure, clearFailure } = useConfirmedActions();
 
   const onDelete = (agent: AgentRecord) => {
     const refusal = attachedBackendsRefusal(agent);
@@ -32,38 +30,30 @@ export function useAgentActions({ onRotated }: { onRotated: (agent: AgentRecord)
       setFailure(refusal);
       return;
     }
-    openConfirmDialog(t, {
+    confirm({
       title: t('agentsScreen.delete.title'),
       message: t('agentsScreen.delete.message', { name: agent.Name }),
       confirmLabel: t('agentsScreen.delete.confirm'),
-      danger: true,
-      onConfirm: () =>
-        remove.mutate(agent.ID, {
-          onSuccess: () => notifications.show({ color: 'green', message: t('agentsScreen.messages.agentDeleted') }),
-          onError: setFailure,
-        }),
+      mutation: remove,
+      variables: agent.ID,
+      done: t('agentsScreen.messages.agentDeleted'),
     });
   };
 
   const onRotateToken = (agent: AgentRecord) => {
-    openConfirmDialog(t, {
+    confirm({
       title: t('agentsScreen.rotate.title'),
       message: t('agentsScreen.rotate.message', { name: agent.Name }),
       confirmLabel: t('agentsScreen.rotate.confirm'),
-      danger: true,
-      onConfirm: () =>
-        rotate.mutate(agent.ID, {
-          onSuccess: (rotated) => {
-            notifications.show({ color: 'green', message: t('agentsScreen.messages.tokenRotated') });
-            onRotated(rotated);
-          },
-          onError: setFailure,
-        }),
+      mutation: rotate,
+      variables: agent.ID,
+      done: t('agentsScreen.messages.tokenRotated'),
+      onDone: onRotated,
     });
   };
 
   // While a delete or rotation is on its way, that row's menu spins and cannot start another.
   const busyId = remove.isPending ? String(remove.variables) : rotate.isPending ? String(rotate.variables) : null;
 
-  return { onDelete, onRotateToken, busyId, failure, clearFailure: () => setFailure(null) };
+  return { onDelete, onRotateToken, busyId, failure, clearFailure };
 }

@@ -9,7 +9,8 @@ import {
   type BannerFacts,
   type BannerKind,
 } from './banner-rules';
-import { agentRecord, licensing, quietStatus } from './banner-test-support';
+import { agentRecord } from '@/features/agents/agent-fixtures';
+import { licensing, quietStatus } from './banner-test-support';
 
 /** Each banner's condition, alone; combined below to check the priority. */
 const CONDITIONS: Record<BannerKind, { status: Partial<AdminStatus>; agents?: BannerFacts['agents'] }> = {

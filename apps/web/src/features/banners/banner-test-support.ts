@@ -1,4 +1,4 @@
-import type { AdminStatus, AgentRecord } from '@postern/protocol';
+import type { AdminStatus } from '@postern/protocol';
 import { adminStatus } from '../../test-support/fixtures';
 
 /**
@@ -30,26 +30,6 @@ export function quietStatus(overrides: Partial<AdminStatus> = {}): AdminStatus {
     Licensing: licensing(),
     ...overrides,
   });
-}
-
-/** An agent as GET /api/admin/agents lists it, connected and on a supported version. */
-export function agentRecord(overrides: Partial<AgentRecord> = {}): AgentRecord {
-  return {
-    ID: '4f1c2d7e-0000-4000-8000-000000000001',
-    Name: 'edge-1',
-    Token: 'token-1',
-    LastSeen: new Date().toISOString(),
-    Version: '1.9.0',
-    ExternalIP: '198.51.100.7',
-    Capabilities: null,
-    Online: true,
-    EnrolledAt: null,
-    KeyFingerprint: null,
-    Backends: [],
-    LastModifiedAt: new Date().toISOString(),
-    LastModifiedBy: 'grace',
-    ...overrides,
-  };
 }
 
 /** The days from now, as the ISO instant the server would send. */

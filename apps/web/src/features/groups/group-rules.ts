@@ -6,7 +6,7 @@ import type {
   KnocRecord,
   UserRecord,
 } from '@postern/protocol';
-import type { IssueKey } from '@/lib/forms/zod-form-errors';
+import { nameIssueKey } from '@/lib/forms/zod-form-errors';
 
 /** The group dialog's values: exactly the wire fields. */
 export interface GroupFormValues {
@@ -102,11 +102,8 @@ export function userChoices(users: readonly UserRecord[], type: GroupType): Choi
     .sort(byLabel);
 }
 
-/** Texts for the protocol's generic string rules (their zod messages are developer English). */
-export const groupIssueKey: IssueKey = (issue) => {
-  if (issue.message.startsWith('err.')) return undefined;
-  if (issue.code === 'too_small') return 'groupsScreen.form.nameRequired';
-  if (issue.code === 'too_big') return 'form.tooLong';
-  if (issue.code === 'invalid_format') return 'groupsScreen.form.controlCharacters';
-  return undefined;
-};
+/** Texts for the protocol's generic name rule (its zod messages are developer English). */
+export const groupIssueKey = nameIssueKey({
+  required: 'groupsScreen.form.nameRequired',
+  controlCharacters: 'groupsScreen.form.controlCharacters',
+});

@@ -1,8 +1,6 @@
-import { useState } from 'react';
-import { notifications } from '@mantine/notifications';
 import { useTranslation } from 'react-i18next';
 import type { GroupRecord } from '@postern/protocol';
-import { openConfirmDialog } from '@/components/dialogs/ConfirmDialog';
+import { useConfirmedActions } from '@/components/dialogs/use-confirmed-actions';
 import { groupsApi } from './api';
 
 /**
@@ -11,19 +9,16 @@ import { groupsApi } from './api';
  */
 export function useDeleteGroup() {
   const { t } = useTranslation();
-  const [failure, setFailure] = useState<unknown>(null);
+  const { confirm, failure, clearFailure } = useConfirmedActions();
   const remove = groupsApi.useDelete();
   const confirmDelete = (group: GroupRecord) =>
-    openConfirmDialog(t, {
+    confirm({
       title: t('groupsScreen.confirm.deleteTitle'),
       message: t('groupsScreen.confirm.deleteMessage', { name: group.Name }),
       confirmLabel: t('groupsScreen.confirm.delete'),
-      danger: true,
-      onConfirm: () =>
-        remove.mutate(group.ID, {
-          onSuccess: () => notifications.show({ color: 'green', message: t('groupsScreen.msg.groupDeleted') }),
-          onError: setFailure,
-        }),
+      mutation: remove,
+      variables: group.ID,
+      done: t('groupsScreen.msg.groupDeleted'),
     });
-  return { confirmDelete, failure, clearFailure: () => setFailure(null) };
+  return { confirmDelete, failure, clearFailure };
 }

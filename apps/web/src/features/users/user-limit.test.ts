@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { LicensingSummary, UserAuthType } from '@postern/protocol';
+import type { UserAuthType } from '@postern/protocol';
+import { licensingSummary } from '@/test-support/fixtures';
 import { canCreateUsers, licenceSessionLimit, userLimitNotice } from './user-limit';
-
-const licensing = (overrides: Partial<LicensingSummary> = {}): LicensingSummary => ({
-  Licensed: true,
-  Expires: '2030-01-01T00:00:00.000Z',
-  UserLimit: 10,
-  UserLimitOverage: 5,
-  UserLimitOveragePercentage: 50,
-  SessionLimit: 3,
-  ...overrides,
-});
 
 const users = (count: number, authType: UserAuthType = 'local') =>
   Array.from({ length: count }, () => ({ AuthType: authType }));
@@ -35,28 +26,28 @@ describe('userLimitNotice', () => {
       { kind: 'reached', count: 17, limit: 10, percent: 50, overLimit: true, showBanner: true },
     ],
   ])('%s (%i users)', (_case, count, expected) => {
-    expect(userLimitNotice(licensing(), users(count))).toEqual(expected);
+    expect(userLimitNotice(licensingSummary(), users(count))).toEqual(expected);
   });
 
   it('says nothing over the limit when SAML users exist, while grace is left', () => {
-    expect(userLimitNotice(licensing(), [...users(10), ...users(2, 'SAML')])).toEqual({ kind: 'none' });
+    expect(userLimitNotice(licensingSummary(), [...users(10), ...users(2, 'SAML')])).toEqual({ kind: 'none' });
   });
 
   it('still blocks creation at the limit plus overage when SAML users exist, without the banner text', () => {
-    expect(userLimitNotice(licensing(), [...users(14), ...users(1, 'SAML')])).toMatchObject({
+    expect(userLimitNotice(licensingSummary(), [...users(14), ...users(1, 'SAML')])).toMatchObject({
       kind: 'reached',
       showBanner: false,
     });
   });
 
   it('blocks at the limit itself when the licence has no overage', () => {
-    const notice = userLimitNotice(licensing({ UserLimitOverage: 0, UserLimitOveragePercentage: 0 }), users(10));
+    const notice = userLimitNotice(licensingSummary({ UserLimitOverage: 0, UserLimitOveragePercentage: 0 }), users(10));
     expect(notice).toEqual({ kind: 'reached', count: 10, limit: 10, percent: 0, overLimit: false, showBanner: false });
     expect(canCreateUsers(notice)).toBe(false);
   });
 
   it('never limits an unlicensed installation', () => {
-    const notice = userLimitNotice(licensing({ Licensed: false }), users(500));
+    const notice = userLimitNotice(licensingSummary({ Licensed: false }), users(500));
     expect(notice).toEqual({ kind: 'none' });
     expect(canCreateUsers(notice)).toBe(true);
   });
@@ -64,10 +55,10 @@ describe('userLimitNotice', () => {
 
 describe('licenceSessionLimit', () => {
   it('is the licence’s SessionLimit when licensed', () => {
-    expect(licenceSessionLimit(licensing({ SessionLimit: 4 }))).toBe(4);
+    expect(licenceSessionLimit(licensingSummary({ SessionLimit: 4 }))).toBe(4);
   });
 
   it('is none when unlicensed', () => {
-    expect(licenceSessionLimit(licensing({ Licensed: false, SessionLimit: 0 }))).toBeNull();
+    expect(licenceSessionLimit(licensingSummary({ Licensed: false, SessionLimit: 0 }))).toBeNull();
   });
 });

@@ -11,14 +11,15 @@ import { createResourceApi } from './resource-api';
 const Agent = z.object({ ID: z.number(), Name: z.string() });
 const AgentCreateBody = z.object({ Name: z.string() });
 
-const agents = createResourceApi({
+const agentsConfig = {
   key: 'agents',
   path: '/admin/agents',
   list: z.array(Agent),
   item: Agent,
   create: AgentCreateBody,
   update: AgentCreateBody,
-});
+};
+const agents = createResourceApi(agentsConfig);
 
 function wrapper() {
   const queryClient = createQueryClient();
@@ -75,6 +76,19 @@ describe('createResourceApi', () => {
     const update = renderHook(() => agents.useUpdate(), { wrapper: Wrapper });
     await update.result.current.mutateAsync({ id: 2, body: { Name: 'core-2' } });
     await waitFor(() => expect(api.calls('GET /api/admin/agents')).toHaveLength(3));
+  });
+
+  it.each([
+    ['the new record', { ID: 3, Name: 'core' }, { ID: 3, Name: 'core' }],
+    ['a refusal when the answer breaks the schema', { ID: 'three' }, null],
+  ])('resolves a create to its answer parsed with `created`: %s', async (_case, answer, expected) => {
+    installFakeApi({ 'POST /api/admin/agents': { body: { data: answer } } });
+    const reading = createResourceApi({ ...agentsConfig, created: Agent });
+    const { wrapper: Wrapper } = wrapper();
+    const create = renderHook(() => reading.useCreate(), { wrapper: Wrapper });
+    const outcome = create.result.current.mutateAsync({ Name: 'core' });
+    if (expected === null) await expect(outcome).rejects.toBeInstanceOf(ApiError);
+    else await expect(outcome).resolves.toEqual(expected);
   });
 
   it('refreshes the list after a failed delete too', async () => {

@@ -6,7 +6,13 @@ import { api } from './client';
 export type ResourceId = string | number;
 
 /** What {@link createResourceApi} needs to know of one admin entity. */
-export interface ResourceConfig<ListSchema extends z.ZodType, ItemSchema extends z.ZodType, CreateBody, UpdateBody> {
+export interface ResourceConfig<
+  ListSchema extends z.ZodType,
+  ItemSchema extends z.ZodType,
+  CreateBody,
+  UpdateBody,
+  CreatedSchema extends z.ZodType,
+> {
   /** The first part of every query key of the entity ("agents"). */
   key: string;
   /** The collection's API path without /api ("/admin/agents"); an item is `${path}/${id}`. */
@@ -15,9 +21,17 @@ export interface ResourceConfig<ListSchema extends z.ZodType, ItemSchema extends
   list: ListSchema;
   /** One item's answer schema. */
   item: ItemSchema;
-  /** Only types the create and update bodies (pass the protocol's `…CreateBody` schema); never parsed. */
-  create?: z.ZodType<CreateBody>;
-  update?: z.ZodType<UpdateBody>;
+  /**
+   * Only type the create and update bodies as the schemas' input, what the server reads (pass the
+   * protocol's `…CreateBody` schema); never parsed.
+   */
+  create?: z.ZodType<unknown, CreateBody>;
+  update?: z.ZodType<unknown, UpdateBody>;
+  /**
+   * The create answer's `data` schema: `useCreate` then resolves to the parsed answer (the new
+   * record, a one-time secret). Without it the answer is passed on unread.
+   */
+  created?: CreatedSchema;
 }
 
 /**
@@ -30,8 +44,9 @@ export function createResourceApi<
   ItemSchema extends z.ZodType,
   CreateBody = unknown,
   UpdateBody = unknown,
->(config: ResourceConfig<ListSchema, ItemSchema, CreateBody, UpdateBody>) {
-  const { key, path, list, item } = config;
+  CreatedSchema extends z.ZodType = z.ZodUnknown,
+>(config: ResourceConfig<ListSchema, ItemSchema, CreateBody, UpdateBody, CreatedSchema>) {
+  const { key, path, list, item, created } = config;
   const itemPath = (id: ResourceId) => `${path}/${encodeURIComponent(String(id))}`;
 
   const keys = {
@@ -62,8 +77,9 @@ export function createResourceApi<
         queryFn: ({ signal }) => api.get(itemPath(id ?? ''), item, { signal }),
         enabled: id !== undefined,
       }),
-    /** POST to the collection. */
-    useCreate: () => useMutation({ mutationFn: (body: CreateBody) => api.post(path, body), ...useRefreshing() }),
+    /** POST to the collection; resolves to the answer, parsed with `created` when given. */
+    useCreate: () =>
+      useMutation({ mutationFn: (body: CreateBody) => api.post(path, body, created), ...useRefreshing() }),
     /** PUT to an item. */
     useUpdate: () =>
       useMutation({

@@ -20,6 +20,9 @@ function TestForm({ onSubmit, refusal }: { onSubmit: (values: unknown) => void; 
       <TextInput label="URL" {...form.getInputProps('DiscoverIPURL')} />
       <Button type="submit">Save</Button>
       <Button onClick={() => form.setApiError(refusal)}>Refuse</Button>
+      <Button onClick={() => form.refuse(refusal)}>Refuse save</Button>
+      <Button onClick={form.clearFailure}>Clear</Button>
+      <output aria-label="Failure">{form.failure instanceof ApiError ? form.failure.err : 'none'}</output>
     </form>
   );
 }
@@ -50,5 +53,16 @@ describe('useZodForm', () => {
     await user.click(screen.getByRole('button', { name: 'Refuse' }));
     expect(await screen.findByText('Bad request: already taken')).toBeVisible();
     expect(screen.getByLabelText('User')).toHaveAttribute('aria-invalid', 'true');
+  });
+
+  it.each([
+    ['under the field its Extra names', new ApiError(400, 'err.badRequest', 'UserName: already taken'), 'none'],
+    ['in `failure` when it names no field', new ApiError(500, 'err.internal'), 'err.internal'],
+  ])('puts a save’s refusal %s, and clearFailure forgets it', async (_case, refusal, failure) => {
+    const { user } = renderUi(<TestForm onSubmit={vi.fn()} refusal={refusal} />);
+    await user.click(screen.getByRole('button', { name: 'Refuse save' }));
+    expect(screen.getByRole('status', { name: 'Failure' })).toHaveTextContent(failure);
+    await user.click(screen.getByRole('button', { name: 'Clear' }));
+    expect(screen.getByRole('status', { name: 'Failure' })).toHaveTextContent('none');
   });
 });

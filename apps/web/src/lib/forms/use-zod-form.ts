@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { useForm, type UseFormInput, type UseFormReturnType } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
 import type { z } from 'zod';
@@ -20,6 +21,12 @@ export interface UseZodFormOptions<Values extends object> extends Omit<
 export type ZodForm<Values extends object> = UseFormReturnType<Values> & {
   /** Puts an API error's `{Err, Extra}` under the field Extra names; false when it names none. */
   setApiError: (error: unknown) => boolean;
+  /** A save's refusal that no field took (a lost connection, a 500), for the dialog; null for none. */
+  failure: unknown;
+  /** A save's `onError`: the refusal goes under the field it names, else into `failure`. */
+  refuse: (error: unknown) => void;
+  /** Forgets `failure` (before the next save, or when its dialog closes). */
+  clearFailure: () => void;
 };
 
 /**
@@ -37,5 +44,14 @@ export function useZodForm<Values extends object>({
     ...options,
     validate: (values) => zodFormErrors(schema, values, (key) => t(key, { defaultValue: key }), issueKey),
   });
-  return Object.assign(form, { setApiError: (error: unknown) => applyApiError(form, error, t) });
+  const [failure, setFailure] = useState<unknown>(null);
+  const setApiError = (error: unknown) => applyApiError(form, error, t);
+  return Object.assign(form, {
+    setApiError,
+    failure,
+    refuse: (error: unknown) => {
+      if (!setApiError(error)) setFailure(error);
+    },
+    clearFailure: () => setFailure(null),
+  });
 }

@@ -35,3 +35,19 @@ export function zodFormErrors(
   }
   return errors;
 }
+
+/**
+ * The texts of the protocol's generic name rule (RequiredName: required, at most 200 characters, no
+ * control characters), whose zod messages are developer English: an empty name says `required`,
+ * an over-long one "too long", a control character `controlCharacters`. Issues that carry an `err.`
+ * key of their own (password length, mismatch, DN) keep it.
+ */
+export function nameIssueKey(keys: { required: string; controlCharacters: string }): IssueKey {
+  return (issue) => {
+    if (issue.message.startsWith('err.')) return undefined;
+    if (issue.code === 'too_small') return keys.required;
+    if (issue.code === 'too_big') return 'form.tooLong';
+    if (issue.code === 'invalid_format') return keys.controlCharacters;
+    return undefined;
+  };
+}

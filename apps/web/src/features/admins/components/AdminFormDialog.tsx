@@ -1,4 +1,3 @@
-import { useState } from 'react';
 import { Checkbox, NativeSelect, PasswordInput, Text, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useTranslation } from 'react-i18next';
@@ -12,6 +11,7 @@ import {
 } from '@postern/protocol';
 import { FormDialog } from '@/components/dialogs/FormDialog';
 import { useZodForm } from '@/lib/forms/use-zod-form';
+import { nameIssueKey } from '@/lib/forms/zod-form-errors';
 import {
   adminFieldLocks,
   adminFormValues,
@@ -22,7 +22,12 @@ import {
   type AdminFormValues,
 } from '../admin-rules';
 import { adminsApi } from '../api';
-import { adminIssueKey } from '../form-issue-keys';
+
+/** The name rules' texts; password and DN issues carry `err.` keys of their own. */
+const ADMIN_ISSUE_KEY = nameIssueKey({
+  required: 'adminsScreen.form.required',
+  controlCharacters: 'adminsScreen.form.controlCharacters',
+});
 
 /** Props of {@link AdminFormDialog}. */
 export interface AdminFormDialogProps {
@@ -43,7 +48,6 @@ export function AdminFormDialog({ admin, own, onClose }: AdminFormDialogProps) {
   const create = adminsApi.useCreate();
   const update = adminsApi.useUpdate();
   const pending = create.isPending || update.isPending;
-  const [failure, setFailure] = useState<unknown>(null);
   const locks = adminFieldLocks(admin, own);
   const form = useZodForm<AdminFormValues>({
     // Edit validates the update body (no password needed), so the form refuses what the server would.
@@ -51,14 +55,14 @@ export function AdminFormDialog({ admin, own, onClose }: AdminFormDialogProps) {
       admin === undefined
         ? AdminCreateBody
         : z.preprocess((values) => ({ ...(values as object), ID: admin.ID }), AdminUpdateBody),
-    issueKey: adminIssueKey,
+    issueKey: ADMIN_ISSUE_KEY,
     initialValues: adminFormValues(admin),
   });
   const { AuthType } = form.values;
 
   const save = (values: AdminFormValues) => {
     if (pending) return;
-    setFailure(null);
+    form.clearFailure();
     const callbacks = {
       onSuccess: () => {
         const key = admin === undefined ? 'adminsScreen.msg.adminCreated' : 'adminsScreen.msg.adminUpdated';
@@ -66,9 +70,7 @@ export function AdminFormDialog({ admin, own, onClose }: AdminFormDialogProps) {
         onClose();
       },
       // A refusal naming a field (UserName taken, LoginEnabled on yourself) shows there; others above the form.
-      onError: (error: unknown) => {
-        if (!form.setApiError(error)) setFailure(error);
-      },
+      onError: form.refuse,
     };
     if (admin === undefined) create.mutate(toAdminCreateBody(values), callbacks);
     else update.mutate({ id: admin.ID, body: toAdminUpdateBody(admin.ID, values) }, callbacks);
@@ -92,7 +94,7 @@ export function AdminFormDialog({ admin, own, onClose }: AdminFormDialogProps) {
       onClose={onClose}
       onSubmit={form.onSubmit(save)}
       pending={pending}
-      error={failure}
+      error={form.failure}
     >
       <TextInput label={t('adminsScreen.form.name')} required data-autofocus {...form.getInputProps('Name')} />
       <TextInput

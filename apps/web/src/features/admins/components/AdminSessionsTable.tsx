@@ -3,11 +3,11 @@ import { Badge, Group, Text } from '@mantine/core';
 import { IconPlugConnectedX } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { AdminRecord, AdminSessionRecord } from '@postern/protocol';
+import { RowAction } from '@/components/RowAction';
 import { DataTable, type DataTableColumn } from '@/components/data-table/DataTable';
 import { QueryState } from '@/components/QueryState';
 import { RelativeTime } from '@/components/RelativeTime';
 import { useAdminSessions } from '../admin-sessions-api';
-import { RowAction } from './RowAction';
 
 /** Props of {@link AdminSessionsTable}. */
 export interface AdminSessionsTableProps {

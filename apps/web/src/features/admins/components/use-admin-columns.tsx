@@ -3,10 +3,10 @@ import { Badge, Group, Text } from '@mantine/core';
 import { IconEdit, IconEye, IconShieldOff, IconTrash } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { AdminRecord } from '@postern/protocol';
+import { RowAction } from '@/components/RowAction';
 import type { DataTableColumn } from '@/components/data-table/DataTable';
 import { RelativeTime } from '@/components/RelativeTime';
 import { adminRowActions, isOwnAccount } from '../admin-rules';
-import { RowAction } from './RowAction';
 
 /** What the row actions open or ask. */
 export interface AdminRowHandlers {

@@ -1,7 +1,7 @@
-import { ActionIcon, Menu } from '@mantine/core';
-import { IconDots, IconEdit, IconKey, IconRefresh, IconTrash } from '@tabler/icons-react';
+import { IconEdit, IconKey, IconRefresh, IconTrash } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { AgentRecord } from '@postern/protocol';
+import { RowActionMenu } from '@/components/RowActionMenu';
 
 /** What the Actions menu of a row can ask for. */
 export interface AgentRowActions {
@@ -17,36 +17,32 @@ export interface AgentRowActions {
 export function AgentActionsMenu({ agent, actions }: { agent: AgentRecord; actions: AgentRowActions }) {
   const { t } = useTranslation();
   return (
-    <Menu position="bottom-end" withinPortal>
-      <Menu.Target>
-        <ActionIcon
-          variant="subtle"
-          color="gray"
-          aria-label={t('agentsScreen.actions.menu', { name: agent.Name })}
-          loading={actions.busyId === agent.ID}
-        >
-          <IconDots size={18} aria-hidden />
-        </ActionIcon>
-      </Menu.Target>
-      <Menu.Dropdown>
-        <Menu.Item leftSection={<IconKey size={16} aria-hidden />} onClick={() => actions.onViewToken(agent)}>
-          {t('agentsScreen.actions.viewToken')}
-        </Menu.Item>
-        <Menu.Item leftSection={<IconEdit size={16} aria-hidden />} onClick={() => actions.onEdit(agent)}>
-          {t('agentsScreen.actions.edit')}
-        </Menu.Item>
-        <Menu.Item leftSection={<IconRefresh size={16} aria-hidden />} onClick={() => actions.onRotateToken(agent)}>
-          {t('agentsScreen.actions.rotateToken')}
-        </Menu.Item>
-        <Menu.Divider />
-        <Menu.Item
-          color="red"
-          leftSection={<IconTrash size={16} aria-hidden />}
-          onClick={() => actions.onDelete(agent)}
-        >
-          {t('agentsScreen.actions.delete')}
-        </Menu.Item>
-      </Menu.Dropdown>
-    </Menu>
+    <RowActionMenu
+      label={t('agentsScreen.actions.menu', { name: agent.Name })}
+      loading={actions.busyId === agent.ID}
+      items={[
+        {
+          label: t('agentsScreen.actions.viewToken'),
+          icon: <IconKey size={16} aria-hidden />,
+          onClick: () => actions.onViewToken(agent),
+        },
+        {
+          label: t('agentsScreen.actions.edit'),
+          icon: <IconEdit size={16} aria-hidden />,
+          onClick: () => actions.onEdit(agent),
+        },
+        {
+          label: t('agentsScreen.actions.rotateToken'),
+          icon: <IconRefresh size={16} aria-hidden />,
+          onClick: () => actions.onRotateToken(agent),
+        },
+        {
+          label: t('agentsScreen.actions.delete'),
+          icon: <IconTrash size={16} aria-hidden />,
+          onClick: () => actions.onDelete(agent),
+          danger: true,
+        },
+      ]}
+    />
   );
 }

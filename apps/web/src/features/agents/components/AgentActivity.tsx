@@ -1,7 +1,7 @@
-import { ActionIcon, Badge, Box, CopyButton, Group, Stack, Text, Tooltip } from '@mantine/core';
-import { IconCheck, IconCopy } from '@tabler/icons-react';
+import { Badge, Box, Group, Stack, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { COPY_CONFIRMATION_MS, TOOLTIP_DELAY_MS, type AgentRecord } from '@postern/protocol';
+import type { AgentRecord } from '@postern/protocol';
+import { CopyIconButton } from '@/components/CopyIconButton';
 import { RelativeTime } from '@/components/RelativeTime';
 
 /**
@@ -12,30 +12,16 @@ import { RelativeTime } from '@/components/RelativeTime';
 export function AgentActivity({ agent }: { agent: AgentRecord }) {
   const { t } = useTranslation();
   if (agent.LastSeen === null) {
-    const copyLabel = t('agentsScreen.activity.copyToken', { name: agent.Name });
     return (
       <Group gap="xs" wrap="nowrap">
         <Badge color="gray" variant="light">
           {t('agentsScreen.activity.awaiting')}
         </Badge>
-        <CopyButton value={agent.Token} timeout={COPY_CONFIRMATION_MS}>
-          {({ copied, copy }) => (
-            <Tooltip
-              label={copied ? t('agentsScreen.activity.tokenCopied') : copyLabel}
-              openDelay={TOOLTIP_DELAY_MS}
-              withArrow
-            >
-              <ActionIcon
-                variant={copied ? 'light' : 'subtle'}
-                color={copied ? 'teal' : 'gray'}
-                aria-label={copied ? t('agentsScreen.activity.tokenCopied') : copyLabel}
-                onClick={copy}
-              >
-                {copied ? <IconCheck size={16} aria-hidden /> : <IconCopy size={16} aria-hidden />}
-              </ActionIcon>
-            </Tooltip>
-          )}
-        </CopyButton>
+        <CopyIconButton
+          value={agent.Token}
+          label={t('agentsScreen.activity.copyToken', { name: agent.Name })}
+          copiedLabel={t('agentsScreen.activity.tokenCopied')}
+        />
       </Group>
     );
   }

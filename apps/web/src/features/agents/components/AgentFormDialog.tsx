@@ -1,15 +1,18 @@
-import { useState } from 'react';
 import { TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useTranslation } from 'react-i18next';
-import { AgentCreateBody, AgentRecord } from '@postern/protocol';
+import { AgentCreateBody, type AgentRecord } from '@postern/protocol';
 import { FormDialog } from '@/components/dialogs/FormDialog';
 import { useZodForm } from '@/lib/forms/use-zod-form';
+import { nameIssueKey } from '@/lib/forms/zod-form-errors';
 import { agentsApi } from '../api';
-import { agentNameIssueKey } from '../agent-name';
 
 /** The form's rules: the protocol's own Name rule, so the form refuses what the server would. */
 const AGENT_NAME_FORM = AgentCreateBody.pick({ Name: true });
+const AGENT_NAME_ISSUE_KEY = nameIssueKey({
+  required: 'agentsScreen.form.nameRequired',
+  controlCharacters: 'agentsScreen.form.nameControlCharacters',
+});
 
 /** Props of {@link AgentFormDialog}. */
 export interface AgentFormDialogProps {
@@ -29,19 +32,13 @@ function AgentNameForm({ agent, onClose, onCreated }: Omit<AgentFormDialogProps,
   const form = useZodForm({
     schema: AGENT_NAME_FORM,
     initialValues: { Name: agent?.Name ?? '' },
-    issueKey: agentNameIssueKey,
+    issueKey: AGENT_NAME_ISSUE_KEY,
   });
-  // A refusal no field took (a lost connection, a 500) is shown above the field.
-  const [failure, setFailure] = useState<unknown>(null);
   const pending = create.isPending || update.isPending;
-
-  const onError = (error: unknown) => {
-    if (!form.setApiError(error)) setFailure(error);
-  };
 
   const save = ({ Name }: { Name: string }) => {
     if (pending) return;
-    setFailure(null);
+    form.clearFailure();
     const name = Name.trim();
     if (agent === undefined) {
       create.mutate(
@@ -49,11 +46,9 @@ function AgentNameForm({ agent, onClose, onCreated }: Omit<AgentFormDialogProps,
         {
           onSuccess: (created) => {
             notifications.show({ color: 'green', message: t('agentsScreen.messages.agentCreated') });
-            const parsed = AgentRecord.safeParse(created);
-            if (parsed.success) onCreated(parsed.data);
-            else onClose();
+            onCreated(created);
           },
-          onError,
+          onError: form.refuse,
         },
       );
       return;
@@ -66,7 +61,7 @@ function AgentNameForm({ agent, onClose, onCreated }: Omit<AgentFormDialogProps,
           notifications.show({ color: 'green', message: t('agentsScreen.messages.agentUpdated') });
           onClose();
         },
-        onError,
+        onError: form.refuse,
       },
     );
   };
@@ -78,7 +73,7 @@ function AgentNameForm({ agent, onClose, onCreated }: Omit<AgentFormDialogProps,
       onClose={onClose}
       onSubmit={form.onSubmit(save)}
       pending={pending}
-      error={failure}
+      error={form.failure}
       submitLabel={agent === undefined ? t('agentsScreen.form.submitCreate') : undefined}
     >
       <TextInput

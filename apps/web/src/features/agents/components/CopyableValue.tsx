@@ -1,8 +1,7 @@
-import { ActionIcon, Code, CopyButton, Group, Stack, Text, Tooltip } from '@mantine/core';
-import { IconCheck, IconCopy } from '@tabler/icons-react';
+import { Code, Group, Stack, Text } from '@mantine/core';
 import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
-import { COPY_CONFIRMATION_MS, TOOLTIP_DELAY_MS } from '@postern/protocol';
+import { CopyIconButton } from '@/components/CopyIconButton';
 
 /** Props of {@link CopyableValue}. */
 export interface CopyableValueProps {
@@ -33,21 +32,7 @@ export function CopyableValue({ label, value, copyLabel }: CopyableValueProps) {
         >
           {value}
         </Code>
-        <CopyButton value={value} timeout={COPY_CONFIRMATION_MS}>
-          {({ copied, copy }) => (
-            <Tooltip label={copied ? t('dialog.copied') : copyLabel} openDelay={TOOLTIP_DELAY_MS} withArrow>
-              <ActionIcon
-                variant={copied ? 'light' : 'default'}
-                color={copied ? 'teal' : undefined}
-                size="lg"
-                aria-label={copied ? t('dialog.copied') : copyLabel}
-                onClick={copy}
-              >
-                {copied ? <IconCheck size={16} aria-hidden /> : <IconCopy size={16} aria-hidden />}
-              </ActionIcon>
-            </Tooltip>
-          )}
-        </CopyButton>
+        <CopyIconButton value={value} label={copyLabel} copiedLabel={t('dialog.copied')} variant="default" size="lg" />
       </Group>
     </Stack>
   );

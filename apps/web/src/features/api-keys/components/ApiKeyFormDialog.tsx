@@ -6,7 +6,7 @@ import type { ApiKeyRecord, KnocRecord, UserRecord } from '@postern/protocol';
 import { useTranslation } from 'react-i18next';
 import { FormDialog } from '@/components/dialogs/FormDialog';
 import { useZodForm } from '@/lib/forms/use-zod-form';
-import { apiKeysApi, useCreateApiKey } from '../api';
+import { apiKeysApi } from '../api';
 import { API_KEY_EXPIRY_CHOICES } from '../api-key-expiry';
 import {
   createFormSchema,
@@ -57,20 +57,14 @@ export function ApiKeyFormDialog({
       ? existingKeyValues(apiKey)
       : newKeyValues([t('apiKeysScreen.allowedFrom.anywhereV4'), t('apiKeysScreen.allowedFrom.anywhereV6')]),
   });
-  const create = useCreateApiKey();
+  const create = apiKeysApi.useCreate();
   const update = apiKeysApi.useUpdate();
-  const [failure, setFailure] = useState<unknown>(null);
   const pending = create.isPending || update.isPending;
-
-  const fail = (error: unknown) => {
-    // A refusal naming a field (409 err.apiKeyNameExists, Extra "Name") goes under that field.
-    if (!form.setApiError(error)) setFailure(error);
-  };
 
   const save = (values: ApiKeyFormValues) => {
     // Mantine's form does not stop a second Enter while the first save is on its way.
     if (pending) return;
-    setFailure(null);
+    form.clearFailure();
     if (apiKey !== undefined) {
       update.mutate(
         { id: apiKey.ID, body: toUpdateBody(apiKey, values) },
@@ -79,7 +73,7 @@ export function ApiKeyFormDialog({
             notifications.show({ color: 'green', message: t('apiKeysScreen.notify.updated') });
             onClose();
           },
-          onError: fail,
+          onError: form.refuse,
         },
       );
       return;
@@ -89,7 +83,7 @@ export function ApiKeyFormDialog({
         notifications.show({ color: 'green', message: t('apiKeysScreen.notify.created') });
         onCreated(created.Name, created.PlaintextKey);
       },
-      onError: fail,
+      onError: form.refuse,
     });
   };
 
@@ -100,7 +94,7 @@ export function ApiKeyFormDialog({
       onClose={onClose}
       onSubmit={form.onSubmit(save)}
       pending={pending}
-      error={failure}
+      error={form.failure}
       submitLabel={editing ? undefined : t('apiKeysScreen.dialog.create')}
     >
       {editing ? (

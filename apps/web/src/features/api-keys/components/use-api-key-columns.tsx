@@ -1,11 +1,12 @@
 import { useMemo } from 'react';
-import { ActionIcon, Badge, Group, Stack, Text } from '@mantine/core';
+import { Badge, Group, Stack, Text } from '@mantine/core';
 import { IconPencil, IconTrash } from '@tabler/icons-react';
 import dayjs from 'dayjs';
 import type { ApiKeyRecord } from '@postern/protocol';
 import { useTranslation } from 'react-i18next';
 import type { DataTableColumn } from '@/components/data-table/DataTable';
 import { RelativeTime } from '@/components/RelativeTime';
+import { RowAction } from '@/components/RowAction';
 import { allowedFromText, scopeLabel, type ScopeNames } from '../api-key-display';
 import { expiryState } from '../api-key-expiry';
 
@@ -109,22 +110,18 @@ export function useApiKeyColumns(names: ScopeNames, actions: ApiKeyRowActions): 
         header: t('apiKeysScreen.columns.actions'),
         render: (key) => (
           <Group gap={4} wrap="nowrap">
-            <ActionIcon
-              variant="subtle"
-              aria-label={t('apiKeysScreen.rowActions.edit', { name: key.Name })}
+            <RowAction
+              label={t('apiKeysScreen.rowActions.edit', { name: key.Name })}
+              icon={<IconPencil size={16} aria-hidden />}
               onClick={() => onEdit(key)}
-            >
-              <IconPencil size={16} aria-hidden />
-            </ActionIcon>
-            <ActionIcon
-              variant="subtle"
+            />
+            <RowAction
+              label={t('apiKeysScreen.rowActions.delete', { name: key.Name })}
+              icon={<IconTrash size={16} aria-hidden />}
+              onClick={() => onDelete(key)}
               color="red"
               loading={key.ID === deletingId}
-              aria-label={t('apiKeysScreen.rowActions.delete', { name: key.Name })}
-              onClick={() => onDelete(key)}
-            >
-              <IconTrash size={16} aria-hidden />
-            </ActionIcon>
+            />
           </Group>
         ),
       },

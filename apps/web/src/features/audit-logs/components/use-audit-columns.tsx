@@ -1,9 +1,9 @@
 import { useMemo } from 'react';
-import { ActionIcon } from '@mantine/core';
 import { IconListDetails } from '@tabler/icons-react';
 import dayjs from 'dayjs';
 import { useTranslation } from 'react-i18next';
 import type { DataTableColumn } from '@/components/data-table/DataTable';
+import { RowAction } from '@/components/RowAction';
 import { auditActionKey, type AuditRow } from '../audit-entry';
 
 /**
@@ -34,13 +34,11 @@ export function useAuditColumns(onView: (row: AuditRow) => void): DataTableColum
         header: t('logsScreen.columns.details'),
         width: 80,
         render: (row) => (
-          <ActionIcon
-            variant="subtle"
-            aria-label={t('logsScreen.view', { date: dayjs(row.date).format('L LTS') })}
+          <RowAction
+            label={t('logsScreen.view', { date: dayjs(row.date).format('L LTS') })}
+            icon={<IconListDetails size={16} aria-hidden />}
             onClick={() => onView(row)}
-          >
-            <IconListDetails size={16} aria-hidden />
-          </ActionIcon>
+          />
         ),
       },
     ] satisfies DataTableColumn<AuditRow>[];

@@ -1,4 +1,3 @@
-import { useState } from 'react';
 import { Alert, NativeSelect, Textarea, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useTranslation } from 'react-i18next';
@@ -37,7 +36,6 @@ export function GroupFormDialog({ group, onClose }: GroupFormDialogProps) {
   const knocs = useKnocChoices();
   const users = useUserChoices();
   const pending = create.isPending || update.isPending;
-  const [failure, setFailure] = useState<unknown>(null);
   // The create body's rules are the update's without the ID, so one schema checks both.
   const form = useZodForm<GroupFormValues>({
     schema: GroupCreateBody,
@@ -48,7 +46,7 @@ export function GroupFormDialog({ group, onClose }: GroupFormDialogProps) {
 
   const save = (values: GroupFormValues) => {
     if (pending) return;
-    setFailure(null);
+    form.clearFailure();
     const callbacks = {
       onSuccess: () => {
         const key = group === undefined ? 'groupsScreen.msg.groupCreated' : 'groupsScreen.msg.groupUpdated';
@@ -56,9 +54,7 @@ export function GroupFormDialog({ group, onClose }: GroupFormDialogProps) {
         onClose();
       },
       // A taken name shows on Name, unknown or SAML members on their list; anything else above the form.
-      onError: (error: unknown) => {
-        if (!form.setApiError(error)) setFailure(error);
-      },
+      onError: form.refuse,
     };
     if (group === undefined) create.mutate(toGroupCreateBody(values), callbacks);
     else update.mutate({ id: group.ID, body: toGroupUpdateBody(group, values) }, callbacks);
@@ -82,7 +78,7 @@ export function GroupFormDialog({ group, onClose }: GroupFormDialogProps) {
       onClose={onClose}
       onSubmit={form.onSubmit(save)}
       pending={pending}
-      error={failure}
+      error={form.failure}
     >
       <TextInput label={t('groupsScreen.form.name')} required data-autofocus {...form.getInputProps('Name')} />
       <Textarea label={t('groupsScreen.form.description')} rows={2} {...form.getInputProps('Description')} />

@@ -1,9 +1,10 @@
 import { useMemo } from 'react';
-import { ActionIcon, Group, Tooltip } from '@mantine/core';
+import { Group } from '@mantine/core';
 import { IconEdit, IconTrash } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { TOOLTIP_DELAY_MS, type GroupRecord } from '@postern/protocol';
+import type { GroupRecord } from '@postern/protocol';
 import type { DataTableColumn } from '@/components/data-table/DataTable';
+import { RowAction } from '@/components/RowAction';
 
 /** What the row actions open or ask. */
 export interface GroupRowHandlers {
@@ -47,25 +48,17 @@ export function useGroupColumns(on: GroupRowHandlers): DataTableColumn<GroupReco
         header: t('groupsScreen.columns.actions'),
         render: (group) => (
           <Group gap={4} wrap="nowrap">
-            <Tooltip label={t('groupsScreen.actions.edit', { name: group.Name })} openDelay={TOOLTIP_DELAY_MS}>
-              <ActionIcon
-                variant="subtle"
-                aria-label={t('groupsScreen.actions.edit', { name: group.Name })}
-                onClick={() => edit(group)}
-              >
-                <IconEdit size={18} aria-hidden />
-              </ActionIcon>
-            </Tooltip>
-            <Tooltip label={t('groupsScreen.actions.delete', { name: group.Name })} openDelay={TOOLTIP_DELAY_MS}>
-              <ActionIcon
-                variant="subtle"
-                color="red"
-                aria-label={t('groupsScreen.actions.delete', { name: group.Name })}
-                onClick={() => remove(group)}
-              >
-                <IconTrash size={18} aria-hidden />
-              </ActionIcon>
-            </Tooltip>
+            <RowAction
+              label={t('groupsScreen.actions.edit', { name: group.Name })}
+              icon={<IconEdit size={18} aria-hidden />}
+              onClick={() => edit(group)}
+            />
+            <RowAction
+              label={t('groupsScreen.actions.delete', { name: group.Name })}
+              icon={<IconTrash size={18} aria-hidden />}
+              onClick={() => remove(group)}
+              color="red"
+            />
           </Group>
         ),
       },

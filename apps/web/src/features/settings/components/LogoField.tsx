@@ -1,9 +1,10 @@
 import { useState, type DragEvent } from 'react';
-import { Box, Button, FileButton, Group, Image, Input, Paper, Stack, Text } from '@mantine/core';
-import { IconPhoto, IconTrash, IconUpload } from '@tabler/icons-react';
+import { Box, Group, Image, Input, Paper, Stack, Text } from '@mantine/core';
+import { IconPhoto, IconUpload } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { translateErrorKey } from '@/lib/api/render-error';
 import { LOGO_ACCEPT, logoFileProblem, logoMimeType, readAsDataUrl } from '../logo-file';
+import { FilePickButtons } from './FilePickButtons';
 
 /** Props of {@link LogoField}. */
 export interface LogoFieldProps {
@@ -27,8 +28,8 @@ export function LogoField({ label, value, onChange, error, onError, scheme }: Lo
   const { t } = useTranslation();
   const [dragging, setDragging] = useState(false);
 
-  const take = async (file: File | null | undefined) => {
-    if (file === null || file === undefined) return;
+  const take = async (file: File | undefined) => {
+    if (file === undefined) return;
     const problem = logoFileProblem(file);
     if (problem !== null) {
       onError(translateErrorKey(problem, t));
@@ -98,33 +99,20 @@ export function LogoField({ label, value, onChange, error, onError, scheme }: Lo
           <Text size="xs" c="dimmed" ta="center">
             {t('settingsScreen.branding.dropHint')}
           </Text>
-          <Group gap="xs" justify="center">
-            <FileButton
-              accept={LOGO_ACCEPT}
-              onChange={(file) => void take(file)}
-              inputProps={{ 'aria-label': t('settingsScreen.branding.chooseFileFor', { label }) }}
-            >
-              {(props) => (
-                <Button {...props} size="xs" variant="light" leftSection={<IconUpload size={14} aria-hidden />}>
-                  {t('settingsScreen.branding.chooseFile')}
-                </Button>
-              )}
-            </FileButton>
-            <Button
-              size="xs"
-              variant="subtle"
-              color="red"
-              leftSection={<IconTrash size={14} aria-hidden />}
-              disabled={value === ''}
-              aria-label={t('settingsScreen.branding.removeLogo', { label })}
-              onClick={() => {
-                onChange('');
-                onError(null);
-              }}
-            >
-              {t('settingsScreen.branding.remove')}
-            </Button>
-          </Group>
+          <FilePickButtons
+            accept={LOGO_ACCEPT}
+            onFile={(file) => void take(file)}
+            onRemove={() => {
+              onChange('');
+              onError(null);
+            }}
+            removeDisabled={value === ''}
+            chooseText={t('settingsScreen.branding.chooseFile')}
+            chooseLabel={t('settingsScreen.branding.chooseFileFor', { label })}
+            chooseIcon={<IconUpload size={14} aria-hidden />}
+            removeText={t('settingsScreen.branding.remove')}
+            removeLabel={t('settingsScreen.branding.removeLogo', { label })}
+          />
         </Stack>
       </Paper>
     </Input.Wrapper>

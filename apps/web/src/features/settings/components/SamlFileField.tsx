@@ -1,8 +1,9 @@
-import { Button, FileButton, Group, Input, Text } from '@mantine/core';
-import { IconFileUpload, IconTrash } from '@tabler/icons-react';
+import { Group, Input, Text } from '@mantine/core';
+import { IconFileUpload } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { readAsText } from '../logo-file';
 import { UNCHANGED_FILE, type FilePick } from '../settings-values';
+import { FilePickButtons } from './FilePickButtons';
 
 /** The server takes at most this many characters of a SAML file (AuthenticationSettingsBody). */
 export const SAML_FILE_MAX_CHARS = 1_000_000;
@@ -35,8 +36,7 @@ export function SamlFileField({ label, accept, stored, pick, onPick, error, onEr
           ? t('settingsScreen.saml.fileStored')
           : t('settingsScreen.saml.fileNone');
 
-  const take = async (file: File | null) => {
-    if (file === null) return;
+  const take = async (file: File) => {
     if (file.size > SAML_FILE_MAX_CHARS) {
       onError(t('settingsScreen.saml.fileTooLarge'));
       return;
@@ -60,33 +60,20 @@ export function SamlFileField({ label, accept, stored, pick, onPick, error, onEr
         >
           {state}
         </Text>
-        <Group gap="xs">
-          <FileButton
-            accept={accept}
-            onChange={(file) => void take(file)}
-            inputProps={{ 'aria-label': t('settingsScreen.saml.chooseFileFor', { label }) }}
-          >
-            {(props) => (
-              <Button {...props} size="xs" variant="light" leftSection={<IconFileUpload size={14} aria-hidden />}>
-                {t('settingsScreen.saml.chooseFile')}
-              </Button>
-            )}
-          </FileButton>
-          <Button
-            size="xs"
-            variant="subtle"
-            color="red"
-            leftSection={<IconTrash size={14} aria-hidden />}
-            disabled={!removable}
-            aria-label={t('settingsScreen.saml.removeFile', { label })}
-            onClick={() => {
-              onPick({ ...UNCHANGED_FILE, remove: stored });
-              onError(null);
-            }}
-          >
-            {t('settingsScreen.saml.remove')}
-          </Button>
-        </Group>
+        <FilePickButtons
+          accept={accept}
+          onFile={(file) => void take(file)}
+          onRemove={() => {
+            onPick({ ...UNCHANGED_FILE, remove: stored });
+            onError(null);
+          }}
+          removeDisabled={!removable}
+          chooseText={t('settingsScreen.saml.chooseFile')}
+          chooseLabel={t('settingsScreen.saml.chooseFileFor', { label })}
+          chooseIcon={<IconFileUpload size={14} aria-hidden />}
+          removeText={t('settingsScreen.saml.remove')}
+          removeLabel={t('settingsScreen.saml.removeFile', { label })}
+        />
       </Group>
     </Input.Wrapper>
   );

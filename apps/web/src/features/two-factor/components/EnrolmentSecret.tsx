@@ -1,8 +1,8 @@
-import { ActionIcon, Anchor, Box, Center, CopyButton, Stack, Text, TextInput, Tooltip } from '@mantine/core';
-import { IconCheck, IconCopy } from '@tabler/icons-react';
+import { Anchor, Box, Center, Stack, Text, TextInput } from '@mantine/core';
 import { QRCodeSVG } from 'qrcode.react';
 import { useTranslation } from 'react-i18next';
-import { COPY_CONFIRMATION_MS, TOOLTIP_DELAY_MS, type OtpSecret } from '@postern/protocol';
+import type { OtpSecret } from '@postern/protocol';
+import { CopyIconButton } from '@/components/CopyIconButton';
 
 /** Edge of the QR code in CSS pixels, quiet zone included: large enough for any phone camera. */
 export const QR_CODE_SIZE = 232;
@@ -14,18 +14,7 @@ const QUIET_ZONE_MODULES = 4;
 function CopySecretButton({ value }: { value: string }) {
   const { t } = useTranslation();
   return (
-    <CopyButton value={value} timeout={COPY_CONFIRMATION_MS}>
-      {({ copied, copy }) => {
-        const label = copied ? t('twoFactor.copied') : t('twoFactor.copySecret');
-        return (
-          <Tooltip label={label} openDelay={TOOLTIP_DELAY_MS} withArrow>
-            <ActionIcon variant="subtle" color={copied ? 'teal' : 'gray'} aria-label={label} onClick={copy}>
-              {copied ? <IconCheck size={18} aria-hidden /> : <IconCopy size={18} aria-hidden />}
-            </ActionIcon>
-          </Tooltip>
-        );
-      }}
-    </CopyButton>
+    <CopyIconButton value={value} label={t('twoFactor.copySecret')} copiedLabel={t('twoFactor.copied')} iconSize={18} />
   );
 }
 

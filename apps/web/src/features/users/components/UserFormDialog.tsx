@@ -1,11 +1,10 @@
-import { useState } from 'react';
 import { notifications } from '@mantine/notifications';
 import { useTranslation } from 'react-i18next';
 import type { UserRecord } from '@postern/protocol';
 import { ErrorDialog } from '@/components/dialogs/ErrorDialog';
 import { FormDialog } from '@/components/dialogs/FormDialog';
 import { useZodForm } from '@/lib/forms/use-zod-form';
-import { usersApi, useCreateUser } from '../api';
+import { usersApi } from '../api';
 import {
   existingUserValues,
   newUserValues,
@@ -38,14 +37,8 @@ export function UserFormDialog({ user, maxSessionLimit, onClose, onKeyCreated }:
     schema: userFormSchema(mode, maxSessionLimit),
     initialValues: user === undefined ? newUserValues(maxSessionLimit) : existingUserValues(user),
   });
-  const create = useCreateUser();
+  const create = usersApi.useCreate();
   const update = usersApi.useUpdate();
-  const [failure, setFailure] = useState<unknown>(null);
-
-  const refused = (error: unknown) => {
-    if (!form.setApiError(error)) setFailure(error);
-  };
-
   const save = (values: UserFormValues) => {
     if (user === undefined) {
       create.mutate(toCreateBody(values, new Date()), {
@@ -54,7 +47,7 @@ export function UserFormDialog({ user, maxSessionLimit, onClose, onKeyCreated }:
           if (PlaintextKey !== null) onKeyCreated({ userName: User.Name, key: PlaintextKey });
           onClose();
         },
-        onError: refused,
+        onError: form.refuse,
       });
       return;
     }
@@ -65,7 +58,7 @@ export function UserFormDialog({ user, maxSessionLimit, onClose, onKeyCreated }:
           notifications.show({ color: 'green', message: t('usersScreen.messages.userUpdated') });
           onClose();
         },
-        onError: refused,
+        onError: form.refuse,
       },
     );
   };
@@ -88,7 +81,7 @@ export function UserFormDialog({ user, maxSessionLimit, onClose, onKeyCreated }:
       >
         <UserFormFields form={form} mode={mode} maxSessionLimit={maxSessionLimit} />
       </FormDialog>
-      <ErrorDialog error={failure} onClose={() => setFailure(null)} />
+      <ErrorDialog error={form.failure} onClose={form.clearFailure} />
     </>
   );
 }

@@ -1,7 +1,7 @@
-import { ActionIcon, Menu } from '@mantine/core';
-import { IconDots, IconEye, IconKeyOff, IconPencil, IconTrash } from '@tabler/icons-react';
+import { IconEye, IconKeyOff, IconPencil, IconTrash } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { UserRecord } from '@postern/protocol';
+import { RowActionMenu, type RowMenuItem } from '@/components/RowActionMenu';
 
 /** What a user row's menu can do. */
 export interface UserRowActionsProps {
@@ -18,32 +18,28 @@ export interface UserRowActionsProps {
  */
 export function UserRowActions({ user, onView, onEdit, onResetTotp, onDelete }: UserRowActionsProps) {
   const { t } = useTranslation();
-  return (
-    <Menu position="bottom-end" withinPortal>
-      <Menu.Target>
-        <ActionIcon variant="subtle" color="gray" aria-label={t('usersScreen.actions.menu', { name: user.Name })}>
-          <IconDots size={18} aria-hidden />
-        </ActionIcon>
-      </Menu.Target>
-      <Menu.Dropdown>
-        <Menu.Item leftSection={<IconEye size={16} aria-hidden />} onClick={() => onView(user)}>
-          {t('usersScreen.actions.view')}
-        </Menu.Item>
-        {user.AuthType === 'SAML' ? null : (
-          <Menu.Item leftSection={<IconPencil size={16} aria-hidden />} onClick={() => onEdit(user)}>
-            {t('usersScreen.actions.edit')}
-          </Menu.Item>
-        )}
-        {user.TOTPEnabled ? (
-          <Menu.Item leftSection={<IconKeyOff size={16} aria-hidden />} onClick={() => onResetTotp(user)}>
-            {t('usersScreen.actions.resetTotp')}
-          </Menu.Item>
-        ) : null}
-        <Menu.Divider />
-        <Menu.Item color="red" leftSection={<IconTrash size={16} aria-hidden />} onClick={() => onDelete(user)}>
-          {t('usersScreen.actions.delete')}
-        </Menu.Item>
-      </Menu.Dropdown>
-    </Menu>
-  );
+  const items: RowMenuItem[] = [
+    { label: t('usersScreen.actions.view'), icon: <IconEye size={16} aria-hidden />, onClick: () => onView(user) },
+  ];
+  if (user.AuthType !== 'SAML') {
+    items.push({
+      label: t('usersScreen.actions.edit'),
+      icon: <IconPencil size={16} aria-hidden />,
+      onClick: () => onEdit(user),
+    });
+  }
+  if (user.TOTPEnabled) {
+    items.push({
+      label: t('usersScreen.actions.resetTotp'),
+      icon: <IconKeyOff size={16} aria-hidden />,
+      onClick: () => onResetTotp(user),
+    });
+  }
+  items.push({
+    label: t('usersScreen.actions.delete'),
+    icon: <IconTrash size={16} aria-hidden />,
+    onClick: () => onDelete(user),
+    danger: true,
+  });
+  return <RowActionMenu label={t('usersScreen.actions.menu', { name: user.Name })} items={items} />;
 }

@@ -1,9 +1,10 @@
-import { ActionIcon, Badge } from '@mantine/core';
+import { Badge } from '@mantine/core';
 import { IconDoorExit } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { UserSessionRecord } from '@postern/protocol';
 import { QueryState } from '@/components/QueryState';
 import { RelativeTime } from '@/components/RelativeTime';
+import { RowAction } from '@/components/RowAction';
 import { DataTable, type DataTableColumn } from '@/components/data-table/DataTable';
 import { useUserSessions } from '../user-details-api';
 import type { UserActions } from '../use-user-actions';
@@ -47,15 +48,13 @@ export function UserSessionsPanel({ userId, actions }: UserSessionsPanelProps) {
       id: 'end',
       header: t('usersScreen.columns.actions'),
       render: (session) => (
-        <ActionIcon
-          variant="subtle"
-          color="red"
-          aria-label={t('usersScreen.view.endSession', { address: session.IPAddress })}
-          loading={actions.endingSessionId === session.ID}
+        <RowAction
+          label={t('usersScreen.view.endSession', { address: session.IPAddress })}
+          icon={<IconDoorExit size={18} aria-hidden />}
           onClick={() => actions.askEndSession(session)}
-        >
-          <IconDoorExit size={18} aria-hidden />
-        </ActionIcon>
+          color="red"
+          loading={actions.endingSessionId === session.ID}
+        />
       ),
     },
   ];

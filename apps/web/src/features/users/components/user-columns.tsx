@@ -1,21 +1,16 @@
 import type { ReactNode } from 'react';
-import { Anchor, Badge, Text, VisuallyHidden } from '@mantine/core';
+import { Anchor, Badge, VisuallyHidden } from '@mantine/core';
 import type { TFunction } from 'i18next';
 import type { UserRecord } from '@postern/protocol';
 import { RelativeTime } from '@/components/RelativeTime';
-import type { DataTableColumn } from '@/components/data-table/DataTable';
+import type { DataTableColumn, DataTableRowProps } from '@/components/data-table/DataTable';
 
 /**
- * A cell of an unlicensed user, greyed out (spec: "A user whose Licensed is false shows greyed
- * out"). DataTable has no per-row styling, so every cell of such a row dims its own content.
+ * The props of a user's row: an unlicensed user is greyed out (spec: "A user whose Licensed is false
+ * shows greyed out"), which the Name cell also says to screen readers.
  */
-function Cell({ user, children }: { user: UserRecord; children: ReactNode }) {
-  if (user.Licensed) return <>{children}</>;
-  return (
-    <Text span inherit c="dimmed" data-unlicensed="true">
-      {children}
-    </Text>
-  );
+export function userRowProps(user: UserRecord): DataTableRowProps {
+  return user.Licensed ? {} : { c: 'dimmed', 'data-unlicensed': 'true' };
 }
 
 /** What the columns need from the page: opening a user, and the row's actions menu. */
@@ -40,7 +35,7 @@ export function userColumns(
       sortable: true,
       accessor: (user) => user.Name,
       render: (user) => (
-        <Cell user={user}>
+        <>
           <Anchor
             component="button"
             type="button"
@@ -50,7 +45,7 @@ export function userColumns(
             {user.Name}
           </Anchor>
           {user.Licensed ? null : <VisuallyHidden> ({t('usersScreen.notLicensed')})</VisuallyHidden>}
-        </Cell>
+        </>
       ),
     },
     {
@@ -58,28 +53,25 @@ export function userColumns(
       header: t('usersScreen.columns.company'),
       sortable: true,
       accessor: (user) => user.Company,
-      render: (user) => <Cell user={user}>{user.Company}</Cell>,
     },
     {
       id: 'Duration',
       header: t('usersScreen.columns.duration'),
       sortable: true,
       accessor: (user) => user.Duration,
-      render: (user) => <Cell user={user}>{t('usersScreen.minutes', { count: user.Duration })}</Cell>,
+      render: (user) => t('usersScreen.minutes', { count: user.Duration }),
     },
     {
       id: 'AuthType',
       header: t('usersScreen.columns.authType'),
       sortable: true,
       accessor: (user) => t(`usersScreen.authTypes.${user.AuthType}`),
-      render: (user) => <Cell user={user}>{t(`usersScreen.authTypes.${user.AuthType}`)}</Cell>,
     },
     {
       id: 'UserName',
       header: t('usersScreen.columns.userName'),
       sortable: true,
       accessor: (user) => user.UserName,
-      render: (user) => <Cell user={user}>{user.UserName}</Cell>,
     },
     {
       id: 'LastLogin',
@@ -87,11 +79,7 @@ export function userColumns(
       sortable: true,
       // ISO instants sort in time order as text; users who never signed in go last.
       accessor: (user) => user.LastLogin,
-      render: (user) => (
-        <Cell user={user}>
-          {user.LastLogin === null ? t('usersScreen.never') : <RelativeTime date={user.LastLogin} />}
-        </Cell>
-      ),
+      render: (user) => (user.LastLogin === null ? t('usersScreen.never') : <RelativeTime date={user.LastLogin} />),
     },
     {
       id: 'ActiveSession',

@@ -3,7 +3,8 @@ import type { UserEvent } from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { AdminResponse, AdminSessionListResponse } from '@postern/protocol';
 import { apiError, data, EMPTY_OK } from '@/test-support/typed-fake-api';
-import { ADMINS, adminRecord, adminsTable, openAdmins } from './admins-test-support';
+import { adminRecord } from '@/features/admins/admin-fixtures';
+import { ADMINS, adminsTable, openAdmins } from './admins-test-support';
 
 async function openCreate(user: UserEvent) {
   await adminsTable();

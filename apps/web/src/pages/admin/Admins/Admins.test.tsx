@@ -2,7 +2,8 @@ import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { SessionsEndedResponse } from '@postern/protocol';
 import { apiError, data, EMPTY_OK } from '@/test-support/typed-fake-api';
-import { ADMINS, adminsTable, columnTexts, openAdmins } from './admins-test-support';
+import { columnTexts } from '@/test-support/table';
+import { ADMINS, adminsTable, openAdmins } from './admins-test-support';
 
 describe('admins screen: table', { timeout: 30_000 }, () => {
   it('lists Name, Auth type, Username and Last login, sorted by name, with the disabled marker', async () => {

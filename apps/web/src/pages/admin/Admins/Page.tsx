@@ -8,6 +8,7 @@ import { SearchInput } from '@/components/data-table/SearchInput';
 import { AdminPage } from '@/components/AdminPage';
 import { DataTable } from '@/components/data-table/DataTable';
 import { ErrorDialog } from '@/components/dialogs/ErrorDialog';
+import { useOperation } from '@/components/dialogs/use-operation';
 import { QueryState } from '@/components/QueryState';
 import { isOwnAccount } from '@/features/admins/admin-rules';
 import { adminsApi } from '@/features/admins/api';
@@ -18,8 +19,7 @@ import { useAdminActions } from '@/features/admins/use-admin-actions';
 import { useAdminSession } from '@/lib/session/session-store';
 
 /** Which dialog is open. Delete and reset 2FA ask through a confirmation instead. */
-type Operation =
-  { type: 'none' } | { type: 'create' } | { type: 'edit'; item: AdminRecord } | { type: 'view'; item: AdminRecord };
+type Operation = { type: 'create' } | { type: 'edit'; item: AdminRecord } | { type: 'view'; item: AdminRecord };
 
 /**
  * Admins (`/admin/admins`): the sortable, searchable admins table with view, edit, reset 2FA and
@@ -28,17 +28,16 @@ type Operation =
 export default function AdminsPage({ route }: RoutePageProps) {
   const { t } = useTranslation();
   const [search, setSearch] = useState('');
-  const [operation, setOperation] = useState<Operation>({ type: 'none' });
+  const { operation, open, close } = useOperation<Operation>();
   const admins = adminsApi.useList();
   const ownUserName = useAdminSession()?.UserName;
   const actions = useAdminActions();
   const columns = useAdminColumns(ownUserName, {
-    view: (item) => setOperation({ type: 'view', item }),
-    edit: (item) => setOperation({ type: 'edit', item }),
+    view: (item) => open({ type: 'view', item }),
+    edit: (item) => open({ type: 'edit', item }),
     resetTotp: actions.confirmResetTotp,
     remove: actions.confirmDelete,
   });
-  const close = () => setOperation({ type: 'none' });
   // A dialog shows the admin as the list has it now, so a refresh after ending a session shows through.
   const current = (item: AdminRecord) => admins.data?.find((admin) => admin.ID === item.ID) ?? item;
 
@@ -53,7 +52,7 @@ export default function AdminsPage({ route }: RoutePageProps) {
       >
         {t('adminsScreen.buttons.invalidateSessions')}
       </Button>
-      <Button leftSection={<IconPlus size={16} aria-hidden />} onClick={() => setOperation({ type: 'create' })}>
+      <Button leftSection={<IconPlus size={16} aria-hidden />} onClick={() => open({ type: 'create' })}>
         {t('adminsScreen.buttons.create')}
       </Button>
     </>
@@ -74,15 +73,15 @@ export default function AdminsPage({ route }: RoutePageProps) {
           />
         )}
       </QueryState>
-      {operation.type === 'create' ? <AdminFormDialog own={false} onClose={close} /> : null}
-      {operation.type === 'edit' ? (
+      {operation?.type === 'create' ? <AdminFormDialog own={false} onClose={close} /> : null}
+      {operation?.type === 'edit' ? (
         <AdminFormDialog
           admin={current(operation.item)}
           own={isOwnAccount(operation.item, ownUserName)}
           onClose={close}
         />
       ) : null}
-      {operation.type === 'view' ? (
+      {operation?.type === 'view' ? (
         <AdminViewDialog admin={current(operation.item)} onClose={close} onEndSession={actions.confirmEndSession} />
       ) : null}
       <ErrorDialog error={actions.failure} onClose={actions.clearFailure} />

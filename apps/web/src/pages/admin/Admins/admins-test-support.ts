@@ -1,27 +1,9 @@
-import { screen, within } from '@testing-library/react';
+import { screen } from '@testing-library/react';
 import { AdminListResponse, type AdminRecord } from '@postern/protocol';
+import { adminRecord, hoursAgo } from '@/features/admins/admin-fixtures';
 import { signInAdmin } from '@/test-support/fixtures';
 import { renderApp } from '@/test-support/render-app';
 import { data, installTypedFakeApi, type FakeRoute, type TypedHandler } from '@/test-support/typed-fake-api';
-
-const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
-
-/** One admin as GET /api/admin/admins lists it. */
-export function adminRecord(overrides: Partial<AdminRecord> = {}): AdminRecord {
-  return {
-    ID: 'admin-grace',
-    Name: 'Grace Hopper',
-    UserName: 'grace',
-    AuthType: 'local',
-    TOTPEnabled: true,
-    TOTPVerified: true,
-    LoginEnabled: true,
-    ThirdPartyAuth: null,
-    LastLogin: hoursAgo(2),
-    CreatedAt: hoursAgo(24 * 30),
-    ...overrides,
-  };
-}
 
 /** Grace (signed in), Ada (LDAP, sign-in disabled, never signed in), Linus (SAML). */
 export const ADMINS: AdminRecord[] = [
@@ -54,11 +36,3 @@ export function openAdmins(routes: Partial<Record<FakeRoute, TypedHandler>> = {}
 
 /** The admins table, once loaded. */
 export const adminsTable = () => screen.findByRole('table', { name: 'Admins' }, { timeout: 5000 });
-
-/** The text of one column of every body row, in order. */
-export function columnTexts(table: HTMLElement, index: number): (string | null | undefined)[] {
-  return within(table)
-    .getAllByRole('row')
-    .slice(1)
-    .map((row) => within(row).getAllByRole('cell')[index]?.textContent);
-}

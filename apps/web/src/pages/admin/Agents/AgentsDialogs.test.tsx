@@ -2,6 +2,7 @@ import { configure, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { AgentListResponse, AgentResponse, type AgentRecord } from '@postern/protocol';
 import { agentRecord, newAgentRecord } from '@/features/agents/agent-fixtures';
+import { findMenuItem } from '@/test-support/menu';
 import { apiError, data, EMPTY_OK } from '@/test-support/typed-fake-api';
 import { openAgentsPage, rowNames } from './agents-test-support';
 
@@ -15,9 +16,7 @@ async function chooseAction(user: Awaited<ReturnType<typeof openAgentsPage>>['us
   const button = screen.getByRole('button', { name: `Actions for ${name}` });
   await user.click(button);
   expect(button).toHaveAttribute('aria-expanded', 'true');
-  // `hidden: true` because jsdom lays nothing out: Mantine's hideDetached sees a zero-size target
-  // and may keep the open dropdown at display:none, which a browser would show.
-  await user.click(await screen.findByRole('menuitem', { name: item, hidden: true }));
+  await user.click(await findMenuItem(item));
 }
 
 describe('agents page: create and rename', { timeout: 30_000 }, () => {

@@ -1,8 +1,8 @@
 import { act, configure, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { AdminStatusResponse, AgentListResponse } from '@postern/protocol';
+import { AdminStatusResponse, AGENTS_PAGE_REFRESH_MS, AgentListResponse } from '@postern/protocol';
 import { agentCapabilities, agentRecord, newAgentRecord } from '@/features/agents/agent-fixtures';
-import { AGENTS_PAGE_REFRESH_MS } from '@/features/agents/api';
+import { stubClipboard } from '@/test-support/clipboard';
 import { adminStatus, signInAdmin } from '@/test-support/fixtures';
 import { renderApp } from '@/test-support/render-app';
 import { apiError, data, installTypedFakeApi } from '@/test-support/typed-fake-api';
@@ -42,8 +42,7 @@ describe('agents page: the table', { timeout: 30_000 }, () => {
 
   it('shows an agent that never connected as awaiting connection, with its token to copy', async () => {
     const { user } = await openAgentsPage([newAgentRecord()]);
-    const writeText = vi.fn(() => Promise.resolve());
-    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
+    const writeText = stubClipboard();
     const row = rowOf('fresh');
     expect(row).toHaveTextContent('Awaiting connection');
     expect(row).toHaveTextContent('Not reported yet');

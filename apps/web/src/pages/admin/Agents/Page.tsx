@@ -2,18 +2,19 @@ import { useState } from 'react';
 import { Button } from '@mantine/core';
 import { IconExternalLink, IconPlus } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { MINIMUM_AGENT_VERSION, POSTERN_VERSION, type AgentRecord } from '@postern/protocol';
+import { AGENTS_PAGE_REFRESH_MS, MINIMUM_AGENT_VERSION, POSTERN_VERSION, type AgentRecord } from '@postern/protocol';
 import { routeTitleKey, type RoutePageProps } from '@/app/routes/route-types';
 import { SearchInput } from '@/components/data-table/SearchInput';
 import { AdminPage } from '@/components/AdminPage';
 import { DataTable } from '@/components/data-table/DataTable';
 import { ErrorDialog } from '@/components/dialogs/ErrorDialog';
+import { useOperation } from '@/components/dialogs/use-operation';
 import { QueryState } from '@/components/QueryState';
 import { agentColumns } from '@/features/agents/agent-columns';
 import { AGENT_DOCS_URL } from '@/lib/links';
 import { filterAgents } from '@/features/agents/agent-search';
 import { agentVersionState, versionPolicy, type AgentVersionPolicy } from '@/features/agents/agent-version';
-import { AGENTS_PAGE_REFRESH_MS, agentsApi } from '@/features/agents/api';
+import { agentsApi } from '@/features/agents/api';
 import { AgentCapabilitiesDialog } from '@/features/agents/components/AgentCapabilitiesDialog';
 import { AgentFormDialog } from '@/features/agents/components/AgentFormDialog';
 import { AgentTokenDialog, type TokenDialogReason } from '@/features/agents/components/AgentTokenDialog';
@@ -25,8 +26,7 @@ type Operation =
   | { type: 'create' }
   | { type: 'edit'; agent: AgentRecord }
   | { type: 'token'; agent: AgentRecord; reason: TokenDialogReason }
-  | { type: 'capabilities'; agent: AgentRecord }
-  | null;
+  | { type: 'capabilities'; agent: AgentRecord };
 
 /** Until the admin status has come, this release's own numbers judge the versions. */
 const FALLBACK_POLICY: AgentVersionPolicy = { minimum: MINIMUM_AGENT_VERSION, newest: POSTERN_VERSION };
@@ -37,18 +37,17 @@ export default function AgentsPage({ route }: RoutePageProps) {
   const list = agentsApi.useList({ refetchInterval: AGENTS_PAGE_REFRESH_MS });
   const status = useAdminStatus();
   const [search, setSearch] = useState('');
-  const [operation, setOperation] = useState<Operation>(null);
-  const close = () => setOperation(null);
-  const actions = useAgentActions({ onRotated: (agent) => setOperation({ type: 'token', agent, reason: 'rotated' }) });
+  const { operation, open, close } = useOperation<Operation>();
+  const actions = useAgentActions({ onRotated: (agent) => open({ type: 'token', agent, reason: 'rotated' }) });
   const policy = status.data === undefined ? FALLBACK_POLICY : versionPolicy(status.data);
 
   const columns = agentColumns({
     t,
     policy,
-    onShowCapabilities: (agent) => setOperation({ type: 'capabilities', agent }),
+    onShowCapabilities: (agent) => open({ type: 'capabilities', agent }),
     actions: {
-      onViewToken: (agent) => setOperation({ type: 'token', agent, reason: 'viewed' }),
-      onEdit: (agent) => setOperation({ type: 'edit', agent }),
+      onViewToken: (agent) => open({ type: 'token', agent, reason: 'viewed' }),
+      onEdit: (agent) => open({ type: 'edit', agent }),
       onRotateToken: actions.onRotateToken,
       onDelete: actions.onDelete,
       busyId: actions.busyId,
@@ -81,7 +80,7 @@ export default function AgentsPage({ route }: RoutePageProps) {
       >
         {t('agentsScreen.documentation')}
       </Button>
-      <Button leftSection={<IconPlus size={16} aria-hidden />} onClick={() => setOperation({ type: 'create' })}>
+      <Button leftSection={<IconPlus size={16} aria-hidden />} onClick={() => open({ type: 'create' })}>
         {t('agentsScreen.create')}
       </Button>
     </>
@@ -106,7 +105,7 @@ export default function AgentsPage({ route }: RoutePageProps) {
         opened={operation?.type === 'create' || operation?.type === 'edit'}
         agent={operation?.type === 'edit' ? operation.agent : undefined}
         onClose={close}
-        onCreated={(agent) => setOperation({ type: 'token', agent, reason: 'created' })}
+        onCreated={(agent) => open({ type: 'token', agent, reason: 'created' })}
       />
       <AgentTokenDialog
         agent={operation?.type === 'token' ? operation.agent : null}

@@ -2,6 +2,7 @@ import { screen, within } from '@testing-library/react';
 import { AgentListResponse, type AgentRecord } from '@postern/protocol';
 import { signInAdmin } from '@/test-support/fixtures';
 import { renderApp } from '@/test-support/render-app';
+import { bodyRows as tableRows } from '@/test-support/table';
 import { data, installTypedFakeApi, type FakeRoute, type TypedHandler } from '@/test-support/typed-fake-api';
 
 /**
@@ -25,8 +26,7 @@ export async function openAgentsPage(
 
 /** The data rows of the agents table (the header row left out). */
 export function bodyRows(): HTMLElement[] {
-  const table = screen.getByRole('table', { name: 'Agents' });
-  return within(table).getAllByRole('row').slice(1);
+  return tableRows(screen.getByRole('table', { name: 'Agents' }));
 }
 
 /** The agent names in the table, in their order. */

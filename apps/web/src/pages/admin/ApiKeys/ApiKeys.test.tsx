@@ -11,6 +11,7 @@ import {
 } from '@postern/protocol';
 import { signInAdmin } from '@/test-support/fixtures';
 import { renderApp } from '@/test-support/render-app';
+import { bodyRows } from '@/test-support/table';
 import { apiError, data, EMPTY_OK, installTypedFakeApi, type TypedHandler } from '@/test-support/typed-fake-api';
 import { apiKey, knoc, user } from './api-key-fixtures';
 
@@ -36,7 +37,6 @@ function openScreen(keys: ApiKeyRecord[], routes: Record<string, TypedHandler> =
 }
 
 const table = () => screen.findByRole('table', { name: 'API keys' });
-const bodyRows = (element: HTMLElement) => within(element).getAllByRole('row').slice(1);
 
 describe('API keys screen', () => {
   it('shows the spec’s columns with what each key allows, its age, expiry, use and addresses', async () => {

@@ -1,6 +1,5 @@
 import { useCallback, useMemo, useState } from 'react';
 import { Button } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { IconPlus } from '@tabler/icons-react';
 import type { ApiKeyRecord } from '@postern/protocol';
 import { useTranslation } from 'react-i18next';
@@ -8,8 +7,9 @@ import { routeTitleKey, type RoutePageProps } from '@/app/routes/route-types';
 import { SearchInput } from '@/components/data-table/SearchInput';
 import { AdminPage } from '@/components/AdminPage';
 import { DataTable } from '@/components/data-table/DataTable';
-import { openConfirmDialog } from '@/components/dialogs/ConfirmDialog';
 import { ErrorDialog } from '@/components/dialogs/ErrorDialog';
+import { useConfirmedActions } from '@/components/dialogs/use-confirmed-actions';
+import { useOperation } from '@/components/dialogs/use-operation';
 import { SecretRevealDialog } from '@/components/dialogs/SecretRevealDialog';
 import { QueryState } from '@/components/QueryState';
 import { apiKeysApi } from '@/features/api-keys/api';
@@ -20,46 +20,43 @@ import { useScopeTargets } from '@/features/api-keys/use-scope-targets';
 
 /** Which dialog is open: creating, editing, or showing a new key's plaintext once. */
 type Operation =
-  { type: 'create' } | { type: 'edit'; item: ApiKeyRecord } | { type: 'reveal'; name: string; secret: string } | null;
+  { type: 'create' } | { type: 'edit'; item: ApiKeyRecord } | { type: 'reveal'; name: string; secret: string };
 
 /** API keys (`/admin/api-keys`): the keys' table, create, edit (AllowedFrom only), delete. */
 export default function ApiKeysPage({ route }: RoutePageProps) {
   const { t } = useTranslation();
   const list = apiKeysApi.useList();
   const { knocs, users } = useScopeTargets();
-  const { mutate: deleteKey, isPending: deleting, variables: deletingId } = apiKeysApi.useDelete();
-  const [operation, setOperation] = useState<Operation>(null);
-  const [failure, setFailure] = useState<unknown>(null);
+  const remove = apiKeysApi.useDelete();
+  const { operation, open, close } = useOperation<Operation>();
+  const { confirm, failure, clearFailure } = useConfirmedActions();
   const [search, setSearch] = useState('');
 
   const names = useMemo(() => scopeNames(knocs.data, users.data), [knocs.data, users.data]);
-  const onEdit = useCallback((item: ApiKeyRecord) => setOperation({ type: 'edit', item }), []);
+  const onEdit = useCallback((item: ApiKeyRecord) => open({ type: 'edit', item }), [open]);
+  const { mutate: deleteKey } = remove;
   const onDelete = useCallback(
     (item: ApiKeyRecord) =>
-      openConfirmDialog(t, {
+      confirm({
         title: t('apiKeysScreen.deleteConfirm.title'),
         message: t('apiKeysScreen.deleteConfirm.message', { name: item.Name }),
         confirmLabel: t('apiKeysScreen.deleteConfirm.confirm'),
-        danger: true,
-        onConfirm: () =>
-          deleteKey(item.ID, {
-            onSuccess: () => notifications.show({ color: 'green', message: t('apiKeysScreen.notify.deleted') }),
-            onError: setFailure,
-          }),
+        mutation: { mutate: deleteKey },
+        variables: item.ID,
+        done: t('apiKeysScreen.notify.deleted'),
       }),
-    [t, deleteKey],
+    [t, confirm, deleteKey],
   );
   const columns = useApiKeyColumns(names, {
     onEdit,
     onDelete,
-    deletingId: deleting ? String(deletingId) : null,
+    deletingId: remove.isPending ? String(remove.variables) : null,
   });
-  const close = useCallback(() => setOperation(null), []);
 
   const toolbar = (
     <>
       <SearchInput value={search} onChange={setSearch} label={t('apiKeysScreen.searchLabel')} />
-      <Button leftSection={<IconPlus size={16} aria-hidden />} onClick={() => setOperation({ type: 'create' })}>
+      <Button leftSection={<IconPlus size={16} aria-hidden />} onClick={() => open({ type: 'create' })}>
         {t('apiKeysScreen.create')}
       </Button>
     </>
@@ -88,7 +85,7 @@ export default function ApiKeysPage({ route }: RoutePageProps) {
           users={users.data ?? []}
           choicesFailed={knocs.isError || users.isError}
           onClose={close}
-          onCreated={(name, secret) => setOperation({ type: 'reveal', name, secret })}
+          onCreated={(name, secret) => open({ type: 'reveal', name, secret })}
         />
       ) : null}
       <SecretRevealDialog
@@ -97,7 +94,7 @@ export default function ApiKeysPage({ route }: RoutePageProps) {
         description={t('apiKeysScreen.reveal.description')}
         onClose={close}
       />
-      <ErrorDialog error={failure} onClose={() => setFailure(null)} />
+      <ErrorDialog error={failure} onClose={clearFailure} />
     </AdminPage>
   );
 }

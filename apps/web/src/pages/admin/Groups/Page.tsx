@@ -8,6 +8,7 @@ import { SearchInput } from '@/components/data-table/SearchInput';
 import { AdminPage } from '@/components/AdminPage';
 import { DataTable } from '@/components/data-table/DataTable';
 import { ErrorDialog } from '@/components/dialogs/ErrorDialog';
+import { useOperation } from '@/components/dialogs/use-operation';
 import { QueryState } from '@/components/QueryState';
 import { groupsApi } from '@/features/groups/api';
 import { GroupFormDialog } from '@/features/groups/components/GroupFormDialog';
@@ -15,23 +16,22 @@ import { useGroupColumns } from '@/features/groups/components/use-group-columns'
 import { useDeleteGroup } from '@/features/groups/use-delete-group';
 
 /** Which dialog is open. Delete asks through a confirmation instead. */
-type Operation = { type: 'none' } | { type: 'create' } | { type: 'edit'; item: GroupRecord };
+type Operation = { type: 'create' } | { type: 'edit'; item: GroupRecord };
 
 /** Groups (`/admin/groups`): the searchable groups table, create and edit dialog, delete confirmation. */
 export default function GroupsPage({ route }: RoutePageProps) {
   const { t } = useTranslation();
   const [search, setSearch] = useState('');
-  const [operation, setOperation] = useState<Operation>({ type: 'none' });
+  const { operation, open, close } = useOperation<Operation>();
   const groups = groupsApi.useList();
   const deletion = useDeleteGroup();
-  const edit = useCallback((item: GroupRecord) => setOperation({ type: 'edit', item }), []);
+  const edit = useCallback((item: GroupRecord) => open({ type: 'edit', item }), [open]);
   const columns = useGroupColumns({ edit, remove: deletion.confirmDelete });
-  const close = () => setOperation({ type: 'none' });
 
   const toolbar = (
     <>
       <SearchInput value={search} onChange={setSearch} />
-      <Button leftSection={<IconPlus size={16} aria-hidden />} onClick={() => setOperation({ type: 'create' })}>
+      <Button leftSection={<IconPlus size={16} aria-hidden />} onClick={() => open({ type: 'create' })}>
         {t('groupsScreen.buttons.create')}
       </Button>
     </>
@@ -51,8 +51,8 @@ export default function GroupsPage({ route }: RoutePageProps) {
           />
         )}
       </QueryState>
-      {operation.type === 'create' ? <GroupFormDialog onClose={close} /> : null}
-      {operation.type === 'edit' ? <GroupFormDialog group={operation.item} onClose={close} /> : null}
+      {operation?.type === 'create' ? <GroupFormDialog onClose={close} /> : null}
+      {operation?.type === 'edit' ? <GroupFormDialog group={operation.item} onClose={close} /> : null}
       <ErrorDialog error={deletion.failure} onClose={deletion.clearFailure} />
     </AdminPage>
   );

@@ -1,4 +1,4 @@
-import { screen, within } from '@testing-library/react';
+import { screen } from '@testing-library/react';
 import { GroupListResponse, KnocListResponse, UserListResponse, type GroupRecord } from '@postern/protocol';
 import { groupRecord, knocRecord, userRecord } from '@/features/groups/group-test-fixtures';
 import { signInAdmin } from '@/test-support/fixtures';
@@ -45,11 +45,3 @@ export function openGroups(routes: Partial<Record<FakeRoute, TypedHandler>> = {}
 
 /** The groups table, once loaded. */
 export const groupsTable = () => screen.findByRole('table', { name: 'Groups' }, { timeout: 5000 });
-
-/** The text of one column of every body row, in order. */
-export function columnTexts(table: HTMLElement, index: number): (string | null | undefined)[] {
-  return within(table)
-    .getAllByRole('row')
-    .slice(1)
-    .map((row) => within(row).getAllByRole('cell')[index]?.textContent);
-}

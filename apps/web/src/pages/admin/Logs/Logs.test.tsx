@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { ErrorCodes, LogClearResponse, LogListResponse, type AuditEntry } from '@postern/protocol';
 import { signInAdmin } from '@/test-support/fixtures';
 import { renderApp } from '@/test-support/render-app';
+import { bodyRows } from '@/test-support/table';
 import { apiError, data, installTypedFakeApi, type TypedHandler } from '@/test-support/typed-fake-api';
 
 // The whole app renders behind the fake API.
@@ -25,7 +26,6 @@ function openScreen(entries: AuditEntry[], routes: Record<string, TypedHandler> 
 }
 
 const table = () => screen.findByRole('table', { name: 'Audit log' });
-const bodyRows = (element: HTMLElement) => within(element).getAllByRole('row').slice(1);
 
 describe('logs screen', () => {
   it('shows date, user name and the translated action of each entry', async () => {

@@ -8,8 +8,9 @@ import { routeTitleKey, type RoutePageProps } from '@/app/routes/route-types';
 import { SearchInput } from '@/components/data-table/SearchInput';
 import { AdminPage } from '@/components/AdminPage';
 import { DataTable } from '@/components/data-table/DataTable';
-import { openConfirmDialog } from '@/components/dialogs/ConfirmDialog';
 import { ErrorDialog } from '@/components/dialogs/ErrorDialog';
+import { useConfirmedActions } from '@/components/dialogs/use-confirmed-actions';
+import { useOperation } from '@/components/dialogs/use-operation';
 import { QueryState } from '@/components/QueryState';
 import { useAuditLog, useClearOldLogs } from '@/features/audit-logs/api';
 import { auditCsv, auditCsvFileName } from '@/features/audit-logs/audit-csv';
@@ -19,19 +20,19 @@ import { useAuditColumns } from '@/features/audit-logs/components/use-audit-colu
 import { downloadTextFile } from '@/features/audit-logs/download-file';
 
 /** Which dialog is open: the detail of one entry, or none. */
-type Operation = { type: 'view'; item: AuditRow } | null;
+type Operation = { type: 'view'; item: AuditRow };
 
 /** Logs (`/admin/logs`): the audit table, its CSV, entry details, clearing entries older than 30 days. */
 export default function LogsPage({ route }: RoutePageProps) {
   const { t } = useTranslation();
   const log = useAuditLog();
-  const { mutate: clearOld, isPending: clearing } = useClearOldLogs();
-  const [operation, setOperation] = useState<Operation>(null);
-  const [failure, setFailure] = useState<unknown>(null);
+  const clearOld = useClearOldLogs();
+  const { operation, open, close } = useOperation<Operation>();
+  const { confirm, failure, clearFailure } = useConfirmedActions();
   const [search, setSearch] = useState('');
 
   const rows = useMemo(() => (log.data ?? []).map((entry, position) => toAuditRow(entry, position)), [log.data]);
-  const onView = useCallback((item: AuditRow) => setOperation({ type: 'view', item }), []);
+  const onView = useCallback((item: AuditRow) => open({ type: 'view', item }), [open]);
   const columns = useAuditColumns(onView);
   const days = AUDIT_LOG_CLEAR_AFTER_DAYS;
 
@@ -45,17 +46,13 @@ export default function LogsPage({ route }: RoutePageProps) {
   };
 
   const askToClear = () =>
-    openConfirmDialog(t, {
+    confirm({
       title: t('logsScreen.clearConfirm.title'),
       message: t('logsScreen.clearConfirm.message', { days }),
       confirmLabel: t('logsScreen.clearConfirm.confirm'),
-      danger: true,
-      onConfirm: () =>
-        clearOld(undefined, {
-          onSuccess: ({ Deleted }) =>
-            notifications.show({ color: 'green', message: t('logsScreen.notify.cleared', { count: Deleted }) }),
-          onError: setFailure,
-        }),
+      mutation: clearOld,
+      variables: undefined,
+      done: ({ Deleted }) => t('logsScreen.notify.cleared', { count: Deleted }),
     });
 
   const toolbar = (
@@ -73,7 +70,7 @@ export default function LogsPage({ route }: RoutePageProps) {
         color="red"
         variant="light"
         leftSection={<IconTrash size={16} aria-hidden />}
-        loading={clearing}
+        loading={clearOld.isPending}
         onClick={askToClear}
       >
         {t('logsScreen.clear', { days })}
@@ -95,8 +92,8 @@ export default function LogsPage({ route }: RoutePageProps) {
           />
         )}
       </QueryState>
-      <AuditEntryDialog row={operation?.type === 'view' ? operation.item : null} onClose={() => setOperation(null)} />
-      <ErrorDialog error={failure} onClose={() => setFailure(null)} />
+      <AuditEntryDialog row={operation?.type === 'view' ? operation.item : null} onClose={close} />
+      <ErrorDialog error={failure} onClose={clearFailure} />
     </AdminPage>
   );
 }

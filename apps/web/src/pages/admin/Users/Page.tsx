@@ -2,26 +2,27 @@ import { useState } from 'react';
 import { Button } from '@mantine/core';
 import { IconLogout, IconUserPlus } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import type { UserRecord } from '@postern/protocol';
+import { USERS_LIST_REFRESH_MS, type UserRecord } from '@postern/protocol';
 import { routeTitleKey, type RoutePageProps } from '@/app/routes/route-types';
 import { SearchInput } from '@/components/data-table/SearchInput';
 import { AdminPage } from '@/components/AdminPage';
 import { QueryState } from '@/components/QueryState';
 import { DataTable } from '@/components/data-table/DataTable';
 import { ErrorDialog } from '@/components/dialogs/ErrorDialog';
+import { useOperation } from '@/components/dialogs/use-operation';
 import { SecretRevealDialog } from '@/components/dialogs/SecretRevealDialog';
 import { useAdminStatus } from '@/features/status/api';
-import { USERS_LIST_REFRESH_MS, usersApi } from '@/features/users/api';
+import { usersApi } from '@/features/users/api';
 import { useUserActions } from '@/features/users/use-user-actions';
 import { canCreateUsers, licenceSessionLimit, userLimitNotice } from '@/features/users/user-limit';
-import { userColumns } from '@/features/users/components/user-columns';
+import { userColumns, userRowProps } from '@/features/users/components/user-columns';
 import { UserFormDialog } from '@/features/users/components/UserFormDialog';
 import { UserLimitAlert } from '@/features/users/components/UserLimitAlert';
 import { UserRowActions } from '@/features/users/components/UserRowActions';
 import { UserViewDialog } from '@/features/users/components/UserViewDialog';
 
 /** Which dialog is open; the view keeps only the id, so it shows the latest refresh of the user. */
-type Operation = { type: 'create' } | { type: 'edit'; user: UserRecord } | { type: 'view'; userId: string } | null;
+type Operation = { type: 'create' } | { type: 'edit'; user: UserRecord } | { type: 'view'; userId: string };
 
 /**
  * Users (`/admin/users`, spec §2): the sortable, searchable user table refreshed every 30 s, the
@@ -33,21 +34,20 @@ export default function UsersPage({ route }: RoutePageProps) {
   const licensing = useAdminStatus().data?.Licensing;
   const actions = useUserActions();
   const [search, setSearch] = useState('');
-  const [operation, setOperation] = useState<Operation>(null);
+  const { operation, open, close } = useOperation<Operation>();
   const [revealed, setRevealed] = useState<{ userName: string; key: string } | null>(null);
 
   const notice = licensing === undefined ? null : userLimitNotice(licensing, users.data ?? []);
   // Until the licence and the list are known, Create waits rather than risk offering a refused call.
   const creationAllowed = notice !== null && users.data !== undefined && canCreateUsers(notice);
-  const close = () => setOperation(null);
 
   const columns = userColumns(t, {
-    onView: (user) => setOperation({ type: 'view', userId: user.ID }),
+    onView: (user) => open({ type: 'view', userId: user.ID }),
     renderActions: (user) => (
       <UserRowActions
         user={user}
-        onView={() => setOperation({ type: 'view', userId: user.ID })}
-        onEdit={() => setOperation({ type: 'edit', user })}
+        onView={() => open({ type: 'view', userId: user.ID })}
+        onEdit={() => open({ type: 'edit', user })}
         onResetTotp={actions.askResetTotp}
         onDelete={(target) => actions.askDelete(target)}
       />
@@ -68,7 +68,7 @@ export default function UsersPage({ route }: RoutePageProps) {
         {t('usersScreen.invalidateAll')}
       </Button>
       {creationAllowed ? (
-        <Button leftSection={<IconUserPlus size={16} aria-hidden />} onClick={() => setOperation({ type: 'create' })}>
+        <Button leftSection={<IconUserPlus size={16} aria-hidden />} onClick={() => open({ type: 'create' })}>
           {t('usersScreen.create')}
         </Button>
       ) : null}
@@ -85,6 +85,7 @@ export default function UsersPage({ route }: RoutePageProps) {
             columns={columns}
             rows={rows}
             rowKey={(user) => user.ID}
+            rowProps={userRowProps}
             search={search}
             initialSort={{ column: 'Name', direction: 'asc' }}
             emptyText={t('usersScreen.empty')}

@@ -7,6 +7,7 @@ import {
   UserAclListResponse,
   UserSessionListResponse,
 } from '@postern/protocol';
+import { findMenuItem, getMenuItem, menuItemTexts } from '@/test-support/menu';
 import { apiError, data, EMPTY_OK } from '@/test-support/typed-fake-api';
 import { findUsersTable, openUsersPage, userRecord, userRoutes } from './user-fixtures';
 
@@ -15,22 +16,18 @@ vi.setConfig({ testTimeout: 20_000 });
 
 type Page = ReturnType<typeof openUsersPage>;
 
-/**
- * Opens a row's actions menu; resolves once its first item (View) is there. Items are found with
- * `hidden: true`: jsdom lays nothing out, so Mantine's hideDetached may keep the open dropdown at
- * display:none, which a browser would show (as in the agents page's tests).
- */
+/** Opens a row's actions menu; resolves once its first item (View) is there. */
 async function openMenu({ user }: Page, name: string) {
   const table = await findUsersTable();
   const button = within(table).getByRole('button', { name: `Actions for ${name}` });
   await user.click(button);
   expect(button).toHaveAttribute('aria-expanded', 'true');
-  await screen.findByRole('menuitem', { name: 'View', hidden: true }, { timeout: 8_000 });
+  await findMenuItem('View', { timeout: 8_000 });
 }
 
 async function choose(page: Page, name: string, item: string) {
   await openMenu(page, name);
-  await page.user.click(screen.getByRole('menuitem', { name: item, hidden: true }));
+  await page.user.click(getMenuItem(item));
 }
 
 const confirmIn = async (page: Page, title: string, button: string) => {
@@ -52,7 +49,7 @@ describe('row actions', () => {
       ]),
     );
     await openMenu(page, name);
-    expect(screen.getAllByRole('menuitem', { hidden: true }).map((item) => item.textContent)).toEqual(expected);
+    expect(menuItemTexts()).toEqual(expected);
   });
 });
 

@@ -1,8 +1,10 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { ErrorCodes, UserCreateResponse, UserResponse, type UserRecord } from '@postern/protocol';
+import { licensingSummary } from '@/test-support/fixtures';
+import { findMenuItem } from '@/test-support/menu';
 import { apiError, data } from '@/test-support/typed-fake-api';
-import { findUsersTable, licensing, openUsersPage, userRecord } from './user-fixtures';
+import { findUsersTable, openUsersPage, userRecord } from './user-fixtures';
 
 // Whole-app tests with dialogs take a few seconds each.
 vi.setConfig({ testTimeout: 20_000 });
@@ -18,8 +20,7 @@ async function openCreate({ user }: Page) {
 async function openEdit({ user }: Page, name: string) {
   const table = await findUsersTable();
   await user.click(within(table).getByRole('button', { name: `Actions for ${name}` }));
-  // `hidden: true`: in jsdom Mantine's hideDetached may keep the open menu at display:none.
-  await user.click(await screen.findByRole('menuitem', { name: 'Edit', hidden: true }, { timeout: 8_000 }));
+  await user.click(await findMenuItem('Edit', { timeout: 8_000 }));
   return screen.findByRole('dialog', { name: `Edit user "${name}"` });
 }
 
@@ -171,7 +172,7 @@ describe('create user', () => {
   });
 
   it('leaves the session limit open when unlicensed', async () => {
-    const page = openUsersPage({}, licensing({ Licensed: false, SessionLimit: 0 }));
+    const page = openUsersPage({}, licensingSummary({ Licensed: false, SessionLimit: 0 }));
     const dialog = await openCreate(page);
     expect(field(dialog, 'Session limit')).toHaveValue('');
     expect(within(dialog).getByText('Concurrent sessions; leave empty for no limit.')).toBeVisible();

@@ -9,7 +9,7 @@ import {
   type LicensingSummary,
   type UserRecord,
 } from '@postern/protocol';
-import { adminStatus, signInAdmin, userRecord as sharedUserRecord } from '@/test-support/fixtures';
+import { adminStatus, licensingSummary, signInAdmin, userRecord as sharedUserRecord } from '@/test-support/fixtures';
 import { renderApp } from '@/test-support/render-app';
 import { data, installTypedFakeApi, type FakeRoute, type TypedHandler } from '@/test-support/typed-fake-api';
 
@@ -58,19 +58,6 @@ export const THREE_USERS: UserRecord[] = [
   }),
 ];
 
-/** A valid licence: 10 users plus 50 % (5) overage, 3 sessions per user. */
-export function licensing(overrides: Partial<LicensingSummary> = {}): LicensingSummary {
-  return {
-    Licensed: true,
-    Expires: '2030-01-01T00:00:00.000Z',
-    UserLimit: 10,
-    UserLimitOverage: 5,
-    UserLimitOveragePercentage: 50,
-    SessionLimit: 3,
-    ...overrides,
-  };
-}
-
 /** `count` local users named user-1 … user-count. */
 export const manyUsers = (count: number) =>
   Array.from({ length: count }, (_, index) =>
@@ -90,7 +77,7 @@ export function userRoutes(users: UserRecord[] | (() => UserRecord[]) = THREE_US
 /** Opens /admin/users as a signed-in admin, with `routes` over the user routes and a licence. */
 export function openUsersPage(
   routes: Partial<Record<FakeRoute, TypedHandler>> = {},
-  licence: LicensingSummary = licensing(),
+  licence: LicensingSummary = licensingSummary(),
 ) {
   const api = installTypedFakeApi({
     'GET /api/admin/status': data(AdminStatusResponse, adminStatus({ Licensing: licence })),

@@ -12,14 +12,16 @@ export interface RowActionProps {
   /** Why the action is unavailable, already translated; null when it is available. */
   unavailable?: string | null;
   color?: string;
+  /** The action is on its way for this row: the button spins and cannot be pressed again. */
+  loading?: boolean;
 }
 
 /**
- * One icon button of a table row. An unavailable action stays visible, focusable and explained (its
- * reason is the tooltip and the button's description) instead of vanishing, so an admin learns why
- * they cannot, say, delete themselves.
+ * One icon button of a table row, its label as tooltip and accessible name. An unavailable action
+ * stays visible, focusable and explained (its reason is the tooltip and the button's description)
+ * instead of vanishing, so an admin learns why they cannot, say, delete themselves.
  */
-export function RowAction({ label, icon, onClick, unavailable = null, color }: RowActionProps) {
+export function RowAction({ label, icon, onClick, unavailable = null, color, loading = false }: RowActionProps) {
   const reasonId = useId();
   const disabled = unavailable !== null;
   return (
@@ -31,6 +33,7 @@ export function RowAction({ label, icon, onClick, unavailable = null, color }: R
         aria-disabled={disabled || undefined}
         aria-describedby={disabled ? reasonId : undefined}
         data-disabled={disabled || undefined}
+        loading={loading}
         onClick={disabled ? undefined : onClick}
       >
         {icon}
