@@ -8,6 +8,7 @@ export default defineConfig({
       'apps/server',
       'apps/agent',
       'apps/web',
+      'apps/web/vitest.isolated.config.ts',
       // Tests of the repository's own tooling (the layering lint rules).
       { test: { name: 'lint', include: ['tests/lint/**/*.test.ts'], environment: 'node' } },
     ],

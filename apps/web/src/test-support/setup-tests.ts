@@ -47,5 +47,7 @@ afterEach(async () => {
   window.localStorage.clear();
   vi.unstubAllGlobals();
   vi.restoreAllMocks();
+  // Files share one module graph (isolate: false): no fake clock may outlive its test.
+  vi.useRealTimers();
   if (i18n.language !== 'en') await i18n.changeLanguage('en');
 });

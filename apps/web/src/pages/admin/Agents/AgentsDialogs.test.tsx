@@ -40,7 +40,8 @@ describe('agents page: create and rename', { timeout: 30_000 }, () => {
     expect(within(token).getByLabelText('Install command')).toHaveTextContent(`${INSTALL} ${created.Token}`);
     expect(within(token).getByLabelText('Token')).toHaveTextContent(created.Token);
     expect(token).toHaveTextContent('You can view this token again later');
-    expect(within(token).getByRole('button', { name: 'Copy the install command' })).toBeVisible();
+    // The dialog fades in (a Mantine transition): visible once it has.
+    await waitFor(() => expect(within(token).getByRole('button', { name: 'Copy the install command' })).toBeVisible());
     await waitFor(() => expect(rowNames()).toEqual(['edge-2']));
   });
 
