@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Alert, Badge, Group, Paper, Text, Textarea, UnstyledButton } from '@mantine/core';
+import { Alert, Badge, Button, Group, Paper, Stack, Text, Textarea, UnstyledButton } from '@mantine/core';
 import { IconChevronRight } from '@tabler/icons-react';
 import dayjs from 'dayjs';
 import { useTranslation } from 'react-i18next';
@@ -15,8 +15,9 @@ import { SettingsSection } from './SettingsSection';
 
 /**
  * Licence: the key field and Save when unlicensed; when licensed, a summary (version, users against
- * the limit, days to expiry) that opens the licence dialog. After a licence is saved, the licence and
- * system status are fetched again and the form becomes the summary.
+ * the limit, days to expiry) that opens the licence dialog, and the key field again on request (a
+ * renewal or an upgrade replaces the key). After a licence is saved, the licence and system status
+ * are fetched again and the form becomes the summary.
  */
 export function LicenceSection() {
   const { t } = useTranslation();
@@ -30,10 +31,11 @@ export function LicenceSection() {
   );
 }
 
-/** The one-line summary; a button that opens the licence dialog. */
+/** The one-line summary, a button that opens the licence dialog; below it, replacing the key. */
 function LicenceSummary({ status }: { status: LicenceStatus }) {
   const { t } = useTranslation();
   const [open, setOpen] = useState(false);
+  const [replacing, setReplacing] = useState(false);
   const version = useAdminStatus().data?.ServerVersion;
   const expiry = licenceExpiry(status, new Date());
   const usage = licenceUsage(status);
@@ -61,12 +63,18 @@ function LicenceSummary({ status }: { status: LicenceStatus }) {
         </Paper>
       </UnstyledButton>
       <LicenceDialog opened={open} status={status} onClose={() => setOpen(false)} />
+      <Stack gap="sm" mt="sm" align="flex-start">
+        <Button variant="subtle" px={0} onClick={() => setReplacing((shown) => !shown)} aria-expanded={replacing}>
+          {replacing ? t('settingsScreen.licence.keepKey') : t('settingsScreen.licence.replaceKey')}
+        </Button>
+        {replacing ? <LicenceKeyForm status={status} onSaved={() => setReplacing(false)} /> : null}
+      </Stack>
     </>
   );
 }
 
-/** The licence key field of an unlicensed installation. */
-function LicenceKeyForm({ status }: { status: LicenceStatus }) {
+/** The licence key field: of an unlicensed installation, or replacing the installed key. */
+function LicenceKeyForm({ status, onSaved }: { status: LicenceStatus; onSaved?: () => void }) {
   const { t } = useTranslation();
   const saveLicence = useSaveLicence();
   const section = useSectionForm<LicenceBody>({
@@ -75,6 +83,7 @@ function LicenceKeyForm({ status }: { status: LicenceStatus }) {
     saved: { License: '' },
     save: async ({ License }) => {
       await saveLicence.mutateAsync({ License: License.trim() });
+      onSaved?.();
       return { License: '' };
     },
     successMessage: t('settingsScreen.licence.saved'),

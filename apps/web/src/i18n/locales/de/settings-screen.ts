@@ -13,6 +13,8 @@ export const settingsScreen = {
       key: 'Lizenzschlüssel',
       keyHelp: 'Fügen Sie den Lizenzschlüssel aus dem Lizenzportal ein.',
       keyRequired: 'Geben Sie einen Lizenzschlüssel ein',
+      replaceKey: 'Lizenzschlüssel ersetzen',
+      keepKey: 'Aktuellen Lizenzschlüssel behalten',
       saved: 'Lizenz gespeichert',
       dialogTitle: 'Lizenz',
       refresh: 'Lizenzstatus aktualisieren',

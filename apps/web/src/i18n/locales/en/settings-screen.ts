@@ -13,6 +13,8 @@ export const settingsScreen = {
       key: 'License Key',
       keyHelp: 'Paste the licence key you received from the licensing portal.',
       keyRequired: 'Enter a licence key',
+      replaceKey: 'Replace the licence key',
+      keepKey: 'Keep the current licence key',
       saved: 'Licence saved',
       dialogTitle: 'Licence',
       refresh: 'Refresh licence status',

@@ -65,6 +65,36 @@ describe('settings: licence', { timeout: 30_000 }, () => {
     expect(within(section).getByRole('textbox', { name: /License Key/ })).toHaveValue('not-a-key');
   });
 
+  it('replaces the key of a licensed installation on request, and folds the field away once saved', async () => {
+    const api = installSettingsApi(
+      { 'PUT /api/admin/settings/license': () => data(LicenceStatusResponse, licensed()) },
+      { licence: licensed() },
+    );
+    const { user, section } = await openLicence();
+    await within(section).findByRole('button', { name: /12 of 50 users/ });
+    expect(within(section).queryByRole('textbox', { name: /License Key/ })).not.toBeInTheDocument();
+
+    const replace = within(section).getByRole('button', { name: 'Replace the licence key' });
+    expect(replace).toHaveAttribute('aria-expanded', 'false');
+    await user.click(replace);
+    // Changing one's mind folds the field away again, sending nothing.
+    await user.click(within(section).getByRole('button', { name: 'Keep the current licence key' }));
+    expect(within(section).queryByRole('textbox', { name: /License Key/ })).not.toBeInTheDocument();
+
+    await user.click(within(section).getByRole('button', { name: 'Replace the licence key' }));
+    await user.type(within(section).getByRole('textbox', { name: /License Key/ }), 'eyJyZW5ld2VkIjoxfQ.sig');
+    await user.click(within(section).getByRole('button', { name: 'Save' }));
+
+    expect(await screen.findByText('Licence saved')).toBeInTheDocument();
+    expect(api.calls('PUT /api/admin/settings/license').map((call) => call.body)).toEqual([
+      { License: 'eyJyZW5ld2VkIjoxfQ.sig' },
+    ]);
+    await waitFor(() =>
+      expect(within(section).queryByRole('textbox', { name: /License Key/ })).not.toBeInTheDocument(),
+    );
+    expect(within(section).getByRole('button', { name: /12 of 50 users/ })).toBeInTheDocument();
+  });
+
   it('summarises version, users against the limit and days to expiry', async () => {
     installSettingsApi({}, { licence: licensed() });
     const { section } = await openLicence();
