@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { generateLicenceKeyPair, issueLicence, publicKeyBase64 } from '../../apps/server/src/licence/licence-format.js';
 import { AdminApi } from './support/admin-api.js';
 import {
   ADMIN_SCREENS,
@@ -21,6 +20,7 @@ import { screenshotPath } from './support/browser.js';
 import { usePortal } from './support/portal.js';
 import {
   PORTAL_SETTINGS,
+  testLicenceKey,
   colorScheme,
   createAllowlistAcls,
   createUserWithAcls,
@@ -252,28 +252,14 @@ describe('the admin console screens in Chromium', () => {
 
 describe('licensing from the admin console in Chromium', () => {
   // A key of this test's own, trusted by the server, signs the licence the admin pastes in.
-  const signer = generateLicenceKeyPair();
-  const portal = usePortal({
-    store: 'sqlite',
-    settings: { POSTERN_LICENCE_PUBLIC_KEYS: publicKeyBase64(signer.publicKey) },
-  });
+  const portal = usePortal({ store: 'sqlite', settings: PORTAL_SETTINGS });
 
-  function licenceKey(): string {
-    const now = Date.now();
-    return issueLicence(
-      {
-        ID: 'lic-system-admin-console',
-        Licensee: 'Postern admin console tests',
-        UserLimit: 50,
-        UserLimitOveragePercentage: 10,
-        SessionLimit: 20,
-        MaxMachines: 5,
-        IssuedAt: new Date(now - 86_400_000).toISOString(),
-        Expires: new Date(now + 30 * 86_400_000).toISOString(),
-      },
-      signer.privateKey,
-    );
-  }
+  const licenceKey = () =>
+    testLicenceKey({
+      ID: 'lic-system-admin-console',
+      Licensee: 'Postern admin console tests',
+      UserLimitOveragePercentage: 10,
+    });
 
   it('installs a licence in Settings and sees the unlicensed banner go', async () => {
     const { server, newPage } = portal();

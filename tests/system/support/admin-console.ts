@@ -14,9 +14,3 @@ export async function signInToAdminConsole(page: Page, server: PosternServer): P
   await page.getByRole('button', { name: 'Do this next time' }).click();
   await page.waitForURL(`${server.url}/admin/home`);
 }
-
-/** Opens an admin screen by its path under /admin and waits for its level-one heading. */
-export async function openAdminScreen(page: Page, server: PosternServer, screen: string): Promise<void> {
-  await page.goto(`${server.url}/admin/${screen}`);
-  await page.getByRole('heading', { level: 1 }).first().waitFor();
-}

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, connect, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
@@ -8,6 +7,7 @@ import { capture, REPO_ROOT, type RunningProcess } from '@postern/test-support';
 import { stopAgent } from './grant-topology.js';
 import { createNamespace, missingNetnsSupport, removeNamespace, type Namespace } from './netns.js';
 import type { StoreChoice } from './postern-server.js';
+import { relayServerIntoNamespace, type ServerRelay } from './relay.js';
 
 /**
  * Support for the admin console's main flow (admin-console-flow.system.test.ts): the real agent in a
@@ -29,39 +29,11 @@ export function missingAgentNamespace(): string | null {
 /** The port the relay listens on inside the agent's namespace, standing in for the server there. */
 const RELAY_PORT = 18_081;
 
-/** Forwards 127.0.0.1:<port> inside the namespace to a unix socket (whose path every namespace shares). */
-const RELAY_SOURCE = `
-const net = require('node:net');
-const [socketPath, port] = process.argv.slice(1);
-net.createServer((inbound) => {
-  const outbound = net.connect(socketPath);
-  inbound.pipe(outbound).pipe(inbound);
-  inbound.on('error', () => outbound.destroy());
-  outbound.on('error', () => inbound.destroy());
-}).listen(Number(port), '127.0.0.1', () => console.log('relay ready'));
-`;
-
 /** The built agent running in a namespace of its own, connected to the server through a relay. */
 export interface NamespacedAgent {
   process: RunningProcess;
   namespace: Namespace;
   dispose(): Promise<void>;
-}
-
-function waitForReady(child: ChildProcess): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`the relay did not start: ${output}`)), 10_000);
-    const read = (chunk: string) => {
-      output += chunk;
-      if (output.includes('relay ready')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout?.setEncoding('utf8').on('data', read);
-    child.stderr?.setEncoding('utf8').on('data', read);
-  });
 }
 
 /**
@@ -74,7 +46,7 @@ export async function startNamespacedAgent(serverPort: number, token: string): P
   const dir = mkdtempSync(path.join(tmpdir(), 'postern-flow-agent-'));
   const socketPath = path.join(dir, 'server.sock');
   const children: ChildProcess[] = [];
-  let relay: Server | undefined;
+  let relay: ServerRelay | undefined;
   let agent: RunningProcess | undefined;
   const dispose = async () => {
     await stopAgent(agent);
@@ -84,16 +56,8 @@ export async function startNamespacedAgent(serverPort: number, token: string): P
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    relay = createServer((inbound) => {
-      const outbound = connect(serverPort, '127.0.0.1');
-      inbound.pipe(outbound).pipe(inbound);
-      inbound.on('error', () => outbound.destroy());
-      outbound.on('error', () => inbound.destroy());
-    });
-    await new Promise<void>((resolve) => relay?.listen(socketPath, resolve));
-    const inner = namespace.spawn([process.execPath, '-e', RELAY_SOURCE, socketPath, String(RELAY_PORT)]);
-    children.push(inner);
-    await waitForReady(inner);
+    relay = await relayServerIntoNamespace(namespace, serverPort, socketPath, RELAY_PORT);
+    children.push(relay.child);
 
     const child = spawn(
       namespace.prefix[0] as string,
@@ -102,7 +66,7 @@ export async function startNamespacedAgent(serverPort: number, token: string): P
         cwd: REPO_ROOT,
         env: {
           PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin',
-          POSTERN_AGENT_SERVER_URL: `http://127.0.0.1:${RELAY_PORT}`,
+          POSTERN_AGENT_SERVER_URL: relay.url,
           POSTERN_AGENT_TOKEN: token,
           POSTERN_AGENT_STATE_FILE: path.join(dir, 'state.json'),
           POSTERN_AGENT_HEARTBEAT_SECONDS: '5',

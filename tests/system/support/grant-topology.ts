@@ -1,10 +1,10 @@
-import { createServer as createNetServer, connect, type Server } from 'node:net';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { capture, REPO_ROOT, type RunningProcess } from '@postern/test-support';
 import { connectNamespaces, createNamespace, removeNamespace, type Namespace } from './netns.js';
+import { relayServerIntoNamespace, waitForLine, type ServerRelay } from './relay.js';
 
 /**
  * The network the grant tests run on, made of namespaces only (nothing on the host but loopback):
@@ -43,35 +43,9 @@ const SERVICE_PORT = 7000;
 const HAPROXY_PORT = 8080;
 const RELAY_PORT = 18_080;
 
-const RELAY_SOURCE = `
-const net = require('node:net');
-const [socketPath, port] = process.argv.slice(1);
-net.createServer((inbound) => {
-  const outbound = net.connect(socketPath);
-  inbound.pipe(outbound).pipe(inbound);
-  inbound.on('error', () => outbound.destroy());
-  outbound.on('error', () => inbound.destroy());
-}).listen(Number(port), '127.0.0.1', () => console.log('relay ready'));
-`;
-
 const LISTENER_SOURCE = `
 require('node:net').createServer((socket) => socket.end('hello\\n')).listen(${SERVICE_PORT}, '${PROTECTED_ADDRESS}', () => console.log('listening'));
 `;
-
-function waitForLine(child: ChildProcess, text: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`no "${text}" from ${child.spawnfile}: ${output}`)), 10_000);
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk;
-      if (output.includes(text)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  });
-}
 
 async function waitForSocket(file: string): Promise<void> {
   const deadline = Date.now() + 10_000;
@@ -90,7 +64,7 @@ export async function createGrantTopology(serverPort: number): Promise<GrantTopo
   const haproxySocket = path.join(dir, 'haproxy.sock');
   const haproxyConfig = path.join(dir, 'haproxy.cfg');
   const aclFile = path.join(dir, 'granted.acl');
-  let relay: Server | undefined;
+  let relay: ServerRelay | undefined;
   try {
     await connectNamespaces(
       { namespace: client, interfaceName: 'veth-cli', address: `${CLIENT_ADDRESSES[0]}/24` },
@@ -145,16 +119,8 @@ export async function createGrantTopology(serverPort: number): Promise<GrantTopo
     children.push(protectedNs.spawn(['haproxy', '-db', '-f', haproxyConfig]));
     await waitForSocket(haproxySocket);
 
-    relay = createNetServer((inbound) => {
-      const outbound = connect(serverPort, '127.0.0.1');
-      inbound.pipe(outbound).pipe(inbound);
-      inbound.on('error', () => outbound.destroy());
-      outbound.on('error', () => inbound.destroy());
-    });
-    await new Promise<void>((resolve) => relay?.listen(socketPath, resolve));
-    const inner = protectedNs.spawn([process.execPath, '-e', RELAY_SOURCE, socketPath, String(RELAY_PORT)]);
-    children.push(inner);
-    await waitForLine(inner, 'relay ready');
+    relay = await relayServerIntoNamespace(protectedNs, serverPort, socketPath, RELAY_PORT);
+    children.push(relay.child);
   } catch (error) {
     for (const child of children) child.kill('SIGKILL');
     relay?.close();
@@ -166,7 +132,7 @@ export async function createGrantTopology(serverPort: number): Promise<GrantTopo
   return {
     client,
     protectedNs,
-    agentServerUrl: `http://127.0.0.1:${RELAY_PORT}`,
+    agentServerUrl: relay.url,
     canConnect: async (source) => {
       const probe = `
         const socket = require('node:net').connect({ host: '${PROTECTED_ADDRESS}', port: ${SERVICE_PORT}, localAddress: '${source}' });

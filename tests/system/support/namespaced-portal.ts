@@ -7,6 +7,7 @@ import type { Browser } from 'playwright-core';
 import { launchChromium } from './browser.js';
 import { createNamespace, removeNamespace, type Namespace } from './netns.js';
 import { startPosternServer, type PosternServer } from './postern-server.js';
+import { pipeSockets, waitForLine } from './relay.js';
 import { CHROMIUM_PATH } from './requirements.js';
 
 /**
@@ -48,22 +49,6 @@ net.createServer((inbound) => {
 }).listen(socketPath, () => console.log('relay ready'));
 `;
 
-function waitForLine(child: ChildProcess, text: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`no "${text}" from ${child.spawnfile}: ${output}`)), 10_000);
-    const take = (chunk: string) => {
-      output += chunk;
-      if (output.includes(text)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout?.setEncoding('utf8').on('data', take);
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  });
-}
-
 /** Starts the namespace, the server in it (SQLite: PostgreSQL on the host is out of reach), the relay and Chromium. */
 export async function startNamespacedPortal(settings: Record<string, string>): Promise<NamespacedPortal> {
   const namespace = await createNamespace('portal');
@@ -97,12 +82,7 @@ export async function startNamespacedPortal(settings: Record<string, string>): P
     const socketPath = path.join(dir, 'portal.sock');
     inner = namespace.spawn([process.execPath, '-e', INNER_RELAY_SOURCE, socketPath, String(port)]);
     await waitForLine(inner, 'relay ready');
-    relay = createNetServer((inbound) => {
-      const outbound = connect(socketPath);
-      inbound.pipe(outbound).pipe(inbound);
-      inbound.on('error', () => outbound.destroy());
-      outbound.on('error', () => inbound.destroy());
-    });
+    relay = createNetServer((inbound) => pipeSockets(inbound, connect(socketPath)));
     const listening = relay;
     await new Promise<void>((resolve, reject) => {
       listening.once('error', reject);

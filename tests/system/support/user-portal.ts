@@ -3,6 +3,7 @@ import {
   generateLicenceKeyPair,
   issueLicence,
   publicKeyBase64,
+  type LicencePayload,
 } from '../../../apps/server/src/licence/licence-format.js';
 import type { AdminApi } from './admin-api.js';
 
@@ -25,24 +26,31 @@ export const PORTAL_SETTINGS: Record<string, string> = {
   POSTERN_LICENCE_PUBLIC_KEYS: publicKeyBase64(licenceSigner.publicKey),
 };
 
+/**
+ * A licence key signed by the key {@link PORTAL_SETTINGS} trusts: 50 users, 20 sessions, issued a
+ * day ago, expiring in 30 days, unless `overrides` says otherwise.
+ */
+export function testLicenceKey(overrides: Partial<LicencePayload> = {}): string {
+  const now = Date.now();
+  return issueLicence(
+    {
+      ID: 'lic-system-user-portal',
+      Licensee: 'Postern tests',
+      UserLimit: 50,
+      UserLimitOveragePercentage: 0,
+      SessionLimit: 20,
+      MaxMachines: 5,
+      IssuedAt: new Date(now - 86_400_000).toISOString(),
+      Expires: new Date(now + 30 * 86_400_000).toISOString(),
+      ...overrides,
+    },
+    licenceSigner.privateKey,
+  );
+}
+
 /** Installs a valid licence signed by the key in {@link PORTAL_SETTINGS}: users see their ACLs. */
 export async function installLicence(admin: AdminApi): Promise<void> {
-  const now = Date.now();
-  await admin.call('PUT', '/api/admin/settings/license', {
-    License: issueLicence(
-      {
-        ID: 'lic-system-user-portal',
-        Licensee: 'Postern tests',
-        UserLimit: 50,
-        UserLimitOveragePercentage: 0,
-        SessionLimit: 20,
-        MaxMachines: 5,
-        IssuedAt: new Date(now - 86_400_000).toISOString(),
-        Expires: new Date(now + 30 * 86_400_000).toISOString(),
-      },
-      licenceSigner.privateKey,
-    ),
-  });
+  await admin.call('PUT', '/api/admin/settings/license', { License: testLicenceKey() });
 }
 
 /** One ACL to create on the published-list backend. */
