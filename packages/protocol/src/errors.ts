@@ -71,6 +71,13 @@ export const ErrorCodes = {
   ipsetNoCommand: 'err.ipsetNoCommand',
   ipsetNoSudo: 'err.ipsetNoSudo',
   agentScriptsDisabled: 'err.agentScriptsDisabled',
+  /** The console: no agent can drive this backend type (allowlist needs none). */
+  backendTypeNoAgents: 'err.backendTypeNoAgents',
+  /** The console: an agent reports a backend type this server does not know. */
+  agentBackendTypeNotSupportedByServer: 'err.agentBackendTypeNotSupportedByServer',
+  /** The console: creating or updating knocs needs a licence (the wizard and update screens). */
+  youDoNotHaveALicense: 'err.youDoNotHaveALicense',
+  unlicensedDescription: 'err.unlicensedDescription',
   // Grants.
   aclNotAvailable: 'err.aclNotAvailable',
   aclDisabledForUser: 'err.aclDisabledForUser',

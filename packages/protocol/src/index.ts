@@ -22,6 +22,7 @@ export * from './settings.js';
 export * from './licence.js';
 export * from './agents.js';
 export * from './backends.js';
+export * from './agent-eligibility.js';
 export * from './knocs.js';
 export * from './agent-messages.js';
 export * from './v1.js';

@@ -2,9 +2,10 @@ import type { Kysely } from 'kysely';
 import {
   AgentCapabilities,
   ErrorCodes,
+  agentIncapability,
+  agentVersionCompatible,
   minimumAgentVersion,
   type BackendType,
-  type ErrorCode,
 } from '@postern/protocol';
 import type { Database } from '../store/schema.js';
 import { BadRequestError } from '../errors.js';
@@ -55,55 +56,15 @@ function parseCapabilities(text: string | null): AgentCapabilities | null {
 }
 
 /**
- * Why this agent cannot drive a backend of this type, as an error code for Extra (the spec's
- * eligibility reasons), or null when it can. Capabilities come from the agent's last hello.
- */
-function incapabilityReason(agent: AgentFacts, type: BackendType): ErrorCode | null {
-  const capabilities = agent.capabilities;
-  if (capabilities === null) return ErrorCodes.agentNeverConnected;
-  if (!capabilities.backend_types.includes(type)) return ErrorCodes.agentBackendTypeNotSupported;
-  if (type === 'ipset') {
-    if (!capabilities.ipset.command_available) return ErrorCodes.ipsetNoCommand;
-    if (!capabilities.ipset.sudo_enabled) return ErrorCodes.ipsetNoSudo;
-  }
-  if (type === 'script' && !capabilities.script.enabled) return ErrorCodes.agentScriptsDisabled;
-  return null;
-}
-
-/**
  * Refuses an agent that cannot drive the type: 400 err.agentIncapable with the reason as Extra, or
  * 400 err.agentVersionTooOld (Extra: the minimum) when its version is below the type's minimum.
  */
 export function assertAgentCanRun(agent: AgentFacts, type: BackendType): void {
-  const reason = incapabilityReason(agent, type);
+  const reason = agentIncapability(agent.capabilities, type);
   if (reason !== null) throw new BadRequestError({ code: ErrorCodes.agentIncapable, extra: reason });
-  const minimum = minimumAgentVersion(type);
-  if (agent.version !== null && !versionAtLeast(agent.version, minimum)) {
-    throw new BadRequestError({ code: ErrorCodes.agentVersionTooOld, extra: minimum });
+  if (!agentVersionCompatible(agent.version, type)) {
+    throw new BadRequestError({ code: ErrorCodes.agentVersionTooOld, extra: minimumAgentVersion(type) });
   }
-}
-
-/**
- * Semantic version comparison on major.minor.patch (a leading "v" and any pre-release or build
- * suffix are ignored, missing parts count as 0). A version that does not parse counts as compatible,
- * as an unknown version does: the agent itself refuses what it cannot do.
- */
-function versionAtLeast(version: string, minimum: string): boolean {
-  const have = parseVersion(version);
-  const need = parseVersion(minimum);
-  if (have === null || need === null) return true;
-  for (let i = 0; i < 3; i += 1) {
-    const a = have[i] ?? 0;
-    const b = need[i] ?? 0;
-    if (a !== b) return a > b;
-  }
-  return true;
-}
-
-function parseVersion(text: string): number[] | null {
-  const match = /^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:[-+].*)?$/.exec(text.trim());
-  if (match === null) return null;
-  return [match[1], match[2], match[3]].map((part) => (part === undefined ? 0 : Number(part)));
 }
 
 /** Which address family each ipset knoc field names a set of. */

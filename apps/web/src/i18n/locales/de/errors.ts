@@ -68,6 +68,11 @@ export const err: MirroredResource<typeof english> = {
   ipsetNoCommand: 'Der ipset-Befehl ist auf dem Agenten nicht verfügbar',
   ipsetNoSudo: 'Der Agent darf ipset nicht ausführen (sudo ist nicht aktiviert)',
   agentScriptsDisabled: 'Die Ausführung von Skripten ist in der Agent-Konfiguration deaktiviert',
+  backendTypeNoAgents: 'Kein Agent kann diesen Backend-Typ ausführen',
+  agentBackendTypeNotSupportedByServer: 'Der Agent meldet einen Backend-Typ, den dieser Server nicht unterstützt',
+  youDoNotHaveALicense: 'Sie haben keine Lizenz',
+  unlicensedDescription:
+    'Zum Erstellen und Ändern von Knocs ist eine Lizenz nötig. Geben Sie in den Einstellungen einen Lizenzschlüssel ein oder beziehen Sie einen über die Lizenzseite.',
   aclNotAvailable: 'Dieses System steht Ihnen nicht zur Verfügung',
   aclDisabledForUser: 'Deaktiviert. Wenden Sie sich für Details an Ihren Administrator',
   agentOffline: 'Der Agent für dieses System ist offline',

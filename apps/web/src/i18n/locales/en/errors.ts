@@ -66,6 +66,11 @@ export const err: ErrorTexts = {
   ipsetNoCommand: 'The ipset command is not available on the agent',
   ipsetNoSudo: 'The agent may not run ipset (sudo is not enabled)',
   agentScriptsDisabled: 'Script execution is disabled in the agent configuration',
+  backendTypeNoAgents: 'No agent can run this backend type',
+  agentBackendTypeNotSupportedByServer: 'The agent reports a backend type this server does not support',
+  youDoNotHaveALicense: 'You do not have a licence',
+  unlicensedDescription:
+    'Creating and changing knocs needs a licence. Enter a licence key in Settings, or get one from the licensing site.',
   aclNotAvailable: 'This system is not available to you',
   aclDisabledForUser: 'Disabled. Consult your administrator for details',
   agentOffline: 'The agent for this system is offline',
