@@ -5,6 +5,7 @@ import { POSTERN_VERSION, type V1UserSession } from '@postern/protocol';
 import { AdminApi } from './support/admin-api.js';
 import {
   cellTexts,
+  createAgentInConsole,
   hostOperatingSystem,
   localDate,
   missingAgentNamespace,
@@ -68,15 +69,8 @@ describe.each(['sqlite', 'postgres'] as const)('the admin console’s main flow 
     await signInToAdminConsole(page, server);
     await openFromNavigation(page, 'Agents');
 
-    await page.getByRole('button', { name: 'Create agent' }).click();
-    const form = page.getByRole('dialog', { name: 'Create agent' });
-    await form.getByLabel('Name').fill(AGENT_NAME);
-    await form.getByRole('button', { name: 'Create', exact: true }).click();
-
     // The token dialog follows at once: the one-liner names this server and carries the token.
-    const install = page.getByRole('dialog', { name: `Install agent ${AGENT_NAME}` });
-    await install.waitFor();
-    const token = (await install.getByLabel('Token', { exact: true }).innerText()).trim();
+    const { token, install } = await createAgentInConsole(page, AGENT_NAME);
     expect(token).toMatch(/^[A-Za-z0-9_-]{32,}$/);
     expect((await install.getByLabel('Install command', { exact: true }).innerText()).trim()).toBe(
       `curl -fsSL ${server.url}/api/agent/install.sh | sudo sh -s -- --token ${token}`,

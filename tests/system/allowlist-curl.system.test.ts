@@ -7,7 +7,7 @@ import { cleanEnv, REPO_ROOT } from '@postern/test-support';
 import { startPosternServer, type PosternServer, type StoreChoice } from './support/postern-server.js';
 import { AdminApi } from './support/admin-api.js';
 import { missingBuild, requireTool } from './support/requirements.js';
-import { missingCommands } from './support/tools.js';
+import { curl, missingCommands } from './support/tools.js';
 
 /**
  * Issue 4 item 8 as a firewall sees it: the built server publishes an allowlist knoc created through
@@ -23,27 +23,6 @@ const USER_PASSWORD = 'correct horse battery';
  * really comes from 127.0.0.1, a trusted proxy here, and loopback itself is never granted.
  */
 const USER_ADDRESS = '198.51.100.10';
-
-interface CurlAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** `curl -sS -i` with the given arguments, parsed: curl is the client here, not fetch. */
-function curl(url: string, args: string[] = []): CurlAnswer {
-  const output = execFileSync('curl', ['-sS', '-i', '--max-time', '10', ...args, url]).toString();
-  const split = output.indexOf('\r\n\r\n');
-  const head = output.slice(0, split).split('\r\n');
-  const status = Number(/^HTTP\/[\d.]+ (\d{3})/.exec(head[0] ?? '')?.[1]);
-  const headers = Object.fromEntries(
-    head.slice(1).map((line) => {
-      const colon = line.indexOf(':');
-      return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()];
-    }),
-  );
-  return { status, headers, body: output.slice(split + 4) };
-}
 
 /** A licence signing key made and a licence issued by the built CLI, as a vendor would. */
 function issueLicence(): { publicKey: string; text: string } {

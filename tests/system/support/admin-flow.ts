@@ -138,6 +138,21 @@ export async function openFromNavigation(page: Page, screen: string): Promise<vo
   await page.getByRole('heading', { level: 1, name: screen, exact: true }).waitFor();
 }
 
+/**
+ * Creates an agent in the Agents screen's dialog, as an admin does, and reads its token from the
+ * install dialog that follows (left open for the caller to look at and close).
+ */
+export async function createAgentInConsole(page: Page, name: string): Promise<{ token: string; install: Locator }> {
+  await page.getByRole('button', { name: 'Create agent' }).click();
+  const form = page.getByRole('dialog', { name: 'Create agent' });
+  await form.getByLabel('Name').fill(name);
+  await form.getByRole('button', { name: 'Create', exact: true }).click();
+  const install = page.getByRole('dialog', { name: `Install agent ${name}` });
+  await install.waitFor();
+  const token = (await install.getByLabel('Token', { exact: true }).innerText()).trim();
+  return { token, install };
+}
+
 /** The body row of `table` that mentions `text`. */
 export function rowWith(table: Locator, text: string): Locator {
   return table.getByRole('row').filter({ hasText: text });

@@ -180,7 +180,7 @@ export async function createGrantTopology(serverPort: number): Promise<GrantTopo
   };
 }
 
-/** The built agent inside the protected namespace, driving its ipset `postern4`. */
+/** The built agent inside the protected namespace, driving its ipset `postern4` and its HAProxy. */
 export function startTopologyAgent(topology: GrantTopology, token: string, stateFile: string): RunningProcess {
   const child = spawn(
     'ip',
@@ -200,6 +200,8 @@ export function startTopologyAgent(topology: GrantTopology, token: string, state
         POSTERN_AGENT_TOKEN: token,
         POSTERN_AGENT_STATE_FILE: stateFile,
         POSTERN_AGENT_IPSET_ALLOWED_SETS: SET_NAME,
+        // The topology's HAProxy, reported as the agent's runtime API (the proxy wizard's default).
+        POSTERN_AGENT_HAPROXY_SOCKET: topology.haproxy.socket,
         POSTERN_AGENT_HEARTBEAT_SECONDS: '5',
         POSTERN_AGENT_LOG_LEVEL: 'warn',
       },

@@ -22,3 +22,24 @@ export function oathtoolCode(secret: string, at: Date): string {
     .toString()
     .trim();
 }
+
+export interface CurlAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** `curl -sS -i` with the given arguments, parsed: curl is the client here, not fetch. */
+export function curl(url: string, args: string[] = []): CurlAnswer {
+  const output = execFileSync('curl', ['-sS', '-i', '--max-time', '10', ...args, url]).toString();
+  const split = output.indexOf('\r\n\r\n');
+  const head = output.slice(0, split).split('\r\n');
+  const status = Number(/^HTTP\/[\d.]+ (\d{3})/.exec(head[0] ?? '')?.[1]);
+  const headers = Object.fromEntries(
+    head.slice(1).map((line) => {
+      const colon = line.indexOf(':');
+      return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()];
+    }),
+  );
+  return { status, headers, body: output.slice(split + 4) };
+}

@@ -1,0 +1,293 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { waitFor, type RunningProcess } from '@postern/test-support';
+import { AdminApi } from './support/admin-api.js';
+import { signInToAdminConsole } from './support/admin-console.js';
+import { createAgentInConsole, missingStore, openFromNavigation, rowWith } from './support/admin-flow.js';
+import {
+  CLIENT_ADDRESSES,
+  SET_NAME,
+  createGrantTopology,
+  startTopologyAgent,
+  stopAgent,
+  type GrantTopology,
+} from './support/grant-topology.js';
+import { StepRecorder, nextStep, pickOption, selectMember, stepHeading } from './support/knoc-console.js';
+import { missingNetnsSupport } from './support/netns.js';
+import { usePortal } from './support/portal.js';
+import { curl, missingCommands } from './support/tools.js';
+import {
+  PORTAL_SETTINGS,
+  USER_PASSWORD,
+  aclCard,
+  dashboardShows,
+  installLicence,
+  signInToDashboard,
+} from './support/user-portal.js';
+
+/**
+ * Issue 14's whole path in real Chromium against the built server, once per store: from an empty
+ * install an admin creates an agent in the console and installs it (the real agent in a network
+ * namespace beside a real ipset, iptables and HAProxy), then creates knocs through the wizards for a
+ * user, who signs in and grants them: the address lands in the kernel's set and the port opens; the
+ * proxy knoc lets the user through HAProxy; the passive allowlist knoc's URL and key, copied from the
+ * wizard's dialog, work with curl. The admin changes a knoc on its update screen and deletes it, and
+ * the grant ends on the device. Every wizard step is screenshotted and checked by axe-core. The
+ * tests of a store build on each other in order, on one server and one admin page.
+ */
+
+const AGENT_NAME = 'protected-host';
+const USER_NAME = 'grace';
+/** What the members step lists (AdminApi.createLocalUser names its users so). */
+const USER_FULL_NAME = `${USER_NAME} (test)`;
+const LINUX_KNOC = 'SSH on the protected host';
+const PROXY_KNOC = 'Wiki behind HAProxy';
+const ALLOWLIST_KNOC = 'Branch office firewall';
+
+const netnsMissing = () =>
+  missingNetnsSupport({ ipset: 'ipset', iptables: 'iptables', haproxy: 'haproxy' }) ??
+  missingCommands({ curl: 'curl' });
+
+describe.each(['sqlite', 'postgres'] as const)('knocs made in the console, used by a user, on %s', (store) => {
+  const [clientAddress] = CLIENT_ADDRESSES;
+  let topology: GrantTopology | undefined;
+  let agent: RunningProcess | undefined;
+  let stateDir: string | undefined;
+  let adminPage: Page | undefined;
+  let userPage: Page | undefined;
+  let admin: AdminApi | undefined;
+
+  const portal = usePortal({
+    store,
+    settings: PORTAL_SETTINGS,
+    alsoMissing: () => missingStore(store) ?? netnsMissing(),
+    arrange: async ({ server }) => {
+      topology = await createGrantTopology(Number(new URL(server.url).port));
+      stateDir = mkdtempSync(path.join(tmpdir(), 'postern-knocs-agent-'));
+      admin = await AdminApi.signIn(server);
+      await installLicence(admin);
+      await admin.createLocalUser(USER_NAME, USER_PASSWORD, { TOTPEnabled: false, Duration: 480 });
+    },
+  });
+  afterAll(async () => {
+    await stopAgent(agent);
+    await topology?.dispose();
+    if (stateDir !== undefined) rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  const topo = () => {
+    if (topology === undefined) throw new Error('the topology did not start');
+    return topology;
+  };
+  const adminConsole = () => {
+    if (adminPage === undefined) throw new Error('the admin did not sign in (the first test failed)');
+    return adminPage;
+  };
+  const adminApi = () => {
+    if (admin === undefined) throw new Error('the admin API did not sign in');
+    return admin;
+  };
+  /** The user's dashboard, signed in once (from the client namespace's address, as a trusted proxy says). */
+  const userDashboard = async () => {
+    if (userPage !== undefined) {
+      await userPage.reload();
+      return userPage;
+    }
+    const { server, newPage } = portal();
+    userPage = await newPage({
+      viewport: { width: 1280, height: 900 },
+      extraHTTPHeaders: { 'x-forwarded-for': clientAddress },
+    });
+    await signInToDashboard(userPage, server.url, USER_NAME);
+    return userPage;
+  };
+  const grantFromDashboard = async (description: string) => {
+    const page = await userDashboard();
+    await dashboardShows(page, description);
+    const card = aclCard(page, description);
+    await card.getByRole('button', { name: 'Grant Access' }).click();
+    await card.getByRole('button', { name: 'Revoke Access' }).waitFor({ timeout: 15_000 });
+  };
+
+  it('creates an agent in the console and installs it; the empty knocs list offers the six tiles', async () => {
+    const { server, newPage } = portal();
+    adminPage = await newPage({ viewport: { width: 1280, height: 900 } });
+    const page = adminPage;
+    page.setDefaultTimeout(10_000);
+    await signInToAdminConsole(page, server);
+    await openFromNavigation(page, 'Agents');
+    const { token, install } = await createAgentInConsole(page, AGENT_NAME);
+    await install.getByRole('button', { name: 'Close' }).last().click();
+    await install.waitFor({ state: 'hidden' });
+    agent = startTopologyAgent(topo(), token, path.join(stateDir ?? tmpdir(), 'state.json'));
+    const row = rowWith(page.getByRole('table', { name: 'Agents' }), AGENT_NAME);
+    await expect.poll(() => row.getByText('Connected', { exact: true }).count(), { timeout: 20_000 }).toBe(1);
+
+    await openFromNavigation(page, 'Knocs');
+    for (const tile of ['Linux host/firewall', 'Application', 'Proxy', 'Module', 'Script', 'Contact']) {
+      expect(await page.getByRole('heading', { name: tile, exact: true }).isVisible(), tile).toBe(true);
+    }
+    await new StepRecorder(page, `knocs-${store}`).record('empty');
+  });
+
+  it('creates a Linux knoc in the wizard; the user grants it, the address is in the kernel set and the port opens', async () => {
+    const page = adminConsole();
+    const steps = new StepRecorder(page, `wizard-linux-${store}`);
+    await page.getByRole('link', { name: 'New Linux knoc' }).click();
+    await stepHeading(page, 'Agent').waitFor();
+    // The only agent, and it is capable: chosen on its own.
+    await expect.poll(() => page.getByRole('combobox', { name: 'Agent' }).inputValue()).toBe(AGENT_NAME);
+    await steps.record('1-agent');
+    await nextStep(page, 'Settings');
+    await pickOption(page, 'IPv4 set', SET_NAME);
+    await steps.record('2-settings');
+    await nextStep(page, 'Knoc options');
+    await page.getByRole('textbox', { name: /^Description/ }).fill(LINUX_KNOC);
+    await page.getByRole('textbox', { name: /^Maximum grant duration/ }).fill('120');
+    await steps.record('3-options');
+    await nextStep(page, 'Users and groups');
+    await selectMember(page, USER_FULL_NAME);
+    await steps.record('4-members');
+    await nextStep(page, 'Review');
+    expect(await page.getByText(LINUX_KNOC).first().isVisible()).toBe(true);
+    await steps.record('5-review');
+    await page.getByRole('button', { name: 'Create knoc', exact: true }).click();
+
+    // The new knoc's detail dialog opens on the list, with the listing that verifies it.
+    const detail = page.getByRole('dialog', { name: LINUX_KNOC });
+    await detail.waitFor();
+    expect(await detail.getByText(`ipset list ${SET_NAME}`).first().isVisible()).toBe(true);
+    await steps.record('6-created');
+    await detail.getByRole('button', { name: 'Close' }).first().click();
+    expect(steps.violations).toEqual([]);
+
+    expect((await topo().setMembers()).has(clientAddress)).toBe(false);
+    expect(await topo().canConnect(clientAddress)).toBe(false);
+    await grantFromDashboard(LINUX_KNOC);
+    await waitFor(async () => (await topo().setMembers()).has(clientAddress), 'the address in the ipset', 15_000);
+    expect(await topo().canConnect(clientAddress)).toBe(true);
+    // The knoc's two-hour limit reached the kernel as the entry's timeout.
+    const timeout = (await topo().setMembers()).get(clientAddress) ?? 0;
+    expect(timeout).toBeGreaterThan(120 * 60 - 60);
+    expect(timeout).toBeLessThanOrEqual(120 * 60);
+  });
+
+  it('changes the knoc’s maximum duration on its update screen', async () => {
+    const page = adminConsole();
+    await rowWith(page.getByRole('table', { name: 'Knocs' }), LINUX_KNOC).click();
+    const detail = page.getByRole('dialog', { name: LINUX_KNOC });
+    await detail.getByRole('button', { name: `Actions for ${LINUX_KNOC}` }).click();
+    await page.getByRole('menuitem', { name: 'Edit' }).click();
+    await page.getByRole('heading', { level: 1, name: LINUX_KNOC }).waitFor();
+    await page.getByRole('tab', { name: 'Knoc options' }).click();
+    const duration = page.getByRole('textbox', { name: /^Maximum grant duration/ });
+    expect(await duration.inputValue()).toBe('120');
+    await duration.fill('30');
+    await new StepRecorder(page, `update-${store}`).record('options');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('Knoc updated successfully').waitFor();
+    expect(new URL(page.url()).search).toBe('');
+
+    const knocs = await adminApi().call<{ Description: string; MaximumGrantDuration: number }[]>(
+      'GET',
+      '/api/admin/knocs',
+    );
+    expect(knocs.find((knoc) => knoc.Description === LINUX_KNOC)?.MaximumGrantDuration).toBe(30 * 60);
+  });
+
+  it('creates a proxy knoc on the agent’s HAProxy; the user’s grant lets them through', async () => {
+    const page = adminConsole();
+    const steps = new StepRecorder(page, `wizard-proxy-${store}`);
+    await page.getByRole('link', { name: 'Create knoc' }).click();
+    await page.getByRole('link', { name: 'New proxy knoc' }).click();
+    await stepHeading(page, 'Agent').waitFor();
+    await expect.poll(() => page.getByRole('combobox', { name: 'Agent' }).inputValue()).toBe(AGENT_NAME);
+    await steps.record('1-agent');
+    await nextStep(page, 'Settings');
+    // The address defaults to the runtime API socket the agent reported.
+    expect(await page.getByRole('textbox', { name: /^Address/ }).inputValue()).toBe(topo().haproxy.socket);
+    await page.getByRole('textbox', { name: /^HAProxy ACL ID/ }).fill(topo().haproxy.aclId);
+    await steps.record('2-settings');
+    await nextStep(page, 'Knoc options');
+    await page.getByRole('textbox', { name: /^Description/ }).fill(PROXY_KNOC);
+    await steps.record('3-options');
+    await nextStep(page, 'Users and groups');
+    await selectMember(page, USER_FULL_NAME);
+    await steps.record('4-members');
+    await nextStep(page, 'Review');
+    await steps.record('5-review');
+    await page.getByRole('button', { name: 'Create knoc', exact: true }).click();
+    const detail = page.getByRole('dialog', { name: PROXY_KNOC });
+    await detail.waitFor();
+    await detail.getByRole('button', { name: 'Close' }).first().click();
+    expect(steps.violations).toEqual([]);
+
+    expect(await topo().httpStatus(clientAddress)).toBe(403);
+    await grantFromDashboard(PROXY_KNOC);
+    await waitFor(async () => (await topo().httpStatus(clientAddress)) === 200, 'HAProxy to admit the user', 15_000);
+  });
+
+  it('creates a passive allowlist knoc whose URL and key, copied from the wizard’s dialog, work with curl', async () => {
+    const page = adminConsole();
+    const steps = new StepRecorder(page, `wizard-application-${store}`);
+    await page.goto(`${portal().server.url}/admin/knocs/new/application`);
+    await stepHeading(page, 'Settings').waitFor();
+    await page.getByRole('radio', { name: 'Passive' }).check();
+    await page.getByRole('textbox', { name: /^Description/ }).fill(ALLOWLIST_KNOC);
+    await steps.record('1-settings');
+    await nextStep(page, 'Knoc options');
+    await steps.record('2-options');
+    await nextStep(page, 'API key');
+    await page.getByRole('radio', { name: 'New API key' }).check();
+    await page.getByRole('textbox', { name: /^API key name/ }).fill('branch firewall');
+    await steps.record('3-api-key');
+    await nextStep(page, 'Users and groups');
+    await selectMember(page, USER_FULL_NAME);
+    await steps.record('4-members');
+    await nextStep(page, 'Review');
+    await steps.record('5-review');
+    await page.getByRole('button', { name: 'Create knoc', exact: true }).click();
+
+    const created = page.getByRole('dialog', { name: 'Knoc created' });
+    await created.waitFor();
+    const key = (await created.getByLabel('API key', { exact: true }).innerText()).trim();
+    const url = (await created.getByLabel('Allowlist URL', { exact: true }).innerText()).trim();
+    expect(url.startsWith(`${portal().server.url}/api/v1/allowlists/`)).toBe(true);
+    await steps.record('6-created');
+    expect(steps.violations).toEqual([]);
+
+    // Nobody granted yet: an empty list for the key, and no list at all without it.
+    expect(curl(url, ['-u', `apiuser:${key}`]).status).toBe(200);
+    expect(curl(url).status).toBe(401);
+    await created.getByRole('button', { name: 'Close' }).last().click();
+    await page.waitForURL(/\/admin\/knocs$/);
+
+    await grantFromDashboard(ALLOWLIST_KNOC);
+    const listed = curl(url, ['-u', `apiuser:${key}`]);
+    expect(listed.status).toBe(200);
+    expect(listed.body.split('\n')).toContain(clientAddress);
+  });
+
+  it('deletes the Linux knoc, and the grant ends on the device', async () => {
+    const page = adminConsole();
+    await openFromNavigation(page, 'Knocs');
+    await rowWith(page.getByRole('table', { name: 'Knocs' }), LINUX_KNOC).click();
+    const detail = page.getByRole('dialog', { name: LINUX_KNOC });
+    await detail.getByRole('button', { name: `Actions for ${LINUX_KNOC}` }).click();
+    await page.getByRole('menuitem', { name: 'Delete' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete knoc' });
+    await confirm.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByText('Knoc deleted').waitFor();
+    expect(await rowWith(page.getByRole('table', { name: 'Knocs' }), LINUX_KNOC).count()).toBe(0);
+
+    await waitFor(
+      async () => !(await topo().setMembers()).has(clientAddress),
+      'the address to leave the ipset',
+      15_000,
+    );
+    expect(await topo().canConnect(clientAddress)).toBe(false);
+  });
+});

@@ -1,0 +1,53 @@
+import type { Locator, Page } from 'playwright-core';
+import { seriousAccessibilityViolations } from './axe.js';
+import { screenshotPath } from './browser.js';
+
+/**
+ * Driving the knoc wizards and the knocs list in a browser, as an admin does: the wizard's step
+ * headings, its Next button, Mantine's searchable selects, and a record of every step (a screenshot
+ * and the serious accessibility findings) for the tests to assert on.
+ */
+
+/** The wizard's current step heading (each step titles its panel with a level-2 heading). */
+export function stepHeading(page: Page, title: string): Locator {
+  return page.getByRole('heading', { level: 2, name: title, exact: true });
+}
+
+/** Presses Next (or its German twin) and waits for the next step's heading. */
+export async function nextStep(page: Page, nextTitle: string, nextLabel = 'Next'): Promise<void> {
+  await page.getByRole('button', { name: nextLabel, exact: true }).click();
+  await stepHeading(page, nextTitle).waitFor();
+}
+
+/** Chooses `option` in the Mantine select labelled `label` (a combobox with its listbox). */
+export async function pickOption(page: Page, label: string, option: string): Promise<void> {
+  await page.getByRole('combobox', { name: label }).click();
+  // The listbox is portalled to the body, outside the field's container.
+  await page.getByRole('option', { name: option, exact: true }).click();
+}
+
+/** Ticks the row of `name` in the users or groups step. */
+export async function selectMember(page: Page, name: string, selectLabel = 'Select'): Promise<void> {
+  await page.getByRole('checkbox', { name: `${selectLabel} ${name}`, exact: true }).check();
+}
+
+/** Screenshots and serious accessibility findings of each step a test walks. */
+export class StepRecorder {
+  readonly violations: string[] = [];
+
+  constructor(
+    private readonly page: Page,
+    private readonly prefix: string,
+  ) {}
+
+  /** Records this step: a full-page screenshot named after it, and what axe finds serious on it. */
+  async record(step: string): Promise<void> {
+    const found = await seriousAccessibilityViolations(this.page);
+    this.violations.push(...found.map((line) => `${this.prefix}-${step}: ${line}`));
+    await this.page.screenshot({
+      path: screenshotPath(`${this.prefix}-${step}`),
+      fullPage: true,
+      animations: 'disabled',
+    });
+  }
+}
