@@ -99,6 +99,10 @@ export const backendsScreen = {
       sensitive: 'Vertraulich',
       sensitiveOf: 'Variable {{number}} ist vertraulich',
     },
+    credentials: {
+      title: 'Zugangsdaten erneut eingeben',
+      continue: 'Speichern',
+    },
     validation: {
       required: 'Dieses Feld ist erforderlich',
       port: 'Einen Port von 1 bis 65535 eingeben',

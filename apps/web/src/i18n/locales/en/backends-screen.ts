@@ -99,6 +99,10 @@ export const backendsScreen = {
       sensitive: 'Sensitive',
       sensitiveOf: 'Variable {{number}} is sensitive',
     },
+    credentials: {
+      title: 'Re-enter credentials',
+      continue: 'Save',
+    },
     validation: {
       required: 'This field is required',
       port: 'Enter a port from 1 to 65535',
