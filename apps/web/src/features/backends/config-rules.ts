@@ -95,15 +95,23 @@ function typedConfigSchema(
       context.addIssue({ code: 'custom', message: missingType });
       return;
     }
-    const result = schemaOf(type).safeParse(config[type] ?? {});
-    for (const issue of result.error?.issues ?? []) {
-      context.addIssue({ ...issue, path: [type, ...issue.path] });
-    }
+    addIssuesUnder(schemaOf(type), config[type] ?? {}, context, [type]);
     const fields = config[type];
     if (fields !== null && typeof fields === 'object' && 'EnvVars' in fields) {
       addEnvVarIssues(fields.EnvVars, context, [type, 'EnvVars'], envVars);
     }
   });
+}
+
+/** Checks `value` with `schema` and adds its issues, codes kept, under `path` of the outer value. */
+export function addIssuesUnder(
+  schema: z.ZodType,
+  value: unknown,
+  context: z.RefinementCtx,
+  path: readonly (string | number)[],
+): void {
+  const result = schema.safeParse(value);
+  for (const issue of result.error?.issues ?? []) context.addIssue({ ...issue, path: [...path, ...issue.path] });
 }
 
 /** The rules of a backend config form's Config value (`{ <type>: fields }`). */

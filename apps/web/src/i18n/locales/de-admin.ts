@@ -6,6 +6,7 @@ import { adminsScreen } from './de/admins-screen';
 import { groupsScreen } from './de/groups-screen';
 import { apiKeysScreen } from './de/apiKeys-screen';
 import { backendsScreen } from './de/backends-screen';
+import { aclsScreen } from './de/acls-screen';
 import { logsScreen } from './de/logs-screen';
 import { settingsScreen } from './de/settings-screen';
 import { banners } from './de/banners';
@@ -21,6 +22,7 @@ export const deAdmin: MirroredResource<typeof enAdmin> = {
   ...groupsScreen,
   ...apiKeysScreen,
   ...backendsScreen,
+  ...aclsScreen,
   ...logsScreen,
   ...settingsScreen,
   ...banners,

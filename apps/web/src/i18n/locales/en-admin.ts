@@ -5,6 +5,7 @@ import { adminsScreen } from './en/admins-screen';
 import { groupsScreen } from './en/groups-screen';
 import { apiKeysScreen } from './en/apiKeys-screen';
 import { backendsScreen } from './en/backends-screen';
+import { aclsScreen } from './en/acls-screen';
 import { logsScreen } from './en/logs-screen';
 import { settingsScreen } from './en/settings-screen';
 import { banners } from './en/banners';
@@ -23,6 +24,7 @@ export const enAdmin = {
   ...groupsScreen,
   ...apiKeysScreen,
   ...backendsScreen,
+  ...aclsScreen,
   ...logsScreen,
   ...settingsScreen,
   ...banners,

@@ -10,6 +10,42 @@ const port = 'Port';
 
 export const backendsScreen = {
   backendsScreen: {
+    tableLabel: 'Backends',
+    empty: 'Noch keine Backends',
+    noAgent: 'Keiner',
+    columns: {
+      name: 'Name',
+      type: 'Typ',
+      agent: 'Agent',
+      modified: 'Zuletzt geändert',
+      actions: 'Aktionen',
+    },
+    buttons: {
+      create: 'Backend anlegen',
+    },
+    actions: {
+      edit: '{{name}} bearbeiten',
+      delete: '{{name}} löschen',
+    },
+    form: {
+      createTitle: 'Backend anlegen',
+      editTitle: 'Backend {{name}} bearbeiten',
+      name: 'Name',
+      type: 'Typ',
+      chooseType: 'Typ wählen',
+      agent: 'Agent',
+      chooseAgent: 'Agent wählen',
+    },
+    confirm: {
+      deleteTitle: 'Backend löschen',
+      deleteMessage: 'Backend „{{name}}“ löschen?',
+      delete: 'Löschen',
+    },
+    msg: {
+      backendCreated: 'Backend {{name}} angelegt',
+      backendUpdated: 'Backend {{name}} aktualisiert',
+      backendDeleted: 'Backend gelöscht',
+    },
     types: {
       ipset: 'IP-Set (Linux)',
       allowlist: 'Allowlist',

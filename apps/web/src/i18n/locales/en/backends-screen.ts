@@ -10,6 +10,42 @@ const port = 'Port';
 
 export const backendsScreen = {
   backendsScreen: {
+    tableLabel: 'Backends',
+    empty: 'No backends yet',
+    noAgent: 'None',
+    columns: {
+      name: 'Name',
+      type: 'Type',
+      agent: 'Agent',
+      modified: 'Last modified',
+      actions: 'Actions',
+    },
+    buttons: {
+      create: 'Create backend',
+    },
+    actions: {
+      edit: 'Edit {{name}}',
+      delete: 'Delete {{name}}',
+    },
+    form: {
+      createTitle: 'Create backend',
+      editTitle: 'Edit backend {{name}}',
+      name: 'Name',
+      type: 'Type',
+      chooseType: 'Choose a type',
+      agent: 'Agent',
+      chooseAgent: 'Choose an agent',
+    },
+    confirm: {
+      deleteTitle: 'Delete backend',
+      deleteMessage: 'Delete backend "{{name}}"?',
+      delete: 'Delete',
+    },
+    msg: {
+      backendCreated: 'Backend {{name}} created',
+      backendUpdated: 'Backend {{name}} updated',
+      backendDeleted: 'Backend deleted',
+    },
     types: {
       ipset: 'IP set (Linux)',
       allowlist: 'Allowlist',
