@@ -1,12 +1,14 @@
 import type { TFunction } from 'i18next';
 import type { KnocRecord } from '@postern/protocol';
 
+/** A stored field as text: strings and numbers as they are, anything else as nothing. */
+function textOf(value: unknown): string {
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+}
+
 /** The texts of a record's fields, non-empty ones only. */
 function present(fields: Record<string, unknown>, names: readonly string[]): string[] {
-  return names
-    .map((name) => fields[name])
-    .filter((value) => value !== undefined && value !== '')
-    .map(String);
+  return names.map((name) => textOf(fields[name])).filter((text) => text !== '');
 }
 
 /**
