@@ -16,6 +16,8 @@ const AdminUsersPage = lazy(() => import('../../pages/admin/Users/Page'));
 const AdminAdminsPage = lazy(() => import('../../pages/admin/Admins/Page'));
 const AdminGroupsPage = lazy(() => import('../../pages/admin/Groups/Page'));
 const AdminApiKeysPage = lazy(() => import('../../pages/admin/ApiKeys/Page'));
+const AdminBackendsPage = lazy(() => import('../../pages/admin/Backends/Page'));
+const AdminAclsPage = lazy(() => import('../../pages/admin/Acls/Page'));
 const AdminLogsPage = lazy(() => import('../../pages/admin/Logs/Page'));
 const AdminSettingsPage = lazy(() => import('../../pages/admin/Settings/Page'));
 // Enrolment is rare and carries the QR code library: only those who need it download it.
@@ -51,8 +53,8 @@ export const ROUTES: readonly AppRoute[] = [
   route('knocsNewProxy', '/admin/knocs/new/proxy', ADMIN, PlaceholderPage),
   route('knocsNewScript', '/admin/knocs/new/script', ADMIN, PlaceholderPage),
   route('knocUpdate', '/admin/knocs/:knocId/update', ADMIN, PlaceholderPage),
-  route('backends', '/admin/backends', ADMIN, PlaceholderPage),
-  route('acls', '/admin/acls', ADMIN, PlaceholderPage),
+  route('backends', '/admin/backends', ADMIN, AdminBackendsPage),
+  route('acls', '/admin/acls', ADMIN, AdminAclsPage),
   route('groups', '/admin/groups', ADMIN, AdminGroupsPage),
   route('users', '/admin/users', ADMIN, AdminUsersPage),
   route('admins', '/admin/admins', ADMIN, AdminAdminsPage),

@@ -5,6 +5,8 @@ import { usersScreen } from './de/users-screen';
 import { adminsScreen } from './de/admins-screen';
 import { groupsScreen } from './de/groups-screen';
 import { apiKeysScreen } from './de/apiKeys-screen';
+import { backendsScreen } from './de/backends-screen';
+import { aclsScreen } from './de/acls-screen';
 import { logsScreen } from './de/logs-screen';
 import { settingsScreen } from './de/settings-screen';
 import { banners } from './de/banners';
@@ -19,6 +21,8 @@ export const deAdmin: MirroredResource<typeof enAdmin> = {
   ...adminsScreen,
   ...groupsScreen,
   ...apiKeysScreen,
+  ...backendsScreen,
+  ...aclsScreen,
   ...logsScreen,
   ...settingsScreen,
   ...banners,

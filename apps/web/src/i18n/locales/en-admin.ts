@@ -4,6 +4,8 @@ import { usersScreen } from './en/users-screen';
 import { adminsScreen } from './en/admins-screen';
 import { groupsScreen } from './en/groups-screen';
 import { apiKeysScreen } from './en/apiKeys-screen';
+import { backendsScreen } from './en/backends-screen';
+import { aclsScreen } from './en/acls-screen';
 import { logsScreen } from './en/logs-screen';
 import { settingsScreen } from './en/settings-screen';
 import { banners } from './en/banners';
@@ -21,6 +23,8 @@ export const enAdmin = {
   ...adminsScreen,
   ...groupsScreen,
   ...apiKeysScreen,
+  ...backendsScreen,
+  ...aclsScreen,
   ...logsScreen,
   ...settingsScreen,
   ...banners,

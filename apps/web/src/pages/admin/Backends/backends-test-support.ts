@@ -1,0 +1,46 @@
+import { screen } from '@testing-library/react';
+import { AgentListResponse, BackendListResponse, type AgentRecord, type BackendRecord } from '@postern/protocol';
+import { agentRecord, newAgentRecord } from '@/features/agents/agent-fixtures';
+import { backendRecord, fortiosBackendRecord } from '@/features/backends/backend-fixtures';
+import { signInAdmin } from '@/test-support/fixtures';
+import { renderApp } from '@/test-support/render-app';
+import { data, installTypedFakeApi, type FakeRoute, type TypedHandler } from '@/test-support/typed-fake-api';
+
+/** Load balancer (HAProxy on edge-1), Firewall (FortiGate) and Published (allowlist, no agent). */
+export const BACKENDS: BackendRecord[] = [
+  backendRecord(),
+  fortiosBackendRecord({ LastModifiedAt: '2026-02-01T00:00:00.000Z' }),
+  backendRecord({
+    ID: 'b-list',
+    Name: 'Published',
+    Type: 'allowlist',
+    AgentID: '00000000-0000-0000-0000-000000000000',
+    AgentName: '',
+    Config: { allowlist: {} },
+  }),
+];
+
+/** edge-1 (ipset, HAProxy, scripts, knocproxy, reporting /run/haproxy/admin.sock) and one never connected. */
+export const AGENTS: AgentRecord[] = [
+  agentRecord({
+    Capabilities: {
+      ...agentRecord().Capabilities!,
+      haproxy: { socket_location: '/run/haproxy/admin.sock' },
+    },
+  }),
+  newAgentRecord(),
+];
+
+/** Signs an admin in, serves backends, agents and `routes`, and opens the Backends screen. */
+export function openBackends(routes: Partial<Record<FakeRoute, TypedHandler>> = {}, backends = BACKENDS) {
+  const api = installTypedFakeApi({
+    'GET /api/admin/backends': data(BackendListResponse, backends),
+    'GET /api/admin/agents': data(AgentListResponse, AGENTS),
+    ...routes,
+  });
+  signInAdmin();
+  return { api, ...renderApp('/admin/backends') };
+}
+
+/** The backends table, once loaded. */
+export const backendsTable = () => screen.findByRole('table', { name: 'Backends' }, { timeout: 5000 });
