@@ -7,6 +7,7 @@ import { groupsScreen } from './de/groups-screen';
 import { apiKeysScreen } from './de/apiKeys-screen';
 import { logsScreen } from './de/logs-screen';
 import { settingsScreen } from './de/settings-screen';
+import { knocsScreen } from './de/knocs-screen';
 import { banners } from './de/banners';
 import { audit } from './de/audit';
 import type { enAdmin } from './en-admin';
@@ -21,6 +22,7 @@ export const deAdmin: MirroredResource<typeof enAdmin> = {
   ...apiKeysScreen,
   ...logsScreen,
   ...settingsScreen,
+  ...knocsScreen,
   ...banners,
   audit,
 };

@@ -6,6 +6,7 @@ import { groupsScreen } from './en/groups-screen';
 import { apiKeysScreen } from './en/apiKeys-screen';
 import { logsScreen } from './en/logs-screen';
 import { settingsScreen } from './en/settings-screen';
+import { knocsScreen } from './en/knocs-screen';
 import { banners } from './en/banners';
 import { audit } from './en/audit';
 
@@ -23,6 +24,7 @@ export const enAdmin = {
   ...apiKeysScreen,
   ...logsScreen,
   ...settingsScreen,
+  ...knocsScreen,
   ...banners,
   audit,
 };
