@@ -39,7 +39,7 @@ export function useDeleteKnoc(apiKeys: readonly ApiKeyRecord[]) {
         mutate: (id: string, callbacks: MutateCallbacks<unknown>) =>
           removeKnoc.mutate(id, {
             ...callbacks,
-            onSettled: () => queryClient.invalidateQueries({ queryKey: apiKeysApi.keys.all }),
+            onSettled: () => void queryClient.invalidateQueries({ queryKey: apiKeysApi.keys.all }),
           }),
       },
       variables: knoc.ID,
