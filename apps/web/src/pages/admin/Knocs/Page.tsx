@@ -83,7 +83,8 @@ export default function KnocsPage({ route }: RoutePageProps) {
           )
         }
       </QueryState>
-      {operation?.type === 'view' ? (
+      {/* Once the list is there: the knoc is taken from it, and fetched alone only when it is not in it. */}
+      {operation?.type === 'view' && knocs.data !== undefined ? (
         <KnocDetailDialog knocId={operation.knocId} knocs={listed} onClose={close} onEdit={edit} onDelete={remove} />
       ) : null}
       <ErrorDialog error={deletion.failure} onClose={deletion.clearFailure} />
