@@ -199,9 +199,11 @@ function ipsetVerification(knoc: KnocRecord): Verification {
 }
 
 function scriptVerification(knoc: KnocRecord): Verification {
+  const acl = aclFields(knoc);
   const command = text(backendFields(knoc), 'Command');
-  const aclName = text(aclFields(knoc), 'Name') || knoc.Description;
-  const own = (Array.isArray(aclFields(knoc).EnvVars) ? aclFields(knoc).EnvVars : []) as unknown[];
+  // The agent falls back to the knoc's name when the config names no ACL.
+  const aclName = text(acl, 'Name') || knoc.Description;
+  const own: unknown[] = Array.isArray(acl.EnvVars) ? acl.EnvVars : [];
   const ownNames = own.flatMap((variable) => (isRecord(variable) ? [text(variable, 'Name')] : []));
   return {
     steps: [

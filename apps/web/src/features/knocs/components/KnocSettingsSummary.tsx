@@ -2,9 +2,9 @@ import type { ReactNode } from 'react';
 import { Table } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { NO_AGENT_ID, type KnocRecord } from '@postern/protocol';
-import { RelativeTime } from '@/components/RelativeTime';
 import { useKnocTypeLabel } from './use-knoc-labels';
 import { KnocDetails } from './KnocDetails';
+import { KnocLastModified } from './KnocLastModified';
 
 /** The detail dialog's summary of a knoc's settings, as a two-column table. */
 export function KnocSettingsSummary({ knoc }: { knoc: KnocRecord }) {
@@ -35,12 +35,7 @@ export function KnocSettingsSummary({ knoc }: { knoc: KnocRecord }) {
         ? t('knocsScreen.detail.userIp')
         : knoc.GrantType.Ips.map((entry) => entry.Ip).join(', '),
     ],
-    [
-      t('knocsScreen.columns.lastModified'),
-      <>
-        <RelativeTime date={knoc.LastModifiedAt} /> {t('knocsScreen.lastModifiedBy', { name: knoc.LastModifiedBy })}
-      </>,
-    ],
+    [t('knocsScreen.columns.lastModified'), <KnocLastModified knoc={knoc} />],
   ];
   return (
     <Table variant="vertical" withTableBorder aria-label={t('knocsScreen.detail.settings')}>

@@ -3,8 +3,8 @@ import { Anchor } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import type { KnocRecord } from '@postern/protocol';
 import type { DataTableColumn } from '@/components/data-table/DataTable';
-import { RelativeTime } from '@/components/RelativeTime';
 import { KnocDetails } from './KnocDetails';
+import { KnocLastModified } from './KnocLastModified';
 
 /**
  * The knocs table (spec: Name, Details, users and groups counts, Agent name, Last modified with its
@@ -50,11 +50,7 @@ export function useKnocColumns(view: (knoc: KnocRecord) => void): DataTableColum
         header: t('knocsScreen.columns.lastModified'),
         accessor: (knoc) => Date.parse(knoc.LastModifiedAt),
         sortable: true,
-        render: (knoc) => (
-          <>
-            <RelativeTime date={knoc.LastModifiedAt} /> {t('knocsScreen.lastModifiedBy', { name: knoc.LastModifiedBy })}
-          </>
-        ),
+        render: (knoc) => <KnocLastModified knoc={knoc} />,
       },
     ],
     [t, view],
