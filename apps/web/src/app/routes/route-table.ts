@@ -20,6 +20,8 @@ const AdminBackendsPage = lazy(() => import('../../pages/admin/Backends/Page'));
 const AdminAclsPage = lazy(() => import('../../pages/admin/Acls/Page'));
 const AdminLogsPage = lazy(() => import('../../pages/admin/Logs/Page'));
 const AdminSettingsPage = lazy(() => import('../../pages/admin/Settings/Page'));
+const AdminKnocsPage = lazy(() => import('../../pages/admin/Knocs/Page'));
+const AdminKnocNewPage = lazy(() => import('../../pages/admin/KnocNew/Page'));
 // Enrolment is rare and carries the QR code library: only those who need it download it.
 const TwoFactorOnboardPage = lazy(() => import('../../pages/user/TwoFactorOnboard/Page'));
 
@@ -46,8 +48,8 @@ export const ROUTES: readonly AppRoute[] = [
   route('adminTwoFactorOnboard', '/admin/otp/onboard', LOGIN, AdminTwoFactorOnboardPage),
   route('adminHome', '/admin/home', ADMIN, AdminHomePage),
   route('agents', '/admin/agents', ADMIN, AdminAgentsPage),
-  route('knocs', '/admin/knocs', ADMIN, PlaceholderPage),
-  route('knocsNew', '/admin/knocs/new', ADMIN, PlaceholderPage),
+  route('knocs', '/admin/knocs', ADMIN, AdminKnocsPage),
+  route('knocsNew', '/admin/knocs/new', ADMIN, AdminKnocNewPage),
   route('knocsNewLinux', '/admin/knocs/new/linux', ADMIN, PlaceholderPage),
   route('knocsNewApplication', '/admin/knocs/new/application', ADMIN, PlaceholderPage),
   route('knocsNewProxy', '/admin/knocs/new/proxy', ADMIN, PlaceholderPage),

@@ -1,6 +1,13 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
-import { AdminStatusResponse, AgentListResponse, type AdminStatus, type AgentRecord } from '@postern/protocol';
+import {
+  AdminStatusResponse,
+  AgentListResponse,
+  ApiKeyListResponse,
+  KnocListResponse,
+  type AdminStatus,
+  type AgentRecord,
+} from '@postern/protocol';
 import i18n from '../../i18n/i18n';
 import { signInAdmin } from '../../test-support/fixtures';
 import { renderApp } from '../../test-support/render-app';
@@ -27,6 +34,9 @@ function openAdminPage(status: AdminStatus, agents: AgentRecord[] = [], path = P
   const api = installTypedFakeApi({
     'GET /api/admin/status': data(AdminStatusResponse, status),
     'GET /api/admin/agents': data(AgentListResponse, agents),
+    // The Knocs page, where a test goes to see a dismissed banner stay away.
+    'GET /api/admin/knocs': data(KnocListResponse, []),
+    'GET /api/admin/api-keys': data(ApiKeyListResponse, []),
   });
   signInAdmin();
   return { api, ...renderApp(path) };

@@ -9,6 +9,7 @@ import { backendsScreen } from './de/backends-screen';
 import { aclsScreen } from './de/acls-screen';
 import { logsScreen } from './de/logs-screen';
 import { settingsScreen } from './de/settings-screen';
+import { knocsScreen } from './de/knocs-screen';
 import { banners } from './de/banners';
 import { audit } from './de/audit';
 import type { enAdmin } from './en-admin';
@@ -25,6 +26,7 @@ export const deAdmin: MirroredResource<typeof enAdmin> = {
   ...aclsScreen,
   ...logsScreen,
   ...settingsScreen,
+  ...knocsScreen,
   ...banners,
   audit,
 };

@@ -8,6 +8,7 @@ import { backendsScreen } from './en/backends-screen';
 import { aclsScreen } from './en/acls-screen';
 import { logsScreen } from './en/logs-screen';
 import { settingsScreen } from './en/settings-screen';
+import { knocsScreen } from './en/knocs-screen';
 import { banners } from './en/banners';
 import { audit } from './en/audit';
 
@@ -27,6 +28,7 @@ export const enAdmin = {
   ...aclsScreen,
   ...logsScreen,
   ...settingsScreen,
+  ...knocsScreen,
   ...banners,
   audit,
 };

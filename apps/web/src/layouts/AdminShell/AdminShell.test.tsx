@@ -46,7 +46,7 @@ describe('admin shell', () => {
     await user.click(within(nav).getByRole('link', { name: 'Knocs' }));
     await waitFor(() => expect(currentPath()).toBe('/admin/knocs'));
     expect(await screen.findByRole('heading', { level: 1, name: 'Knocs' })).toBeInTheDocument();
-    expect(screen.getByText('This screen arrives in a later release')).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Create knoc' })).toBeInTheDocument();
   });
 
   it('logs out: tells the server, forgets only the admin session, returns to the admin login', async () => {

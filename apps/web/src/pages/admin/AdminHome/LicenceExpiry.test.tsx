@@ -54,8 +54,8 @@ describe('admin home licence expiry banner', { timeout: 20_000 }, () => {
       'GET /api/admin/agents': data(AgentListResponse, []),
     });
     signInAdmin();
-    renderApp('/admin/knocs');
-    await screen.findByRole('heading', { level: 1, name: 'Knocs' }, APP_LOAD);
+    renderApp('/admin/knocs/new');
+    await screen.findByRole('heading', { level: 1, name: 'New knoc' }, APP_LOAD);
     expect(screen.queryByRole('alert', { name: TITLE })).not.toBeInTheDocument();
   });
 });
