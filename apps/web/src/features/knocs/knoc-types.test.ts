@@ -69,6 +69,24 @@ describe('verification instructions', () => {
     ]);
   });
 
+  it('requests through the knoc proxy on its tcp address or unix socket', () => {
+    const proxy = (Protocol: string, Address: string) =>
+      knocRecord({
+        BackendType: 'knocproxy',
+        URL: 'http://intranet.local',
+        AclConfig: { knocproxy: { Name: 'intranet' } },
+        BackendConfig: { knocproxy: { Protocol, Address } },
+      });
+    expect(commands(proxy('tcp', 'proxy.example.com:8443'))).toEqual(['curl -ik https://proxy.example.com:8443/']);
+    expect(commands(proxy('unix', '/run/knoc.sock'))).toEqual([
+      'curl -i --unix-socket /run/knoc.sock http://localhost/',
+    ]);
+    expect(verification(proxy('tcp', 'p:1'), ORIGIN).steps[0]?.values).toEqual({
+      address: 'p:1',
+      url: 'http://intranet.local',
+    });
+  });
+
   it('lists every ipset of a Linux knoc', () => {
     expect(commands(ipsetKnoc())).toEqual(['ipset list billing4', 'ipset list billing6']);
     expect(commands(ipsetKnoc({ AclConfig: { ipset: { V4SetName: '', V6SetName: 'only6' } } }))).toEqual([

@@ -2,7 +2,9 @@ import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { columnTexts } from '@/test-support/table';
 import { currentPath } from '@/test-support/render-app';
-import { apiError } from '@/test-support/typed-fake-api';
+import { KnocResponse } from '@postern/protocol';
+import { scriptKnoc } from '@/features/knocs/knoc-test-fixtures';
+import { apiError, data } from '@/test-support/typed-fake-api';
 import { knocsTable, openKnocs } from './knocs-test-support';
 
 // Whole-app renders are slow on a busy machine; these are behaviour tests, not timing tests.
@@ -89,5 +91,15 @@ describe('knocs screen: query', { timeout: 30_000 }, () => {
     const dialog = await screen.findByRole('dialog', { name: 'Intranet' }, { timeout: 5000 });
     expect(dialog).toHaveTextContent("echo 'show acl #7' | socat stdio /var/run/haproxy.sock");
     await waitFor(() => expect(currentPath()).toBe('/admin/knocs'));
+  });
+
+  it('fetches the knoc of viewKnocId when the list does not hold it', async () => {
+    const { api } = openKnocs(
+      { 'GET /api/admin/knocs/:id': data(KnocResponse, scriptKnoc({ ID: 'k-elsewhere', Name: 'Elsewhere' })) },
+      undefined,
+      '/admin/knocs?viewKnocId=k-elsewhere',
+    );
+    expect(await screen.findByRole('dialog', { name: 'Elsewhere' }, { timeout: 5000 })).toBeVisible();
+    expect(api.calls('GET /api/admin/knocs/:id')[0]?.params).toEqual({ id: 'k-elsewhere' });
   });
 });
