@@ -16,8 +16,8 @@ import { BANNER_AGENTS_REFRESH_MS, BANNER_STATUS_REFRESH_MS } from './api';
 import { agentRecord } from '@/features/agents/agent-fixtures';
 import { APP_LOAD, licensing, quietStatus } from './banner-test-support';
 
-/** An admin page with no calls of its own, so only the banner area talks to the fake server. */
-const PAGE = '/admin/backends';
+/** The knoc type chooser: an admin page with no calls of its own, so only the banner area talks to the fake server. */
+const PAGE = '/admin/knocs/new';
 const DISMISS = 'Dismiss for this session';
 
 const TITLES = {

@@ -18,7 +18,7 @@ async function openWithUsers(users: number) {
     'GET /api/admin/agents': data(AgentListResponse, []),
   });
   signInAdmin();
-  const rendered = renderApp('/admin/backends');
+  const rendered = renderApp('/admin/knocs/new');
   const banner = await screen.findByRole('alert', { name: TITLE }, APP_LOAD);
   return { ...rendered, banner };
 }
