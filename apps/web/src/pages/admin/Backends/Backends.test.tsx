@@ -1,6 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { BackendResponse, ErrorCodes } from '@postern/protocol';
+import { AgentListResponse, BackendResponse, ErrorCodes } from '@postern/protocol';
+import { agentRecord } from '@/features/agents/agent-fixtures';
 import i18n from '@/i18n/i18n';
 import { backendRecord } from '@/features/backends/backend-fixtures';
 import { columnTexts } from '@/test-support/table';
@@ -80,6 +81,19 @@ describe('backends screen: create', { timeout: 30_000 }, () => {
       Config: { haproxy: { Protocol: 'unix', Address: '/run/haproxy/admin.sock' } },
     });
     await waitFor(() => expect(api.calls('GET /api/admin/backends')).toHaveLength(2));
+  });
+
+  it('warns when the chosen agent is older than the type needs', async () => {
+    const old = agentRecord({ ID: 'a-old', Name: 'old', Version: '1.5.0' });
+    const { user } = openBackends({ 'GET /api/admin/agents': data(AgentListResponse, [old]) });
+    await backendsTable();
+    await user.click(screen.getByRole('button', { name: 'Create backend' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Create backend' });
+    await user.selectOptions(within(dialog).getByRole('combobox', { name: /^Type/ }), 'ipset');
+    expect(within(dialog).getByRole('combobox', { name: /^Agent/ })).toHaveValue('a-old');
+    expect(
+      within(dialog).getByText('The agent is too old for this knoc type; update it with the OS package manager'),
+    ).toBeVisible();
   });
 
   it('sends an allowlist without an agent', async () => {
