@@ -1,6 +1,12 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
-import { AdminStatusResponse, AgentListResponse, type AdminStatus, type AgentRecord } from '@postern/protocol';
+import {
+  AdminStatusResponse,
+  AgentListResponse,
+  BackendListResponse,
+  type AdminStatus,
+  type AgentRecord,
+} from '@postern/protocol';
 import i18n from '../../i18n/i18n';
 import { signInAdmin } from '../../test-support/fixtures';
 import { renderApp } from '../../test-support/render-app';
@@ -9,7 +15,7 @@ import { BANNER_AGENTS_REFRESH_MS, BANNER_STATUS_REFRESH_MS } from './api';
 import { agentRecord } from '@/features/agents/agent-fixtures';
 import { APP_LOAD, licensing, quietStatus } from './banner-test-support';
 
-/** An admin page with no calls of its own, so only the banner area talks to the fake server. */
+/** An admin page whose only call of its own (the backends) answers empty: the banner area does the talking. */
 const PAGE = '/admin/backends';
 const DISMISS = 'Dismiss for this session';
 
@@ -27,6 +33,7 @@ function openAdminPage(status: AdminStatus, agents: AgentRecord[] = [], path = P
   const api = installTypedFakeApi({
     'GET /api/admin/status': data(AdminStatusResponse, status),
     'GET /api/admin/agents': data(AgentListResponse, agents),
+    'GET /api/admin/backends': data(BackendListResponse, []),
   });
   signInAdmin();
   return { api, ...renderApp(path) };
