@@ -1,24 +1,19 @@
 import { useTranslation } from 'react-i18next';
 import type { BackendRecord } from '@postern/protocol';
-import { useConfirmedActions } from '@/components/dialogs/use-confirmed-actions';
+import { useConfirmedDelete } from '@/components/dialogs/use-confirmed-delete';
 import { backendsApi } from './api';
 
-/**
- * Deleting a backend: asks first, says msg.backendDeleted, and leaves a refusal (a backend its knocs
- * still use) in `failure` for the page's "Error" dialog. The list refreshes either way.
- */
+/** Deleting a backend: asks, says msg.backendDeleted; a refusal (knocs still use it) goes to the Error dialog. */
 export function useDeleteBackend() {
   const { t } = useTranslation();
-  const { confirm, failure, clearFailure } = useConfirmedActions();
-  const remove = backendsApi.useDelete();
-  const confirmDelete = (backend: BackendRecord) =>
-    confirm({
+  return useConfirmedDelete(
+    backendsApi.useDelete(),
+    (backend: BackendRecord) => backend.ID,
+    (backend) => ({
       title: t('backendsScreen.confirm.deleteTitle'),
       message: t('backendsScreen.confirm.deleteMessage', { name: backend.Name }),
       confirmLabel: t('backendsScreen.confirm.delete'),
-      mutation: remove,
-      variables: backend.ID,
       done: t('backendsScreen.msg.backendDeleted'),
-    });
-  return { confirmDelete, failure, clearFailure };
+    }),
+  );
 }

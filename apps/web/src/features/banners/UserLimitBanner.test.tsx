@@ -1,6 +1,6 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { AdminStatusResponse, AgentListResponse } from '@postern/protocol';
+import { AdminStatusResponse, AgentListResponse, BackendListResponse } from '@postern/protocol';
 import { signInAdmin } from '../../test-support/fixtures';
 import { renderApp } from '../../test-support/render-app';
 import { data, installTypedFakeApi } from '../../test-support/typed-fake-api';
@@ -16,6 +16,7 @@ async function openWithUsers(users: number) {
       quietStatus({ UserCount: users, Licensing: licensing({ UserLimit: 100, UserLimitOverage: 50 }) }),
     ),
     'GET /api/admin/agents': data(AgentListResponse, []),
+    'GET /api/admin/backends': data(BackendListResponse, []),
   });
   signInAdmin();
   const rendered = renderApp('/admin/knocs/new');

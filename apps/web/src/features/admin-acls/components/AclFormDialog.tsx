@@ -13,6 +13,7 @@ import { backendTypeLabelKey } from '@/features/backends/backend-types';
 import { AclConfigFields } from '@/features/backends/components/AclConfigFields';
 import { configIssueKey } from '@/features/backends/config-rules';
 import { useZodForm } from '@/lib/forms/use-zod-form';
+import { agentsApi } from '@/features/agents/api';
 import { adminAclsApi } from '../api';
 import {
   aclConfigForBackend,
@@ -28,7 +29,6 @@ export interface AclFormDialogProps {
   /** The knoc to edit; undefined to create one. */
   knoc?: KnocRecord;
   backends: readonly BackendRecord[];
-  agents: readonly AgentRecord[];
   onClose: () => void;
 }
 
@@ -36,8 +36,10 @@ export interface AclFormDialogProps {
  * Create or edit an ACL (a knoc on an existing backend): Description, Backend, the backend type's
  * config, URL, Category, Icon, ClickToGrant, HideFromUsers and the longest grant in minutes.
  */
-export function AclFormDialog({ knoc, backends, agents, onClose }: AclFormDialogProps) {
+export function AclFormDialog({ knoc, backends, onClose }: AclFormDialogProps) {
   const { t } = useTranslation();
+  // The agents (an ipset knoc's reported sets) are the dialog's concern, not the list's.
+  const agents: readonly AgentRecord[] = agentsApi.useList().data ?? [];
   const create = adminAclsApi.useCreate();
   const update = adminAclsApi.useUpdate();
   const pending = create.isPending || update.isPending;

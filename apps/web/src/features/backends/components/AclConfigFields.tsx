@@ -1,11 +1,8 @@
-import { Stack } from '@mantine/core';
-import { useTranslation } from 'react-i18next';
 import type { AgentRecord, BackendType } from '@postern/protocol';
 import { aclFieldEntries, aclFieldLabelKey } from '../acl-fields';
 import type { ConfigForm } from '../config-form';
 import type { ConfigFormMode } from '../config-values';
-import { ConfigError } from './ConfigError';
-import { ConfigField } from './ConfigField';
+import { ConfigFieldList } from './ConfigField';
 
 /** Props of {@link AclConfigFields}. */
 export interface AclConfigFieldsProps {
@@ -25,21 +22,14 @@ export interface AclConfigFieldsProps {
  * the config as a whole (err.ipsetNameRequired) shows below them. Allowlist has none here.
  */
 export function AclConfigFields({ type, form, path, agent, mode }: AclConfigFieldsProps) {
-  const { t } = useTranslation();
   return (
-    <Stack gap="sm">
-      {aclFieldEntries(type).map(([field, descriptor]) => (
-        <ConfigField
-          key={field}
-          form={form}
-          path={`${path}.${field}`}
-          descriptor={descriptor}
-          label={t(aclFieldLabelKey(type, field))}
-          mode={mode}
-          agent={agent}
-        />
-      ))}
-      <ConfigError error={form.errors[path]} />
-    </Stack>
+    <ConfigFieldList
+      form={form}
+      path={path}
+      entries={aclFieldEntries(type)}
+      labelKey={(field) => aclFieldLabelKey(type, field)}
+      mode={mode}
+      agent={agent}
+    />
   );
 }

@@ -1,13 +1,10 @@
 import { useEffect, useRef } from 'react';
-import { Stack } from '@mantine/core';
-import { useTranslation } from 'react-i18next';
 import type { AgentRecord, BackendType } from '@postern/protocol';
 import { backendFieldEntries, backendFieldLabelKey } from '../backend-fields';
 import { addressAfterChange, isSocketType, type SocketDefaultsContext, type SocketProtocol } from '../backend-defaults';
 import { configAt, setConfigValue, type ConfigForm } from '../config-form';
 import type { ConfigFormMode, ConfigValues } from '../config-values';
-import { ConfigError } from './ConfigError';
-import { ConfigField } from './ConfigField';
+import { ConfigFieldList } from './ConfigField';
 
 /** Props of {@link BackendConfigFields}. */
 export interface BackendConfigFieldsProps {
@@ -30,7 +27,6 @@ export interface BackendConfigFieldsProps {
  * error of the config as a whole shows below the fields.
  */
 export function BackendConfigFields({ type, form, path, mode, agent, hostIp }: BackendConfigFieldsProps) {
-  const { t } = useTranslation();
   const context: SocketDefaultsContext = { agentSocket: agent?.Capabilities?.haproxy.socket_location ?? null, hostIp };
   useSocketAddressFollowsAgent(type, form, path, mode, context);
 
@@ -47,21 +43,15 @@ export function BackendConfigFields({ type, form, path, mode, agent, hostIp }: B
   };
 
   return (
-    <Stack gap="sm">
-      {backendFieldEntries(type).map(([field, descriptor]) => (
-        <ConfigField
-          key={field}
-          form={form}
-          path={`${path}.${field}`}
-          descriptor={descriptor}
-          label={t(backendFieldLabelKey(type, field))}
-          mode={mode}
-          agent={agent}
-          onValueChange={field === 'Protocol' ? changeProtocol : undefined}
-        />
-      ))}
-      <ConfigError error={form.errors[path]} />
-    </Stack>
+    <ConfigFieldList
+      form={form}
+      path={path}
+      entries={backendFieldEntries(type)}
+      labelKey={(field) => backendFieldLabelKey(type, field)}
+      mode={mode}
+      agent={agent}
+      onChange={{ field: 'Protocol', handle: changeProtocol }}
+    />
   );
 }
 

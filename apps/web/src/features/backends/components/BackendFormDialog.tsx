@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { ErrorCodes, type AgentRecord, type BackendRecord, type BackendType } from '@postern/protocol';
 import { FormDialog } from '@/components/dialogs/FormDialog';
 import { useZodForm } from '@/lib/forms/use-zod-form';
+import { agentsApi } from '@/features/agents/api';
 import { backendsApi } from '../api';
 import { defaultBackendConfig } from '../backend-defaults';
 import {
@@ -25,7 +26,6 @@ import { CredentialDialog } from './CredentialDialog';
 export interface BackendFormDialogProps {
   /** The backend to edit; undefined to create one. */
   backend?: BackendRecord;
-  agents: readonly AgentRecord[];
   onClose: () => void;
 }
 
@@ -34,8 +34,11 @@ export interface BackendFormDialogProps {
  * reason), Agent (none for allowlist; incapable agents disabled with theirs; the only capable one
  * picked), then the type's config. Changing a vendor's address asks for its secrets again first.
  */
-export function BackendFormDialog({ backend, agents, onClose }: BackendFormDialogProps) {
+export function BackendFormDialog({ backend, onClose }: BackendFormDialogProps) {
   const { t } = useTranslation();
+  // Asked for by the dialog, not the page: the list itself needs no agents.
+  const agentList = agentsApi.useList();
+  const agents: readonly AgentRecord[] = agentList.data ?? [];
   const mode = backend === undefined ? 'create' : 'update';
   const create = backendsApi.useCreate();
   const update = backendsApi.useUpdate();
@@ -122,7 +125,7 @@ export function BackendFormDialog({ backend, agents, onClose }: BackendFormDialo
         label={t('backendsScreen.form.type')}
         description={backend === undefined ? undefined : t(ErrorCodes.backendTypeFixed)}
         required
-        disabled={backend !== undefined}
+        disabled={backend !== undefined || agentList.isPending}
         data={[
           { value: '', label: t('backendsScreen.form.chooseType'), disabled: true },
           ...backendTypeOptions(agents).map((option) => ({

@@ -1,9 +1,10 @@
-import { Checkbox, NativeSelect, NumberInput, PasswordInput, Select, TextInput } from '@mantine/core';
+import { Checkbox, NativeSelect, Stack, NumberInput, PasswordInput, Select, TextInput } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { RECORDED, type AgentRecord } from '@postern/protocol';
-import type { ConfigFieldDescriptor } from '../backend-fields';
+import type { ConfigFieldDescriptor, ConfigFieldEntry } from '../backend-fields';
 import { setConfigValue, type ConfigForm } from '../config-form';
 import type { ConfigFormMode } from '../config-values';
+import { ConfigError } from './ConfigError';
 import { EnvVarDeclarationRows, EnvVarValueRows } from './EnvVarRows';
 
 /** Props of {@link ConfigField}. */
@@ -18,6 +19,42 @@ export interface ConfigFieldProps {
   agent: AgentRecord | null;
   /** Replaces the input's own change handling (the socket Protocol also moves its Address). */
   onValueChange?: (value: string) => void;
+}
+
+/** Props of {@link ConfigFieldList}. */
+export interface ConfigFieldListProps {
+  form: ConfigForm;
+  /** Where the config's fields live in the form (`Config.fortios`). */
+  path: string;
+  entries: readonly ConfigFieldEntry[];
+  /** The text key of a field's label. */
+  labelKey: (field: string) => string;
+  mode: ConfigFormMode;
+  agent: AgentRecord | null;
+  /** A field whose changes the caller handles itself, and how. */
+  onChange?: { field: string; handle: (value: string) => void };
+}
+
+/** A config's fields in order, and below them the error of the config as a whole. */
+export function ConfigFieldList({ form, path, entries, labelKey, mode, agent, onChange }: ConfigFieldListProps) {
+  const { t } = useTranslation();
+  return (
+    <Stack gap="sm">
+      {entries.map(([field, descriptor]) => (
+        <ConfigField
+          key={field}
+          form={form}
+          path={`${path}.${field}`}
+          descriptor={descriptor}
+          label={t(labelKey(field))}
+          mode={mode}
+          agent={agent}
+          onValueChange={onChange?.field === field ? onChange.handle : undefined}
+        />
+      ))}
+      <ConfigError error={form.errors[path]} />
+    </Stack>
+  );
 }
 
 /** One backend or knoc config field, drawn by its descriptor's kind and bound to the form at `path`. */

@@ -15,16 +15,17 @@ interface RowsProps {
 }
 
 /**
- * A list of variable rows with add and remove, and the error of the list as a whole (repeated
- * names). Each row's inputs carry the row's number in their accessible names, since rows look alike.
+ * A list of variable rows, each a name, an optional value (`renderValue`) and the Sensitive flag,
+ * with add and remove, and the error of the list as a whole (repeated names). Each row's inputs
+ * carry the row's number in their accessible names, since rows look alike.
  */
 function RowList<Row>({
   form,
   path,
   label,
   emptyRow,
-  renderRow,
-}: RowsProps & { emptyRow: Row; renderRow: (row: Row, rowPath: string, number: number) => ReactNode }) {
+  renderValue,
+}: RowsProps & { emptyRow: Row; renderValue?: (row: Row, rowPath: string, number: number) => ReactNode }) {
   const { t } = useTranslation();
   const listValue = valueAt(form.getValues(), path);
   const rows = Array.isArray(listValue) ? (listValue as Row[]) : [];
@@ -36,22 +37,40 @@ function RowList<Row>({
             {t('backendsScreen.envVars.none')}
           </Text>
         ) : null}
-        {rows.map((row, index) => (
-          // Rows have no id of their own; the form's paths use their position as well.
-          <Group key={index} align="flex-start" gap="xs" wrap="nowrap">
-            {renderRow(row, `${path}.${index}`, index + 1)}
-            <ActionIcon
-              variant="subtle"
-              color="red"
-              size="lg"
-              mt={4}
-              aria-label={t('backendsScreen.envVars.remove', { number: index + 1 })}
-              onClick={() => form.removeListItem(path, index)}
-            >
-              <IconTrash size={16} aria-hidden />
-            </ActionIcon>
-          </Group>
-        ))}
+        {rows.map((row, index) => {
+          const rowPath = `${path}.${index}`;
+          const number = index + 1;
+          return (
+            // Rows have no id of their own; the form's paths use their position as well.
+            <Group key={index} align="flex-start" gap="xs" wrap="nowrap">
+              <TextInput
+                style={grow}
+                aria-label={t('backendsScreen.envVars.name', { number })}
+                placeholder="API_TOKEN"
+                autoComplete="off"
+                spellCheck={false}
+                {...form.getInputProps(`${rowPath}.Name`)}
+              />
+              {renderValue?.(row, rowPath, number)}
+              <Checkbox
+                mt={8}
+                label={t('backendsScreen.envVars.sensitive')}
+                aria-label={t('backendsScreen.envVars.sensitiveOf', { number })}
+                {...form.getInputProps(`${rowPath}.Sensitive`, { type: 'checkbox' })}
+              />
+              <ActionIcon
+                variant="subtle"
+                color="red"
+                size="lg"
+                mt={4}
+                aria-label={t('backendsScreen.envVars.remove', { number })}
+                onClick={() => form.removeListItem(path, index)}
+              >
+                <IconTrash size={16} aria-hidden />
+              </ActionIcon>
+            </Group>
+          );
+        })}
         <ConfigError error={form.errors[path]} />
         <Group>
           <Button
@@ -72,32 +91,7 @@ const grow = { flex: '1 1 0', minWidth: 0 } as const;
 
 /** A script backend's variable declarations: each a name and whether its values are sensitive. */
 export function EnvVarDeclarationRows(props: RowsProps) {
-  const { t } = useTranslation();
-  const { form } = props;
-  return (
-    <RowList<EnvVarDeclaration>
-      {...props}
-      emptyRow={{ Name: '', Sensitive: false }}
-      renderRow={(_, rowPath, number) => (
-        <>
-          <TextInput
-            style={grow}
-            aria-label={t('backendsScreen.envVars.name', { number })}
-            placeholder="API_TOKEN"
-            autoComplete="off"
-            spellCheck={false}
-            {...form.getInputProps(`${rowPath}.Name`)}
-          />
-          <Checkbox
-            mt={8}
-            label={t('backendsScreen.envVars.sensitive')}
-            aria-label={t('backendsScreen.envVars.sensitiveOf', { number })}
-            {...form.getInputProps(`${rowPath}.Sensitive`, { type: 'checkbox' })}
-          />
-        </>
-      )}
-    />
-  );
+  return <RowList<EnvVarDeclaration> {...props} emptyRow={{ Name: '', Sensitive: false }} />;
 }
 
 /**
@@ -111,33 +105,15 @@ export function EnvVarValueRows(props: RowsProps) {
     <RowList<KnocEnvVar>
       {...props}
       emptyRow={{ Name: '', Value: '', Sensitive: false, Encrypted: false }}
-      renderRow={(row, rowPath, number) => {
-        const valueLabel = t('backendsScreen.envVars.value', { number });
+      renderValue={(row, rowPath, number) => {
         const valueProps = {
           style: grow,
-          'aria-label': valueLabel,
+          'aria-label': t('backendsScreen.envVars.value', { number }),
           autoComplete: 'off',
           placeholder: row.Encrypted ? RECORDED : undefined,
           ...form.getInputProps(`${rowPath}.Value`),
         };
-        return (
-          <>
-            <TextInput
-              style={grow}
-              aria-label={t('backendsScreen.envVars.name', { number })}
-              autoComplete="off"
-              spellCheck={false}
-              {...form.getInputProps(`${rowPath}.Name`)}
-            />
-            {row.Sensitive ? <PasswordInput {...valueProps} /> : <TextInput {...valueProps} />}
-            <Checkbox
-              mt={8}
-              label={t('backendsScreen.envVars.sensitive')}
-              aria-label={t('backendsScreen.envVars.sensitiveOf', { number })}
-              {...form.getInputProps(`${rowPath}.Sensitive`, { type: 'checkbox' })}
-            />
-          </>
-        );
+        return row.Sensitive ? <PasswordInput {...valueProps} /> : <TextInput {...valueProps} />;
       }}
     />
   );

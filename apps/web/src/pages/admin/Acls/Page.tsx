@@ -14,7 +14,6 @@ import { adminAclsApi } from '@/features/admin-acls/api';
 import { AclFormDialog } from '@/features/admin-acls/components/AclFormDialog';
 import { useAclColumns } from '@/features/admin-acls/components/use-acl-columns';
 import { useDeleteAcl } from '@/features/admin-acls/use-delete-acl';
-import { agentsApi } from '@/features/agents/api';
 import { backendsApi } from '@/features/backends/api';
 
 /** Which dialog is open: the form, or the spec's error when there is no backend to put an ACL on. */
@@ -27,7 +26,6 @@ export default function AclsPage({ route }: RoutePageProps) {
   const { operation, open, close } = useOperation<Operation>();
   const acls = adminAclsApi.useList();
   const backends = backendsApi.useList();
-  const agents = agentsApi.useList();
   const deletion = useDeleteAcl();
   const edit = useCallback((item: KnocRecord) => open({ type: 'edit', item }), [open]);
   const columns = useAclColumns({ edit, remove: deletion.confirmDelete });
@@ -67,7 +65,6 @@ export default function AclsPage({ route }: RoutePageProps) {
         <AclFormDialog
           knoc={operation.type === 'edit' ? operation.item : undefined}
           backends={backendList}
-          agents={agents.data ?? []}
           onClose={close}
         />
       ) : null}

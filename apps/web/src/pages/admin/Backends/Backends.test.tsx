@@ -1,11 +1,19 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { BackendResponse, ErrorCodes } from '@postern/protocol';
+import { AgentListResponse, BackendResponse, ErrorCodes } from '@postern/protocol';
+import { agentRecord } from '@/features/agents/agent-fixtures';
 import i18n from '@/i18n/i18n';
 import { backendRecord } from '@/features/backends/backend-fixtures';
 import { columnTexts } from '@/test-support/table';
 import { apiError, data, EMPTY_OK } from '@/test-support/typed-fake-api';
 import { AGENTS, backendsTable, openBackends } from './backends-test-support';
+
+/** The dialog's Type select, once the agents it judges the types by have loaded. */
+async function enabledType(dialog: HTMLElement) {
+  const type = within(dialog).getByRole('combobox', { name: /^Type/ });
+  await waitFor(() => expect(type).toBeEnabled());
+  return type;
+}
 
 const created = data(BackendResponse, backendRecord({ ID: 'b-new', Name: 'Edge LB' }));
 
@@ -54,7 +62,7 @@ describe('backends screen: create', { timeout: 30_000 }, () => {
     await backendsTable();
     await user.click(screen.getByRole('button', { name: 'Create backend' }));
     const dialog = await screen.findByRole('dialog', { name: 'Create backend' });
-    const type = within(dialog).getByRole('combobox', { name: /^Type/ });
+    const type = await enabledType(dialog);
     const option = (name: RegExp) => within(type).getByRole('option', { name });
     expect(option(/^Fortinet FortiGate \(No agent can run this backend type\)$/)).toBeDisabled();
     expect(option(/^HAProxy$/)).toBeEnabled();
@@ -67,7 +75,7 @@ describe('backends screen: create', { timeout: 30_000 }, () => {
     await user.click(screen.getByRole('button', { name: 'Create backend' }));
     const dialog = await screen.findByRole('dialog', { name: 'Create backend' });
     await user.type(within(dialog).getByRole('textbox', { name: /^Name/ }), 'Edge LB');
-    await user.selectOptions(within(dialog).getByRole('combobox', { name: /^Type/ }), 'haproxy');
+    await user.selectOptions(await enabledType(dialog), 'haproxy');
     const agent = within(dialog).getByRole('combobox', { name: /^Agent/ });
     expect(agent).toHaveValue(AGENTS[0]?.ID);
     expect(within(agent).getByRole('option', { name: 'fresh (The agent has never connected)' })).toBeDisabled();
@@ -82,13 +90,26 @@ describe('backends screen: create', { timeout: 30_000 }, () => {
     await waitFor(() => expect(api.calls('GET /api/admin/backends')).toHaveLength(2));
   });
 
+  it('warns when the chosen agent is older than the type needs', async () => {
+    const old = agentRecord({ ID: 'a-old', Name: 'old', Version: '1.5.0' });
+    const { user } = openBackends({ 'GET /api/admin/agents': data(AgentListResponse, [old]) });
+    await backendsTable();
+    await user.click(screen.getByRole('button', { name: 'Create backend' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Create backend' });
+    await user.selectOptions(await enabledType(dialog), 'ipset');
+    expect(within(dialog).getByRole('combobox', { name: /^Agent/ })).toHaveValue('a-old');
+    expect(
+      within(dialog).getByText('The agent is too old for this knoc type; update it with the OS package manager'),
+    ).toBeVisible();
+  });
+
   it('sends an allowlist without an agent', async () => {
     const { api, user } = openBackends({ 'POST /api/admin/backends': created });
     await backendsTable();
     await user.click(screen.getByRole('button', { name: 'Create backend' }));
     const dialog = await screen.findByRole('dialog', { name: 'Create backend' });
     await user.type(within(dialog).getByRole('textbox', { name: /^Name/ }), 'List');
-    await user.selectOptions(within(dialog).getByRole('combobox', { name: /^Type/ }), 'allowlist');
+    await user.selectOptions(await enabledType(dialog), 'allowlist');
     expect(within(dialog).queryByRole('combobox', { name: /^Agent/ })).not.toBeInTheDocument();
     await user.click(within(dialog).getByRole('button', { name: 'Save' }));
     await waitFor(() =>
@@ -118,7 +139,7 @@ describe('backends screen: create', { timeout: 30_000 }, () => {
     await user.click(screen.getByRole('button', { name: 'Create backend' }));
     const dialog = await screen.findByRole('dialog', { name: 'Create backend' });
     await user.type(within(dialog).getByRole('textbox', { name: /^Name/ }), 'Load balancer');
-    await user.selectOptions(within(dialog).getByRole('combobox', { name: /^Type/ }), 'allowlist');
+    await user.selectOptions(await enabledType(dialog), 'allowlist');
     await user.click(within(dialog).getByRole('button', { name: 'Save' }));
     expect(await within(dialog).findByText('A backend with that name already exists')).toBeVisible();
   });

@@ -10,7 +10,6 @@ import { SearchInput } from '@/components/data-table/SearchInput';
 import { ErrorDialog } from '@/components/dialogs/ErrorDialog';
 import { useOperation } from '@/components/dialogs/use-operation';
 import { QueryState } from '@/components/QueryState';
-import { agentsApi } from '@/features/agents/api';
 import { backendsApi } from '@/features/backends/api';
 import { BackendFormDialog } from '@/features/backends/components/BackendFormDialog';
 import { useBackendColumns } from '@/features/backends/components/use-backend-columns';
@@ -25,7 +24,6 @@ export default function BackendsPage({ route }: RoutePageProps) {
   const [search, setSearch] = useState('');
   const { operation, open, close } = useOperation<Operation>();
   const backends = backendsApi.useList();
-  const agents = agentsApi.useList();
   const deletion = useDeleteBackend();
   const edit = useCallback((item: BackendRecord) => open({ type: 'edit', item }), [open]);
   const columns = useBackendColumns({ edit, remove: deletion.confirmDelete });
@@ -55,11 +53,7 @@ export default function BackendsPage({ route }: RoutePageProps) {
         )}
       </QueryState>
       {operation === null ? null : (
-        <BackendFormDialog
-          backend={operation.type === 'edit' ? operation.item : undefined}
-          agents={agents.data ?? []}
-          onClose={close}
-        />
+        <BackendFormDialog backend={operation.type === 'edit' ? operation.item : undefined} onClose={close} />
       )}
       <ErrorDialog error={deletion.failure} onClose={deletion.clearFailure} />
     </AdminPage>
