@@ -105,10 +105,10 @@ describe('knoc options: RFC1918', () => {
 
   it('fills the three private ranges with RfcType allow and restores the own ranges after', () => {
     const start = options({ IpExclusions: { RestrictionType: 'allowList', RfcType: 'deny', Ranges: own } });
-    const rfc = { ...start, ...switchRestriction(start, 'RFC1918') };
+    const rfc: KnocOptionsValues = { ...start, ...switchRestriction(start, 'RFC1918') };
     expect(rfc.IpExclusions).toEqual({ RestrictionType: 'RFC1918', RfcType: 'allow', Ranges: RFC1918_RANGES });
     expect(issues(rfc)).toEqual({});
-    const back = { ...rfc, ...switchRestriction(rfc, 'denyList') };
+    const back: KnocOptionsValues = { ...rfc, ...switchRestriction(rfc, 'denyList') };
     expect(back.IpExclusions).toMatchObject({ RestrictionType: 'denyList', Ranges: own });
   });
 
@@ -119,7 +119,7 @@ describe('knoc options: RFC1918', () => {
 
   it('sends the three ranges and the chosen RfcType', () => {
     const start = options();
-    const rfc = { ...start, ...switchRestriction(start, 'RFC1918') };
+    const rfc: KnocOptionsValues = { ...start, ...switchRestriction(start, 'RFC1918') };
     rfc.IpExclusions = { ...rfc.IpExclusions, RfcType: 'deny' };
     expect(toKnocFields(rfc).IpExclusions).toEqual({
       RestrictionType: 'RFC1918',

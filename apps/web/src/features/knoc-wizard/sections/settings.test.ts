@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCodes, HAPROXY_DEFAULT_UNIX_SOCKET } from '@postern/protocol';
 import { agentCapabilities, agentRecord } from '@/features/agents/agent-fixtures';
+import { configIssueKey } from '@/features/backends/config-rules';
 import { agentSetNames, defaultSettings, settingsSchema, type SettingsValues } from './settings';
 
 function issues(values: SettingsValues): Record<string, string> {
   const result = settingsSchema.safeParse(values);
   if (result.success) return {};
   const found: Record<string, string> = {};
-  for (const issue of result.error.issues) found[issue.path.join('.')] ??= issue.message;
+  for (const issue of result.error.issues) found[issue.path.join('.')] ??= configIssueKey(issue) ?? issue.message;
   return found;
 }
 
@@ -53,7 +54,7 @@ describe('settings rules', () => {
     [
       'script without a command',
       { Type: 'script', Backend: { Command: '' }, Acl: { Name: '' } },
-      { 'Backend.Command': 'knocWizard.settings.required' },
+      { 'Backend.Command': 'backendsScreen.validation.required' },
     ],
     [
       'script with a bad ACL name',

@@ -1,4 +1,4 @@
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import type { UserEvent } from '@testing-library/user-event';
 import {
   AdminStatusResponse,
@@ -78,6 +78,18 @@ export const selectNamed = (label: string) => screen.getByRole('combobox', { nam
 /** Chooses `option` in the select labelled `label`. */
 export async function choose(user: UserEvent, label: string, option: string) {
   await user.selectOptions(selectNamed(label), option);
+}
+
+/** Picks `option` in the searchable Mantine select labelled `label` (its dropdown stays hidden in jsdom). */
+export async function pick(user: UserEvent, label: string, option: string) {
+  const combobox = screen.getByRole('combobox', { name: label });
+  await user.click(combobox);
+  const listbox = await waitFor(() => {
+    const element = document.getElementById(combobox.getAttribute('aria-controls') ?? '');
+    if (element === null) throw new Error('no listbox yet');
+    return element;
+  });
+  await user.click(within(listbox).getByRole('option', { name: option, hidden: true }));
 }
 
 /** Fills the options step with a description and goes on to the users step. */
