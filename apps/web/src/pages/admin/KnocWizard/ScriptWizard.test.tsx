@@ -26,12 +26,7 @@ describe('script wizard', { timeout: 30_000 }, () => {
     await stepHeading('Agent');
     // old-box runs 1.5.0: listed, disabled with its reason; edge-1 is then the only choice.
     expect(screen.getByRole('option', { name: 'old-box — Agent version below 1.6.0' })).toBeDisabled();
-    await waitFor(() => expect(selectNamed('Agent')).toHaveDisplayValue('edge-1'));
-    await next(user, 'Settings');
-    await user.type(screen.getByRole('textbox', { name: /^Command/ }), 'door.sh');
-    await next(user, 'Knoc options');
-    await user.type(screen.getByRole('textbox', { name: /^Description/ }), 'Door');
-    await next(user, 'Environment variables');
+    await toVariables(user);
 
     for (let i = 0; i < 3; i += 1) await user.click(screen.getByRole('button', { name: 'Add variable' }));
     await user.type(screen.getByRole('textbox', { name: 'Name 1' }), 'REGION');
@@ -88,12 +83,7 @@ describe('script wizard', { timeout: 30_000 }, () => {
 
   it('drops a wholly empty variable row', async () => {
     const { api, user } = openWizard('/admin/knocs/new/script');
-    await waitFor(() => expect(selectNamed('Agent')).toHaveDisplayValue('edge-1'));
-    await next(user, 'Settings');
-    await user.type(screen.getByRole('textbox', { name: /^Command/ }), 'door.sh');
-    await next(user, 'Knoc options');
-    await user.type(screen.getByRole('textbox', { name: /^Description/ }), 'Door');
-    await next(user, 'Environment variables');
+    await toVariables(user);
     await user.click(screen.getByRole('button', { name: 'Add variable' }));
     await fillOptionsSkip(user);
     await user.click(screen.getByRole('button', { name: 'Create knoc' }));
@@ -104,6 +94,16 @@ describe('script wizard', { timeout: 30_000 }, () => {
     });
   });
 });
+
+/** From the agent step (edge-1 picked on its own) to the variables, with command door.sh and description Door. */
+async function toVariables(user: UserEvent) {
+  await waitFor(() => expect(selectNamed('Agent')).toHaveDisplayValue('edge-1'));
+  await next(user, 'Settings');
+  await user.type(screen.getByRole('textbox', { name: /^Command/ }), 'door.sh');
+  await next(user, 'Knoc options');
+  await user.type(screen.getByRole('textbox', { name: /^Description/ }), 'Door');
+  await next(user, 'Environment variables');
+}
 
 /** From the variables step on to the review without choosing anyone. */
 async function fillOptionsSkip(user: UserEvent) {
