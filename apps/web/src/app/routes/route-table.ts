@@ -22,6 +22,8 @@ const AdminLogsPage = lazy(() => import('../../pages/admin/Logs/Page'));
 const AdminSettingsPage = lazy(() => import('../../pages/admin/Settings/Page'));
 const AdminKnocsPage = lazy(() => import('../../pages/admin/Knocs/Page'));
 const AdminKnocNewPage = lazy(() => import('../../pages/admin/KnocNew/Page'));
+const AdminKnocWizardPage = lazy(() => import('../../pages/admin/KnocWizard/Page'));
+const AdminKnocUpdatePage = lazy(() => import('../../pages/admin/KnocUpdate/Page'));
 // Enrolment is rare and carries the QR code library: only those who need it download it.
 const TwoFactorOnboardPage = lazy(() => import('../../pages/user/TwoFactorOnboard/Page'));
 
@@ -50,11 +52,11 @@ export const ROUTES: readonly AppRoute[] = [
   route('agents', '/admin/agents', ADMIN, AdminAgentsPage),
   route('knocs', '/admin/knocs', ADMIN, AdminKnocsPage),
   route('knocsNew', '/admin/knocs/new', ADMIN, AdminKnocNewPage),
-  route('knocsNewLinux', '/admin/knocs/new/linux', ADMIN, PlaceholderPage),
+  route('knocsNewLinux', '/admin/knocs/new/linux', ADMIN, AdminKnocWizardPage),
   route('knocsNewApplication', '/admin/knocs/new/application', ADMIN, PlaceholderPage),
-  route('knocsNewProxy', '/admin/knocs/new/proxy', ADMIN, PlaceholderPage),
-  route('knocsNewScript', '/admin/knocs/new/script', ADMIN, PlaceholderPage),
-  route('knocUpdate', '/admin/knocs/:knocId/update', ADMIN, PlaceholderPage),
+  route('knocsNewProxy', '/admin/knocs/new/proxy', ADMIN, AdminKnocWizardPage),
+  route('knocsNewScript', '/admin/knocs/new/script', ADMIN, AdminKnocWizardPage),
+  route('knocUpdate', '/admin/knocs/:knocId/update', ADMIN, AdminKnocUpdatePage),
   route('backends', '/admin/backends', ADMIN, AdminBackendsPage),
   route('acls', '/admin/acls', ADMIN, AdminAclsPage),
   route('groups', '/admin/groups', ADMIN, AdminGroupsPage),

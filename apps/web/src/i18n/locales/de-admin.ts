@@ -12,6 +12,7 @@ import { settingsScreen } from './de/settings-screen';
 import { knocsScreen } from './de/knocs-screen';
 import { banners } from './de/banners';
 import { audit } from './de/audit';
+import { knocWizard } from './de/knoc-wizard';
 import type { enAdmin } from './en-admin';
 
 /** German texts of the admin console, loaded on demand as English's (`en-admin.ts`). */
@@ -28,5 +29,6 @@ export const deAdmin: MirroredResource<typeof enAdmin> = {
   ...settingsScreen,
   ...knocsScreen,
   ...banners,
+  ...knocWizard,
   audit,
 };

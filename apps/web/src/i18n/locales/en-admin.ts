@@ -11,6 +11,7 @@ import { settingsScreen } from './en/settings-screen';
 import { knocsScreen } from './en/knocs-screen';
 import { banners } from './en/banners';
 import { audit } from './en/audit';
+import { knocWizard } from './en/knoc-wizard';
 
 /**
  * English texts only the admin console uses: the `admin` namespace, loaded on demand (a chunk of its
@@ -30,5 +31,6 @@ export const enAdmin = {
   ...settingsScreen,
   ...knocsScreen,
   ...banners,
+  ...knocWizard,
   audit,
 };

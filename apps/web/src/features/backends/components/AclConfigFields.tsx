@@ -15,18 +15,20 @@ export interface AclConfigFieldsProps {
   agent: AgentRecord | null;
   /** update: stored sensitive variable values show RECORDED and are kept while left empty. */
   mode: ConfigFormMode;
+  /** Fields shown elsewhere (the script wizard's variables have a step of their own). */
+  exclude?: readonly string[];
 }
 
 /**
  * A knoc's config fields for its backend type (spec §3 table), bound to a form at `path`; an error of
  * the config as a whole (err.ipsetNameRequired) shows below them. Allowlist has none here.
  */
-export function AclConfigFields({ type, form, path, agent, mode }: AclConfigFieldsProps) {
+export function AclConfigFields({ type, form, path, agent, mode, exclude = [] }: AclConfigFieldsProps) {
   return (
     <ConfigFieldList
       form={form}
       path={path}
-      entries={aclFieldEntries(type)}
+      entries={aclFieldEntries(type).filter(([field]) => !exclude.includes(field))}
       labelKey={(field) => aclFieldLabelKey(type, field)}
       mode={mode}
       agent={agent}

@@ -15,6 +15,8 @@ export interface BackendConfigFieldsProps {
   path: string;
   /** update: secrets show RECORDED and are kept while left empty. */
   mode: ConfigFormMode;
+  /** Fields shown elsewhere (the script wizard's variables have a step of their own). */
+  exclude?: readonly string[];
   /** The chosen agent: its reported HAProxy socket is the unix Address default. */
   agent: AgentRecord | null;
   /** The host of the tcp Address default (`{ip}:9999`). */
@@ -26,7 +28,7 @@ export interface BackendConfigFieldsProps {
  * schema and of the server (`{Err, Extra: "Config.fortios.Url"}`) show on the field they name; an
  * error of the config as a whole shows below the fields.
  */
-export function BackendConfigFields({ type, form, path, mode, agent, hostIp }: BackendConfigFieldsProps) {
+export function BackendConfigFields({ type, form, path, mode, agent, hostIp, exclude = [] }: BackendConfigFieldsProps) {
   const context: SocketDefaultsContext = { agentSocket: agent?.Capabilities?.haproxy.socket_location ?? null, hostIp };
   useSocketAddressFollowsAgent(type, form, path, mode, context);
 
@@ -46,7 +48,7 @@ export function BackendConfigFields({ type, form, path, mode, agent, hostIp }: B
     <ConfigFieldList
       form={form}
       path={path}
-      entries={backendFieldEntries(type)}
+      entries={backendFieldEntries(type).filter(([field]) => !exclude.includes(field))}
       labelKey={(field) => backendFieldLabelKey(type, field)}
       mode={mode}
       agent={agent}

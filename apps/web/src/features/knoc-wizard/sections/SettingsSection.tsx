@@ -1,0 +1,42 @@
+import { NativeSelect, Stack } from '@mantine/core';
+import type { AgentRecord, BackendType } from '@postern/protocol';
+import { useTranslation } from 'react-i18next';
+import type { ZodForm } from '@/lib/forms/use-zod-form';
+import { backendTypeLabelKey } from '@/features/backends/backend-types';
+import { AclConfigFields } from '@/features/backends/components/AclConfigFields';
+import { BackendConfigFields } from '@/features/backends/components/BackendConfigFields';
+import { defaultSettings, fieldsElsewhere, type SettingsValues } from './settings';
+
+/** Props of {@link SettingsSection}. */
+export interface SettingsSectionProps {
+  form: ZodForm<SettingsValues>;
+  /** The types the admin chooses between (the proxy wizard: haproxy or knocproxy); one shows no choice. */
+  types: readonly BackendType[];
+  /** The agent that will drive the backend (its socket and IP sets fill the defaults and choices). */
+  agent: AgentRecord | null;
+  /** On update the type is fixed and secrets show RECORDED. */
+  mode: 'create' | 'update';
+}
+
+/** The backend's and the knoc's config for the chosen type, with the backends screen's fields. */
+export function SettingsSection({ form, types, agent, mode }: SettingsSectionProps) {
+  const { t } = useTranslation();
+  const { Type: type } = form.getValues();
+  const exclude = fieldsElsewhere(type);
+  return (
+    <Stack gap="md">
+      {types.length > 1 ? (
+        <NativeSelect
+          withAsterisk
+          label={t('knocWizard.settings.type')}
+          data={types.map((value) => ({ value, label: t(backendTypeLabelKey(value)) }))}
+          value={type}
+          disabled={mode === 'update'}
+          onChange={(event) => form.setValues(defaultSettings(event.currentTarget.value as BackendType, agent))}
+        />
+      ) : null}
+      <BackendConfigFields type={type} form={form} path="Backend" mode={mode} agent={agent} exclude={exclude} />
+      <AclConfigFields type={type} form={form} path="Acl" mode={mode} agent={agent} exclude={exclude} />
+    </Stack>
+  );
+}
