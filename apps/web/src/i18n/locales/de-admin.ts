@@ -9,6 +9,7 @@ import { logsScreen } from './de/logs-screen';
 import { settingsScreen } from './de/settings-screen';
 import { banners } from './de/banners';
 import { audit } from './de/audit';
+import { knocWizardApplication } from './de/knoc-wizard-application';
 import type { enAdmin } from './en-admin';
 
 /** German texts of the admin console, loaded on demand as English's (`en-admin.ts`). */
@@ -22,5 +23,6 @@ export const deAdmin: MirroredResource<typeof enAdmin> = {
   ...logsScreen,
   ...settingsScreen,
   ...banners,
+  ...knocWizardApplication,
   audit,
 };

@@ -8,6 +8,7 @@ import { logsScreen } from './en/logs-screen';
 import { settingsScreen } from './en/settings-screen';
 import { banners } from './en/banners';
 import { audit } from './en/audit';
+import { knocWizardApplication } from './en/knoc-wizard-application';
 
 /**
  * English texts only the admin console uses: the `admin` namespace, loaded on demand (a chunk of its
@@ -24,5 +25,6 @@ export const enAdmin = {
   ...logsScreen,
   ...settingsScreen,
   ...banners,
+  ...knocWizardApplication,
   audit,
 };

@@ -3,13 +3,19 @@ import { ActionIcon, Button, Fieldset, Group, Stack, Text, TextInput } from '@ma
 import { IconPlus, IconTrash } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { ZodForm } from '@/lib/forms/use-zod-form';
-import { pickNotePlaceholder, type ApiKeyFormValues } from '../api-key-form';
+import type { AllowedFromEntry } from '@postern/protocol';
+import { pickNotePlaceholder } from '../api-key-form';
 
 /**
  * The key's AllowedFrom list: one row per CIDR with the note saying why, add and remove. Every row's
- * inputs carry their number in their accessible name, since the rows look alike.
+ * inputs carry their number in their accessible name, since the rows look alike. Any form with an
+ * AllowedFrom list uses it (the API key dialog, the knoc wizard's new key).
  */
-export function AllowedFromFields({ form }: { form: ZodForm<ApiKeyFormValues> }) {
+export function AllowedFromFields<Values extends { AllowedFrom: AllowedFromEntry[] }>({
+  form,
+}: {
+  form: ZodForm<Values>;
+}) {
   const { t } = useTranslation();
   // Chosen once per dialog (spec §9: one of five placeholders at random), not on every render.
   const [placeholder] = useState(() => t(`apiKeysScreen.notePlaceholder.${pickNotePlaceholder()}`));
