@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { ActionIcon, Button, Fieldset, Group, Stack, Text, TextInput } from '@mantine/core';
 import { IconPlus, IconTrash } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
+import type { FormArrayElement } from '@mantine/form';
 import type { ZodForm } from '@/lib/forms/use-zod-form';
 import type { AllowedFromEntry } from '@postern/protocol';
 import { pickNotePlaceholder } from '../api-key-form';
@@ -69,7 +70,11 @@ export function AllowedFromFields<Values extends { AllowedFrom: AllowedFromEntry
             variant="default"
             size="xs"
             leftSection={<IconPlus size={14} aria-hidden />}
-            onClick={() => form.insertListItem('AllowedFrom', { Prefix: '', Note: '' })}
+            onClick={() => {
+              // The generic form cannot see that its AllowedFrom items are entries; Values says they are.
+              const empty: AllowedFromEntry = { Prefix: '', Note: '' };
+              form.insertListItem('AllowedFrom', empty as FormArrayElement<Values, 'AllowedFrom'>);
+            }}
           >
             {t('apiKeysScreen.allowedFrom.add')}
           </Button>
