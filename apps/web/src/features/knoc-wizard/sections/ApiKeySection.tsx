@@ -114,7 +114,11 @@ function AddressRestriction({ form }: { form: Form }) {
   const listError = form.errors.AllowedIpAddresses;
   return (
     <Stack>
-      <Alert color="yellow" icon={<IconAlertTriangle aria-hidden />} title={t('knocWizardApplication.apiKey.noneTitle')}>
+      <Alert
+        color="yellow"
+        icon={<IconAlertTriangle aria-hidden />}
+        title={t('knocWizardApplication.apiKey.noneTitle')}
+      >
         {t('knocWizardApplication.apiKey.noneWarning')}
       </Alert>
       <Fieldset legend={t('knocWizardApplication.apiKey.restriction.legend')} variant="unstyled">

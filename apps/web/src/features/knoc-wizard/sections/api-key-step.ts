@@ -63,7 +63,12 @@ export function apiKeyStepSchema(takenNames: readonly string[]) {
   const existingKey = z.object({ ExistingId: z.string().min(1, M.existingRequired) });
   const byAddress = z.object({
     AllowedIpAddresses: z
-      .array(z.string().trim().refine((value) => value === '' || Cidr.safeParse(value).success, ErrorCodes.invalidCidr))
+      .array(
+        z
+          .string()
+          .trim()
+          .refine((value) => value === '' || Cidr.safeParse(value).success, ErrorCodes.invalidCidr),
+      )
       .refine((ranges) => ranges.some((range) => range.trim() !== ''), M.ipRangeRequired),
   });
   return z

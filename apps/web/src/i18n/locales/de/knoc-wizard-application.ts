@@ -14,7 +14,8 @@ export const knocWizardApplication = {
       applicationType: 'Anwendungstyp',
       applicationTypeDescription: {
         passive: 'Die Firewall fragt eine veröffentlichte Allowlist ab (etwa alle 60 Sekunden).',
-        'passive+': 'Die Firewall liest eine veröffentlichte Allowlist; ein Agent veranlasst sofort eine Aktualisierung.',
+        'passive+':
+          'Die Firewall liest eine veröffentlichte Allowlist; ein Agent veranlasst sofort eine Aktualisierung.',
         active: 'Ein Agent ändert die Firewall sofort über ihre API.',
       },
       vendor: 'Hersteller',
@@ -81,7 +82,6 @@ export const knocWizardApplication = {
       basicAuth:
         'Die Firewall ruft die Allowlist mit Basic-Authentifizierung ab: Benutzername apiuser, der API-Schlüssel als Passwort.',
       copy: '{{what}} kopieren',
-      copied: 'Kopiert',
     },
   },
 };

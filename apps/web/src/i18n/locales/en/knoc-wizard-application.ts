@@ -78,9 +78,9 @@ export const knocWizardApplication = {
       apiKey: 'API key',
       apiKeyName: 'API key "{{name}}"',
       allowlistUrl: 'Allowlist URL',
-      basicAuth: 'The firewall fetches the allowlist with basic authentication: user name apiuser, the API key as password.',
+      basicAuth:
+        'The firewall fetches the allowlist with basic authentication: user name apiuser, the API key as password.',
       copy: 'Copy {{what}}',
-      copied: 'Copied',
     },
   },
 };
