@@ -24,6 +24,9 @@ export const knocWizardApplication = {
       urlDescription: 'The address users open from their dashboard (optional).',
       backendLegend: '{{vendor}} connection',
       aclLegend: '{{vendor}} rule',
+      invalid: 'Enter a value that is valid here',
+      descriptionRequired: 'A description is required',
+      controlCharacters: 'Control characters are not allowed',
       passiveNote: 'The firewall is given the address of the published allowlist once the knoc is created.',
     },
     types: {
