@@ -69,11 +69,11 @@ export const knocWizardApplication = {
       },
     },
     review: {
+      application: 'Anwendung',
       apiKey: 'API-Schlüssel',
       newKey: 'Ein neuer API-Schlüssel „{{name}}“, erlaubt von {{ranges}}',
       existingKey: 'Der vorhandene API-Schlüssel „{{name}}“',
       noKey: 'Kein API-Schlüssel; lesbar von {{ranges}}',
-      vendorSettings: 'Einstellungen',
     },
     created: {
       title: 'Knoc angelegt',

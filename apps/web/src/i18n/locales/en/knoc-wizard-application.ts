@@ -68,11 +68,11 @@ export const knocWizardApplication = {
       },
     },
     review: {
+      application: 'Application',
       apiKey: 'API key',
       newKey: 'A new API key "{{name}}", allowed from {{ranges}}',
       existingKey: 'The existing API key "{{name}}"',
       noKey: 'No API key; readable from {{ranges}}',
-      vendorSettings: 'Settings',
     },
     created: {
       title: 'Knoc created',
