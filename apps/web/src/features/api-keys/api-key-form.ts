@@ -61,17 +61,22 @@ const AllowedFromRow = z.object({
  */
 export const AllowedFromList = z.array(AllowedFromRow).min(1, M.allowedFromRequired);
 
-/** The rules of the create dialog (spec §5); `takenNames` are the existing keys' names. */
-export function createFormSchema(takenNames: readonly string[]) {
+/** A new key's name: required, at most 200 characters, none of `takenNames` (names are unique). */
+export function keyNameSchema(takenNames: readonly string[]) {
   const taken = new Set(takenNames.map((name) => name.trim()));
   return z
+    .string()
+    .trim()
+    .min(1, M.nameRequired)
+    .max(200, M.tooLong)
+    .refine((name) => !taken.has(name), M.nameTaken);
+}
+
+/** The rules of the create dialog (spec §5); `takenNames` are the existing keys' names. */
+export function createFormSchema(takenNames: readonly string[]) {
+  return z
     .object({
-      Name: z
-        .string()
-        .trim()
-        .min(1, M.nameRequired)
-        .max(200, M.tooLong)
-        .refine((name) => !taken.has(name), M.nameTaken),
+      Name: keyNameSchema(takenNames),
       Expiry: z.string().min(1, M.expiryRequired),
       AllowedFrom: AllowedFromList,
     })

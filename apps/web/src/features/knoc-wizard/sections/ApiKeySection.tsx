@@ -1,8 +1,9 @@
-import { ActionIcon, Alert, Button, Fieldset, Group, Radio, Stack, Text, TextInput } from '@mantine/core';
-import { IconAlertTriangle, IconPlus, IconTrash } from '@tabler/icons-react';
+import { Alert, Group, Radio, Stack, Text, TextInput } from '@mantine/core';
+import { IconAlertTriangle } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { ApiKeyRecord } from '@postern/protocol';
 import { DataTable, type DataTableColumn } from '@/components/data-table/DataTable';
+import { EditableRows } from '@/components/EditableRows';
 import { QueryState } from '@/components/QueryState';
 import { RelativeTime } from '@/components/RelativeTime';
 import type { ZodForm } from '@/lib/forms/use-zod-form';
@@ -110,8 +111,6 @@ function ExistingKeyTable({ form }: { form: Form }) {
 /** No key: a warning, and the address ranges that may read the list (at least one). */
 function AddressRestriction({ form }: { form: Form }) {
   const { t } = useTranslation();
-  const ranges = form.values.AllowedIpAddresses;
-  const listError = form.errors.AllowedIpAddresses;
   return (
     <Stack>
       <Alert
@@ -121,52 +120,26 @@ function AddressRestriction({ form }: { form: Form }) {
       >
         {t('knocWizardApplication.apiKey.noneWarning')}
       </Alert>
-      <Fieldset legend={t('knocWizardApplication.apiKey.restriction.legend')} variant="unstyled">
-        <Stack gap="xs">
-          <Text size="sm" c="dimmed">
-            {t('err.allowlistAccessIpRestrictionFormRequired')}
-          </Text>
-          {ranges.map((_, index) => {
-            const number = index + 1;
-            return (
-              <Group key={index} align="flex-start" gap="xs" wrap="nowrap">
-                <TextInput
-                  style={{ flex: 1 }}
-                  aria-label={t('knocWizardApplication.apiKey.restriction.range', { number })}
-                  placeholder="192.0.2.0/24"
-                  autoComplete="off"
-                  spellCheck={false}
-                  {...form.getInputProps(`AllowedIpAddresses.${index}`)}
-                />
-                <ActionIcon
-                  variant="subtle"
-                  color="red"
-                  size="lg"
-                  aria-label={t('knocWizardApplication.apiKey.restriction.remove', { number })}
-                  onClick={() => form.removeListItem('AllowedIpAddresses', index)}
-                >
-                  <IconTrash size={16} aria-hidden />
-                </ActionIcon>
-              </Group>
-            );
-          })}
-          {typeof listError === 'string' ? (
-            <Text c="red" size="sm" role="alert">
-              {listError}
-            </Text>
-          ) : null}
-          <Group>
-            <Button
-              variant="default"
-              size="xs"
-              leftSection={<IconPlus size={14} aria-hidden />}
-              onClick={() => form.insertListItem('AllowedIpAddresses', '')}
-            >
-              {t('knocWizardApplication.apiKey.restriction.add')}
-            </Button>
-          </Group>
-        </Stack>
-      </Fieldset>
+      <EditableRows
+        legend={t('knocWizardApplication.apiKey.restriction.legend')}
+        description={t('err.allowlistAccessIpRestrictionFormRequired')}
+        count={form.values.AllowedIpAddresses.length}
+        renderRow={(index) => (
+          <TextInput
+            style={{ flex: 1 }}
+            aria-label={t('knocWizardApplication.apiKey.restriction.range', { number: index + 1 })}
+            placeholder="192.0.2.0/24"
+            autoComplete="off"
+            spellCheck={false}
+            {...form.getInputProps(`AllowedIpAddresses.${index}`)}
+          />
+        )}
+        removeLabel={(number) => t('knocWizardApplication.apiKey.restriction.remove', { number })}
+        onRemove={(index) => form.removeListItem('AllowedIpAddresses', index)}
+        addLabel={t('knocWizardApplication.apiKey.restriction.add')}
+        onAdd={() => form.insertListItem('AllowedIpAddresses', '')}
+        error={form.errors.AllowedIpAddresses}
+      />
     </Stack>
   );
 }

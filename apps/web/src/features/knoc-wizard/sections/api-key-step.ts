@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Cidr, ErrorCodes, type AllowedFromEntry, type WizardApiKey } from '@postern/protocol';
-import { AllowedFromList, defaultAllowedFrom, trimmedEntries } from '@/features/api-keys/api-key-form';
+import { AllowedFromList, defaultAllowedFrom, keyNameSchema, trimmedEntries } from '@/features/api-keys/api-key-form';
 
 /**
  * The API key step of a passive allowlist (spec §2, step 3.1): how the firewall reads the
@@ -25,11 +25,8 @@ export interface ApiKeyStepValues {
 
 /** Message keys of the step's own rules. */
 export const API_KEY_STEP_MESSAGES = {
-  nameRequired: 'apiKeysScreen.validation.nameRequired',
-  nameTaken: ErrorCodes.apiKeyNameExists,
   existingRequired: 'knocWizardApplication.apiKey.existingRequired',
   ipRangeRequired: ErrorCodes.ipRangeRequired,
-  tooLong: 'form.tooLong',
 } as const;
 const M = API_KEY_STEP_MESSAGES;
 
@@ -50,16 +47,7 @@ export function initialApiKeyStepValues(anywhereNotes: readonly [string, string]
  * address range, each a CIDR.
  */
 export function apiKeyStepSchema(takenNames: readonly string[]) {
-  const taken = new Set(takenNames.map((name) => name.trim()));
-  const newKey = z.object({
-    Name: z
-      .string()
-      .trim()
-      .min(1, M.nameRequired)
-      .max(200, M.tooLong)
-      .refine((name) => !taken.has(name), M.nameTaken),
-    AllowedFrom: AllowedFromList,
-  });
+  const newKey = z.object({ Name: keyNameSchema(takenNames), AllowedFrom: AllowedFromList });
   const existingKey = z.object({ ExistingId: z.string().min(1, M.existingRequired) });
   const byAddress = z.object({
     AllowedIpAddresses: z
