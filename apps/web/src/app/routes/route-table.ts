@@ -18,6 +18,7 @@ const AdminGroupsPage = lazy(() => import('../../pages/admin/Groups/Page'));
 const AdminApiKeysPage = lazy(() => import('../../pages/admin/ApiKeys/Page'));
 const AdminLogsPage = lazy(() => import('../../pages/admin/Logs/Page'));
 const AdminSettingsPage = lazy(() => import('../../pages/admin/Settings/Page'));
+const AdminKnocWizardPage = lazy(() => import('../../pages/admin/KnocWizard/Page'));
 // Enrolment is rare and carries the QR code library: only those who need it download it.
 const TwoFactorOnboardPage = lazy(() => import('../../pages/user/TwoFactorOnboard/Page'));
 
@@ -46,10 +47,10 @@ export const ROUTES: readonly AppRoute[] = [
   route('agents', '/admin/agents', ADMIN, AdminAgentsPage),
   route('knocs', '/admin/knocs', ADMIN, PlaceholderPage),
   route('knocsNew', '/admin/knocs/new', ADMIN, PlaceholderPage),
-  route('knocsNewLinux', '/admin/knocs/new/linux', ADMIN, PlaceholderPage),
+  route('knocsNewLinux', '/admin/knocs/new/linux', ADMIN, AdminKnocWizardPage),
   route('knocsNewApplication', '/admin/knocs/new/application', ADMIN, PlaceholderPage),
-  route('knocsNewProxy', '/admin/knocs/new/proxy', ADMIN, PlaceholderPage),
-  route('knocsNewScript', '/admin/knocs/new/script', ADMIN, PlaceholderPage),
+  route('knocsNewProxy', '/admin/knocs/new/proxy', ADMIN, AdminKnocWizardPage),
+  route('knocsNewScript', '/admin/knocs/new/script', ADMIN, AdminKnocWizardPage),
   route('knocUpdate', '/admin/knocs/:knocId/update', ADMIN, PlaceholderPage),
   route('backends', '/admin/backends', ADMIN, PlaceholderPage),
   route('acls', '/admin/acls', ADMIN, PlaceholderPage),

@@ -10,6 +10,7 @@ import { settingsScreen } from './de/settings-screen';
 import { banners } from './de/banners';
 import { audit } from './de/audit';
 import { knocWizardApplication } from './de/knoc-wizard-application';
+import { knocWizard } from './de/knoc-wizard';
 import type { enAdmin } from './en-admin';
 
 /** German texts of the admin console, loaded on demand as English's (`en-admin.ts`). */
@@ -24,5 +25,6 @@ export const deAdmin: MirroredResource<typeof enAdmin> = {
   ...settingsScreen,
   ...banners,
   ...knocWizardApplication,
+  ...knocWizard,
   audit,
 };

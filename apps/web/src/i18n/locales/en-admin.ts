@@ -9,6 +9,7 @@ import { settingsScreen } from './en/settings-screen';
 import { banners } from './en/banners';
 import { audit } from './en/audit';
 import { knocWizardApplication } from './en/knoc-wizard-application';
+import { knocWizard } from './en/knoc-wizard';
 
 /**
  * English texts only the admin console uses: the `admin` namespace, loaded on demand (a chunk of its
@@ -26,5 +27,6 @@ export const enAdmin = {
   ...settingsScreen,
   ...banners,
   ...knocWizardApplication,
+  ...knocWizard,
   audit,
 };

@@ -52,6 +52,26 @@ const ICONS: Record<string, Icon> = {
   wiki: IconBook,
 };
 
+/** One name per distinct icon, the choices of the admin's icon grid (the synonyms above stay readable). */
+export const ACL_ICON_CHOICES = [
+  'server',
+  'database',
+  'world',
+  'terminal',
+  'cloud',
+  'lock',
+  'shield',
+  'network',
+  'router',
+  'mail',
+  'desktop',
+  'key',
+  'folder',
+  'api',
+  'code',
+  'book',
+] as const satisfies readonly (keyof typeof ICONS)[];
+
 /** Decorative: the ACL's description next to it names the system. */
 export function AclIcon({ name, size = 36 }: { name: string; size?: number }) {
   const Glyph =

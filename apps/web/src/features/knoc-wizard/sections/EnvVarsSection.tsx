@@ -1,0 +1,66 @@
+import { ActionIcon, Button, Checkbox, Group, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
+import { IconPlus, IconTrash } from '@tabler/icons-react';
+import { useTranslation } from 'react-i18next';
+import type { ZodForm } from '@/lib/forms/use-zod-form';
+import { emptyEnvVar, type EnvVarsValues } from './env-vars';
+
+/** Props of {@link EnvVarsSection}. */
+export interface EnvVarsSectionProps {
+  form: ZodForm<EnvVarsValues>;
+}
+
+/**
+ * The script's variables (Name, Value, Sensitive). A sensitive value is typed hidden; one stored
+ * before is never shown again (its field stays empty and keeps the stored value unless replaced).
+ */
+export function EnvVarsSection({ form }: EnvVarsSectionProps) {
+  const { t } = useTranslation();
+  const rows = form.getValues().EnvVars;
+  return (
+    <Stack gap="sm">
+      <Text size="sm" c="dimmed">
+        {t('knocWizard.envVars.help')}
+      </Text>
+      {rows.length === 0 ? <Text size="sm">{t('knocWizard.envVars.empty')}</Text> : null}
+      {rows.map((row, index) => {
+        const ValueInput = row.Sensitive ? PasswordInput : TextInput;
+        return (
+          <Group key={index} align="flex-start" wrap="nowrap">
+            <TextInput
+              label={t('knocWizard.envVars.name', { n: index + 1 })}
+              {...form.getInputProps(`EnvVars.${index}.Name`)}
+            />
+            <ValueInput
+              label={t('knocWizard.envVars.value', { n: index + 1 })}
+              placeholder={row.Encrypted ? t('knocWizard.envVars.stored') : undefined}
+              {...form.getInputProps(`EnvVars.${index}.Value`)}
+            />
+            <Checkbox
+              mt={32}
+              label={t('knocWizard.envVars.sensitive')}
+              aria-label={t('knocWizard.envVars.sensitiveOf', { n: index + 1 })}
+              {...form.getInputProps(`EnvVars.${index}.Sensitive`, { type: 'checkbox' })}
+            />
+            <ActionIcon
+              variant="subtle"
+              color="red"
+              mt={28}
+              aria-label={t('knocWizard.envVars.remove', { n: index + 1 })}
+              onClick={() => form.removeListItem('EnvVars', index)}
+            >
+              <IconTrash size={16} aria-hidden />
+            </ActionIcon>
+          </Group>
+        );
+      })}
+      <Button
+        variant="light"
+        w="fit-content"
+        leftSection={<IconPlus size={16} aria-hidden />}
+        onClick={() => form.insertListItem('EnvVars', emptyEnvVar())}
+      >
+        {t('knocWizard.envVars.add')}
+      </Button>
+    </Stack>
+  );
+}
