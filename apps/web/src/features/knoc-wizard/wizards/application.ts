@@ -1,3 +1,4 @@
+import type { KnocWizardState } from '../knoc-wizard-state';
 import { membersStep } from '../steps/members-step';
 import {
   applicationAgentStep,
@@ -9,6 +10,15 @@ import {
 import type { LinearStep, WizardStep } from '../wizard';
 import { isStepDisabled, nextStep, previousStep, type ApplicationStep } from './application-flow';
 import type { ApplicationWizardState } from './application-state';
+
+/**
+ * A shared step (typed for the shared state) as a step of this wizard, whose state extends it: the
+ * step reads and changes only the shared part. (React's ComponentClass typing keeps TypeScript from
+ * seeing that by itself.)
+ */
+function shared(step: LinearStep<KnocWizardState>): LinearStep<ApplicationWizardState> {
+  return step as unknown as LinearStep<ApplicationWizardState>;
+}
 
 /** A step of the application wizard whose moves follow the application type (application-flow.ts). */
 function branching(id: ApplicationStep, step: LinearStep<ApplicationWizardState>): WizardStep<ApplicationWizardState> {
@@ -29,6 +39,6 @@ export const applicationSteps: readonly WizardStep<ApplicationWizardState>[] = [
   branching('options', applicationOptionsStep),
   branching('apiKey', applicationApiKeyStep),
   branching('agent', applicationAgentStep),
-  branching('members', membersStep),
+  branching('members', shared(membersStep)),
   branching('review', applicationReviewStep),
 ];

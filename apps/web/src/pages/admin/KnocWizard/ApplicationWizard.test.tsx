@@ -33,7 +33,10 @@ const DEFAULT_OPTIONS = {
   GrantType: { Type: 'userIp', Ips: [] },
 };
 
-function created(secrets: { ApiKey?: { ID: string; Name: string; PlaintextKey: string } | null; AllowlistURL?: string | null }) {
+function created(secrets: {
+  ApiKey?: { ID: string; Name: string; PlaintextKey: string } | null;
+  AllowlistURL?: string | null;
+}) {
   return data(KnocWizardCreateResponse, {
     KnocID: 'k-new',
     ApiKey: secrets.ApiKey ?? null,
@@ -131,7 +134,10 @@ describe('application wizard', { timeout: 40_000 }, () => {
     await user.click(screen.getByRole('button', { name: 'Next' }));
     expect(await group('Palo Alto rule').findByText('This field is required')).toBeVisible();
     expect(screen.getByRole('heading', { level: 2, name: 'Settings' })).toBeVisible();
-    await user.type(group('Palo Alto rule').getByRole('textbox', { name: /^External dynamic list name/ }), 'postern-edl');
+    await user.type(
+      group('Palo Alto rule').getByRole('textbox', { name: /^External dynamic list name/ }),
+      'postern-edl',
+    );
     await next(user, 'Knoc options');
     await next(user, 'API key');
     await user.click(screen.getByRole('radio', { name: 'No API key' }));
