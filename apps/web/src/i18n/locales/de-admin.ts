@@ -5,6 +5,7 @@ import { usersScreen } from './de/users-screen';
 import { adminsScreen } from './de/admins-screen';
 import { groupsScreen } from './de/groups-screen';
 import { apiKeysScreen } from './de/apiKeys-screen';
+import { backendsScreen } from './de/backends-screen';
 import { logsScreen } from './de/logs-screen';
 import { settingsScreen } from './de/settings-screen';
 import { banners } from './de/banners';
@@ -21,6 +22,7 @@ export const deAdmin: MirroredResource<typeof enAdmin> = {
   ...adminsScreen,
   ...groupsScreen,
   ...apiKeysScreen,
+  ...backendsScreen,
   ...logsScreen,
   ...settingsScreen,
   ...banners,

@@ -4,6 +4,7 @@ import { usersScreen } from './en/users-screen';
 import { adminsScreen } from './en/admins-screen';
 import { groupsScreen } from './en/groups-screen';
 import { apiKeysScreen } from './en/apiKeys-screen';
+import { backendsScreen } from './en/backends-screen';
 import { logsScreen } from './en/logs-screen';
 import { settingsScreen } from './en/settings-screen';
 import { banners } from './en/banners';
@@ -23,6 +24,7 @@ export const enAdmin = {
   ...adminsScreen,
   ...groupsScreen,
   ...apiKeysScreen,
+  ...backendsScreen,
   ...logsScreen,
   ...settingsScreen,
   ...banners,

@@ -1,0 +1,115 @@
+import type { z } from 'zod';
+import type { BACKEND_CONFIG_SCHEMAS, BackendType } from '@postern/protocol';
+
+/**
+ * How one config field is entered. `secret` is a password input that, when editing, starts empty
+ * with the placeholder RECORDED and keeps the stored value unless something is typed;
+ * `envVarDeclarations` is the script backend's list of variable names with their Sensitive flag;
+ * `envVarValues` a script knoc's values for them; `ipsetName` a set the chosen agent reported;
+ * `managedElsewhere` a field no config form shows (the server makes it, or a wizard step asks it).
+ */
+export type ConfigFieldKind =
+  | 'text'
+  | 'url'
+  | 'hostname'
+  | 'secret'
+  | 'checkbox'
+  | 'select'
+  | 'number'
+  | 'envVarDeclarations'
+  | 'envVarValues'
+  | 'ipsetName'
+  | 'managedElsewhere';
+
+/** One field of a backend or knoc (ACL) config form. */
+export interface ConfigFieldDescriptor {
+  kind: ConfigFieldKind;
+  /** Marked required in the form (a secret only when creating); the schema is what enforces it. */
+  required?: boolean;
+  /** The choices of a `select`, as sent (their labels are translated under `options.<value>`). */
+  options?: readonly string[];
+  /** For `ipsetName`: the address family whose sets the agent reported. */
+  family?: 'inet' | 'inet6';
+  /** An example shown in the empty field. */
+  placeholder?: string;
+  /** Digits only: a numeric keyboard on phones. */
+  numeric?: boolean;
+}
+
+/**
+ * Descriptors for every field of a schema's input: `-?` makes fields with defaults required here
+ * too, so a field the protocol adds is a compile error until the form knows it.
+ */
+export type FieldsOf<Schema extends z.ZodType> = { readonly [Field in keyof z.input<Schema>]-?: ConfigFieldDescriptor };
+
+const insecure: ConfigFieldDescriptor = { kind: 'checkbox' };
+const hostname: ConfigFieldDescriptor = { kind: 'hostname', required: true, placeholder: 'firewall.example.com' };
+const socket = {
+  Protocol: { kind: 'select', required: true, options: ['unix', 'tcp'] },
+  Address: { kind: 'text', required: true },
+} as const satisfies Record<string, ConfigFieldDescriptor>;
+
+/** The fields of each backend type's config, in the order the form shows them (spec §3 table). */
+export const BACKEND_FIELDS = {
+  ipset: {},
+  allowlist: {},
+  haproxy: socket,
+  knocproxy: socket,
+  script: {
+    Command: { kind: 'text', required: true, placeholder: 'notify.sh' },
+    EnvVars: { kind: 'envVarDeclarations' },
+  },
+  fortios: {
+    Url: { kind: 'url', required: true, placeholder: 'https://fortigate.example.com' },
+    Insecure: insecure,
+    Bearer: { kind: 'secret', required: true },
+    Prefix: { kind: 'text' },
+    VDOM: { kind: 'text' },
+  },
+  fortimanager: { Hostname: hostname, Insecure: insecure, ApiKey: { kind: 'secret', required: true } },
+  panos: {
+    Hostname: hostname,
+    Insecure: insecure,
+    ApiKey: { kind: 'secret', required: true },
+    VSys: { kind: 'text', required: true },
+    DeviceGroup: { kind: 'text' },
+    MapUser: { kind: 'checkbox' },
+  },
+  firepower: {
+    Hostname: hostname,
+    Insecure: insecure,
+    Username: { kind: 'text', required: true },
+    Password: { kind: 'secret', required: true },
+  },
+  sophosutm: { Hostname: hostname, Insecure: insecure, ApiKey: { kind: 'secret', required: true } },
+  sophossfos: {
+    Hostname: hostname,
+    Insecure: insecure,
+    Username: { kind: 'text', required: true },
+    Password: { kind: 'secret', required: true },
+  },
+  aws: {
+    AccessKeyId: { kind: 'text', required: true },
+    SecretAccessKey: { kind: 'secret', required: true },
+    Region: { kind: 'text', required: true, placeholder: 'eu-central-1' },
+  },
+  azure: {
+    ClientId: { kind: 'text', required: true },
+    ClientSecret: { kind: 'secret', required: true },
+    TenantId: { kind: 'text', required: true },
+    NoCache: { kind: 'checkbox' },
+  },
+} as const satisfies { readonly [Type in BackendType]: FieldsOf<(typeof BACKEND_CONFIG_SCHEMAS)[Type]> };
+
+/** A field's name and descriptor, in form order. */
+export type ConfigFieldEntry = readonly [field: string, descriptor: ConfigFieldDescriptor];
+
+/** The backend fields of a type, in form order. */
+export function backendFieldEntries(type: BackendType): ConfigFieldEntry[] {
+  return Object.entries(BACKEND_FIELDS[type]);
+}
+
+/** The text key of a backend field's label. */
+export function backendFieldLabelKey(type: BackendType, field: string): string {
+  return `backendsScreen.fields.${type}.${field}`;
+}

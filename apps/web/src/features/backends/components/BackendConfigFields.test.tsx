@@ -1,0 +1,130 @@
+import { screen, waitFor } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import { RECORDED } from '@postern/protocol';
+import { ApiError } from '@/lib/api/api-error';
+import { renderUi } from '@/test-support/render-ui';
+import { agentCapabilities, agentRecord } from '@/features/agents/agent-fixtures';
+import { defaultBackendConfig } from '../backend-defaults';
+import { backendConfigForRequest, backendConfigValues } from '../config-values';
+import { ConfigFieldsHarness } from './config-fields-harness';
+
+describe('BackendConfigFields', () => {
+  it('shows the type fields with their defaults, the secret as a password', () => {
+    renderUi(<ConfigFieldsHarness kind="backend" type="fortios" initial={defaultBackendConfig('fortios')} />);
+    expect(screen.getByRole('textbox', { name: 'URL' })).toBeRequired();
+    expect(screen.getByLabelText(/^API token/)).toHaveAttribute('type', 'password');
+    expect(screen.getByRole('checkbox', { name: 'Skip TLS certificate verification' })).not.toBeChecked();
+    expect(screen.getByRole('textbox', { name: 'Address object prefix' })).toHaveValue('kk_');
+  });
+
+  it('refuses a URL that is not http or https and a missing secret', async () => {
+    const onSubmit = vi.fn();
+    const { user } = renderUi(
+      <ConfigFieldsHarness
+        kind="backend"
+        type="fortios"
+        initial={defaultBackendConfig('fortios')}
+        onSubmit={onSubmit}
+      />,
+    );
+    await user.type(screen.getByRole('textbox', { name: 'URL' }), 'ftp://fw.example.com');
+    await user.click(screen.getByRole('button', { name: 'Submit' }));
+    expect(await screen.findByText('URL must be http or https')).toBeVisible();
+    expect(screen.getByText('This field is required')).toBeVisible();
+    expect(onSubmit).not.toHaveBeenCalled();
+  });
+
+  it('shows RECORDED for a stored secret on update and keeps it when left empty', async () => {
+    const onSubmit = vi.fn();
+    const stored = {
+      Hostname: 'pan-a',
+      Insecure: false,
+      ApiKey: RECORDED,
+      VSys: 'vsys1',
+      DeviceGroup: '',
+      MapUser: false,
+    };
+    const { user } = renderUi(
+      <ConfigFieldsHarness
+        kind="backend"
+        type="panos"
+        mode="update"
+        initial={backendConfigValues('panos', stored)}
+        onSubmit={(config) => {
+          onSubmit(backendConfigForRequest('panos', config, 'update'));
+        }}
+      />,
+    );
+    const secret = screen.getByLabelText(/^API key/);
+    expect(secret).toHaveAttribute('placeholder', RECORDED);
+    expect(secret).not.toBeRequired();
+    expect(secret).toHaveValue('');
+    await user.click(screen.getByRole('button', { name: 'Submit' }));
+    await waitFor(() => expect(onSubmit).toHaveBeenCalledWith(expect.objectContaining({ ApiKey: RECORDED })));
+  });
+
+  it('puts a server refusal on the field its Extra names, under a nested path', async () => {
+    const refusal = new ApiError(400, 'err.urlMustBeHttp', 'Outer.Config.fortios.Url');
+    const { user } = renderUi(
+      <ConfigFieldsHarness kind="backend" type="fortios" initial={defaultBackendConfig('fortios')} refusal={refusal} />,
+    );
+    await user.click(screen.getByRole('button', { name: 'Refuse' }));
+    expect(await screen.findByText('URL must be http or https')).toBeVisible();
+    expect(screen.getByRole('textbox', { name: 'URL' })).toHaveAttribute('aria-invalid', 'true');
+  });
+
+  it('moves an untouched socket address with the protocol, and keeps a customised one', async () => {
+    const { user } = renderUi(
+      <ConfigFieldsHarness kind="backend" type="haproxy" initial={defaultBackendConfig('haproxy')} />,
+    );
+    const address = screen.getByRole('textbox', { name: 'Address' });
+    expect(address).toHaveValue('/var/run/haproxy.sock');
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Protocol' }), 'tcp');
+    expect(address).toHaveValue('127.0.0.1:9999');
+    await user.clear(address);
+    await user.type(address, 'lb.internal:9000');
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Protocol' }), 'unix');
+    expect(address).toHaveValue('lb.internal:9000');
+  });
+
+  it("follows the chosen agent's reported HAProxy socket while creating", () => {
+    const agent = agentRecord({ Capabilities: agentCapabilities({ haproxy: { socket_location: '/run/lb.sock' } }) });
+    const { rerender } = renderUi(
+      <ConfigFieldsHarness kind="backend" type="haproxy" initial={defaultBackendConfig('haproxy')} agent={null} />,
+    );
+    rerender(
+      <ConfigFieldsHarness kind="backend" type="haproxy" initial={defaultBackendConfig('haproxy')} agent={agent} />,
+    );
+    expect(screen.getByRole('textbox', { name: 'Address' })).toHaveValue('/run/lb.sock');
+  });
+
+  it.each([
+    [['TOKEN', 'TOKEN'], 'Environment variable names must be unique'],
+    [['A=B'], 'An environment variable name cannot contain ='],
+    [[''], 'An environment variable needs a name'],
+  ])('checks the script variables %j: %s', async (names, message) => {
+    const { user } = renderUi(
+      <ConfigFieldsHarness kind="backend" type="script" initial={{ Command: 'notify.sh', EnvVars: [] }} />,
+    );
+    for (const [index, name] of names.entries()) {
+      await user.click(screen.getByRole('button', { name: 'Add variable' }));
+      if (name !== '') await user.type(screen.getByRole('textbox', { name: `Name of variable ${index + 1}` }), name);
+    }
+    await user.click(screen.getByRole('checkbox', { name: 'Variable 1 is sensitive' }));
+    await user.click(screen.getByRole('button', { name: 'Submit' }));
+    expect(await screen.findByText(message)).toBeVisible();
+  });
+
+  it('removes a variable row', async () => {
+    const { user } = renderUi(
+      <ConfigFieldsHarness
+        kind="backend"
+        type="script"
+        initial={{ Command: 'notify.sh', EnvVars: [{ Name: 'TOKEN', Sensitive: true }] }}
+      />,
+    );
+    await user.click(screen.getByRole('button', { name: 'Remove variable 1' }));
+    expect(screen.queryByRole('textbox', { name: 'Name of variable 1' })).not.toBeInTheDocument();
+    expect(screen.getByText('No variables')).toBeVisible();
+  });
+});

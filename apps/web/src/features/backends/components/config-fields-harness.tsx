@@ -1,0 +1,46 @@
+import { Button } from '@mantine/core';
+import { z } from 'zod';
+import type { AgentRecord, BackendType } from '@postern/protocol';
+import { useZodForm } from '@/lib/forms/use-zod-form';
+import { aclConfigFormSchema, backendConfigFormSchema, configIssueKey } from '../config-rules';
+import type { ConfigFormMode, ConfigValues } from '../config-values';
+import { AclConfigFields } from './AclConfigFields';
+import { BackendConfigFields } from './BackendConfigFields';
+
+/** Test support only: a form holding one config at `Outer.Config.<type>`, as a wizard would nest it. */
+export interface HarnessProps {
+  kind: 'backend' | 'acl';
+  type: BackendType;
+  mode?: ConfigFormMode;
+  initial: ConfigValues;
+  agent?: AgentRecord | null;
+  onSubmit?: (config: ConfigValues) => void;
+  /** A server refusal the Refuse button puts on the form. */
+  refusal?: unknown;
+}
+
+export function ConfigFieldsHarness({
+  kind,
+  type,
+  mode = 'create',
+  initial,
+  agent = null,
+  onSubmit,
+  refusal,
+}: HarnessProps) {
+  const config = kind === 'backend' ? backendConfigFormSchema(mode) : aclConfigFormSchema();
+  const form = useZodForm({
+    schema: z.object({ Outer: z.object({ Config: config }) }),
+    issueKey: configIssueKey,
+    initialValues: { Outer: { Config: { [type]: initial } } },
+  });
+  const path = `Outer.Config.${type}`;
+  const Fields = kind === 'backend' ? BackendConfigFields : AclConfigFields;
+  return (
+    <form noValidate onSubmit={form.onSubmit((values) => onSubmit?.(values.Outer.Config[type] ?? {}))}>
+      <Fields type={type} form={form} path={path} mode={mode} agent={agent} />
+      <Button type="submit">Submit</Button>
+      <Button onClick={() => form.setApiError(refusal)}>Refuse</Button>
+    </form>
+  );
+}

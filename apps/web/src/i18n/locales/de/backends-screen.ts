@@ -1,0 +1,112 @@
+/** German: the admin console's Backends screen and the backend and knoc config fields every knoc form shares. */
+
+const insecure = 'TLS-Zertifikat nicht prüfen';
+const hostname = 'Hostname';
+const apiKey = 'API-Schlüssel';
+const socket = { Protocol: 'Protokoll', Address: 'Adresse' };
+const login = { Hostname: hostname, Insecure: insecure, Username: 'Benutzername', Password: 'Passwort' };
+const apiKeyLogin = { Hostname: hostname, Insecure: insecure, ApiKey: apiKey };
+const port = 'Port';
+
+export const backendsScreen = {
+  backendsScreen: {
+    types: {
+      ipset: 'IP-Set (Linux)',
+      allowlist: 'Allowlist',
+      haproxy: 'HAProxy',
+      knocproxy: 'Knoc-Proxy',
+      script: 'Skript',
+      fortios: 'Fortinet FortiGate',
+      fortimanager: 'FortiManager',
+      panos: 'Palo Alto',
+      firepower: 'Cisco Firepower',
+      sophosutm: 'Sophos UTM',
+      sophossfos: 'Sophos SFOS',
+      aws: 'Amazon AWS',
+      azure: 'Azure NSG',
+    },
+    fields: {
+      ipset: {},
+      allowlist: {},
+      haproxy: socket,
+      knocproxy: socket,
+      script: { Command: 'Befehl', EnvVars: 'Umgebungsvariablen' },
+      fortios: {
+        Url: 'URL',
+        Insecure: insecure,
+        Bearer: 'API-Token',
+        Prefix: 'Präfix der Adressobjekte',
+        VDOM: 'VDOM',
+      },
+      fortimanager: apiKeyLogin,
+      panos: {
+        ...apiKeyLogin,
+        VSys: 'Virtuelles System (VSys)',
+        DeviceGroup: 'Gerätegruppe (Panorama)',
+        MapUser: 'Benutzer zuordnen (User-ID)',
+      },
+      firepower: login,
+      sophosutm: apiKeyLogin,
+      sophossfos: login,
+      aws: { AccessKeyId: 'Zugriffsschlüssel-ID', SecretAccessKey: 'Geheimer Zugriffsschlüssel', Region: 'Region' },
+      azure: {
+        ClientId: 'Client-ID',
+        ClientSecret: 'Client-Geheimnis',
+        TenantId: 'Mandanten-ID',
+        NoCache: 'Zugriffstoken nicht zwischenspeichern',
+      },
+    },
+    aclFields: {
+      ipset: { V4SetName: 'IPv4-Set', V6SetName: 'IPv6-Set' },
+      allowlist: {},
+      haproxy: { ID: 'HAProxy-ACL-ID' },
+      knocproxy: { Name: 'ACL-Name' },
+      script: { Name: 'ACL-Name', EnvVars: 'Umgebungsvariablen' },
+      fortios: { Name: 'Name der Adressgruppe' },
+      fortimanager: { Name: 'Name der Adressgruppe' },
+      panos: {
+        GroupName: 'Name der Adressgruppe',
+        EDLName: 'Name der externen dynamischen Liste',
+        MapUser: 'Benutzer zuordnen (User-ID)',
+        SerialNumber: 'Seriennummer der Firewall (Panorama)',
+      },
+      firepower: { GroupUUID: 'UUID der Netzwerkgruppe' },
+      sophosutm: { GroupReference: 'Referenz der Netzwerkgruppe' },
+      sophossfos: { GroupName: 'IPv4-Hostgruppe', GroupNameV6: 'IPv6-Hostgruppe' },
+      azure: {
+        NsgDirection: 'Richtung',
+        NsgName: 'Netzwerksicherheitsgruppe',
+        NsgPort: port,
+        ResourceGroup: 'Ressourcengruppe',
+      },
+      aws: { SecurityGroupId: 'Sicherheitsgruppen-ID', Port: port },
+    },
+    options: {
+      unix: 'Unix-Socket',
+      tcp: 'TCP',
+      Inbound: 'Eingehend',
+      Outbound: 'Ausgehend',
+    },
+    secretKept: 'Leer lassen, um den gespeicherten Wert zu behalten',
+    chooseIpset: 'Ein vom Agenten gemeldetes Set wählen',
+    noIpsets: 'Der Agent hat keine Sets dieser Adressfamilie gemeldet',
+    envVars: {
+      none: 'Keine Variablen',
+      add: 'Variable hinzufügen',
+      remove: 'Variable {{number}} entfernen',
+      name: 'Name der Variablen {{number}}',
+      value: 'Wert der Variablen {{number}}',
+      sensitive: 'Vertraulich',
+      sensitiveOf: 'Variable {{number}} ist vertraulich',
+    },
+    credentials: {
+      title: 'Zugangsdaten erneut eingeben',
+      continue: 'Speichern',
+    },
+    validation: {
+      required: 'Dieses Feld ist erforderlich',
+      port: 'Einen Port von 1 bis 65535 eingeben',
+      controlCharacters: 'Darf keine Steuerzeichen enthalten',
+    },
+  },
+};

@@ -1,0 +1,112 @@
+/** English: the admin console's Backends screen and the backend and knoc config fields every knoc form shares. */
+
+const insecure = 'Skip TLS certificate verification';
+const hostname = 'Hostname';
+const apiKey = 'API key';
+const socket = { Protocol: 'Protocol', Address: 'Address' };
+const login = { Hostname: hostname, Insecure: insecure, Username: 'User name', Password: 'Password' };
+const apiKeyLogin = { Hostname: hostname, Insecure: insecure, ApiKey: apiKey };
+const port = 'Port';
+
+export const backendsScreen = {
+  backendsScreen: {
+    types: {
+      ipset: 'IP set (Linux)',
+      allowlist: 'Allowlist',
+      haproxy: 'HAProxy',
+      knocproxy: 'Knoc proxy',
+      script: 'Script',
+      fortios: 'Fortinet FortiGate',
+      fortimanager: 'FortiManager',
+      panos: 'Palo Alto',
+      firepower: 'Cisco Firepower',
+      sophosutm: 'Sophos UTM',
+      sophossfos: 'Sophos SFOS',
+      aws: 'Amazon AWS',
+      azure: 'Azure NSG',
+    },
+    fields: {
+      ipset: {},
+      allowlist: {},
+      haproxy: socket,
+      knocproxy: socket,
+      script: { Command: 'Command', EnvVars: 'Environment variables' },
+      fortios: {
+        Url: 'URL',
+        Insecure: insecure,
+        Bearer: 'API token',
+        Prefix: 'Address object prefix',
+        VDOM: 'VDOM',
+      },
+      fortimanager: apiKeyLogin,
+      panos: {
+        ...apiKeyLogin,
+        VSys: 'Virtual system (VSys)',
+        DeviceGroup: 'Device group (Panorama)',
+        MapUser: 'Map users (User-ID)',
+      },
+      firepower: login,
+      sophosutm: apiKeyLogin,
+      sophossfos: login,
+      aws: { AccessKeyId: 'Access key ID', SecretAccessKey: 'Secret access key', Region: 'Region' },
+      azure: {
+        ClientId: 'Client ID',
+        ClientSecret: 'Client secret',
+        TenantId: 'Tenant ID',
+        NoCache: 'Do not cache the access token',
+      },
+    },
+    aclFields: {
+      ipset: { V4SetName: 'IPv4 set', V6SetName: 'IPv6 set' },
+      allowlist: {},
+      haproxy: { ID: 'HAProxy ACL ID' },
+      knocproxy: { Name: 'ACL name' },
+      script: { Name: 'ACL name', EnvVars: 'Environment variables' },
+      fortios: { Name: 'Address group name' },
+      fortimanager: { Name: 'Address group name' },
+      panos: {
+        GroupName: 'Address group name',
+        EDLName: 'External dynamic list name',
+        MapUser: 'Map users (User-ID)',
+        SerialNumber: 'Firewall serial number (Panorama)',
+      },
+      firepower: { GroupUUID: 'Network group UUID' },
+      sophosutm: { GroupReference: 'Network group reference' },
+      sophossfos: { GroupName: 'IPv4 host group', GroupNameV6: 'IPv6 host group' },
+      azure: {
+        NsgDirection: 'Direction',
+        NsgName: 'Network security group',
+        NsgPort: port,
+        ResourceGroup: 'Resource group',
+      },
+      aws: { SecurityGroupId: 'Security group ID', Port: port },
+    },
+    options: {
+      unix: 'Unix socket',
+      tcp: 'TCP',
+      Inbound: 'Inbound',
+      Outbound: 'Outbound',
+    },
+    secretKept: 'Leave empty to keep the stored value',
+    chooseIpset: 'Choose a set the agent reported',
+    noIpsets: 'The agent reported no sets of this family',
+    envVars: {
+      none: 'No variables',
+      add: 'Add variable',
+      remove: 'Remove variable {{number}}',
+      name: 'Name of variable {{number}}',
+      value: 'Value of variable {{number}}',
+      sensitive: 'Sensitive',
+      sensitiveOf: 'Variable {{number}} is sensitive',
+    },
+    credentials: {
+      title: 'Re-enter credentials',
+      continue: 'Save',
+    },
+    validation: {
+      required: 'This field is required',
+      port: 'Enter a port from 1 to 65535',
+      controlCharacters: 'Must not contain control characters',
+    },
+  },
+};
