@@ -7,12 +7,12 @@ import { apiKey } from '@/pages/admin/ApiKeys/api-key-fixtures';
 import { knocRecord } from '@/test-support/fixtures';
 import { currentPath } from '@/test-support/render-app';
 import { data } from '@/test-support/typed-fake-api';
-import { FRESH, next, openWizard, select, stepHeading, summary } from './wizard-test-support';
+import { FRESH, next, openWizard, select, selectNamed, stepHeading, summary } from './wizard-test-support';
 
 const PATH = '/admin/knocs/new/application';
 const PLAINTEXT = 'pst_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 const ALLOWLIST_URL = 'https://postern.example.net/api/v1/allowlists/k-new/tok.txt';
-/** An agent that can drive the firewalls (and one that is too old for nothing here). */
+/** An agent that can drive the firewalls (FRESH, never connected, cannot). */
 const FIREWALL_AGENT = agentRecord({
   Name: 'fw-agent',
   Capabilities: agentCapabilities({ backend_types: ['fortios', 'panos'] }),
@@ -61,7 +61,7 @@ const group = (name: string) => within(screen.getByRole('group', { name }));
 
 async function fillSettings(user: UserEvent, type: string, description: string) {
   await stepHeading('Settings');
-  await user.click(screen.getByRole('radio', { name: new RegExp(`^${type.replace('+', '\\+')}`) }));
+  await user.click(screen.getByRole('radio', { name: type }));
   await user.type(screen.getByRole('textbox', { name: /^Description/ }), description);
 }
 
@@ -118,15 +118,16 @@ describe('application wizard', { timeout: 40_000 }, () => {
         GroupIDs: [],
       },
     ]);
-    await user.click(within(dialog).getByRole('button', { name: 'Close' }));
+    // The dialog's own Close button (its corner's close icon has the same name).
+    await user.click(within(dialog).getAllByRole('button', { name: 'Close' }).at(-1)!);
     await waitFor(() => expect(currentPath()).toBe('/admin/knocs'));
   });
 
   it('creates a passive+ knoc on Palo Alto with its refresh backend on the agent', async () => {
     const { api, user } = open(created({ AllowlistURL: ALLOWLIST_URL }));
     await fillSettings(user, 'Passive+', 'Branch EDL');
-    expect(screen.getByRole('textbox', { name: /^Vendor/ })).toHaveValue('Palo Alto');
-    expect(screen.getByRole('textbox', { name: /^Vendor/ })).toBeDisabled();
+    expect(selectNamed('Vendor')).toHaveValue('Palo Alto');
+    expect(selectNamed('Vendor')).toBeDisabled();
     const connection = group('Palo Alto connection');
     await user.type(connection.getByRole('textbox', { name: /^Hostname/ }), 'pan.example.net');
     await user.type(connection.getByLabelText(/^API key/), 'pan-secret');
@@ -143,7 +144,7 @@ describe('application wizard', { timeout: 40_000 }, () => {
     await user.click(screen.getByRole('radio', { name: 'No API key' }));
     await user.type(screen.getByRole('textbox', { name: 'Address range 1' }), '203.0.113.0/24');
     await next(user, 'Agent');
-    await waitFor(() => expect(screen.getByRole('textbox', { name: /^Agent/ })).toHaveValue('fw-agent'));
+    await waitFor(() => expect(selectNamed('Agent')).toHaveDisplayValue('fw-agent'));
     await user.click(screen.getByRole('button', { name: 'Back' }));
     await stepHeading('API key');
     await next(user, 'Agent');
@@ -190,7 +191,7 @@ describe('application wizard', { timeout: 40_000 }, () => {
   it('creates an active Fortinet knoc driven by the agent and shows it in the list', async () => {
     const { api, user } = open(created({}));
     await fillSettings(user, 'Active', 'Office VPN');
-    expect(screen.getByRole('textbox', { name: /^Vendor/ })).toHaveValue('Fortinet');
+    expect(selectNamed('Vendor')).toHaveValue('Fortinet');
     const connection = group('Fortinet connection');
     await user.type(connection.getByRole('textbox', { name: /^URL/ }), 'https://fw.example.net');
     await user.type(connection.getByLabelText(/^API token/), 'forti-token');
@@ -201,7 +202,7 @@ describe('application wizard', { timeout: 40_000 }, () => {
     await user.click(screen.getByRole('button', { name: 'Back' }));
     await stepHeading('Knoc options');
     await next(user, 'Agent');
-    await waitFor(() => expect(screen.getByRole('textbox', { name: /^Agent/ })).toHaveValue('fw-agent'));
+    await waitFor(() => expect(selectNamed('Agent')).toHaveDisplayValue('fw-agent'));
     await next(user, 'Users and groups');
     await select(user, 'Operations');
     await next(user, 'Review');
