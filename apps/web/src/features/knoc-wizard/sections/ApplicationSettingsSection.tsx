@@ -40,7 +40,7 @@ export function ApplicationSettingsSection({ form, agent }: ApplicationSettingsS
         label={t('knocWizardApplication.settings.applicationType')}
         withAsterisk
         value={values.ApplicationType}
-        onChange={(value) => change({ ApplicationType: value as ApplicationType })}
+        onChange={(value) => change({ ApplicationType: value })}
       >
         <Stack gap="xs" mt="xs">
           {APPLICATION_TYPES.map((type) => (
@@ -64,7 +64,7 @@ export function ApplicationSettingsSection({ form, agent }: ApplicationSettingsS
         disabled={isVendorFixed(values.ApplicationType)}
         allowDeselect={false}
         onChange={(value) => {
-          if (value !== null && value !== values.Vendor) change({ Vendor: value as Vendor });
+          if (value !== null && value !== values.Vendor) change({ Vendor: value });
         }}
       />
       <TextInput

@@ -3,7 +3,7 @@ import type { UserEvent } from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { ApiKeyListResponse, KnocWizardCreateResponse } from '@postern/protocol';
 import { agentCapabilities, agentRecord } from '@/features/agents/agent-fixtures';
-import { apiKey } from '@/pages/admin/ApiKeys/api-key-fixtures';
+import { apiKey } from '@/features/api-keys/api-key-fixtures';
 import { knocRecord } from '@/test-support/fixtures';
 import { currentPath } from '@/test-support/render-app';
 import { data } from '@/test-support/typed-fake-api';
