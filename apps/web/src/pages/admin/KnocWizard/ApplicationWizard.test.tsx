@@ -77,6 +77,8 @@ describe('application wizard', { timeout: 40_000 }, () => {
     });
     const { api, user } = open(answer);
     await fillSettings(user, 'Passive', 'Partner firewall');
+    // The agent step is not part of a passive knoc's way.
+    expect(screen.getAllByText('Not used for this kind of knoc')).toHaveLength(1);
     expect(screen.queryByRole('group', { name: /connection/ })).toBeNull();
     await next(user, 'Knoc options');
     // Description and URL were asked for on the settings step.
@@ -191,6 +193,8 @@ describe('application wizard', { timeout: 40_000 }, () => {
   it('creates an active Fortinet knoc driven by the agent and shows it in the list', async () => {
     const { api, user } = open(created({}));
     await fillSettings(user, 'Active', 'Office VPN');
+    // The API key step is not part of an active knoc's way.
+    expect(screen.getAllByText('Not used for this kind of knoc')).toHaveLength(1);
     expect(selectNamed('Vendor')).toHaveValue('Fortinet');
     const connection = group('Fortinet connection');
     await user.type(connection.getByRole('textbox', { name: /^URL/ }), 'https://fw.example.net');
@@ -226,6 +230,25 @@ describe('application wizard', { timeout: 40_000 }, () => {
         UserIDs: [],
         GroupIDs: ['g-ops'],
       },
+    ]);
+  });
+
+  it('reuses an existing key, with Next disabled until one is chosen', async () => {
+    const { api, user } = open(created({ AllowlistURL: ALLOWLIST_URL }));
+    await fillSettings(user, 'Passive', 'Partner firewall');
+    await next(user, 'Knoc options');
+    await next(user, 'API key');
+    await user.click(screen.getByRole('radio', { name: 'Existing API key' }));
+    const keys = await screen.findByRole('table', { name: 'API keys' });
+    expect(screen.getByRole('button', { name: 'Next' })).toBeDisabled();
+    await user.click(within(keys).getByRole('radio', { name: 'Choose the API key ci-pipeline' }));
+    await next(user, 'Users and groups');
+    await next(user, 'Review');
+    expect(summary('API key').getByText('The existing API key "ci-pipeline"')).toBeVisible();
+    await submit(user);
+    expect(await screen.findByRole('dialog', { name: 'Knoc created' })).toHaveTextContent(ALLOWLIST_URL);
+    expect(api.calls('POST /api/admin/knocs').map((call) => (call.body as { ApiKey: unknown }).ApiKey)).toEqual([
+      { Option: 'existing', ID: 'key-1' },
     ]);
   });
 });
