@@ -18,27 +18,31 @@ export interface AclConfigFieldsProps {
   agent: AgentRecord | null;
   /** update: stored sensitive variable values show RECORDED and are kept while left empty. */
   mode: ConfigFormMode;
+  /** Fields shown elsewhere (the script wizard's variables have a step of their own). */
+  exclude?: readonly string[];
 }
 
 /**
  * A knoc's config fields for its backend type (spec §3 table), bound to a form at `path`; an error of
  * the config as a whole (err.ipsetNameRequired) shows below them. Allowlist has none here.
  */
-export function AclConfigFields({ type, form, path, agent, mode }: AclConfigFieldsProps) {
+export function AclConfigFields({ type, form, path, agent, mode, exclude = [] }: AclConfigFieldsProps) {
   const { t } = useTranslation();
   return (
     <Stack gap="sm">
-      {aclFieldEntries(type).map(([field, descriptor]) => (
-        <ConfigField
-          key={field}
-          form={form}
-          path={`${path}.${field}`}
-          descriptor={descriptor}
-          label={t(aclFieldLabelKey(type, field))}
-          mode={mode}
-          agent={agent}
-        />
-      ))}
+      {aclFieldEntries(type)
+        .filter(([field]) => !exclude.includes(field))
+        .map(([field, descriptor]) => (
+          <ConfigField
+            key={field}
+            form={form}
+            path={`${path}.${field}`}
+            descriptor={descriptor}
+            label={t(aclFieldLabelKey(type, field))}
+            mode={mode}
+            agent={agent}
+          />
+        ))}
       <ConfigError error={form.errors[path]} />
     </Stack>
   );

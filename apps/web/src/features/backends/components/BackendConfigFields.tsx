@@ -18,6 +18,8 @@ export interface BackendConfigFieldsProps {
   path: string;
   /** update: secrets show RECORDED and are kept while left empty. */
   mode: ConfigFormMode;
+  /** Fields shown elsewhere (the script wizard's variables have a step of their own). */
+  exclude?: readonly string[];
   /** The chosen agent: its reported HAProxy socket is the unix Address default. */
   agent: AgentRecord | null;
   /** The host of the tcp Address default (`{ip}:9999`). */
@@ -29,7 +31,7 @@ export interface BackendConfigFieldsProps {
  * schema and of the server (`{Err, Extra: "Config.fortios.Url"}`) show on the field they name; an
  * error of the config as a whole shows below the fields.
  */
-export function BackendConfigFields({ type, form, path, mode, agent, hostIp }: BackendConfigFieldsProps) {
+export function BackendConfigFields({ type, form, path, mode, agent, hostIp, exclude = [] }: BackendConfigFieldsProps) {
   const { t } = useTranslation();
   const context: SocketDefaultsContext = { agentSocket: agent?.Capabilities?.haproxy.socket_location ?? null, hostIp };
   useSocketAddressFollowsAgent(type, form, path, mode, context);
@@ -48,18 +50,20 @@ export function BackendConfigFields({ type, form, path, mode, agent, hostIp }: B
 
   return (
     <Stack gap="sm">
-      {backendFieldEntries(type).map(([field, descriptor]) => (
-        <ConfigField
-          key={field}
-          form={form}
-          path={`${path}.${field}`}
-          descriptor={descriptor}
-          label={t(backendFieldLabelKey(type, field))}
-          mode={mode}
-          agent={agent}
-          onValueChange={field === 'Protocol' ? changeProtocol : undefined}
-        />
-      ))}
+      {backendFieldEntries(type)
+        .filter(([field]) => !exclude.includes(field))
+        .map(([field, descriptor]) => (
+          <ConfigField
+            key={field}
+            form={form}
+            path={`${path}.${field}`}
+            descriptor={descriptor}
+            label={t(backendFieldLabelKey(type, field))}
+            mode={mode}
+            agent={agent}
+            onValueChange={field === 'Protocol' ? changeProtocol : undefined}
+          />
+        ))}
       <ConfigError error={form.errors[path]} />
     </Stack>
   );

@@ -1,7 +1,10 @@
 import type { ReactNode } from 'react';
 import { Alert, Card, Stack, Table, Text, Title } from '@mantine/core';
 import { IconAlertTriangle } from '@tabler/icons-react';
-import type { AgentRecord, GroupRecord, UserRecord } from '@postern/protocol';
+import type { AgentRecord, BackendType, GroupRecord, UserRecord } from '@postern/protocol';
+import { aclFieldLabelKey } from '@/features/backends/acl-fields';
+import { backendFieldLabelKey } from '@/features/backends/backend-fields';
+import { backendTypeLabelKey } from '@/features/backends/backend-types';
 import { useTranslation } from 'react-i18next';
 import type { EnvVarRow } from './env-vars';
 import { KnocPreviewCard } from './KnocPreviewCard';
@@ -82,17 +85,20 @@ export function ReviewSection({
   const exclusions = options.IpExclusions;
   const chosen = chosenMembers(members, users, groups);
   const list = (names: string[], placeholder: string) => (names.length === 0 ? placeholder : names.join(', '));
-  const configRows = (part: Record<string, unknown>): [string, ReactNode][] =>
-    Object.entries(part).map(([field, value]) => [field, configText(value)]);
+  const configRows = (part: Record<string, unknown>, labelKey: (type: BackendType, field: string) => string) =>
+    Object.entries(part).map(([field, value]): [string, ReactNode] => [
+      t(labelKey(settings.Type, field)),
+      configText(value),
+    ]);
 
   return (
     <Stack gap="md">
       <SummaryCard
         title={t('knocWizard.review.settings')}
         rows={[
-          [t('knocWizard.review.type'), settings.Type],
-          ...configRows(settings.Backend),
-          ...configRows(settings.Acl),
+          [t('knocWizard.review.type'), t(backendTypeLabelKey(settings.Type))],
+          ...configRows(settings.Backend, backendFieldLabelKey),
+          ...configRows(settings.Acl, aclFieldLabelKey),
         ]}
       />
       <SummaryCard

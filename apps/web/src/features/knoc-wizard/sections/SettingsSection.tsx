@@ -1,76 +1,42 @@
-import { NativeSelect, Stack, Text, TextInput } from '@mantine/core';
+import { NativeSelect, Stack } from '@mantine/core';
 import type { AgentRecord, BackendType } from '@postern/protocol';
 import { useTranslation } from 'react-i18next';
 import type { ZodForm } from '@/lib/forms/use-zod-form';
-import { agentSetNames, defaultSettings, type SettingsValues } from './settings';
+import { backendTypeLabelKey } from '@/features/backends/backend-types';
+import { AclConfigFields } from '@/features/backends/components/AclConfigFields';
+import { BackendConfigFields } from '@/features/backends/components/BackendConfigFields';
+import { defaultSettings, fieldsElsewhere, type SettingsValues } from './settings';
 
 /** Props of {@link SettingsSection}. */
 export interface SettingsSectionProps {
   form: ZodForm<SettingsValues>;
   /** The types the admin chooses between (the proxy wizard: haproxy or knocproxy); one shows no choice. */
   types: readonly BackendType[];
-  /** The agent that will drive the backend (its sockets and IP sets fill the defaults and choices). */
+  /** The agent that will drive the backend (its socket and IP sets fill the defaults and choices). */
   agent: AgentRecord | null;
-  /** On update the type is fixed. */
+  /** On update the type is fixed and secrets show RECORDED. */
   mode: 'create' | 'update';
 }
 
-/** The backend's and the knoc's config for the chosen type. */
+/** The backend's and the knoc's config for the chosen type, with the backends screen's fields. */
 export function SettingsSection({ form, types, agent, mode }: SettingsSectionProps) {
   const { t } = useTranslation();
   const { Type: type } = form.getValues();
-  const setNameError = form.errors.Acl;
+  const exclude = fieldsElsewhere(type);
   return (
     <Stack gap="md">
       {types.length > 1 ? (
         <NativeSelect
           withAsterisk
           label={t('knocWizard.settings.type')}
-          data={[...types]}
+          data={types.map((value) => ({ value, label: t(backendTypeLabelKey(value)) }))}
           value={type}
           disabled={mode === 'update'}
           onChange={(event) => form.setValues(defaultSettings(event.currentTarget.value as BackendType, agent))}
         />
       ) : null}
-      {type === 'ipset'
-        ? (['inet', 'inet6'] as const).map((family) => (
-            <NativeSelect
-              key={family}
-              label={t(family === 'inet' ? 'knocWizard.settings.v4SetName' : 'knocWizard.settings.v6SetName')}
-              data={[{ value: '', label: t('knocWizard.settings.noSet') }, ...agentSetNames(agent, family)]}
-              {...form.getInputProps(family === 'inet' ? 'Acl.V4SetName' : 'Acl.V6SetName')}
-              error={form.errors[family === 'inet' ? 'Acl.V4SetName' : 'Acl.V6SetName'] ?? setNameError !== undefined}
-            />
-          ))
-        : null}
-      {type === 'haproxy' || type === 'knocproxy' ? (
-        <>
-          <NativeSelect
-            withAsterisk
-            label={t('knocWizard.settings.protocol')}
-            data={['unix', 'tcp']}
-            {...form.getInputProps('Backend.Protocol')}
-          />
-          <TextInput withAsterisk label={t('knocWizard.settings.address')} {...form.getInputProps('Backend.Address')} />
-        </>
-      ) : null}
-      {type === 'haproxy' ? (
-        <TextInput withAsterisk label={t('knocWizard.settings.aclId')} {...form.getInputProps('Acl.ID')} />
-      ) : null}
-      {type === 'knocproxy' ? (
-        <TextInput withAsterisk label={t('knocWizard.settings.aclName')} {...form.getInputProps('Acl.Name')} />
-      ) : null}
-      {type === 'script' ? (
-        <>
-          <TextInput withAsterisk label={t('knocWizard.settings.command')} {...form.getInputProps('Backend.Command')} />
-          <TextInput label={t('knocWizard.settings.scriptAclName')} {...form.getInputProps('Acl.Name')} />
-        </>
-      ) : null}
-      {setNameError === undefined ? null : (
-        <Text size="sm" c="red" role="alert">
-          {setNameError}
-        </Text>
-      )}
+      <BackendConfigFields type={type} form={form} path="Backend" mode={mode} agent={agent} exclude={exclude} />
+      <AclConfigFields type={type} form={form} path="Acl" mode={mode} agent={agent} exclude={exclude} />
     </Stack>
   );
 }

@@ -1,10 +1,5 @@
-import {
-  agentIncapability,
-  agentVersionCompatible,
-  minimumAgentVersion,
-  type AgentRecord,
-  type BackendType,
-} from '@postern/protocol';
+import { agentOptions } from '@/features/backends/backend-types';
+import { minimumAgentVersion, type AgentRecord, type BackendType } from '@postern/protocol';
 
 /** One agent in the agent select: whether it can be chosen and why not. */
 export interface AgentChoice {
@@ -19,22 +14,20 @@ export interface AgentChoice {
 export const VERSION_TOO_OLD_KEY = 'knocWizard.agent.versionTooOld';
 
 /**
- * Every agent with whether it can drive a backend of `type` (spec §5: type unsupported, never
- * connected, ipset command unavailable, ipset sudo not enabled). With `requireVersion` (the script
- * wizard), an agent older than the type's minimum version is disabled too; otherwise it stays
- * selectable and the section warns.
+ * Every agent with whether it can drive a backend of `type` (the backends screen's eligibility). With
+ * `requireVersion` (the script wizard), an agent older than the type's minimum version is disabled
+ * too; otherwise it stays selectable and the section warns.
  */
 export function agentChoices(
   agents: readonly AgentRecord[],
   type: BackendType,
   { requireVersion = false }: { requireVersion?: boolean } = {},
 ): AgentChoice[] {
-  return agents.map((agent) => {
-    const incapability = agentIncapability(agent.Capabilities, type);
-    const versionCompatible = agentVersionCompatible(agent.Version, type);
-    const reasonKey = incapability ?? (requireVersion && !versionCompatible ? VERSION_TOO_OLD_KEY : null);
-    return { agent, reasonKey, versionCompatible };
-  });
+  return agentOptions(agents, type).map(({ agent, reason, versionWarning }) => ({
+    agent,
+    reasonKey: reason ?? (requireVersion && versionWarning ? VERSION_TOO_OLD_KEY : null),
+    versionCompatible: !versionWarning,
+  }));
 }
 
 /** The agent to choose without asking: the only one that can be chosen, or null. */

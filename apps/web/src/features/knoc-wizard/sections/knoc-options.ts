@@ -99,8 +99,11 @@ export function hasIpRestriction(values: KnocOptionsValues): boolean {
   return values.IpExclusions.RestrictionType !== 'none';
 }
 
+/** The knoc's fields the options give, as the create and update bodies carry them. */
+export type KnocFields = Omit<z.output<typeof KnocWizardCreateBody>['Knoc'], 'Config' | 'ParentID'>;
+
 /** The options as the create and update bodies carry them (without Config). */
-export function toKnocFields(values: KnocOptionsValues): Omit<z.input<typeof KnocWizardCreateBody>['Knoc'], 'Config'> {
+export function toKnocFields(values: KnocOptionsValues): KnocFields {
   const exclusions = values.IpExclusions;
   return {
     Description: values.Description.trim(),

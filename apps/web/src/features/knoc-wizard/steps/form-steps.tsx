@@ -1,5 +1,6 @@
 import type { BackendType } from '@postern/protocol';
 import { nameIssueKey } from '@/lib/forms/zod-form-errors';
+import { configIssueKey } from '@/features/backends/config-rules';
 import type { KnocWizardState } from '../knoc-wizard-state';
 import { EnvVarsSection } from '../sections/EnvVarsSection';
 import { envVarsSchema } from '../sections/env-vars';
@@ -20,7 +21,7 @@ export const descriptionIssueKey = nameIssueKey({
 /** The settings step, offering `types` (the first is the default). */
 export function settingsStep(types: readonly BackendType[]): LinearStep<KnocWizardState> {
   function SettingsStep({ state, update }: StepProps<KnocWizardState>) {
-    const form = useStepSectionForm(settingsSchema, state.settings, (settings) => update({ settings }));
+    const form = useStepSectionForm(settingsSchema, state.settings, (settings) => update({ settings }), configIssueKey);
     return <SettingsSection form={form} types={types} agent={useChosenAgent(state.agentId)} mode="create" />;
   }
   return {

@@ -34,17 +34,6 @@ export const knocWizard: MirroredResource<typeof english> = {
     },
     settings: {
       type: 'Proxy-Typ',
-      v4SetName: 'Name des IPv4-Sets',
-      v6SetName: 'Name des IPv6-Sets',
-      noSet: 'Keines',
-      protocol: 'Protokoll',
-      address: 'Adresse',
-      aclId: 'ACL-ID',
-      aclName: 'ACL-Name',
-      command: 'Befehl',
-      scriptAclName: 'An das Skript übergebener Name (optional)',
-      required: 'Dieses Feld ist erforderlich',
-      invalid: 'Dieser Wert ist ungültig',
     },
     options: {
       description: 'Beschreibung',

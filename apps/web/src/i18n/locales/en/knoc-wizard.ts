@@ -31,17 +31,6 @@ export const knocWizard = {
     },
     settings: {
       type: 'Proxy type',
-      v4SetName: 'IPv4 set name',
-      v6SetName: 'IPv6 set name',
-      noSet: 'None',
-      protocol: 'Protocol',
-      address: 'Address',
-      aclId: 'ACL ID',
-      aclName: 'ACL name',
-      command: 'Command',
-      scriptAclName: 'Name passed to the script (optional)',
-      required: 'This field is required',
-      invalid: 'This value is not valid',
     },
     options: {
       description: 'Description',

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { currentPath } from '@/test-support/render-app';
 import {
   selectNamed,
-  choose,
+  pick,
   EDGE,
   fillOptions,
   next,
@@ -20,7 +20,7 @@ describe('Linux wizard', { timeout: 30_000 }, () => {
     // The only capable agent is chosen on its own.
     await waitFor(() => expect(selectNamed('Agent')).toHaveDisplayValue('edge-1'));
     await next(user, 'Settings');
-    await choose(user, 'IPv4 set name', 'postern-v4');
+    await pick(user, 'IPv4 set', 'postern-v4');
     await next(user, 'Knoc options');
     await user.type(screen.getByRole('textbox', { name: /Maximum grant duration/ }), '60');
     await fillOptions(user, 'SSH');

@@ -1,4 +1,4 @@
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import type { UserEvent } from '@testing-library/user-event';
 import {
   AdminStatusResponse,
@@ -8,6 +8,7 @@ import {
   KnocWizardCreateResponse,
   UserListResponse,
   type AgentRecord,
+  type BackendRecord,
 } from '@postern/protocol';
 import { agentCapabilities, agentRecord, newAgentRecord } from '@/features/agents/agent-fixtures';
 import { groupRecord } from '@/features/groups/group-test-fixtures';
@@ -35,6 +36,18 @@ export const GROUPS = [
   groupRecord({ ID: 'g-ops', Name: 'Operations', Description: 'On-call staff', Type: 'local', UserIDs: ['u-ada'] }),
   groupRecord({ ID: 'g-eng', Name: 'Engineering', Description: 'From the IdP', Type: 'saml', UserIDs: [] }),
 ];
+
+/** A backend someone made before, whose name a new backend must not take. */
+export const takenBackend = (Name: string): BackendRecord => ({
+  ID: `b-${Name}`,
+  Name,
+  AgentID: EDGE.ID,
+  AgentName: EDGE.Name,
+  Type: 'script',
+  Config: { script: { Command: 'other.sh', EnvVars: [] } },
+  LastModifiedAt: '2026-01-01T00:00:00.000Z',
+  LastModifiedBy: 'grace',
+});
 
 /** The answer of a successful create. */
 export const CREATED = data(KnocWizardCreateResponse, {
@@ -77,7 +90,19 @@ export const selectNamed = (label: string) => screen.getByRole('combobox', { nam
 
 /** Chooses `option` in the select labelled `label`. */
 export async function choose(user: UserEvent, label: string, option: string) {
-  await user.selectOptions(selectNamed(label), option);
+  await user.selectOptions(await screen.findByRole('combobox', { name: new RegExp(`^${label}`) }), option);
+}
+
+/** Picks `option` in the searchable Mantine select labelled `label` (its dropdown stays hidden in jsdom). */
+export async function pick(user: UserEvent, label: string, option: string) {
+  const combobox = screen.getByRole('combobox', { name: label });
+  await user.click(combobox);
+  const listbox = await waitFor(() => {
+    const element = document.getElementById(combobox.getAttribute('aria-controls') ?? '');
+    if (element === null) throw new Error('no listbox yet');
+    return element;
+  });
+  await user.click(within(listbox).getByRole('option', { name: option, hidden: true }));
 }
 
 /** Fills the options step with a description and goes on to the users step. */
