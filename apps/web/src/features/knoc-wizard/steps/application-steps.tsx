@@ -2,8 +2,6 @@ import { useContext, useEffect, useMemo } from 'react';
 import { QueryState } from '@/components/QueryState';
 import { agentsApi } from '@/features/agents/api';
 import { apiKeysApi } from '@/features/api-keys/api';
-import { groupsApi } from '@/features/groups/api';
-import { usersApi } from '@/features/users/api';
 import { useZodForm } from '@/lib/forms/use-zod-form';
 import { AgentSection } from '../sections/AgentSection';
 import { ApiKeySection } from '../sections/ApiKeySection';
@@ -13,12 +11,12 @@ import { KnocOptionsSection } from '../sections/KnocOptionsSection';
 import { apiKeyStepSchema, canAdvanceApiKeyStep, type ApiKeyStepValues } from '../sections/api-key-step';
 import { applicationSettingsIssueKey, applicationSettingsSchema } from '../sections/application-settings';
 import { knocOptionsSchema } from '../sections/knoc-options';
-import { ReviewSection } from '../sections/ReviewSection';
 import { StepFormContext, useStepSectionForm } from '../step-form';
 import type { LinearStep, StepProps } from '../wizard';
 import { agentBackendType, usesAgent } from '../wizards/application-flow';
 import { settingsPatch, settingsValuesOf, type ApplicationWizardState } from '../wizards/application-state';
 import { useChosenAgent } from './agent-step';
+import { WizardReview } from './review-step';
 import { descriptionIssueKey } from './form-steps';
 
 /*
@@ -121,34 +119,13 @@ export const applicationAgentStep: Step = {
 };
 
 function ReviewStep({ state }: Props) {
-  const users = usersApi.useList();
-  const groups = groupsApi.useList();
   const keys = apiKeysApi.useList();
   const chosen = useChosenAgent(state.agentId);
-  const agent = usesAgent(state.application.ApplicationType) ? chosen : null;
   return (
-    <QueryState {...users}>
-      {(userList) => (
-        <QueryState {...groups}>
-          {(groupList) => (
-            <ReviewSection
-              settings={state.settings}
-              options={state.options}
-              agent={agent}
-              users={userList}
-              groups={groupList}
-              members={state.members}
-            >
-              <ApplicationReviewCards
-                application={state.application}
-                apiKey={state.apiKey}
-                existingKeys={keys.data ?? []}
-              />
-            </ReviewSection>
-          )}
-        </QueryState>
-      )}
-    </QueryState>
+    // A passive knoc has no agent, and no agent card.
+    <WizardReview state={state} agent={usesAgent(state.application.ApplicationType) ? chosen : null}>
+      <ApplicationReviewCards application={state.application} apiKey={state.apiKey} existingKeys={keys.data ?? []} />
+    </WizardReview>
   );
 }
 

@@ -1,3 +1,5 @@
+import type { ReactNode } from 'react';
+import type { AgentRecord } from '@postern/protocol';
 import { QueryState } from '@/components/QueryState';
 import { groupsApi } from '@/features/groups/api';
 import { usersApi } from '@/features/users/api';
@@ -7,10 +9,21 @@ import { ReviewSection } from '../sections/ReviewSection';
 import type { LinearStep, StepProps } from '../wizard';
 import { useChosenAgent } from './agent-step';
 
-function ReviewStep({ state }: StepProps<KnocWizardState>) {
+/**
+ * The review of a wizard's state, once the users and groups are loaded: the shared summaries, with
+ * `children` for a wizard's own (the application wizard's key), and the agent card for `agent`.
+ */
+export function WizardReview({
+  state,
+  agent,
+  children,
+}: {
+  state: KnocWizardState;
+  agent: AgentRecord | null;
+  children?: ReactNode;
+}) {
   const users = usersApi.useList();
   const groups = groupsApi.useList();
-  const agent = useChosenAgent(state.agentId);
   return (
     <QueryState {...users}>
       {(userList) => (
@@ -24,12 +37,18 @@ function ReviewStep({ state }: StepProps<KnocWizardState>) {
               users={userList}
               groups={groupList}
               members={state.members}
-            />
+            >
+              {children}
+            </ReviewSection>
           )}
         </QueryState>
       )}
     </QueryState>
   );
+}
+
+function ReviewStep({ state }: StepProps<KnocWizardState>) {
+  return <WizardReview state={state} agent={useChosenAgent(state.agentId)} />;
 }
 
 /** The review step: Next submits. */
