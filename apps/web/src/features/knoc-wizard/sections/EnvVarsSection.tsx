@@ -1,7 +1,7 @@
-import { ActionIcon, Button, Checkbox, Group, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
-import { IconPlus, IconTrash } from '@tabler/icons-react';
+import { Checkbox, Group, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import type { ZodForm } from '@/lib/forms/use-zod-form';
+import { AddRowButton, RemoveRowButton } from './RowButtons';
 import { emptyEnvVar, type EnvVarsValues } from './env-vars';
 
 /** Props of {@link EnvVarsSection}. */
@@ -41,26 +41,14 @@ export function EnvVarsSection({ form }: EnvVarsSectionProps) {
               aria-label={t('knocWizard.envVars.sensitiveOf', { n: index + 1 })}
               {...form.getInputProps(`EnvVars.${index}.Sensitive`, { type: 'checkbox' })}
             />
-            <ActionIcon
-              variant="subtle"
-              color="red"
-              mt={28}
-              aria-label={t('knocWizard.envVars.remove', { n: index + 1 })}
+            <RemoveRowButton
+              label={t('knocWizard.envVars.remove', { n: index + 1 })}
               onClick={() => form.removeListItem('EnvVars', index)}
-            >
-              <IconTrash size={16} aria-hidden />
-            </ActionIcon>
+            />
           </Group>
         );
       })}
-      <Button
-        variant="light"
-        w="fit-content"
-        leftSection={<IconPlus size={16} aria-hidden />}
-        onClick={() => form.insertListItem('EnvVars', emptyEnvVar())}
-      >
-        {t('knocWizard.envVars.add')}
-      </Button>
+      <AddRowButton label={t('knocWizard.envVars.add')} onClick={() => form.insertListItem('EnvVars', emptyEnvVar())} />
     </Stack>
   );
 }

@@ -1,7 +1,7 @@
-import { ActionIcon, Button, Group, Radio, Stack, Text, TextInput } from '@mantine/core';
-import { IconPlus, IconTrash } from '@tabler/icons-react';
+import { Group, Radio, Stack, Text, TextInput } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import type { ZodForm } from '@/lib/forms/use-zod-form';
+import { AddRowButton, RemoveRowButton } from './RowButtons';
 import type { KnocOptionsValues } from './knoc-options';
 
 /** Who gets opened on a grant: the user's address, or a fixed list of addresses. */
@@ -26,25 +26,16 @@ export function GrantTypeFields({ form }: { form: ZodForm<KnocOptionsValues> }) 
                 label={t('knocWizard.options.ip', { n: index + 1 })}
                 {...form.getInputProps(`GrantType.Ips.${index}.Ip`)}
               />
-              <ActionIcon
-                variant="subtle"
-                color="red"
-                mt={28}
-                aria-label={t('knocWizard.options.removeIp', { n: index + 1 })}
+              <RemoveRowButton
+                label={t('knocWizard.options.removeIp', { n: index + 1 })}
                 onClick={() => form.removeListItem('GrantType.Ips', index)}
-              >
-                <IconTrash size={16} aria-hidden />
-              </ActionIcon>
+              />
             </Group>
           ))}
-          <Button
-            variant="light"
-            w="fit-content"
-            leftSection={<IconPlus size={16} aria-hidden />}
+          <AddRowButton
+            label={t('knocWizard.options.addIp')}
             onClick={() => form.insertListItem('GrantType.Ips', { Ip: '' })}
-          >
-            {t('knocWizard.options.addIp')}
-          </Button>
+          />
           {ipsError === undefined ? null : (
             <Text size="sm" c="red" role="alert">
               {ipsError}

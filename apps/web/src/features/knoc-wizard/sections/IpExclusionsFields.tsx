@@ -1,7 +1,7 @@
-import { ActionIcon, Button, Group, Radio, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
-import { IconPlus, IconTrash } from '@tabler/icons-react';
+import { Group, Radio, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import type { ZodForm } from '@/lib/forms/use-zod-form';
+import { AddRowButton, RemoveRowButton } from './RowButtons';
 import { switchRestriction, type KnocOptionsValues, type RestrictionType } from './knoc-options';
 
 const RESTRICTION_LABEL_KEY: Record<RestrictionType, string> = {
@@ -61,27 +61,18 @@ export function IpExclusionsFields({ form }: { form: ZodForm<KnocOptionsValues> 
                 {...form.getInputProps(`IpExclusions.Ranges.${index}.End`)}
               />
               {fixed ? null : (
-                <ActionIcon
-                  variant="subtle"
-                  color="red"
-                  mt={28}
-                  aria-label={t('knocWizard.options.removeRange', { n: index + 1 })}
+                <RemoveRowButton
+                  label={t('knocWizard.options.removeRange', { n: index + 1 })}
                   onClick={() => form.removeListItem('IpExclusions.Ranges', index)}
-                >
-                  <IconTrash size={16} aria-hidden />
-                </ActionIcon>
+                />
               )}
             </Group>
           ))}
           {fixed ? null : (
-            <Button
-              variant="light"
-              w="fit-content"
-              leftSection={<IconPlus size={16} aria-hidden />}
+            <AddRowButton
+              label={t('knocWizard.options.addRange')}
               onClick={() => form.insertListItem('IpExclusions.Ranges', { Start: '', End: '' })}
-            >
-              {t('knocWizard.options.addRange')}
-            </Button>
+            />
           )}
           {typeof rangesError === 'string' || typeof rangesError === 'object' ? (
             <Text size="sm" c="red" role="alert">

@@ -114,24 +114,22 @@ export function MembersSection({ users, groups, value, onChange }: MembersSectio
             </Anchor>
           </Text>
         ) : (
-          <>
+          (
+            [
+              ['knocWizard.members.samlGroups', 'knocWizard.members.noSamlGroups', saml],
+              ['knocWizard.members.localGroups', 'knocWizard.members.noLocalGroups', local],
+            ] as const
+          ).map(([labelKey, emptyKey, rows]) => (
             <DataTable
-              label={t('knocWizard.members.samlGroups')}
+              key={labelKey}
+              label={t(labelKey)}
               columns={groupColumns(t, value.groupIds, toggleGroup)}
-              rows={saml}
+              rows={rows}
               rowKey={(group) => group.ID}
               initialSort={sort}
-              emptyText={t('knocWizard.members.noSamlGroups')}
+              emptyText={t(emptyKey)}
             />
-            <DataTable
-              label={t('knocWizard.members.localGroups')}
-              columns={groupColumns(t, value.groupIds, toggleGroup)}
-              rows={local}
-              rowKey={(group) => group.ID}
-              initialSort={sort}
-              emptyText={t('knocWizard.members.noLocalGroups')}
-            />
-          </>
+          ))
         )}
       </Stack>
     </Stack>

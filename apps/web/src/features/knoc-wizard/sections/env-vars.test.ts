@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCodes } from '@postern/protocol';
+import { firstIssues } from './issues-test-support';
 import { envVarsSchema, namedEnvVars, type EnvVarRow } from './env-vars';
 
 const row = (Name: string, Value: string, patch: Partial<EnvVarRow> = {}): EnvVarRow => ({
@@ -10,11 +11,7 @@ const row = (Name: string, Value: string, patch: Partial<EnvVarRow> = {}): EnvVa
   ...patch,
 });
 
-function issues(rows: EnvVarRow[]): Record<string, string> {
-  const result = envVarsSchema.safeParse({ EnvVars: rows });
-  if (result.success) return {};
-  return Object.fromEntries(result.error.issues.map((issue) => [issue.path.join('.'), issue.message]));
-}
+const issues = (rows: EnvVarRow[]) => firstIssues(envVarsSchema, { EnvVars: rows });
 
 describe('environment variable rules', () => {
   it.each([

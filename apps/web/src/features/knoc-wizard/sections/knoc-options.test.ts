@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCodes, RFC1918_RANGES } from '@postern/protocol';
+import { firstIssues } from './issues-test-support';
 import {
   defaultKnocOptions,
   grantSeconds,
@@ -15,14 +16,7 @@ const options = (patch: Partial<KnocOptionsValues> = {}): KnocOptionsValues => (
   ...patch,
 });
 
-/** The message of each failing field (the first per path). */
-function issues(values: KnocOptionsValues): Record<string, string> {
-  const result = knocOptionsSchema.safeParse(values);
-  if (result.success) return {};
-  const found: Record<string, string> = {};
-  for (const issue of result.error.issues) found[issue.path.join('.')] ??= issue.message;
-  return found;
-}
+const issues = (values: KnocOptionsValues) => firstIssues(knocOptionsSchema, values);
 
 describe('knoc options: defaults', () => {
   it('starts with category Default, the server icon, click to grant and no restriction', () => {

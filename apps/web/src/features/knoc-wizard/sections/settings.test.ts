@@ -2,15 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { ErrorCodes, HAPROXY_DEFAULT_UNIX_SOCKET } from '@postern/protocol';
 import { agentCapabilities, agentRecord } from '@/features/agents/agent-fixtures';
 import { configIssueKey } from '@/features/backends/config-rules';
+import { firstIssues } from './issues-test-support';
 import { agentSetNames, defaultSettings, settingsSchema, type SettingsValues } from './settings';
 
-function issues(values: SettingsValues): Record<string, string> {
-  const result = settingsSchema.safeParse(values);
-  if (result.success) return {};
-  const found: Record<string, string> = {};
-  for (const issue of result.error.issues) found[issue.path.join('.')] ??= configIssueKey(issue) ?? issue.message;
-  return found;
-}
+const issues = (values: SettingsValues) => firstIssues(settingsSchema, values, configIssueKey);
 
 const unixSocket = { Protocol: 'unix', Address: '/var/run/haproxy.sock' };
 

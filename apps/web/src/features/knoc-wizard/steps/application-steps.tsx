@@ -7,6 +7,7 @@ import { AgentSection } from '../sections/AgentSection';
 import { ApiKeySection } from '../sections/ApiKeySection';
 import { ApplicationReviewCards } from '../sections/ApplicationReviewCards';
 import { ApplicationSettingsSection } from '../sections/ApplicationSettingsSection';
+import { ReviewSection } from '../sections/ReviewSection';
 import { KnocOptionsSection } from '../sections/KnocOptionsSection';
 import { apiKeyStepSchema, canAdvanceApiKeyStep, type ApiKeyStepValues } from '../sections/api-key-step';
 import { applicationSettingsIssueKey, applicationSettingsSchema } from '../sections/application-settings';
@@ -16,8 +17,8 @@ import type { LinearStep, StepProps } from '../wizard';
 import { agentBackendType, usesAgent } from '../wizards/application-flow';
 import { settingsPatch, settingsValuesOf, type ApplicationWizardState } from '../wizards/application-state';
 import { useChosenAgent } from './agent-step';
-import { WizardReview } from './review-step';
-import { descriptionIssueKey } from './form-steps';
+import { WithMembersData } from './with-members-data';
+import { descriptionIssueKey, sectionStep } from './form-steps';
 
 /*
  * The application wizard's own steps (spec §2 "Application wizard"), as the shared steps are: a
@@ -44,24 +45,15 @@ export const applicationSettingsStep: Step = {
   canAdvance: (state) => applicationSettingsSchema.safeParse(settingsValuesOf(state)).success,
 };
 
-function OptionsStep({ state, update }: Props) {
-  const form = useStepSectionForm(
-    knocOptionsSchema,
-    state.options,
-    (options) => update({ options }),
-    descriptionIssueKey,
-  );
-  // The description and URL were asked for on the settings step.
-  return <KnocOptionsSection form={form} withIdentity={false} />;
-}
-
-/** Step 2: the knoc options. */
-export const applicationOptionsStep: Step = {
-  id: 'options',
-  titleKey: 'knocWizardApplication.steps.options',
-  component: OptionsStep,
-  canAdvance: (state) => knocOptionsSchema.safeParse(state.options).success,
-};
+/** Step 2: the knoc options, without the description and URL asked for on the settings step. */
+export const applicationOptionsStep = sectionStep(
+  'options',
+  'knocWizardApplication.steps.options',
+  'options',
+  knocOptionsSchema,
+  ({ form }) => <KnocOptionsSection form={form} withIdentity={false} />,
+  descriptionIssueKey,
+);
 
 function ApiKeyStep({ state, update }: Props) {
   const keys = apiKeysApi.useList();
@@ -122,10 +114,25 @@ function ReviewStep({ state }: Props) {
   const keys = apiKeysApi.useList();
   const chosen = useChosenAgent(state.agentId);
   return (
-    // A passive knoc has no agent, and no agent card.
-    <WizardReview state={state} agent={usesAgent(state.application.ApplicationType) ? chosen : null}>
-      <ApplicationReviewCards application={state.application} apiKey={state.apiKey} existingKeys={keys.data ?? []} />
-    </WizardReview>
+    <WithMembersData>
+      {(users, groups) => (
+        <ReviewSection
+          settings={state.settings}
+          options={state.options}
+          // A passive knoc has no agent, and no agent card.
+          agent={usesAgent(state.application.ApplicationType) ? chosen : null}
+          users={users}
+          groups={groups}
+          members={state.members}
+        >
+          <ApplicationReviewCards
+            application={state.application}
+            apiKey={state.apiKey}
+            existingKeys={keys.data ?? []}
+          />
+        </ReviewSection>
+      )}
+    </WithMembersData>
   );
 }
 

@@ -1,6 +1,9 @@
+import type { ComponentType } from 'react';
+import type { z } from 'zod';
 import type { BackendType } from '@postern/protocol';
-import { nameIssueKey } from '@/lib/forms/zod-form-errors';
 import { configIssueKey } from '@/features/backends/config-rules';
+import type { ZodForm } from '@/lib/forms/use-zod-form';
+import { nameIssueKey, type IssueKey } from '@/lib/forms/zod-form-errors';
 import type { KnocWizardState } from '../knoc-wizard-state';
 import { EnvVarsSection } from '../sections/EnvVarsSection';
 import { envVarsSchema } from '../sections/env-vars';
@@ -18,47 +21,46 @@ export const descriptionIssueKey = nameIssueKey({
   controlCharacters: 'knocWizard.options.controlCharacters',
 });
 
-/** The settings step, offering `types` (the first is the default). */
-export function settingsStep(types: readonly BackendType[]): LinearStep<KnocWizardState> {
-  function SettingsStep({ state, update }: StepProps<KnocWizardState>) {
-    const form = useStepSectionForm(settingsSchema, state.settings, (settings) => update({ settings }), configIssueKey);
-    return <SettingsSection form={form} types={types} agent={useChosenAgent(state.agentId)} mode="create" />;
+/** The parts of the wizard state a section form holds. */
+type FormPart = 'settings' | 'options' | 'envVars';
+
+/**
+ * A step whose section is one form over one part of the state: the form starts from that part, writes
+ * every change back to it, and Next validates it; the step can advance when the part is valid.
+ */
+export function sectionStep<P extends FormPart>(
+  id: string,
+  titleKey: string,
+  part: P,
+  schema: z.ZodType,
+  Section: ComponentType<{ form: ZodForm<KnocWizardState[P]>; state: KnocWizardState }>,
+  issueKey?: IssueKey,
+): LinearStep<KnocWizardState> {
+  function SectionStep({ state, update }: StepProps<KnocWizardState>) {
+    const onChange = (values: KnocWizardState[P]) => update({ [part]: values });
+    const form = useStepSectionForm(schema, state[part], onChange, issueKey);
+    return <Section form={form} state={state} />;
   }
-  return {
-    id: 'settings',
-    titleKey: 'knocWizard.steps.settings',
-    component: SettingsStep,
-    canAdvance: (state) => settingsSchema.safeParse(state.settings).success,
-  };
+  return { id, titleKey, component: SectionStep, canAdvance: (state) => schema.safeParse(state[part]).success };
 }
 
-function OptionsStep({ state, update }: StepProps<KnocWizardState>) {
-  const form = useStepSectionForm(
-    knocOptionsSchema,
-    state.options,
-    (options) => update({ options }),
-    descriptionIssueKey,
-  );
-  return <KnocOptionsSection form={form} />;
+/** The settings step, offering `types` (the first is the default). */
+export function settingsStep(types: readonly BackendType[]): LinearStep<KnocWizardState> {
+  function Settings({ form, state }: { form: ZodForm<KnocWizardState['settings']>; state: KnocWizardState }) {
+    return <SettingsSection form={form} types={types} agent={useChosenAgent(state.agentId)} mode="create" />;
+  }
+  return sectionStep('settings', 'knocWizard.steps.settings', 'settings', settingsSchema, Settings, configIssueKey);
 }
 
 /** The Knoc options step. */
-export const optionsStep: LinearStep<KnocWizardState> = {
-  id: 'options',
-  titleKey: 'knocWizard.steps.options',
-  component: OptionsStep,
-  canAdvance: (state) => knocOptionsSchema.safeParse(state.options).success,
-};
-
-function EnvVarsStep({ state, update }: StepProps<KnocWizardState>) {
-  const form = useStepSectionForm(envVarsSchema, state.envVars, (envVars) => update({ envVars }));
-  return <EnvVarsSection form={form} />;
-}
+export const optionsStep = sectionStep(
+  'options',
+  'knocWizard.steps.options',
+  'options',
+  knocOptionsSchema,
+  KnocOptionsSection,
+  descriptionIssueKey,
+);
 
 /** The script's Variables step. */
-export const envVarsStep: LinearStep<KnocWizardState> = {
-  id: 'envVars',
-  titleKey: 'knocWizard.steps.envVars',
-  component: EnvVarsStep,
-  canAdvance: (state) => envVarsSchema.safeParse(state.envVars).success,
-};
+export const envVarsStep = sectionStep('envVars', 'knocWizard.steps.envVars', 'envVars', envVarsSchema, EnvVarsSection);

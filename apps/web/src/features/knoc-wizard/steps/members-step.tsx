@@ -1,28 +1,20 @@
-import { QueryState } from '@/components/QueryState';
-import { groupsApi } from '@/features/groups/api';
-import { usersApi } from '@/features/users/api';
 import type { KnocWizardState } from '../knoc-wizard-state';
 import { MembersSection } from '../sections/MembersSection';
 import type { LinearStep, StepProps } from '../wizard';
+import { WithMembersData } from './with-members-data';
 
 function MembersStep({ state, update }: StepProps<KnocWizardState>) {
-  const users = usersApi.useList();
-  const groups = groupsApi.useList();
   return (
-    <QueryState {...users}>
-      {(userList) => (
-        <QueryState {...groups}>
-          {(groupList) => (
-            <MembersSection
-              users={userList}
-              groups={groupList}
-              value={state.members}
-              onChange={(members) => update({ members })}
-            />
-          )}
-        </QueryState>
+    <WithMembersData>
+      {(users, groups) => (
+        <MembersSection
+          users={users}
+          groups={groups}
+          value={state.members}
+          onChange={(members) => update({ members })}
+        />
       )}
-    </QueryState>
+    </WithMembersData>
   );
 }
 

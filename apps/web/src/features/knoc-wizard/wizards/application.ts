@@ -36,7 +36,7 @@ function branching(id: ApplicationStep, step: LinearStep<ApplicationWizardState>
  */
 export const applicationSteps: readonly WizardStep<ApplicationWizardState>[] = [
   branching('settings', applicationSettingsStep),
-  branching('options', applicationOptionsStep),
+  branching('options', shared(applicationOptionsStep)),
   branching('apiKey', applicationApiKeyStep),
   branching('agent', applicationAgentStep),
   branching('members', shared(membersStep)),

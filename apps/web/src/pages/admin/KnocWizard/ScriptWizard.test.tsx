@@ -27,12 +27,7 @@ describe('script wizard', { timeout: 30_000 }, () => {
     // old-box runs 1.5.0: listed, disabled with its reason; edge-1 is then the only choice.
     // The agents may still be loading when the heading shows.
     expect(await screen.findByRole('option', { name: 'old-box — Agent version below 1.6.0' })).toBeDisabled();
-    await waitFor(() => expect(selectNamed('Agent')).toHaveDisplayValue('edge-1'));
-    await next(user, 'Settings');
-    await user.type(screen.getByRole('textbox', { name: /^Command/ }), 'door.sh');
-    await next(user, 'Knoc options');
-    await user.type(screen.getByRole('textbox', { name: /^Description/ }), 'Door');
-    await next(user, 'Environment variables');
+    await toVariables(user);
 
     for (let i = 0; i < 3; i += 1) await user.click(screen.getByRole('button', { name: 'Add variable' }));
     await user.type(screen.getByRole('textbox', { name: 'Name 1' }), 'REGION');
@@ -89,12 +84,7 @@ describe('script wizard', { timeout: 30_000 }, () => {
 
   it('drops a wholly empty variable row', async () => {
     const { api, user } = openWizard('/admin/knocs/new/script');
-    await waitFor(() => expect(selectNamed('Agent')).toHaveDisplayValue('edge-1'));
-    await next(user, 'Settings');
-    await user.type(screen.getByRole('textbox', { name: /^Command/ }), 'door.sh');
-    await next(user, 'Knoc options');
-    await user.type(screen.getByRole('textbox', { name: /^Description/ }), 'Door');
-    await next(user, 'Environment variables');
+    await toVariables(user);
     await user.click(screen.getByRole('button', { name: 'Add variable' }));
     await fillOptionsSkip(user);
     await user.click(screen.getByRole('button', { name: 'Create knoc' }));
@@ -105,6 +95,16 @@ describe('script wizard', { timeout: 30_000 }, () => {
     });
   });
 });
+
+/** From the agent step (edge-1 picked on its own) to the variables, with command door.sh and description Door. */
+async function toVariables(user: UserEvent) {
+  await waitFor(() => expect(selectNamed('Agent')).toHaveDisplayValue('edge-1'));
+  await next(user, 'Settings');
+  await user.type(screen.getByRole('textbox', { name: /^Command/ }), 'door.sh');
+  await next(user, 'Knoc options');
+  await user.type(screen.getByRole('textbox', { name: /^Description/ }), 'Door');
+  await next(user, 'Environment variables');
+}
 
 /** From the variables step on to the review without choosing anyone. */
 async function fillOptionsSkip(user: UserEvent) {
