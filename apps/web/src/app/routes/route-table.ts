@@ -19,6 +19,7 @@ const AdminApiKeysPage = lazy(() => import('../../pages/admin/ApiKeys/Page'));
 const AdminLogsPage = lazy(() => import('../../pages/admin/Logs/Page'));
 const AdminSettingsPage = lazy(() => import('../../pages/admin/Settings/Page'));
 const AdminKnocWizardPage = lazy(() => import('../../pages/admin/KnocWizard/Page'));
+const AdminKnocUpdatePage = lazy(() => import('../../pages/admin/KnocUpdate/Page'));
 // Enrolment is rare and carries the QR code library: only those who need it download it.
 const TwoFactorOnboardPage = lazy(() => import('../../pages/user/TwoFactorOnboard/Page'));
 
@@ -51,7 +52,7 @@ export const ROUTES: readonly AppRoute[] = [
   route('knocsNewApplication', '/admin/knocs/new/application', ADMIN, AdminKnocWizardPage),
   route('knocsNewProxy', '/admin/knocs/new/proxy', ADMIN, AdminKnocWizardPage),
   route('knocsNewScript', '/admin/knocs/new/script', ADMIN, AdminKnocWizardPage),
-  route('knocUpdate', '/admin/knocs/:knocId/update', ADMIN, PlaceholderPage),
+  route('knocUpdate', '/admin/knocs/:knocId/update', ADMIN, AdminKnocUpdatePage),
   route('backends', '/admin/backends', ADMIN, PlaceholderPage),
   route('acls', '/admin/acls', ADMIN, PlaceholderPage),
   route('groups', '/admin/groups', ADMIN, AdminGroupsPage),

@@ -1,6 +1,6 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
-import { BackendRecord, KnocWizardCreateResponse } from '@postern/protocol';
+import { BackendRecord, KnocRecord, KnocWizardCreateResponse, type KnocWizardUpdateBody } from '@postern/protocol';
 import { api } from '@/lib/api/client';
 import { checkedCreateInput, type KnocWizardCreateInput } from './to-request';
 
@@ -22,6 +22,23 @@ export function useCreateKnocWithWizard() {
         checkedCreateInput(build(await fetchBackendNames())),
         KnocWizardCreateResponse.shape.data,
       ),
+    onSuccess: () => queryClient.invalidateQueries(),
+  });
+}
+
+/** GET /api/admin/knocs/{id}: the knoc the update screen edits. */
+export const useKnoc = (knocId: string) =>
+  useQuery({
+    queryKey: ['knocs', 'item', knocId],
+    queryFn: ({ signal }) => api.get(`/admin/knocs/${encodeURIComponent(knocId)}`, KnocRecord, { signal }),
+  });
+
+/** PUT /api/admin/knocs/{id}: backend, knoc and memberships in one call; every admin list is stale after. */
+export function useUpdateKnocWithWizard() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, body }: { id: string; body: z.input<typeof KnocWizardUpdateBody> }) =>
+      api.put(`/admin/knocs/${encodeURIComponent(id)}`, body, KnocRecord),
     onSuccess: () => queryClient.invalidateQueries(),
   });
 }

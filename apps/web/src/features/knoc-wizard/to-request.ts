@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import { KnocWizardCreateBody } from '@postern/protocol';
 import type { KnocWizardState } from './knoc-wizard-state';
-import { namedEnvVars } from './sections/env-vars';
+import { namedEnvVars, type EnvVarsValues } from './sections/env-vars';
+import type { SettingsValues } from './sections/settings';
 import { toKnocFields } from './sections/knoc-options';
 
 /** What POST /api/admin/knocs reads. */
@@ -21,26 +22,33 @@ export function uniqueBackendName(description: string, taken: readonly string[])
 
 /**
  * The wizard's state as the create body: the backend (named `backendName`, on the chosen agent), the
- * knoc with its options and config, the memberships. A script's variables go to both configs: their
- * names and sensitivity to the backend, their values to the knoc; rows without a name are dropped.
+ * knoc with its options and config, the memberships.
  */
 export function toCreateInput(state: KnocWizardState, backendName: string): KnocWizardCreateInput {
-  const { Type: type, Backend: backend, Acl: acl } = state.settings;
-  const variables = type === 'script' ? namedEnvVars(state.envVars.EnvVars) : null;
-  const backendFields =
-    variables === null
-      ? backend
-      : { ...backend, EnvVars: variables.map(({ Name, Sensitive }) => ({ Name, Sensitive })) };
-  const aclFields =
-    variables === null
-      ? acl
-      : { ...acl, EnvVars: variables.map(({ Name, Value, Sensitive }) => ({ Name, Value, Sensitive })) };
+  const configs = configsOf(state.settings, state.envVars);
   return {
-    Backend: { Name: backendName, AgentID: state.agentId, Config: { [type]: backendFields } },
+    Backend: { Name: backendName, AgentID: state.agentId, Config: configs.backend },
     ApiKey: { Option: 'none' },
-    Knoc: { ...toKnocFields(state.options), Config: { [type]: aclFields } },
+    Knoc: { ...toKnocFields(state.options), Config: configs.acl },
     UserIDs: state.members.userIds,
     GroupIDs: state.members.groupIds,
+  };
+}
+
+/**
+ * The backend's and the knoc's `{ <type>: fields }` configs. A script's variables go to both: their
+ * names and sensitivity to the backend, their values to the knoc; rows without a name are dropped.
+ */
+export function configsOf(
+  settings: SettingsValues,
+  envVars: EnvVarsValues,
+): { backend: Record<string, Record<string, unknown>>; acl: Record<string, Record<string, unknown>> } {
+  const { Type: type, Backend: backend, Acl: acl } = settings;
+  if (type !== 'script') return { backend: { [type]: backend }, acl: { [type]: acl } };
+  const variables = namedEnvVars(envVars.EnvVars);
+  return {
+    backend: { script: { ...backend, EnvVars: variables.map(({ Name, Sensitive }) => ({ Name, Sensitive })) } },
+    acl: { script: { ...acl, EnvVars: variables.map(({ Name, Value, Sensitive }) => ({ Name, Value, Sensitive })) } },
   };
 }
 

@@ -13,6 +13,7 @@ import {
   type KnocWizardCreateBody,
   type RESTRICTION_TYPES,
 } from '@postern/protocol';
+import { nameIssueKey } from '@/lib/forms/zod-form-errors';
 
 export type RestrictionType = (typeof RESTRICTION_TYPES)[number];
 
@@ -64,6 +65,12 @@ function validGrantMinutes(minutes: number | string): boolean {
   const value = Number(minutes);
   return value === 0 || (Number.isInteger(value) && value >= MAX_GRANT_MINUTES_MIN && value <= MAX_GRANT_MINUTES_MAX);
 }
+
+/** The texts of the Description's generic name rule. */
+export const descriptionIssueKey = nameIssueKey({
+  required: 'knocWizard.options.descriptionRequired',
+  controlCharacters: 'knocWizard.options.controlCharacters',
+});
 
 /** The options form's rules: the protocol's, with the duration in minutes. */
 export const knocOptionsSchema = z.object({

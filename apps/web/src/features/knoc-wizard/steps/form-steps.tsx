@@ -3,23 +3,17 @@ import type { z } from 'zod';
 import type { BackendType } from '@postern/protocol';
 import { configIssueKey } from '@/features/backends/config-rules';
 import type { ZodForm } from '@/lib/forms/use-zod-form';
-import { nameIssueKey, type IssueKey } from '@/lib/forms/zod-form-errors';
+import type { IssueKey } from '@/lib/forms/zod-form-errors';
 import type { KnocWizardState } from '../knoc-wizard-state';
 import { EnvVarsSection } from '../sections/EnvVarsSection';
 import { envVarsSchema } from '../sections/env-vars';
 import { KnocOptionsSection } from '../sections/KnocOptionsSection';
-import { knocOptionsSchema } from '../sections/knoc-options';
+import { descriptionIssueKey, knocOptionsSchema } from '../sections/knoc-options';
 import { SettingsSection } from '../sections/SettingsSection';
 import { settingsSchema } from '../sections/settings';
 import { useStepSectionForm } from '../step-form';
 import type { LinearStep, StepProps } from '../wizard';
 import { useChosenAgent } from './agent-step';
-
-/** The texts of the Description's generic name rule. */
-export const descriptionIssueKey = nameIssueKey({
-  required: 'knocWizard.options.descriptionRequired',
-  controlCharacters: 'knocWizard.options.controlCharacters',
-});
 
 /** The parts of the wizard state a section form holds. */
 type FormPart = 'settings' | 'options' | 'envVars';

@@ -103,6 +103,13 @@ export const knocWizard: MirroredResource<typeof english> = {
       manageGroups: 'Gruppen anlegen',
       createUser: 'Benutzer anlegen',
     },
+    update: {
+      heading: '{{name}} bearbeiten',
+      variables: 'Variablen',
+      users: 'Benutzer',
+      save: 'Speichern',
+      cancel: 'Abbrechen',
+    },
     review: {
       settings: 'Einstellungen',
       type: 'Typ',

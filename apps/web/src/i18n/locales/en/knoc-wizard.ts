@@ -100,6 +100,13 @@ export const knocWizard = {
       manageGroups: 'Create groups',
       createUser: 'Create user',
     },
+    update: {
+      heading: 'Update {{name}}',
+      variables: 'Variables',
+      users: 'Users',
+      save: 'Save',
+      cancel: 'Cancel',
+    },
     review: {
       settings: 'Settings',
       type: 'Type',
