@@ -53,7 +53,7 @@ export const ROUTES: readonly AppRoute[] = [
   route('knocs', '/admin/knocs', ADMIN, AdminKnocsPage),
   route('knocsNew', '/admin/knocs/new', ADMIN, AdminKnocNewPage),
   route('knocsNewLinux', '/admin/knocs/new/linux', ADMIN, AdminKnocWizardPage),
-  route('knocsNewApplication', '/admin/knocs/new/application', ADMIN, PlaceholderPage),
+  route('knocsNewApplication', '/admin/knocs/new/application', ADMIN, AdminKnocWizardPage),
   route('knocsNewProxy', '/admin/knocs/new/proxy', ADMIN, AdminKnocWizardPage),
   route('knocsNewScript', '/admin/knocs/new/script', ADMIN, AdminKnocWizardPage),
   route('knocUpdate', '/admin/knocs/:knocId/update', ADMIN, AdminKnocUpdatePage),

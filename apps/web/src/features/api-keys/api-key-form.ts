@@ -59,19 +59,24 @@ const AllowedFromRow = z.object({
  * An empty list would mean "anywhere" to the create call and "nowhere" (a suspended key) to the
  * update call; neither is what an admin deleting the last row means, so one entry is required.
  */
-const AllowedFromList = z.array(AllowedFromRow).min(1, M.allowedFromRequired);
+export const AllowedFromList = z.array(AllowedFromRow).min(1, M.allowedFromRequired);
+
+/** A new key's name: required, at most 200 characters, none of `takenNames` (names are unique). */
+export function keyNameSchema(takenNames: readonly string[]) {
+  const taken = new Set(takenNames.map((name) => name.trim()));
+  return z
+    .string()
+    .trim()
+    .min(1, M.nameRequired)
+    .max(200, M.tooLong)
+    .refine((name) => !taken.has(name), M.nameTaken);
+}
 
 /** The rules of the create dialog (spec §5); `takenNames` are the existing keys' names. */
 export function createFormSchema(takenNames: readonly string[]) {
-  const taken = new Set(takenNames.map((name) => name.trim()));
   return z
     .object({
-      Name: z
-        .string()
-        .trim()
-        .min(1, M.nameRequired)
-        .max(200, M.tooLong)
-        .refine((name) => !taken.has(name), M.nameTaken),
+      Name: keyNameSchema(takenNames),
       Expiry: z.string().min(1, M.expiryRequired),
       AllowedFrom: AllowedFromList,
     })
@@ -90,6 +95,11 @@ export function createFormSchema(takenNames: readonly string[]) {
 /** On edit only AllowedFrom can change (spec §4), so only it is checked. */
 export const EDIT_FORM_SCHEMA = z.object({ AllowedFrom: AllowedFromList }).loose();
 
+/** The default allowed-from entries ("anywhere", spec §5) with their translated notes. */
+export function defaultAllowedFrom(anywhereNotes: readonly [string, string]): AllowedFromEntry[] {
+  return DEFAULT_ALLOWED_FROM_PREFIXES.map((Prefix, index) => ({ Prefix, Note: anywhereNotes[index] ?? '' }));
+}
+
 /** A new key's starting values; `anywhereNotes` are the translated notes of the two default entries. */
 export function newKeyValues(anywhereNotes: readonly [string, string]): ApiKeyFormValues {
   return {
@@ -98,7 +108,7 @@ export function newKeyValues(anywhereNotes: readonly [string, string]): ApiKeyFo
     AllowlistIds: [],
     UserId: '',
     Expiry: '',
-    AllowedFrom: DEFAULT_ALLOWED_FROM_PREFIXES.map((Prefix, index) => ({ Prefix, Note: anywhereNotes[index] ?? '' })),
+    AllowedFrom: defaultAllowedFrom(anywhereNotes),
   };
 }
 
@@ -115,7 +125,8 @@ export function existingKeyValues(key: ApiKeyRecord): ApiKeyFormValues {
   };
 }
 
-const trimmedEntries = (entries: readonly AllowedFromEntry[]) =>
+/** The entries as sent: prefix and note without surrounding blanks. */
+export const trimmedEntries = (entries: readonly AllowedFromEntry[]) =>
   entries.map((entry) => ({ Prefix: entry.Prefix.trim(), Note: entry.Note.trim() }));
 
 /** POST body of a validated create dialog, made at `now` (the expiry counts from then). */

@@ -31,6 +31,7 @@ const STATE_TEXT_KEY = {
   completed: 'knocWizard.stepper.completed',
   active: 'knocWizard.stepper.active',
   pending: 'knocWizard.stepper.pending',
+  disabled: 'knocWizard.stepper.disabled',
 } as const;
 
 /**
@@ -94,15 +95,19 @@ export function WizardStepper<S extends WizardState>({
   return (
     <Box maw={STEPPER_WIDTH_PX} w="100%">
       <Stepper active={steps.indexOf(step)} size="sm" mb="lg">
-        {steps.map((candidate) => (
-          <Stepper.Step
-            key={candidate.id}
-            label={t(candidate.titleKey)}
-            description={<VisuallyHidden>{t(STATE_TEXT_KEY[states[candidate.id] ?? 'pending'])}</VisuallyHidden>}
-            aria-current={candidate.id === step.id ? 'step' : undefined}
-            data-step-state={states[candidate.id]}
-          />
-        ))}
+        {steps.map((candidate) => {
+          const stepState = candidate.disabled?.(state) ? 'disabled' : (states[candidate.id] ?? 'pending');
+          return (
+            <Stepper.Step
+              key={candidate.id}
+              label={t(candidate.titleKey)}
+              description={<VisuallyHidden>{t(STATE_TEXT_KEY[stepState])}</VisuallyHidden>}
+              aria-current={candidate.id === step.id ? 'step' : undefined}
+              data-step-state={stepState}
+              opacity={stepState === 'disabled' ? 0.4 : undefined}
+            />
+          );
+        })}
       </Stepper>
       <Stack gap="md" ref={contentRef}>
         <Title order={2} size="h3" tabIndex={-1} ref={titleRef}>

@@ -31,6 +31,8 @@ export interface WizardStep<S> {
   next: (state: S) => string | null;
   /** The step before this one; null on the first step, whose Back is the browser's history back. */
   back: (state: S) => string | null;
+  /** Whether the step is not part of the way for this state (the application wizard's 3.1 or 3.2). */
+  disabled?: (state: S) => boolean;
 }
 
 /** A step of a wizard whose steps simply follow one another (see {@link linearSteps}). */

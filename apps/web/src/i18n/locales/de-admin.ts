@@ -12,6 +12,7 @@ import { settingsScreen } from './de/settings-screen';
 import { knocsScreen } from './de/knocs-screen';
 import { banners } from './de/banners';
 import { audit } from './de/audit';
+import { knocWizardApplication } from './de/knoc-wizard-application';
 import { knocWizard } from './de/knoc-wizard';
 import type { enAdmin } from './en-admin';
 
@@ -29,6 +30,7 @@ export const deAdmin: MirroredResource<typeof enAdmin> = {
   ...settingsScreen,
   ...knocsScreen,
   ...banners,
+  ...knocWizardApplication,
   ...knocWizard,
   audit,
 };

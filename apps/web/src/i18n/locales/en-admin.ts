@@ -11,6 +11,7 @@ import { settingsScreen } from './en/settings-screen';
 import { knocsScreen } from './en/knocs-screen';
 import { banners } from './en/banners';
 import { audit } from './en/audit';
+import { knocWizardApplication } from './en/knoc-wizard-application';
 import { knocWizard } from './en/knoc-wizard';
 
 /**
@@ -31,6 +32,7 @@ export const enAdmin = {
   ...settingsScreen,
   ...knocsScreen,
   ...banners,
+  ...knocWizardApplication,
   ...knocWizard,
   audit,
 };

@@ -10,6 +10,8 @@ import type { KnocOptionsValues } from './knoc-options';
 /** Props of {@link KnocOptionsSection}: the options form, from a wizard step or an update tab. */
 export interface KnocOptionsSectionProps {
   form: ZodForm<KnocOptionsValues>;
+  /** Whether Description and URL are asked for here (the application wizard asks on its settings step). */
+  withIdentity?: boolean;
 }
 
 const OPTION_CHECKBOXES = [
@@ -20,12 +22,16 @@ const OPTION_CHECKBOXES = [
 ] as const;
 
 /** The Knoc options (spec §3): description, address, category, icon, options, exclusions, grant type. */
-export function KnocOptionsSection({ form }: KnocOptionsSectionProps) {
+export function KnocOptionsSection({ form, withIdentity = true }: KnocOptionsSectionProps) {
   const { t } = useTranslation();
   return (
     <Stack gap="md">
-      <TextInput withAsterisk label={t('knocWizard.options.description')} {...form.getInputProps('Description')} />
-      <TextInput label={t('knocWizard.options.url')} placeholder="https://" {...form.getInputProps('URL')} />
+      {withIdentity ? (
+        <>
+          <TextInput withAsterisk label={t('knocWizard.options.description')} {...form.getInputProps('Description')} />
+          <TextInput label={t('knocWizard.options.url')} placeholder="https://" {...form.getInputProps('URL')} />
+        </>
+      ) : null}
       <TextInput label={t('knocWizard.options.category')} {...form.getInputProps('Category')} />
       <IconPicker value={form.getValues().Icon} onChange={(icon) => form.setFieldValue('Icon', icon)} />
       {OPTION_CHECKBOXES.map(([field, labelKey]) => (

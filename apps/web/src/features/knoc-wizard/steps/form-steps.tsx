@@ -22,7 +22,7 @@ type FormPart = 'settings' | 'options' | 'envVars';
  * A step whose section is one form over one part of the state: the form starts from that part, writes
  * every change back to it, and Next validates it; the step can advance when the part is valid.
  */
-function sectionStep<P extends FormPart>(
+export function sectionStep<P extends FormPart>(
   id: string,
   titleKey: string,
   part: P,

@@ -17,6 +17,7 @@ export const knocWizard: MirroredResource<typeof english> = {
       completed: 'Abgeschlossen',
       active: 'Aktueller Schritt',
       pending: 'Noch nicht erreicht',
+      disabled: 'Für diese Art von Knoc nicht verwendet',
     },
     buttons: {
       back: 'Zurück',

@@ -14,6 +14,7 @@ export const knocWizard = {
       completed: 'Completed',
       active: 'Current step',
       pending: 'Not yet reached',
+      disabled: 'Not used for this kind of knoc',
     },
     buttons: {
       back: 'Back',

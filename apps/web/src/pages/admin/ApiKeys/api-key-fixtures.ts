@@ -1,28 +1,12 @@
-import type { ApiKeyRecord, KnocRecord, UserRecord } from '@postern/protocol';
+import type { KnocRecord, UserRecord } from '@postern/protocol';
 import { knocRecord, userRecord } from '@/test-support/fixtures';
+
+export { apiKey } from '@/features/api-keys/api-key-fixtures';
 
 /*
  * Test fixtures of the API keys screen: whole protocol records with only the interesting fields
  * chosen by each test (the typed fake API checks them against the schemas).
  */
-
-/** A stored API key. */
-export function apiKey(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
-  return {
-    ID: 'key-1',
-    Name: 'ci-pipeline',
-    Scopes: ['allowlist.read:acl-1'],
-    Resources: ['acl-1'],
-    AllowedFrom: [
-      { Prefix: '0.0.0.0/0', Note: 'Anywhere (IPv4)' },
-      { Prefix: '::/0', Note: 'Anywhere (IPv6)' },
-    ],
-    ExpiredAfter: null,
-    CreatedAt: new Date(Date.now() - 90 * 86_400_000).toISOString(),
-    LastUsedAt: null,
-    ...overrides,
-  };
-}
 
 /** A knoc; an allowlist one unless told otherwise. */
 export function knoc(overrides: Partial<KnocRecord> = {}): KnocRecord {

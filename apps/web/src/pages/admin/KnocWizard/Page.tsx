@@ -2,6 +2,7 @@ import { useTranslation } from 'react-i18next';
 import { routeTitleKey, type RouteId, type RoutePageProps } from '@/app/routes/route-types';
 import { AdminPage } from '@/components/AdminPage';
 import { FullPageLoader } from '@/components/FullPageLoader';
+import { ApplicationKnocWizard } from '@/features/knoc-wizard/ApplicationKnocWizard';
 import { KnocWizard } from '@/features/knoc-wizard/KnocWizard';
 import { NoLicenceNotice, useKnocsLicensed } from '@/features/knoc-wizard/NoLicenceNotice';
 import type { KnocWizardDefinition } from '@/features/knoc-wizard/wizards/definition';
@@ -16,8 +17,9 @@ const WIZARDS: Partial<Record<RouteId, KnocWizardDefinition>> = {
 };
 
 /**
- * The Linux, proxy and script wizards (`/admin/knocs/new/{linux,proxy,script}`), each under its
- * route's title; without a licence, the no-licence message instead.
+ * The Linux, application, proxy and script wizards (`/admin/knocs/new/{linux,application,proxy,script}`),
+ * each under its route's title; without a licence, the no-licence message instead. The application
+ * wizard has a state and a create answer of its own (its key and allowlist address).
  */
 export default function KnocWizardPage({ route }: RoutePageProps) {
   const { t } = useTranslation();
@@ -27,10 +29,12 @@ export default function KnocWizardPage({ route }: RoutePageProps) {
     <AdminPage title={t(routeTitleKey(route.id))}>
       {!known ? (
         <FullPageLoader />
-      ) : licensed ? (
-        <KnocWizard key={route.id} definition={definition} />
-      ) : (
+      ) : !licensed ? (
         <NoLicenceNotice />
+      ) : route.id === 'knocsNewApplication' ? (
+        <ApplicationKnocWizard />
+      ) : (
+        <KnocWizard key={route.id} definition={definition} />
       )}
     </AdminPage>
   );
