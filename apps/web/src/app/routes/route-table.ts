@@ -2,7 +2,6 @@ import { lazy, type ComponentType } from 'react';
 import { areaOf } from '../../lib/area';
 import type { AppRoute, RouteId, RoutePageProps } from './route-types';
 import LoginPage from '../../pages/user/Login/Page';
-import PlaceholderPage from '../../pages/common/Placeholder/Page';
 import { HomePage, NewUserDashboardPage } from './user-pages';
 import TwoFactorPage from '../../pages/user/TwoFactor/Page';
 

@@ -99,7 +99,4 @@ export const portal: MirroredResource<typeof english> = {
       revokeError: 'Fehler beim Widerrufen',
     },
   },
-  placeholder: {
-    text: 'Diese Ansicht folgt in einer späteren Version',
-  },
 };

@@ -95,7 +95,4 @@ export const portal = {
       revokeError: 'Error on revoke',
     },
   },
-  placeholder: {
-    text: 'This screen arrives in a later release',
-  },
 };
