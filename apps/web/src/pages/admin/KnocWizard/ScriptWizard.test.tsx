@@ -25,7 +25,7 @@ describe('script wizard', { timeout: 30_000 }, () => {
     );
     await stepHeading('Agent');
     // old-box runs 1.5.0: listed, disabled with its reason; edge-1 is then the only choice.
-    expect(screen.getByRole('option', { name: 'old-box — Agent version below 1.6.0' })).toBeDisabled();
+    expect(await screen.findByRole('option', { name: 'old-box — Agent version below 1.6.0' })).toBeDisabled();
     await toVariables(user);
 
     for (let i = 0; i < 3; i += 1) await user.click(screen.getByRole('button', { name: 'Add variable' }));
