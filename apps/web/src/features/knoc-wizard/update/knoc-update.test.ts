@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { knocRecord } from '@/test-support/fixtures';
+import { knocFieldsBody } from '../knoc-body-fixtures';
 import { toUpdateInput, updateValuesFromKnoc } from './knoc-update';
 
 describe('update values', () => {
@@ -30,18 +31,7 @@ describe('update values', () => {
       Backend: { ID: 'b-1', Name: 'edge ipset', AgentID: 'agent-1', Config: { ipset: {} } },
       Knoc: {
         ID: 'k-db',
-        Description: 'Billing database',
-        URL: '',
-        Category: 'Default',
-        Icon: 'server',
-        ClickToGrant: true,
-        CGNATOpen: false,
-        HideFromUsers: false,
-        HideFromAdmins: false,
-        AutoBrowseUsers: false,
-        MaximumGrantDuration: 600,
-        IpExclusions: { RestrictionType: 'none', RfcType: 'allow', Ranges: [] },
-        GrantType: { Type: 'userIp', Ips: [] },
+        ...knocFieldsBody({ Description: 'Billing database', MaximumGrantDuration: 600 }),
         Config: { ipset: { V4SetName: 'set4', V6SetName: '' } },
       },
       UserIDs: ['u-1'],

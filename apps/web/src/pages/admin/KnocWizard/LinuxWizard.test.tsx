@@ -1,5 +1,6 @@
 import { screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
+import { knocFieldsBody } from '@/features/knoc-wizard/knoc-body-fixtures';
 import { currentPath } from '@/test-support/render-app';
 import {
   selectNamed,
@@ -38,18 +39,7 @@ describe('Linux wizard', { timeout: 30_000 }, () => {
         Backend: { Name: 'SSH', AgentID: EDGE.ID, Config: { ipset: {} } },
         ApiKey: { Option: 'none' },
         Knoc: {
-          Description: 'SSH',
-          URL: '',
-          Category: 'Default',
-          Icon: 'server',
-          ClickToGrant: true,
-          CGNATOpen: false,
-          HideFromUsers: false,
-          HideFromAdmins: false,
-          AutoBrowseUsers: false,
-          MaximumGrantDuration: 3600,
-          IpExclusions: { RestrictionType: 'none', RfcType: 'allow', Ranges: [] },
-          GrantType: { Type: 'userIp', Ips: [] },
+          ...knocFieldsBody({ Description: 'SSH', MaximumGrantDuration: 3600 }),
           Config: { ipset: { V4SetName: 'postern-v4', V6SetName: '' } },
         },
         UserIDs: ['u-ada'],

@@ -25,7 +25,6 @@ describe('script wizard', { timeout: 30_000 }, () => {
     );
     await stepHeading('Agent');
     // old-box runs 1.5.0: listed, disabled with its reason; edge-1 is then the only choice.
-    // The agents may still be loading when the heading shows.
     expect(await screen.findByRole('option', { name: 'old-box — Agent version below 1.6.0' })).toBeDisabled();
     await toVariables(user);
 
