@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ACL_CONFIG_SCHEMAS, BACKEND_CONFIG_SCHEMAS, knocFields } from '@postern/protocol';
-import { nameIssueKey, type IssueKey } from '@/lib/forms/zod-form-errors';
+import type { IssueKey } from '@/lib/forms/zod-form-errors';
+import { descriptionIssueKey } from './knoc-options';
 import { defaultAclConfig, defaultBackendConfig } from '@/features/backends/backend-defaults';
 import {
   APPLICATION_TYPES,
@@ -34,12 +35,7 @@ export const APPLICATION_SETTINGS_MESSAGES = {
 } as const;
 const M = APPLICATION_SETTINGS_MESSAGES;
 
-const descriptionIssueKey = nameIssueKey({
-  required: 'knocWizardApplication.settings.descriptionRequired',
-  controlCharacters: 'knocWizardApplication.settings.controlCharacters',
-});
-
-/** The texts of the Description's generic name rule (the config issues carry their own keys). */
+/** The Description's texts are the Knoc options' (the config issues carry their own keys). */
 export const applicationSettingsIssueKey: IssueKey = (issue) =>
   issue.path[0] === 'Description' ? descriptionIssueKey(issue) : undefined;
 

@@ -11,14 +11,14 @@ import { ReviewSection } from '../sections/ReviewSection';
 import { KnocOptionsSection } from '../sections/KnocOptionsSection';
 import { apiKeyStepSchema, canAdvanceApiKeyStep, type ApiKeyStepValues } from '../sections/api-key-step';
 import { applicationSettingsIssueKey, applicationSettingsSchema } from '../sections/application-settings';
-import { knocOptionsSchema } from '../sections/knoc-options';
+import { descriptionIssueKey, knocOptionsSchema } from '../sections/knoc-options';
 import { StepFormContext, useStepSectionForm } from '../step-form';
 import type { LinearStep, StepProps } from '../wizard';
 import { agentBackendType, usesAgent } from '../wizards/application-flow';
 import { settingsPatch, settingsValuesOf, type ApplicationWizardState } from '../wizards/application-state';
 import { useChosenAgent } from './agent-step';
 import { WithMembersData } from './with-members-data';
-import { descriptionIssueKey, sectionStep } from './form-steps';
+import { sectionStep } from './form-steps';
 
 /*
  * The application wizard's own steps (spec §2 "Application wizard"), as the shared steps are: a

@@ -26,8 +26,6 @@ export const knocWizardApplication = {
       backendLegend: 'Verbindung zu {{vendor}}',
       aclLegend: 'Regel in {{vendor}}',
       invalid: 'Geben Sie hier einen gültigen Wert ein',
-      descriptionRequired: 'Eine Beschreibung ist erforderlich',
-      controlCharacters: 'Steuerzeichen sind nicht erlaubt',
       passiveNote: 'Die Adresse der veröffentlichten Allowlist erhalten Sie, sobald der Knoc angelegt ist.',
     },
     types: {

@@ -25,8 +25,6 @@ export const knocWizardApplication = {
       backendLegend: '{{vendor}} connection',
       aclLegend: '{{vendor}} rule',
       invalid: 'Enter a value that is valid here',
-      descriptionRequired: 'A description is required',
-      controlCharacters: 'Control characters are not allowed',
       passiveNote: 'The firewall is given the address of the published allowlist once the knoc is created.',
     },
     types: {
