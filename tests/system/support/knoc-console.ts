@@ -26,6 +26,11 @@ export async function pickOption(page: Page, label: string, option: string): Pro
   await page.getByRole('option', { name: option, exact: true }).click();
 }
 
+/** The name of the agent the wizard's agent step has chosen (its select's checked option). */
+export function chosenAgent(page: Page): Promise<string> {
+  return page.getByRole('combobox', { name: 'Agent' }).locator('option:checked').innerText();
+}
+
 /** Ticks the row of `name` in the users or groups step. */
 export async function selectMember(page: Page, name: string, selectLabel = 'Select'): Promise<void> {
   await page.getByRole('checkbox', { name: `${selectLabel} ${name}`, exact: true }).check();

@@ -27,6 +27,13 @@ describe('created knoc dialog', () => {
     expect(onClose).toHaveBeenCalled();
   });
 
+  it('completes a path (no public URL configured) with the console’s own origin', async () => {
+    const path = '/api/v1/allowlists/acl-1/tok.txt';
+    renderUi(<CreatedKnocDialog created={{ ApiKey: null, AllowlistURL: path }} onClose={() => undefined} />);
+    const dialog = await screen.findByRole('dialog', { name: 'Knoc created' });
+    expect(dialog).toHaveTextContent(`${window.location.origin}${path}`);
+  });
+
   it('shows only the URL when no key was created', async () => {
     renderUi(<CreatedKnocDialog created={{ ApiKey: null, AllowlistURL: URL }} onClose={() => undefined} />);
     const dialog = await screen.findByRole('dialog', { name: 'Knoc created' });

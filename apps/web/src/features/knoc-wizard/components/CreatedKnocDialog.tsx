@@ -21,7 +21,8 @@ export function hasCreatedSecrets(created: CreatedKnocSecrets): boolean {
 export function CreatedKnocDialog({ created, onClose }: { created: CreatedKnocSecrets | null; onClose: () => void }) {
   const { t } = useTranslation();
   const apiKey = created?.ApiKey ?? null;
-  const url = created?.AllowlistURL ?? null;
+  // Without a configured public URL the server answers a path: the firewall needs the whole address.
+  const url = created?.AllowlistURL == null ? null : new URL(created.AllowlistURL, window.location.origin).href;
   return (
     <Modal
       opened={created !== null}

@@ -109,7 +109,7 @@ export function MembersSection({ users, groups, value, onChange }: MembersSectio
         {saml.length === 0 && local.length === 0 ? (
           <Text size="sm">
             {t('knocWizard.members.noGroups')}{' '}
-            <Anchor component={Link} to="/admin/groups">
+            <Anchor component={Link} to="/admin/groups" underline="always">
               {t('knocWizard.members.manageGroups')}
             </Anchor>
           </Text>
