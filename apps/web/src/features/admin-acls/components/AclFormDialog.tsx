@@ -1,5 +1,4 @@
 import { Checkbox, NativeSelect, NumberInput, TextInput } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { useTranslation } from 'react-i18next';
 import {
   MAX_GRANT_MINUTES_MAX,
@@ -9,6 +8,7 @@ import {
   type KnocRecord,
 } from '@postern/protocol';
 import { FormDialog } from '@/components/dialogs/FormDialog';
+import { saveCallbacks } from '@/components/dialogs/save-callbacks';
 import { backendTypeLabelKey } from '@/features/backends/backend-types';
 import { AclConfigFields } from '@/features/backends/components/AclConfigFields';
 import { configIssueKey } from '@/features/backends/config-rules';
@@ -54,20 +54,11 @@ export function AclFormDialog({ knoc, backends, onClose }: AclFormDialogProps) {
   const save = (values: AclFormValues) => {
     if (pending || backend === undefined) return;
     form.clearFailure();
-    const done = (key: string) => () => {
-      notifications.show({ color: 'green', message: t(key, { name: values.Description.trim() }) });
-      onClose();
-    };
-    if (knoc === undefined) {
-      create.mutate(toKnocCreateBody(values, backend.Type), {
-        onSuccess: done('aclsScreen.msg.aclCreated'),
-        onError: form.refuse,
-      });
-    } else {
-      update.mutate(
-        { id: knoc.ID, body: toKnocUpdateBody(knoc, values, backend.Type) },
-        { onSuccess: done('aclsScreen.msg.aclUpdated'), onError: form.refuse },
-      );
+    const done = (key: string) => saveCallbacks(t(key, { name: values.Description.trim() }), onClose, form.refuse);
+    if (knoc === undefined) create.mutate(toKnocCreateBody(values, backend.Type), done('aclsScreen.msg.aclCreated'));
+    else {
+      const body = toKnocUpdateBody(knoc, values, backend.Type);
+      update.mutate({ id: knoc.ID, body }, done('aclsScreen.msg.aclUpdated'));
     }
   };
 

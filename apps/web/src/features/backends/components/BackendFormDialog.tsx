@@ -1,9 +1,9 @@
 import { useState } from 'react';
 import { Alert, NativeSelect, TextInput } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { useTranslation } from 'react-i18next';
 import { ErrorCodes, type AgentRecord, type BackendRecord, type BackendType } from '@postern/protocol';
 import { FormDialog } from '@/components/dialogs/FormDialog';
+import { saveCallbacks } from '@/components/dialogs/save-callbacks';
 import { useZodForm } from '@/lib/forms/use-zod-form';
 import { agentsApi } from '@/features/agents/api';
 import { backendsApi } from '../api';
@@ -57,20 +57,12 @@ export function BackendFormDialog({ backend, onClose }: BackendFormDialogProps) 
   const submit = (values: BackendFormValues) => {
     if (pending || values.Type === '') return;
     form.clearFailure();
-    const done = (key: string) => () => {
-      notifications.show({ color: 'green', message: t(key, { name: values.Name.trim() }) });
-      onClose();
-    };
+    const done = (key: string) => saveCallbacks(t(key, { name: values.Name.trim() }), onClose, form.refuse);
     if (backend === undefined) {
-      create.mutate(toBackendCreateBody(values, values.Type), {
-        onSuccess: done('backendsScreen.msg.backendCreated'),
-        onError: form.refuse,
-      });
+      create.mutate(toBackendCreateBody(values, values.Type), done('backendsScreen.msg.backendCreated'));
     } else {
-      update.mutate(
-        { id: backend.ID, body: toBackendUpdateBody(backend, values) },
-        { onSuccess: done('backendsScreen.msg.backendUpdated'), onError: form.refuse },
-      );
+      const body = toBackendUpdateBody(backend, values);
+      update.mutate({ id: backend.ID, body }, done('backendsScreen.msg.backendUpdated'));
     }
   };
 
