@@ -6,6 +6,7 @@ import type { Page } from 'playwright-core';
 import { waitFor, type RunningProcess } from '@postern/test-support';
 import { AdminApi } from './support/admin-api.js';
 import { signInToAdminConsole } from './support/admin-console.js';
+import { signInToAdminConsoleIn } from './support/admin-screens.js';
 import { createAgentInConsole, missingStore, openFromNavigation, rowWith } from './support/admin-flow.js';
 import {
   CLIENT_ADDRESSES,
@@ -150,7 +151,7 @@ describe.each(['sqlite', 'postgres'] as const)('knocs made in the console, used 
     await page.getByRole('textbox', { name: /^Maximum grant duration/ }).fill('120');
     await steps.record('3-options');
     await nextStep(page, 'Users and groups');
-    await selectMember(page, USER_FULL_NAME);
+    await selectMember(page, `Select ${USER_FULL_NAME}`);
     await steps.record('4-members');
     await nextStep(page, 'Review');
     expect(await page.getByText(LINUX_KNOC).first().isVisible()).toBe(true);
@@ -216,7 +217,7 @@ describe.each(['sqlite', 'postgres'] as const)('knocs made in the console, used 
     await page.getByRole('textbox', { name: /^Description/ }).fill(PROXY_KNOC);
     await steps.record('3-options');
     await nextStep(page, 'Users and groups');
-    await selectMember(page, USER_FULL_NAME);
+    await selectMember(page, `Select ${USER_FULL_NAME}`);
     await steps.record('4-members');
     await nextStep(page, 'Review');
     await steps.record('5-review');
@@ -246,7 +247,7 @@ describe.each(['sqlite', 'postgres'] as const)('knocs made in the console, used 
     await page.getByRole('textbox', { name: /^API key name/ }).fill('branch firewall');
     await steps.record('3-api-key');
     await nextStep(page, 'Users and groups');
-    await selectMember(page, USER_FULL_NAME);
+    await selectMember(page, `Select ${USER_FULL_NAME}`);
     await steps.record('4-members');
     await nextStep(page, 'Review');
     await steps.record('5-review');
@@ -270,6 +271,51 @@ describe.each(['sqlite', 'postgres'] as const)('knocs made in the console, used 
     const listed = curl(url, ['-u', `apiuser:${key}`]);
     expect(listed.status).toBe(200);
     expect(listed.body.split('\n')).toContain(clientAddress);
+  });
+
+  it.skipIf(store !== 'sqlite')('walks every step of the Linux and application wizards in German', async () => {
+    const { server, newPage } = portal();
+    const page = await newPage({ viewport: { width: 1280, height: 900 }, locale: 'de-DE', bypassCSP: true });
+    page.setDefaultTimeout(10_000);
+    await signInToAdminConsoleIn(page, server, 'de');
+    const member = `${USER_FULL_NAME} auswählen`;
+
+    const linux = new StepRecorder(page, 'wizard-linux-de');
+    await page.goto(`${server.url}/admin/knocs/new/linux`);
+    await stepHeading(page, 'Agent').waitFor();
+    await expect.poll(() => chosenAgent(page)).toBe(AGENT_NAME);
+    await linux.record('1-agent');
+    await nextStep(page, 'Einstellungen', 'Weiter');
+    await pickOption(page, 'IPv4-Set', SET_NAME);
+    await linux.record('2-settings');
+    await nextStep(page, 'Knoc-Optionen', 'Weiter');
+    await page.getByRole('textbox', { name: /^Beschreibung/ }).fill('SSH (Deutsch)');
+    await linux.record('3-options');
+    await nextStep(page, 'Benutzer und Gruppen', 'Weiter');
+    await selectMember(page, member);
+    await linux.record('4-members');
+    await nextStep(page, 'Überprüfen', 'Weiter');
+    expect(await page.getByRole('button', { name: 'Knoc anlegen', exact: true }).isVisible()).toBe(true);
+    await linux.record('5-review');
+
+    const application = new StepRecorder(page, 'wizard-application-de');
+    await page.goto(`${server.url}/admin/knocs/new/application`);
+    await stepHeading(page, 'Einstellungen').waitFor();
+    await page.getByRole('radio', { name: 'Passiv', exact: true }).check();
+    await page.getByRole('textbox', { name: /^Beschreibung/ }).fill('Filiale (Deutsch)');
+    await application.record('1-settings');
+    await nextStep(page, 'Knoc-Optionen', 'Weiter');
+    await application.record('2-options');
+    await nextStep(page, 'API-Schlüssel', 'Weiter');
+    await page.getByRole('radio', { name: 'Neuer API-Schlüssel' }).check();
+    await page.getByRole('textbox', { name: /^Name des API-Schlüssels/ }).fill('Filial-Firewall');
+    await application.record('3-api-key');
+    await nextStep(page, 'Benutzer und Gruppen', 'Weiter');
+    await selectMember(page, member);
+    await application.record('4-members');
+    await nextStep(page, 'Überprüfen', 'Weiter');
+    await application.record('5-review');
+    expect([...linux.violations, ...application.violations]).toEqual([]);
   });
 
   it('deletes the Linux knoc, and the grant ends on the device', async () => {

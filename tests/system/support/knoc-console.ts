@@ -31,9 +31,9 @@ export function chosenAgent(page: Page): Promise<string> {
   return page.getByRole('combobox', { name: 'Agent' }).locator('option:checked').innerText();
 }
 
-/** Ticks the row of `name` in the users or groups step. */
-export async function selectMember(page: Page, name: string, selectLabel = 'Select'): Promise<void> {
-  await page.getByRole('checkbox', { name: `${selectLabel} ${name}`, exact: true }).check();
+/** Ticks a row in the users or groups step by its checkbox's label ("Select grace (test)"). */
+export async function selectMember(page: Page, checkboxLabel: string): Promise<void> {
+  await page.getByRole('checkbox', { name: checkboxLabel, exact: true }).check();
 }
 
 /** Screenshots and serious accessibility findings of each step a test walks. */
