@@ -22,7 +22,8 @@ export function CreatedKnocDialog({ created, onClose }: { created: CreatedKnocSe
   const { t } = useTranslation();
   const apiKey = created?.ApiKey ?? null;
   // Without a configured public URL the server answers a path: the firewall needs the whole address.
-  const url = created?.AllowlistURL == null ? null : new URL(created.AllowlistURL, window.location.origin).href;
+  const path = created?.AllowlistURL ?? null;
+  const url = path === null ? null : new URL(path, window.location.origin).href;
   return (
     <Modal
       opened={created !== null}
