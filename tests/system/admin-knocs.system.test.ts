@@ -113,6 +113,18 @@ describe.each(['sqlite', 'postgres'] as const)('knocs made in the console, used 
     await card.getByRole('button', { name: 'Revoke Access' }).waitFor({ timeout: 15_000 });
   };
 
+  /** The wizards' last steps: the user ticked, the review checked and recorded, then Create knoc. */
+  const giveToUserAndCreate = async (page: Page, steps: StepRecorder, reviewShows?: string) => {
+    await nextStep(page, 'Users and groups');
+    await selectMember(page, `Select ${USER_FULL_NAME}`);
+    await steps.record('4-members');
+    await nextStep(page, 'Review');
+    expect(await page.getByText(USER_FULL_NAME).first().isVisible()).toBe(true);
+    if (reviewShows !== undefined) expect(await page.getByText(reviewShows).first().isVisible()).toBe(true);
+    await steps.record('5-review');
+    await page.getByRole('button', { name: 'Create knoc', exact: true }).click();
+  };
+
   it('creates an agent in the console and installs it; the empty knocs list offers the six tiles', async () => {
     const { server, newPage } = portal();
     // axe-core is injected as an inline script, which Postern's CSP rightly refuses unless bypassed.
@@ -150,13 +162,7 @@ describe.each(['sqlite', 'postgres'] as const)('knocs made in the console, used 
     await page.getByRole('textbox', { name: /^Description/ }).fill(LINUX_KNOC);
     await page.getByRole('textbox', { name: /^Maximum grant duration/ }).fill('120');
     await steps.record('3-options');
-    await nextStep(page, 'Users and groups');
-    await selectMember(page, `Select ${USER_FULL_NAME}`);
-    await steps.record('4-members');
-    await nextStep(page, 'Review');
-    expect(await page.getByText(LINUX_KNOC).first().isVisible()).toBe(true);
-    await steps.record('5-review');
-    await page.getByRole('button', { name: 'Create knoc', exact: true }).click();
+    await giveToUserAndCreate(page, steps, LINUX_KNOC);
 
     // The new knoc's detail dialog opens on the list, with the listing that verifies it.
     const detail = page.getByRole('dialog', { name: LINUX_KNOC });
@@ -216,12 +222,7 @@ describe.each(['sqlite', 'postgres'] as const)('knocs made in the console, used 
     await nextStep(page, 'Knoc options');
     await page.getByRole('textbox', { name: /^Description/ }).fill(PROXY_KNOC);
     await steps.record('3-options');
-    await nextStep(page, 'Users and groups');
-    await selectMember(page, `Select ${USER_FULL_NAME}`);
-    await steps.record('4-members');
-    await nextStep(page, 'Review');
-    await steps.record('5-review');
-    await page.getByRole('button', { name: 'Create knoc', exact: true }).click();
+    await giveToUserAndCreate(page, steps);
     const detail = page.getByRole('dialog', { name: PROXY_KNOC });
     await detail.waitFor();
     await detail.getByRole('button', { name: 'Close' }).first().click();
@@ -246,12 +247,7 @@ describe.each(['sqlite', 'postgres'] as const)('knocs made in the console, used 
     await page.getByRole('radio', { name: 'New API key' }).check();
     await page.getByRole('textbox', { name: /^API key name/ }).fill('branch firewall');
     await steps.record('3-api-key');
-    await nextStep(page, 'Users and groups');
-    await selectMember(page, `Select ${USER_FULL_NAME}`);
-    await steps.record('4-members');
-    await nextStep(page, 'Review');
-    await steps.record('5-review');
-    await page.getByRole('button', { name: 'Create knoc', exact: true }).click();
+    await giveToUserAndCreate(page, steps);
 
     const created = page.getByRole('dialog', { name: 'Knoc created' });
     await created.waitFor();
