@@ -14,11 +14,10 @@ import { KnocOptionsSection } from '../sections/KnocOptionsSection';
 import { descriptionIssueKey, knocOptionsSchema } from '../sections/knoc-options';
 import { MembersSection } from '../sections/MembersSection';
 import { SettingsSection } from '../sections/SettingsSection';
-import { settingsSchemaFor, type SettingsValues } from '../sections/settings';
+import type { SettingsValues } from '../sections/settings';
+import { applicationKindOfKnoc, updateSettingsSchema } from './application-kind';
 import { secretsToAskFor, toUpdateInput, updateValuesFromKnoc } from './knoc-update';
-
-/** On update a secret left empty keeps the stored one. */
-const UPDATE_SETTINGS_SCHEMA = settingsSchemaFor('update');
+import { AllowlistAccessFields, FixedApplicationKind } from './UpdateApplicationFields';
 
 /** Where a saved knoc leads: the knocs list, saying so. */
 export const UPDATED_PATH = '/admin/knocs?didUpdate=true';
@@ -43,7 +42,7 @@ export function KnocUpdateForm({ knoc, parent, agent, users, groups }: KnocUpdat
   const navigate = useNavigate();
   const [initial] = useState(() => updateValuesFromKnoc(knoc, parent));
   const settings = useZodForm({
-    schema: UPDATE_SETTINGS_SCHEMA,
+    schema: updateSettingsSchema,
     initialValues: initial.settings,
     issueKey: configIssueKey,
   });
@@ -59,6 +58,7 @@ export function KnocUpdateForm({ knoc, parent, agent, users, groups }: KnocUpdat
   const [asking, setAsking] = useState<string[] | null>(null);
   const update = useUpdateKnocWithWizard();
   const isScript = initial.settings.Type === 'script';
+  const [kind] = useState(() => applicationKindOfKnoc(knoc));
 
   function save() {
     const tabs = [
@@ -103,7 +103,11 @@ export function KnocUpdateForm({ knoc, parent, agent, users, groups }: KnocUpdat
           <Tabs.Tab value="members">{t('knocWizard.update.users')}</Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="settings" pt="md">
-          <SettingsSection form={settings} types={[initial.settings.Type]} agent={agent} mode="update" />
+          <Stack gap="md">
+            {kind === null ? null : <FixedApplicationKind kind={kind} />}
+            <SettingsSection form={settings} types={[initial.settings.Type]} agent={agent} mode="update" />
+            {initial.settings.Type === 'allowlist' ? <AllowlistAccessFields form={settings} /> : null}
+          </Stack>
         </Tabs.Panel>
         <Tabs.Panel value="options" pt="md">
           <KnocOptionsSection form={options} />

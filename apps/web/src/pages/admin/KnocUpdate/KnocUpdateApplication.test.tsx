@@ -78,10 +78,24 @@ describe('update screen of application knocs', { timeout: 30_000 }, () => {
     expect(currentPath()).toBe('/admin/knocs/k-fw/update');
   });
 
-  it('saves an allowlist knoc keeping its token and key', async () => {
+  it('shows the fixed kind and vendor', async () => {
+    openUpdate(FORTIOS);
+    expect(await screen.findByRole('textbox', { name: /^Application type/ }, { timeout: 5000 })).toHaveValue('Active');
+    expect(screen.getByRole('textbox', { name: /^Vendor/ })).toHaveValue('Fortinet');
+  });
+
+  it('edits the address ranges of an allowlist knoc, keeping its token and key', async () => {
     const { api, user } = openUpdate(allowlistKnoc());
     expect(await screen.findByRole('heading', { name: 'Update Partner list' }, { timeout: 5000 })).toBeVisible();
-    await user.click(await screen.findByRole('button', { name: 'Save' }));
+    expect(await screen.findByRole('checkbox', { name: /Allow access by IP address/ })).toBeChecked();
+    await user.click(screen.getByRole('button', { name: 'Remove address range 1' }));
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText('At least one IP range must be present')).toBeVisible();
+    expect(api.calls('PUT /api/admin/knocs/:id')).toHaveLength(0);
+
+    await user.click(screen.getByRole('button', { name: 'Add address range' }));
+    await user.type(screen.getByRole('textbox', { name: 'Address range 1' }), '198.51.100.0/24');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
 
     await waitFor(() => expect(currentPath()).toBe('/admin/knocs?didUpdate=true'));
     expect(putBody(api)).toMatchObject({
@@ -89,7 +103,7 @@ describe('update screen of application knocs', { timeout: 30_000 }, () => {
       Knoc: {
         ID: 'k-list',
         Config: {
-          allowlist: { Token: 'tok-123', ApiKeyId: '', AllowAccessByIp: true, AllowedIpAddresses: ['192.0.2.0/24'] },
+          allowlist: { Token: 'tok-123', ApiKeyId: '', AllowAccessByIp: true, AllowedIpAddresses: ['198.51.100.0/24'] },
         },
       },
     });

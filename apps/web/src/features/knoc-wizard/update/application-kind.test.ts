@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { ErrorCodes } from '@postern/protocol';
+import { knocRecord } from '@/test-support/fixtures';
+import { applicationKindOfKnoc, updateSettingsSchema } from './application-kind';
+import { allowlistKnoc, fortiosKnoc, PASSIVE_PLUS_CHILD, PASSIVE_PLUS_PARENT } from './update-fixtures';
+import { updateValuesFromKnoc } from './knoc-update';
+
+describe('application kind of a stored knoc', () => {
+  it('reads kind and vendor from the config', () => {
+    expect(applicationKindOfKnoc(fortiosKnoc())).toEqual({ type: 'active', vendor: 'fortinet' });
+    expect(applicationKindOfKnoc(allowlistKnoc())).toEqual({ type: 'passive', vendor: null });
+    expect(applicationKindOfKnoc(PASSIVE_PLUS_PARENT)).toEqual({ type: 'passive+', vendor: null });
+    expect(applicationKindOfKnoc(PASSIVE_PLUS_CHILD)).toEqual({ type: 'passive+', vendor: 'palo' });
+  });
+
+  it('is none for Linux, proxy and script knocs', () => {
+    expect(applicationKindOfKnoc(knocRecord({ BackendType: 'ipset' }))).toBeNull();
+    expect(applicationKindOfKnoc(knocRecord({ BackendType: 'script' }))).toBeNull();
+  });
+});
+
+describe('update settings rules', () => {
+  const allowlistSettings = (acl: Record<string, unknown>) => {
+    const settings = updateValuesFromKnoc(allowlistKnoc()).settings;
+    return { ...settings, Acl: { ...settings.Acl, ...acl } };
+  };
+
+  it('needs an address range when the allowlist is read by address', () => {
+    const issues = updateSettingsSchema.safeParse(allowlistSettings({ AllowedIpAddresses: [] })).error?.issues;
+    expect(issues?.map((issue) => [issue.path.join('.'), issue.message])).toEqual([
+      ['Acl.AllowedIpAddresses', ErrorCodes.ipRangeRequired],
+    ]);
+    expect(updateSettingsSchema.safeParse(allowlistSettings({})).success).toBe(true);
+    expect(
+      updateSettingsSchema.safeParse(allowlistSettings({ AllowAccessByIp: false, AllowedIpAddresses: [] })).success,
+    ).toBe(true);
+  });
+
+  it('does not require a secret left empty (the stored one is kept)', () => {
+    expect(updateSettingsSchema.safeParse(updateValuesFromKnoc(fortiosKnoc()).settings).success).toBe(true);
+  });
+});
