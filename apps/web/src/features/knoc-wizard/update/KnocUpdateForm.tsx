@@ -41,8 +41,10 @@ export function KnocUpdateForm({ knoc, parent, agent, users, groups }: KnocUpdat
   const { t } = useTranslation();
   const navigate = useNavigate();
   const [initial] = useState(() => updateValuesFromKnoc(knoc, parent));
+  const [kind] = useState(() => applicationKindOfKnoc(knoc));
+  const [settingsRules] = useState(() => updateSettingsSchema(kind));
   const settings = useZodForm({
-    schema: updateSettingsSchema,
+    schema: settingsRules,
     initialValues: initial.settings,
     issueKey: configIssueKey,
   });
@@ -58,7 +60,6 @@ export function KnocUpdateForm({ knoc, parent, agent, users, groups }: KnocUpdat
   const [asking, setAsking] = useState<string[] | null>(null);
   const update = useUpdateKnocWithWizard();
   const isScript = initial.settings.Type === 'script';
-  const [kind] = useState(() => applicationKindOfKnoc(knoc));
 
   function save() {
     const tabs = [

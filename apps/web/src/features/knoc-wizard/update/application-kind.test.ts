@@ -20,23 +20,34 @@ describe('application kind of a stored knoc', () => {
 });
 
 describe('update settings rules', () => {
+  const ALLOWLIST_RULES = updateSettingsSchema(applicationKindOfKnoc(allowlistKnoc()));
   const allowlistSettings = (acl: Record<string, unknown>) => {
     const settings = updateValuesFromKnoc(allowlistKnoc()).settings;
     return { ...settings, Acl: { ...settings.Acl, ...acl } };
   };
 
   it('needs an address range when the allowlist is read by address', () => {
-    const issues = updateSettingsSchema.safeParse(allowlistSettings({ AllowedIpAddresses: [] })).error?.issues;
+    const issues = ALLOWLIST_RULES.safeParse(allowlistSettings({ AllowedIpAddresses: [] })).error?.issues;
     expect(issues?.map((issue) => [issue.path.join('.'), issue.message])).toEqual([
       ['Acl.AllowedIpAddresses', ErrorCodes.ipRangeRequired],
     ]);
-    expect(updateSettingsSchema.safeParse(allowlistSettings({})).success).toBe(true);
+    expect(ALLOWLIST_RULES.safeParse(allowlistSettings({})).success).toBe(true);
     expect(
-      updateSettingsSchema.safeParse(allowlistSettings({ AllowAccessByIp: false, AllowedIpAddresses: [] })).success,
+      ALLOWLIST_RULES.safeParse(allowlistSettings({ AllowAccessByIp: false, AllowedIpAddresses: [] })).success,
     ).toBe(true);
   });
 
   it('does not require a secret left empty (the stored one is kept)', () => {
-    expect(updateSettingsSchema.safeParse(updateValuesFromKnoc(fortiosKnoc()).settings).success).toBe(true);
+    const knoc = fortiosKnoc();
+    const rules = updateSettingsSchema(applicationKindOfKnoc(knoc));
+    expect(rules.safeParse(updateValuesFromKnoc(knoc).settings).success).toBe(true);
+  });
+
+  it('keeps the EDL name of a passive+ firewall knoc', () => {
+    const rules = updateSettingsSchema(applicationKindOfKnoc(PASSIVE_PLUS_CHILD));
+    const settings = updateValuesFromKnoc(PASSIVE_PLUS_CHILD, PASSIVE_PLUS_PARENT).settings;
+    expect(rules.safeParse(settings).success).toBe(true);
+    const cleared = { ...settings, Acl: { ...settings.Acl, EDLName: '' } };
+    expect(rules.safeParse(cleared).error?.issues.map((issue) => issue.path.join('.'))).toEqual(['Acl.EDLName']);
   });
 });

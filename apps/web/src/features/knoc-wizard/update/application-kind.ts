@@ -1,4 +1,5 @@
 import { BackendType, ErrorCodes, type KnocRecord } from '@postern/protocol';
+import { APPLICATION_SETTINGS_MESSAGES, panosIssues } from '../sections/application-settings';
 import { settingsSchemaFor, type SettingsValues } from '../sections/settings';
 import {
   applicationTypeOfConfig,
@@ -32,12 +33,23 @@ const hasRange = (ranges: unknown) =>
   Array.isArray(ranges) && ranges.some((range) => typeof range === 'string' && range.trim() !== '');
 
 /**
- * The update screen's Settings rules: the wizards' (a secret left empty keeps the stored one), and an
- * allowlist read by address needs at least one address range.
+ * The update screen's Settings rules: the wizards' (a secret left empty keeps the stored one); an
+ * allowlist read by address needs at least one address range; a PAN-OS knoc keeps the fields of its
+ * kind (passive+ its EDLName, active its GroupName), as the application wizard asks.
  */
-export const updateSettingsSchema = settingsSchemaFor('update').superRefine((values: SettingsValues, ctx) => {
-  if (values.Type !== 'allowlist' || values.Acl.AllowAccessByIp !== true) return;
-  if (!hasRange(values.Acl.AllowedIpAddresses)) {
-    ctx.addIssue({ code: 'custom', path: ['Acl', 'AllowedIpAddresses'], message: ErrorCodes.ipRangeRequired });
-  }
-});
+export function updateSettingsSchema(kind: ApplicationKind | null) {
+  return settingsSchemaFor('update').superRefine((values: SettingsValues, ctx) => {
+    if (
+      values.Type === 'allowlist' &&
+      values.Acl.AllowAccessByIp === true &&
+      !hasRange(values.Acl.AllowedIpAddresses)
+    ) {
+      ctx.addIssue({ code: 'custom', path: ['Acl', 'AllowedIpAddresses'], message: ErrorCodes.ipRangeRequired });
+    }
+    if (values.Type === 'panos' && kind !== null) {
+      for (const { path } of panosIssues({ ApplicationType: kind.type, Backend: values.Backend, Acl: values.Acl })) {
+        ctx.addIssue({ code: 'custom', path, message: APPLICATION_SETTINGS_MESSAGES.required });
+      }
+    }
+  });
+}
