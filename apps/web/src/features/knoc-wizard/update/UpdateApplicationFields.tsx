@@ -1,7 +1,7 @@
 import { Checkbox, Group, Stack, TextInput } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { EditableRows } from '@/components/EditableRows';
 import type { ZodForm } from '@/lib/forms/use-zod-form';
+import { AddressRangeRows } from '../sections/AddressRangeRows';
 import type { SettingsValues } from '../sections/settings';
 import type { ApplicationKind } from './application-kind';
 
@@ -46,22 +46,10 @@ export function AllowlistAccessFields({ form }: { form: ZodForm<SettingsValues> 
         {...form.getInputProps('Acl.AllowAccessByIp', { type: 'checkbox' })}
       />
       {acl.AllowAccessByIp === true ? (
-        <EditableRows
-          legend={t('knocWizardApplication.apiKey.restriction.legend')}
+        <AddressRangeRows
           count={ranges.length}
-          renderRow={(index) => (
-            <TextInput
-              style={{ flex: 1 }}
-              aria-label={t('knocWizardApplication.apiKey.restriction.range', { number: index + 1 })}
-              placeholder="192.0.2.0/24"
-              autoComplete="off"
-              spellCheck={false}
-              {...form.getInputProps(`Acl.AllowedIpAddresses.${index}`)}
-            />
-          )}
-          removeLabel={(number) => t('knocWizardApplication.apiKey.restriction.remove', { number })}
+          inputProps={(index) => form.getInputProps(`Acl.AllowedIpAddresses.${index}`)}
           onRemove={(index) => form.removeListItem('Acl.AllowedIpAddresses', index)}
-          addLabel={t('knocWizardApplication.apiKey.restriction.add')}
           onAdd={() => form.insertListItem('Acl.AllowedIpAddresses', '')}
           error={form.errors['Acl.AllowedIpAddresses']}
         />

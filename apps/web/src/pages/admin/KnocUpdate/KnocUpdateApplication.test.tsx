@@ -25,6 +25,15 @@ function openUpdate(knoc: KnocRecord, others: readonly KnocRecord[] = []) {
 
 const putBody = (api: ReturnType<typeof openUpdate>['api']) => api.calls('PUT /api/admin/knocs/:id')[0]?.body;
 
+/** Moves the firewall to another URL and presses Save: the credential dialog, once it opens. */
+async function saveWithAnotherUrl(user: ReturnType<typeof openUpdate>['user']) {
+  const url = await screen.findByRole('textbox', { name: /^URL/ }, { timeout: 5000 });
+  await user.clear(url);
+  await user.type(url, 'https://fw2.example.net');
+  await user.click(screen.getByRole('button', { name: 'Save' }));
+  return screen.findByRole('dialog', { name: 'Re-enter credentials' });
+}
+
 describe('update screen of application knocs', { timeout: 30_000 }, () => {
   it('shows a stored secret as RECORDED, not required, and sends it back as RECORDED', async () => {
     const { api, user } = openUpdate(FORTIOS);
@@ -45,12 +54,7 @@ describe('update screen of application knocs', { timeout: 30_000 }, () => {
 
   it('asks for the token again when the URL changed, then saves with the new one', async () => {
     const { api, user } = openUpdate(FORTIOS);
-    const url = await screen.findByRole('textbox', { name: /^URL/ }, { timeout: 5000 });
-    await user.clear(url);
-    await user.type(url, 'https://fw2.example.net');
-    await user.click(screen.getByRole('button', { name: 'Save' }));
-
-    const dialog = await screen.findByRole('dialog', { name: 'Re-enter credentials' });
+    const dialog = await saveWithAnotherUrl(user);
     expect(api.calls('PUT /api/admin/knocs/:id')).toHaveLength(0);
     await user.type(within(dialog).getByLabelText(/^API token/), 'fresh-token');
     await user.click(within(dialog).getByRole('button', { name: 'Save' }));
@@ -65,11 +69,7 @@ describe('update screen of application knocs', { timeout: 30_000 }, () => {
 
   it('keeps the screen as it was when the credential dialog is cancelled', async () => {
     const { api, user } = openUpdate(FORTIOS);
-    const url = await screen.findByRole('textbox', { name: /^URL/ }, { timeout: 5000 });
-    await user.clear(url);
-    await user.type(url, 'https://fw2.example.net');
-    await user.click(screen.getByRole('button', { name: 'Save' }));
-    const dialog = await screen.findByRole('dialog', { name: 'Re-enter credentials' });
+    const dialog = await saveWithAnotherUrl(user);
     await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
 
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
