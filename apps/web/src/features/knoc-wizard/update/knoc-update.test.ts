@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RECORDED } from '@postern/protocol';
+import { KnocWizardUpdateBody, RECORDED } from '@postern/protocol';
 import { knocRecord } from '@/test-support/fixtures';
 import { knocFieldsBody } from '../knoc-body-fixtures';
 import { secretsToAskFor, toUpdateInput, updateValuesFromKnoc } from './knoc-update';
@@ -76,6 +76,15 @@ describe('update values of a vendor knoc', () => {
     expect(toUpdateInput(knoc, updateValuesFromKnoc(knoc)).Knoc.Config).toEqual({
       allowlist: { Token: 'tok-123', ApiKeyId: '', AllowAccessByIp: true, AllowedIpAddresses: ['192.0.2.0/24'] },
     });
+  });
+
+  it('makes bodies the server accepts for vendor, allowlist and passive+ knocs', () => {
+    const bodies = [
+      toUpdateInput(fortiosKnoc(), updateValuesFromKnoc(fortiosKnoc())),
+      toUpdateInput(allowlistKnoc(), updateValuesFromKnoc(allowlistKnoc())),
+      toUpdateInput(PASSIVE_PLUS_CHILD, updateValuesFromKnoc(PASSIVE_PLUS_CHILD, PASSIVE_PLUS_PARENT)),
+    ];
+    for (const body of bodies) expect(KnocWizardUpdateBody.safeParse(body).error).toBeUndefined();
   });
 
   it("shows a passive+ firewall knoc with its parent's options and members", () => {
