@@ -70,7 +70,7 @@ export function addEnvVarIssues(
 const SECRET_ON_UPDATE = z.string().max(4096);
 
 /** A backend type's fields schema: on update a secret may be left empty (kept as stored). */
-function backendFieldsSchema(type: BackendType, mode: ConfigFormMode): z.ZodType {
+export function backendFieldsSchema(type: BackendType, mode: ConfigFormMode): z.ZodType {
   const schema = BACKEND_CONFIG_SCHEMAS[type];
   const secrets = BACKEND_SECRET_FIELDS[type];
   if (mode === 'create' || secrets.length === 0) return schema;

@@ -27,10 +27,12 @@ export function useCreateKnocWithWizard() {
 }
 
 /** GET /api/admin/knocs/{id}: the knoc the update screen edits. */
-export const useKnoc = (knocId: string) =>
+export const useKnoc = (knocId: string | null) =>
   useQuery({
-    queryKey: ['knocs', 'item', knocId],
-    queryFn: ({ signal }) => api.get(`/admin/knocs/${encodeURIComponent(knocId)}`, KnocRecord, { signal }),
+    queryKey: ['knocs', 'item', knocId ?? ''],
+    queryFn: ({ signal }) => api.get(`/admin/knocs/${encodeURIComponent(knocId ?? '')}`, KnocRecord, { signal }),
+    // null: no knoc to fetch (a knoc without a parent).
+    enabled: knocId !== null,
   });
 
 /** PUT /api/admin/knocs/{id}: backend, knoc and memberships in one call; every admin list is stale after. */

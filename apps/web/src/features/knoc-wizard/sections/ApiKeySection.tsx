@@ -3,13 +3,13 @@ import { IconAlertTriangle } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { ApiKeyRecord } from '@postern/protocol';
 import { DataTable, type DataTableColumn } from '@/components/data-table/DataTable';
-import { EditableRows } from '@/components/EditableRows';
 import { QueryState } from '@/components/QueryState';
 import { RelativeTime } from '@/components/RelativeTime';
 import type { ZodForm } from '@/lib/forms/use-zod-form';
 import { apiKeysApi } from '@/features/api-keys/api';
 import { allowedFromText } from '@/features/api-keys/api-key-display';
 import { AllowedFromFields } from '@/features/api-keys/components/AllowedFromFields';
+import { AddressRangeRows } from './AddressRangeRows';
 import { API_KEY_OPTIONS, type ApiKeyStepValues } from './api-key-step';
 
 type Form = ZodForm<ApiKeyStepValues>;
@@ -120,23 +120,11 @@ function AddressRestriction({ form }: { form: Form }) {
       >
         {t('knocWizardApplication.apiKey.noneWarning')}
       </Alert>
-      <EditableRows
-        legend={t('knocWizardApplication.apiKey.restriction.legend')}
+      <AddressRangeRows
         description={t('err.allowlistAccessIpRestrictionFormRequired')}
         count={form.values.AllowedIpAddresses.length}
-        renderRow={(index) => (
-          <TextInput
-            style={{ flex: 1 }}
-            aria-label={t('knocWizardApplication.apiKey.restriction.range', { number: index + 1 })}
-            placeholder="192.0.2.0/24"
-            autoComplete="off"
-            spellCheck={false}
-            {...form.getInputProps(`AllowedIpAddresses.${index}`)}
-          />
-        )}
-        removeLabel={(number) => t('knocWizardApplication.apiKey.restriction.remove', { number })}
+        inputProps={(index) => form.getInputProps(`AllowedIpAddresses.${index}`)}
         onRemove={(index) => form.removeListItem('AllowedIpAddresses', index)}
-        addLabel={t('knocWizardApplication.apiKey.restriction.add')}
         onAdd={() => form.insertListItem('AllowedIpAddresses', '')}
         error={form.errors.AllowedIpAddresses}
       />

@@ -84,7 +84,9 @@ const filled = (value: unknown) => typeof value === 'string' && value.trim() !==
  * firewall refreshes (EDLName) and, through Panorama (a DeviceGroup), the firewall's SerialNumber;
  * active names the address group it fills (GroupName).
  */
-function panosIssues(values: ApplicationSettingsValues): { path: string[] }[] {
+export function panosIssues(
+  values: Pick<ApplicationSettingsValues, 'ApplicationType' | 'Backend' | 'Acl'>,
+): { path: string[] }[] {
   const needed =
     values.ApplicationType === 'passive+'
       ? ['EDLName', ...(filled(values.Backend.DeviceGroup) ? ['SerialNumber'] : [])]

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { ACL_CONFIG_SCHEMAS, BACKEND_CONFIG_SCHEMAS, BackendType, type AgentRecord } from '@postern/protocol';
 import { defaultAclConfig, defaultBackendConfig } from '@/features/backends/backend-defaults';
+import { backendFieldsSchema } from '@/features/backends/config-rules';
+import type { ConfigFormMode } from '@/features/backends/config-values';
 
 /** The Settings form: the backend's config and the knoc's (ACL) config for one backend type. */
 export interface SettingsValues {
@@ -14,15 +16,18 @@ export function fieldsElsewhere(type: BackendType): readonly string[] {
   return type === 'script' ? ['EnvVars'] : [];
 }
 
-/** The settings' rules of a type: the protocol's, without the fields another step holds. */
-function partSchemas(type: BackendType): { Backend: z.ZodType; Acl: z.ZodType } {
+/**
+ * The settings' rules of a type: the protocol's, without the fields another step holds; on update a
+ * secret may stay empty (the stored one is kept).
+ */
+function partSchemas(type: BackendType, mode: ConfigFormMode): { Backend: z.ZodType; Acl: z.ZodType } {
   if (type === 'script') {
     return {
       Backend: BACKEND_CONFIG_SCHEMAS.script.omit({ EnvVars: true }),
       Acl: ACL_CONFIG_SCHEMAS.script.omit({ EnvVars: true }),
     };
   }
-  return { Backend: BACKEND_CONFIG_SCHEMAS[type], Acl: ACL_CONFIG_SCHEMAS[type] };
+  return { Backend: backendFieldsSchema(type, mode), Acl: ACL_CONFIG_SCHEMAS[type] };
 }
 
 /**
@@ -30,16 +35,21 @@ function partSchemas(type: BackendType): { Backend: z.ZodType; Acl: z.ZodType } 
  * their codes, for configIssueKey's texts) under `Backend.<field>` and `Acl.<field>`; an issue about
  * the whole ACL config, such as "at least one set name", under `Acl`.
  */
-export const settingsSchema = z
-  .object({ Type: BackendType, Backend: z.record(z.string(), z.unknown()), Acl: z.record(z.string(), z.unknown()) })
-  .superRefine((values, ctx) => {
-    const schemas = partSchemas(values.Type);
-    for (const part of ['Backend', 'Acl'] as const) {
-      for (const issue of schemas[part].safeParse(values[part]).error?.issues ?? []) {
-        ctx.addIssue({ ...issue, path: [part, ...issue.path] });
+export function settingsSchemaFor(mode: ConfigFormMode) {
+  return z
+    .object({ Type: BackendType, Backend: z.record(z.string(), z.unknown()), Acl: z.record(z.string(), z.unknown()) })
+    .superRefine((values, ctx) => {
+      const schemas = partSchemas(values.Type, mode);
+      for (const part of ['Backend', 'Acl'] as const) {
+        for (const issue of schemas[part].safeParse(values[part]).error?.issues ?? []) {
+          ctx.addIssue({ ...issue, path: [part, ...issue.path] });
+        }
       }
-    }
-  });
+    });
+}
+
+/** The wizards' Settings rules: a new knoc's secrets are required. */
+export const settingsSchema = settingsSchemaFor('create');
 
 const withoutFields = (config: Record<string, unknown>, fields: readonly string[]) =>
   Object.fromEntries(Object.entries(config).filter(([field]) => !fields.includes(field)));

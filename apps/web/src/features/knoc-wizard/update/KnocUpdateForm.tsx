@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { ErrorDialog } from '@/components/dialogs/ErrorDialog';
 import { configIssueKey } from '@/features/backends/config-rules';
+import { CredentialDialog } from '@/features/backends/components/CredentialDialog';
 import { useZodForm } from '@/lib/forms/use-zod-form';
 import { useUpdateKnocWithWizard } from '../api';
 import { EnvVarsSection } from '../sections/EnvVarsSection';
@@ -13,8 +14,10 @@ import { KnocOptionsSection } from '../sections/KnocOptionsSection';
 import { descriptionIssueKey, knocOptionsSchema } from '../sections/knoc-options';
 import { MembersSection } from '../sections/MembersSection';
 import { SettingsSection } from '../sections/SettingsSection';
-import { settingsSchema } from '../sections/settings';
-import { toUpdateInput, updateValuesFromKnoc } from './knoc-update';
+import type { SettingsValues } from '../sections/settings';
+import { applicationKindOfKnoc, updateSettingsSchema } from './application-kind';
+import { secretsToAskFor, toUpdateInput, updateValuesFromKnoc } from './knoc-update';
+import { AllowlistAccessFields, FixedApplicationKind } from './UpdateApplicationFields';
 
 /** Where a saved knoc leads: the knocs list, saying so. */
 export const UPDATED_PATH = '/admin/knocs?didUpdate=true';
@@ -22,6 +25,8 @@ export const UPDATED_PATH = '/admin/knocs?didUpdate=true';
 /** Props of {@link KnocUpdateForm}. */
 export interface KnocUpdateFormProps {
   knoc: KnocRecord;
+  /** A passive+ firewall knoc's parent (its options and members are shown), else null. */
+  parent: KnocRecord | null;
   agent: AgentRecord | null;
   users: readonly UserRecord[];
   groups: readonly GroupRecord[];
@@ -32,11 +37,17 @@ export interface KnocUpdateFormProps {
  * wizard's own sections. Save validates every tab and opens the first one with an error; Cancel goes
  * back. A refused save shows the Error dialog and keeps what was typed.
  */
-export function KnocUpdateForm({ knoc, agent, users, groups }: KnocUpdateFormProps) {
+export function KnocUpdateForm({ knoc, parent, agent, users, groups }: KnocUpdateFormProps) {
   const { t } = useTranslation();
   const navigate = useNavigate();
-  const [initial] = useState(() => updateValuesFromKnoc(knoc));
-  const settings = useZodForm({ schema: settingsSchema, initialValues: initial.settings, issueKey: configIssueKey });
+  const [initial] = useState(() => updateValuesFromKnoc(knoc, parent));
+  const [kind] = useState(() => applicationKindOfKnoc(knoc));
+  const [settingsRules] = useState(() => updateSettingsSchema(kind));
+  const settings = useZodForm({
+    schema: settingsRules,
+    initialValues: initial.settings,
+    issueKey: configIssueKey,
+  });
   const options = useZodForm({
     schema: knocOptionsSchema,
     initialValues: initial.options,
@@ -45,6 +56,8 @@ export function KnocUpdateForm({ knoc, agent, users, groups }: KnocUpdateFormPro
   const envVars = useZodForm({ schema: envVarsSchema, initialValues: initial.envVars });
   const [members, setMembers] = useState(initial.members);
   const [tab, setTab] = useState<string | null>('settings');
+  /** The secrets the credential dialog asks for, null while it is closed. */
+  const [asking, setAsking] = useState<string[] | null>(null);
   const update = useUpdateKnocWithWizard();
   const isScript = initial.settings.Type === 'script';
 
@@ -60,13 +73,25 @@ export function KnocUpdateForm({ knoc, agent, users, groups }: KnocUpdateFormPro
       setTab(invalid[0]?.[0] ?? 'settings');
       return;
     }
-    const values = {
-      settings: settings.getValues(),
-      options: options.getValues(),
-      envVars: envVars.getValues(),
-      members,
-    };
+    const fields = secretsToAskFor(knoc, settings.getValues());
+    if (fields.length > 0) {
+      setAsking(fields);
+      return;
+    }
+    send(settings.getValues());
+  }
+
+  function send(settingsValues: SettingsValues) {
+    const values = { settings: settingsValues, options: options.getValues(), envVars: envVars.getValues(), members };
     update.mutate({ id: knoc.ID, body: toUpdateInput(knoc, values) }, { onSuccess: () => void navigate(UPDATED_PATH) });
+  }
+
+  /** The credential dialog's secrets go into the Settings form, then the save goes on with them. */
+  function continueWithSecrets(secrets: Record<string, string>) {
+    const next = { ...settings.getValues(), Backend: { ...settings.getValues().Backend, ...secrets } };
+    settings.setValues(next);
+    setAsking(null);
+    send(next);
   }
 
   return (
@@ -79,7 +104,11 @@ export function KnocUpdateForm({ knoc, agent, users, groups }: KnocUpdateFormPro
           <Tabs.Tab value="members">{t('knocWizard.update.users')}</Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="settings" pt="md">
-          <SettingsSection form={settings} types={[initial.settings.Type]} agent={agent} mode="update" />
+          <Stack gap="md">
+            {kind === null ? null : <FixedApplicationKind kind={kind} />}
+            <SettingsSection form={settings} types={[initial.settings.Type]} agent={agent} mode="update" />
+            {initial.settings.Type === 'allowlist' ? <AllowlistAccessFields form={settings} /> : null}
+          </Stack>
         </Tabs.Panel>
         <Tabs.Panel value="options" pt="md">
           <KnocOptionsSection form={options} />
@@ -102,6 +131,14 @@ export function KnocUpdateForm({ knoc, agent, users, groups }: KnocUpdateFormPro
         </Button>
       </Group>
       <ErrorDialog error={update.error} onClose={() => update.reset()} />
+      {asking !== null ? (
+        <CredentialDialog
+          type={initial.settings.Type}
+          fields={asking}
+          onSubmit={continueWithSecrets}
+          onCancel={() => setAsking(null)}
+        />
+      ) : null}
     </Stack>
   );
 }

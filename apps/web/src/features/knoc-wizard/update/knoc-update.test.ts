@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { KnocWizardUpdateBody, RECORDED } from '@postern/protocol';
 import { knocRecord } from '@/test-support/fixtures';
 import { knocFieldsBody } from '../knoc-body-fixtures';
-import { toUpdateInput, updateValuesFromKnoc } from './knoc-update';
+import { secretsToAskFor, toUpdateInput, updateValuesFromKnoc } from './knoc-update';
+import { allowlistKnoc, fortiosKnoc, PASSIVE_PLUS_CHILD, PASSIVE_PLUS_PARENT } from './update-fixtures';
 
 describe('update values', () => {
   it('reads minutes from seconds, an empty duration for none, and keeps RFC1918 ranges', () => {
@@ -37,5 +39,59 @@ describe('update values', () => {
       UserIDs: ['u-1'],
       GroupIDs: ['g-1'],
     });
+  });
+});
+
+describe('update values of a vendor knoc', () => {
+  it('shows a stored secret empty and sends it back as RECORDED, kept as stored', () => {
+    const knoc = fortiosKnoc();
+    const values = updateValuesFromKnoc(knoc);
+    expect(values.settings.Backend).toMatchObject({ Url: 'https://fw.example.net', Bearer: '', VDOM: 'root' });
+    expect(toUpdateInput(knoc, values).Backend.Config).toEqual({
+      fortios: { Url: 'https://fw.example.net', Insecure: false, Bearer: RECORDED, Prefix: 'kk_', VDOM: 'root' },
+    });
+  });
+
+  it('sends a newly typed secret as typed', () => {
+    const knoc = fortiosKnoc();
+    const values = updateValuesFromKnoc(knoc);
+    const typed = {
+      ...values,
+      settings: { ...values.settings, Backend: { ...values.settings.Backend, Bearer: 'new' } },
+    };
+    expect(toUpdateInput(knoc, typed).Backend.Config).toMatchObject({ fortios: { Bearer: 'new' } });
+  });
+
+  it('asks for the secrets again only when the address changed and no new secret was typed', () => {
+    const knoc = fortiosKnoc();
+    const settings = updateValuesFromKnoc(knoc).settings;
+    const moved = { ...settings, Backend: { ...settings.Backend, Url: 'https://fw2.example.net' } };
+    expect(secretsToAskFor(knoc, settings)).toEqual([]);
+    expect(secretsToAskFor(knoc, moved)).toEqual(['Bearer']);
+    expect(secretsToAskFor(knoc, { ...moved, Backend: { ...moved.Backend, Bearer: 'fresh' } })).toEqual([]);
+  });
+
+  it("keeps an allowlist's token and key and sends back its allowed addresses", () => {
+    const knoc = allowlistKnoc();
+    expect(toUpdateInput(knoc, updateValuesFromKnoc(knoc)).Knoc.Config).toEqual({
+      allowlist: { Token: 'tok-123', ApiKeyId: '', AllowAccessByIp: true, AllowedIpAddresses: ['192.0.2.0/24'] },
+    });
+  });
+
+  it('makes bodies the server accepts for vendor, allowlist and passive+ knocs', () => {
+    const bodies = [
+      toUpdateInput(fortiosKnoc(), updateValuesFromKnoc(fortiosKnoc())),
+      toUpdateInput(allowlistKnoc(), updateValuesFromKnoc(allowlistKnoc())),
+      toUpdateInput(PASSIVE_PLUS_CHILD, updateValuesFromKnoc(PASSIVE_PLUS_CHILD, PASSIVE_PLUS_PARENT)),
+    ];
+    for (const body of bodies) expect(KnocWizardUpdateBody.safeParse(body).error).toBeUndefined();
+  });
+
+  it("shows a passive+ firewall knoc with its parent's options and members", () => {
+    const values = updateValuesFromKnoc(PASSIVE_PLUS_CHILD, PASSIVE_PLUS_PARENT);
+    expect(values.options).toMatchObject({ HideFromUsers: false, ClickToGrant: false });
+    expect(values.members).toEqual({ userIds: ['u-ada'], groupIds: ['g-ops'] });
+    expect(values.settings.Acl).toMatchObject({ EDLName: 'postern-edl' });
+    expect(values.settings.Backend).toMatchObject({ Hostname: 'pan.example.net', ApiKey: '' });
   });
 });

@@ -109,6 +109,10 @@ export const knocWizard: MirroredResource<typeof english> = {
       users: 'Benutzer',
       save: 'Speichern',
       cancel: 'Abbrechen',
+      kindFixed: 'Anwendungstyp und Hersteller lassen sich nach dem Anlegen des Knocs nicht mehr ändern.',
+      allowAccessByIp: 'Zugriff nach IP-Adresse erlauben',
+      allowAccessByIpDescription:
+        'Die Firewall darf die Allowlist aus diesen Adressbereichen ohne API-Schlüssel lesen.',
     },
     review: {
       settings: 'Einstellungen',

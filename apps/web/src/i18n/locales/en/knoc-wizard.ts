@@ -106,6 +106,9 @@ export const knocWizard = {
       users: 'Users',
       save: 'Save',
       cancel: 'Cancel',
+      kindFixed: 'The application type and vendor are fixed once the knoc exists.',
+      allowAccessByIp: 'Allow access by IP address',
+      allowAccessByIpDescription: 'The firewall may read the allowlist from these address ranges without an API key.',
     },
     review: {
       settings: 'Settings',
