@@ -1,12 +1,19 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { KnocResponse } from '@postern/protocol';
+import {
+  AdminStatusResponse,
+  AgentListResponse,
+  GroupListResponse,
+  KnocResponse,
+  UserListResponse,
+} from '@postern/protocol';
 import { allowlistKnoc, knocRecord } from '@/features/knocs/knoc-test-fixtures';
 import { stubClipboard } from '@/test-support/clipboard';
+import { adminStatus, licensingSummary } from '@/test-support/fixtures';
 import { findMenuItem } from '@/test-support/menu';
 import { currentPath } from '@/test-support/render-app';
 import { data } from '@/test-support/typed-fake-api';
-import { knocsTable, openKnocs } from './knocs-test-support';
+import { KNOCS, knocsTable, openKnocs } from './knocs-test-support';
 
 const ALLOWLIST_URL = `${window.location.origin}/api/v1/allowlists/k-allow/tok123.txt`;
 
@@ -55,10 +62,19 @@ describe('knocs screen: detail dialog', { timeout: 30_000 }, () => {
   });
 
   it('edits a knoc on its own update screen', async () => {
-    const { dialog, user } = await openDetail('Router');
+    const router = KNOCS.find((knoc) => knoc.Name === 'Router');
+    const { dialog, user } = await openDetail('Router', {
+      // What the update screen then loads, licensed.
+      'GET /api/admin/status': data(AdminStatusResponse, adminStatus({ Licensing: licensingSummary() })),
+      'GET /api/admin/knocs/:id': data(KnocResponse, router),
+      'GET /api/admin/agents': data(AgentListResponse, []),
+      'GET /api/admin/users': data(UserListResponse, []),
+      'GET /api/admin/groups': data(GroupListResponse, []),
+    });
     await user.click(within(dialog).getByRole('button', { name: 'Actions for Router' }));
     await user.click(await findMenuItem('Edit'));
     await waitFor(() => expect(currentPath()).toBe('/admin/knocs/k-script/update'));
+    expect(await screen.findByRole('heading', { level: 1, name: 'Update Router' }, { timeout: 5000 })).toBeVisible();
   });
 
   it('edits a passive+ knoc through its hidden child, whose firewall instructions it shows', async () => {
