@@ -63,6 +63,7 @@ describe('knocs screen: detail dialog', { timeout: 30_000 }, () => {
 
   it('edits a knoc on its own update screen', async () => {
     const router = KNOCS.find((knoc) => knoc.Name === 'Router');
+    if (router === undefined) throw new Error('the fixtures have no Router');
     const { dialog, user } = await openDetail('Router', {
       // What the update screen then loads, licensed.
       'GET /api/admin/status': data(AdminStatusResponse, adminStatus({ Licensing: licensingSummary() })),
