@@ -42,6 +42,9 @@ import {
 const DESKTOP = { viewport: { width: 1280, height: 900 }, bypassCSP: true };
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 
+/** A screen's screenshot name: its path with its slashes as dashes (knocs/new → knocs-new). */
+const fileNameOf = (screen: AdminScreen) => screen.path.replaceAll('/', '-');
+
 const SETTINGS_SCREEN = ADMIN_SCREENS.find((screen) => screen.path === 'settings') as AdminScreen;
 
 /** axe's serious and critical findings on the page as it is now, each prefixed with where it was seen. */
@@ -89,11 +92,11 @@ describe('the admin console screens in Chromium', () => {
     const found: string[] = [];
     for (const screen of ADMIN_SCREENS) {
       await openScreen(page, server, screen, language);
-      await page.screenshot({ path: screenshotPath(`admin-${screen.path}-${suffix}`), fullPage: true });
+      await page.screenshot({ path: screenshotPath(`admin-${fileNameOf(screen)}-${suffix}`), fullPage: true });
       found.push(...(await violations(page, `${screen.path} (${suffix})`)));
       if (withDialogs && screen.dialog !== undefined) {
         const dialog = await openDialog(page, screen);
-        await page.screenshot({ path: screenshotPath(`admin-${screen.path}-dialog-${suffix}`) });
+        await page.screenshot({ path: screenshotPath(`admin-${fileNameOf(screen)}-dialog-${suffix}`) });
         found.push(...(await violations(page, `${screen.path} dialog "${screen.dialog.title}" (${suffix})`)));
         await closeDialog(page, dialog);
       }
@@ -150,7 +153,7 @@ describe('the admin console screens in Chromium', () => {
       // A table scrolls sideways in its own container; a squeezed column must not cut a badge
       // ("Awaiting connection", a version's state) down to an ellipsis.
       for (const text of await truncatedTableTexts(page)) overflowing.push(`${screen.path} cuts "${text}" short`);
-      await page.screenshot({ path: screenshotPath(`admin-${screen.path}-phone`), fullPage: true });
+      await page.screenshot({ path: screenshotPath(`admin-${fileNameOf(screen)}-phone`), fullPage: true });
       if (screen.dialog !== undefined) {
         const dialog = await openDialog(page, screen);
         const box = await dialog.boundingBox();

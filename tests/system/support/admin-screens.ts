@@ -66,7 +66,10 @@ function button(name: string) {
   return (page: Page) => page.getByRole('button', { name, exact: true });
 }
 
-/** Every screen of the admin console's sidebar (knocs are a placeholder so far, and not here). */
+/**
+ * Every screen of the admin console: the sidebar's, the knoc type chooser, and the backends and ACLs
+ * screens (reached by address; the spec's sidebar does not list them).
+ */
 export const ADMIN_SCREENS: readonly AdminScreen[] = [
   {
     path: 'home',
@@ -91,6 +94,29 @@ export const ADMIN_SCREENS: readonly AdminScreen[] = [
     heading: { en: 'Admins', de: 'Administratoren' },
     ready: (page) => row(page, 'postern-admin'),
     dialog: { opener: button('Create admin'), title: 'Create admin' },
+  },
+  {
+    path: 'knocs',
+    heading: { en: 'Knocs', de: 'Knocs' },
+    ready: (page) => row(page, 'Billing database'),
+    dialog: { opener: button('Billing database'), title: 'Billing database' },
+  },
+  {
+    path: 'knocs/new',
+    heading: { en: 'New knoc', de: 'Neuer Knoc' },
+    ready: (page) => page.getByRole('link', { name: /^(New Linux knoc|Neuer Linux-Knoc)$/ }),
+  },
+  {
+    path: 'backends',
+    heading: { en: 'Backends', de: 'Backends' },
+    ready: (page) => row(page, 'published list'),
+    dialog: { opener: button('Create backend'), title: 'Create backend' },
+  },
+  {
+    path: 'acls',
+    heading: { en: 'ACLs', de: 'ACLs' },
+    ready: (page) => row(page, 'Build server'),
+    dialog: { opener: button('Create ACL'), title: 'Create ACL' },
   },
   {
     path: 'groups',
