@@ -39,9 +39,24 @@ export function runOrExit(command, args, options = {}) {
 export function ensureDependencies() {
   const lockfile = path.join(ROOT, 'package-lock.json');
   const installed = path.join(ROOT, 'node_modules', '.package-lock.json');
-  if (existsSync(installed) && statSync(installed).mtimeMs >= statSync(lockfile).mtimeMs) return;
+  const current = existsSync(installed) && statSync(installed).mtimeMs >= statSync(lockfile).mtimeMs;
+  if (current && sqliteDriverBuilt()) return;
   console.log('Installing dependencies (the first time this compiles the SQLite driver; it takes a minute or two)...');
   runOrExit('npm', ['ci', '--no-audit', '--no-fund']);
+  if (sqliteDriverBuilt()) return;
+  // On Node 20 the driver is an optional dependency compiled at install time, and npm drops an
+  // optional dependency whose build failed without saying so. Try once more with its output shown.
+  console.log('The SQLite driver was not built; installing again with the build output shown...');
+  runOrExit('npm', ['ci', '--no-audit', '--no-fund', '--foreground-scripts']);
+  if (sqliteDriverBuilt()) return;
+  console.error('The SQLite driver (better-sqlite3) could not be compiled: it needs python3, make and g++ on Node 20.');
+  process.exit(1);
+}
+
+/** Node 22+ uses the prebuilt Node-API driver; Node 20 needs better-sqlite3 12 compiled here. */
+function sqliteDriverBuilt() {
+  if (Number(process.versions.node.split('.')[0]) >= 22) return true;
+  return existsSync(path.join(ROOT, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'));
 }
 
 /** What each build step reads and how it builds. Later steps depend on earlier ones. */

@@ -25,6 +25,7 @@ export interface AppContext {
     | 'ipDiscoveryPorts'
     | 'supportUrl'
     | 'licensingUrl'
+    | 'experimentalFeatures'
   >;
   /** Seals and opens secrets stored in the database. */
   secrets: SecretBox;

@@ -51,6 +51,7 @@ describe('server shutdown', { timeout: 30_000 }, () => {
       ipDiscoveryPorts: [await freePort()],
       supportUrl: null,
       licensingUrl: null,
+      experimentalFeatures: [],
     };
   }
 

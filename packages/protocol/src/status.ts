@@ -92,6 +92,14 @@ export const LicensingSummary = z.object({
 export type LicensingSummary = z.infer<typeof LicensingSummary>;
 
 /** GET /api/admin/status */
+/**
+ * Features an operator turns on before they are the default (POSTERN_EXPERIMENTAL_FEATURES).
+ * enhanced-custom-script: the backend type choice also lists types an agent reports that this
+ * server cannot drive, disabled with their reason (spec §5).
+ */
+export const EXPERIMENTAL_FEATURES = ['enhanced-custom-script'] as const;
+export type ExperimentalFeature = (typeof EXPERIMENTAL_FEATURES)[number];
+
 export const AdminStatus = z.object({
   Name: z.string(),
   UserName: z.string(),
@@ -105,6 +113,7 @@ export const AdminStatus = z.object({
   LatestChangeLogsUrl: z.string(),
   MinimumRequiredAgentVersion: z.string(),
   UserCount: z.number().int(),
+  /** The experimental features this server has on; names it does not know are ignored by consoles. */
   ExperimentalFeatures: z.array(z.string()),
   SessionCount: z.number().int(),
   ACLCount: z.number().int(),

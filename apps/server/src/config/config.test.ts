@@ -31,6 +31,7 @@ describe('configuration', () => {
       ipDiscoveryPorts: [443, 222, 3389, 8000],
       supportUrl: null,
       licensingUrl: null,
+      experimentalFeatures: [],
     });
   });
 
@@ -51,6 +52,7 @@ describe('configuration', () => {
       POSTERN_IP_DISCOVERY_PORTS: '8000, 8443,8000',
       POSTERN_SUPPORT_URL: 'https://help.example.com/postern',
       POSTERN_LICENSING_URL: ' https://shop.example.com/licences?product=postern ',
+      POSTERN_EXPERIMENTAL_FEATURES: 'Enhanced-Custom-Script, enhanced-custom-script',
     });
     expect(config).toEqual({
       host: '0.0.0.0',
@@ -67,6 +69,7 @@ describe('configuration', () => {
       ipDiscoveryPorts: [8000, 8443],
       supportUrl: 'https://help.example.com/postern',
       licensingUrl: 'https://shop.example.com/licences?product=postern',
+      experimentalFeatures: ['enhanced-custom-script'],
     });
     expect(load({ POSTERN_IP_DISCOVERY_PORTS: 'off' }).ipDiscoveryPorts).toEqual([]);
   });
@@ -118,6 +121,10 @@ describe('configuration', () => {
     [
       { POSTERN_SECRET_KEY: 'c2hvcnQ=' },
       'POSTERN_SECRET_KEY: must be 32 random bytes in base64 (for example: openssl rand -base64 32)',
+    ],
+    [
+      { POSTERN_EXPERIMENTAL_FEATURES: 'enhanced-custom-scripts' },
+      'POSTERN_EXPERIMENTAL_FEATURES: "enhanced-custom-scripts" is not an experimental feature (known: enhanced-custom-script)',
     ],
     [{ POSTERN_INSECURE_HTTP: 'maybe' }, 'POSTERN_INSECURE_HTTP: must be true or false (got "maybe")'],
     [

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { IP_DISCOVERY_PORTS, parseIpOrCidr } from '@postern/protocol';
+import { EXPERIMENTAL_FEATURES, IP_DISCOVERY_PORTS, parseIpOrCidr, type ExperimentalFeature } from '@postern/protocol';
 import { ConfigError } from './config-error.js';
 
 /**
@@ -24,6 +24,7 @@ const SETTINGS = {
   ipDiscoveryPorts: { env: 'POSTERN_IP_DISCOVERY_PORTS', default: IP_DISCOVERY_PORTS.join(',') },
   supportUrl: { env: 'POSTERN_SUPPORT_URL', default: '' },
   licensingUrl: { env: 'POSTERN_LICENSING_URL', default: '' },
+  experimentalFeatures: { env: 'POSTERN_EXPERIMENTAL_FEATURES', default: '' },
 } as const;
 
 type SettingKey = keyof typeof SETTINGS;
@@ -59,6 +60,8 @@ export interface PosternConfig {
   supportUrl: string | null;
   /** Where licences are bought or renewed, linked from the licence dialog and banner; null: no link. */
   licensingUrl: string | null;
+  /** Experimental features turned on, reported to the console in the admin status. */
+  experimentalFeatures: ExperimentalFeature[];
 }
 
 type RawSettings = Record<SettingKey, string>;
@@ -81,6 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     ipDiscoveryPorts: parseDiscoveryPorts(raw.ipDiscoveryPorts),
     supportUrl: parseLinkUrl('supportUrl', raw.supportUrl),
     licensingUrl: parseLinkUrl('licensingUrl', raw.licensingUrl),
+    experimentalFeatures: parseExperimentalFeatures(raw.experimentalFeatures),
   };
 }
 
@@ -231,6 +235,25 @@ function parseLinkUrl(key: 'supportUrl' | 'licensingUrl', value: string): string
   if (url.username !== '' || url.password !== '')
     throw new ConfigError(env, 'URL must not contain a user name or password');
   return url.href;
+}
+
+/** A comma-separated list of feature names; a misspelt one stops the start rather than doing nothing. */
+function parseExperimentalFeatures(value: string): ExperimentalFeature[] {
+  const names = value
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== '');
+  const features = names.map((name) => {
+    const feature = EXPERIMENTAL_FEATURES.find((known) => known === name);
+    if (feature === undefined) {
+      throw new ConfigError(
+        SETTINGS.experimentalFeatures.env,
+        `"${name}" is not an experimental feature (known: ${EXPERIMENTAL_FEATURES.join(', ')})`,
+      );
+    }
+    return feature;
+  });
+  return [...new Set(features)];
 }
 
 function parseSecretKey(value: string): Buffer | null {

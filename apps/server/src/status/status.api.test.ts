@@ -154,6 +154,17 @@ describe.each(testStoreKinds())('status endpoints (%s)', (kind) => {
     expect(await links()).toEqual(['https://help.example.com/postern', 'https://shop.example.com/licences']);
   });
 
+  it('reports the experimental features the operator turned on', async () => {
+    const admin = await givenAdmin(t.ctx);
+    const cookie = await signInAdmin(t.app, admin.userName, admin.password);
+    const features = async () =>
+      (await get('/api/admin/status', { cookie })).json<{ data: { ExperimentalFeatures: string[] } }>().data
+        .ExperimentalFeatures;
+    expect(await features()).toEqual([]);
+    t.ctx.config.experimentalFeatures = ['enhanced-custom-script'];
+    expect(await features()).toEqual(['enhanced-custom-script']);
+  });
+
   it('refuses the status endpoints without the right session', async () => {
     for (const url of ['/api/status', '/api/admin/status']) {
       const response = await get(url);

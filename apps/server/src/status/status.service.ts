@@ -95,7 +95,7 @@ export async function adminStatus(ctx: AppContext, admin: Admin): Promise<AdminS
     LatestChangeLogsUrl: '',
     MinimumRequiredAgentVersion: MINIMUM_AGENT_VERSION,
     UserCount: userCount,
-    ExperimentalFeatures: [],
+    ExperimentalFeatures: ctx.config.experimentalFeatures,
     SessionCount: sessionCount,
     ACLCount: aclCount,
     Activity: activity,

@@ -116,6 +116,7 @@ export async function createTestApp(kind: TestStoreKind, options: TestAppOptions
       ipDiscoveryPorts: [],
       supportUrl: null,
       licensingUrl: null,
+      experimentalFeatures: [],
       ...options.config,
     },
     secrets: new SecretBox([randomBytes(32)]),

@@ -38,6 +38,12 @@ describe('capabilityViews', () => {
     expect(ipset).toEqual({ id: 'ipset', available: false, reason, sets: [] });
   });
 
+  it('calls IPSet and scripts unavailable when the agent’s build cannot drive them, as the server would', () => {
+    const [ipset, script] = capabilityViews(agentCapabilities({ backend_types: ['haproxy'] }));
+    expect(ipset).toMatchObject({ available: false, reason: 'err.agentBackendTypeNotSupported' });
+    expect(script).toEqual({ id: 'script', available: false });
+  });
+
   it('calls scripts, HAProxy and Other unavailable when disabled, socketless or absent', () => {
     const views = capabilityViews(
       agentCapabilities({ script: { enabled: false }, haproxy: { socket_location: ' ' }, backend_types: ['ipset'] }),

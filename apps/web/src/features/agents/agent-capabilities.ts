@@ -1,4 +1,4 @@
-import { ErrorCodes, type AgentCapabilities } from '@postern/protocol';
+import { agentIncapability, type AgentCapabilities } from '@postern/protocol';
 
 /** The four groups of the capabilities dialog, in the spec's order. */
 export const CAPABILITY_IDS = ['ipset', 'script', 'haproxy', 'other'] as const;
@@ -21,17 +21,15 @@ export type CapabilityView =
   | { id: 'other'; available: boolean; types: string[] };
 
 /**
- * What the agent can do, from its hello. IPSet needs the command and the right to run it (the same
- * two reasons the knoc wizard gives); HAProxy needs a runtime API socket; scripts must be enabled in
- * the agent's configuration; "Other" lists the remaining backend types its build can drive.
+ * What the agent can do, from its hello. IPSet and scripts follow the eligibility rule the server
+ * enforces and the knoc wizard shows (agentIncapability: the type in the agent's build, the ipset
+ * command and the right to run it, scripts enabled in its configuration), so the dialog never
+ * calls available what a knoc would be refused; HAProxy needs a runtime API socket; "Other" lists
+ * the remaining backend types its build can drive.
  */
 export function capabilityViews(capabilities: AgentCapabilities): CapabilityView[] {
-  const { ipset, script, haproxy, backend_types: types } = capabilities;
-  const ipsetReason = !ipset.command_available
-    ? ErrorCodes.ipsetNoCommand
-    : !ipset.sudo_enabled
-      ? ErrorCodes.ipsetNoSudo
-      : null;
+  const { ipset, haproxy, backend_types: types } = capabilities;
+  const ipsetReason = agentIncapability(capabilities, 'ipset');
   const socket = haproxy.socket_location.trim();
   const others = [...new Set(types.filter((type) => !OWN_GROUP_TYPES.has(type)))].sort();
   return [
@@ -41,7 +39,7 @@ export function capabilityViews(capabilities: AgentCapabilities): CapabilityView
       reason: ipsetReason,
       sets: ipset.ipsets.map((set) => ({ name: set.name, family: set.address_family })),
     },
-    { id: 'script', available: script.enabled },
+    { id: 'script', available: agentIncapability(capabilities, 'script') === null },
     { id: 'haproxy', available: socket !== '', socket: socket === '' ? null : socket },
     { id: 'other', available: others.length > 0, types: others },
   ];

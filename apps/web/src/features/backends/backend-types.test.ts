@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCodes } from '@postern/protocol';
 import { agentCapabilities, agentRecord, newAgentRecord } from '@/features/agents/agent-fixtures';
-import { agentOptions, autoPickedAgentId, backendTypeAvailability, backendTypeOptions } from './backend-types';
+import {
+  agentOptions,
+  autoPickedAgentId,
+  backendTypeAvailability,
+  backendTypeOptions,
+  unsupportedAgentTypes,
+} from './backend-types';
 
 const linux = agentRecord();
 const noSudo = agentRecord({
@@ -33,6 +39,23 @@ describe('which backend types can be chosen', () => {
         .filter((option) => !option.disabled)
         .map((option) => option.type),
     ).toEqual(['allowlist']);
+  });
+});
+
+describe('types agents report that this server cannot drive', () => {
+  const reporting = (ID: string, types: string[]) =>
+    agentRecord({ ID, Capabilities: agentCapabilities({ backend_types: types }) });
+
+  it('lists each unknown type once, in name order, with the reason', () => {
+    const agents = [reporting('a1', ['ipset', 'mikrotik', 'juniper']), reporting('a2', ['juniper', 'fortios'])];
+    expect(unsupportedAgentTypes([...agents, newAgentRecord()])).toEqual([
+      { type: 'juniper', reason: ErrorCodes.agentBackendTypeNotSupportedByServer },
+      { type: 'mikrotik', reason: ErrorCodes.agentBackendTypeNotSupportedByServer },
+    ]);
+  });
+
+  it('lists none when agents report only types the server knows', () => {
+    expect(unsupportedAgentTypes([linux, noSudo, newAgentRecord()])).toEqual([]);
   });
 });
 

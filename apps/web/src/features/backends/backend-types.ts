@@ -39,6 +39,26 @@ export function backendTypeOptions(agents: readonly AgentRecord[]): ({ type: Bac
   return BACKEND_TYPES.map((type) => ({ type, ...backendTypeAvailability(type, agents) }));
 }
 
+/** A type an agent reported that this server cannot drive: listed, never chosen. */
+export interface UnsupportedTypeOption {
+  type: string;
+  reason: ErrorCode;
+}
+
+/**
+ * The backend types agents report that this server does not know (a newer agent build), in name
+ * order. With the enhanced-custom-script experimental feature the type choice lists them disabled
+ * with their reason (spec §5), so an admin sees why a driver the agent has is not offered.
+ */
+export function unsupportedAgentTypes(agents: readonly AgentRecord[]): UnsupportedTypeOption[] {
+  const known = new Set<string>(BACKEND_TYPES);
+  const reported = agents.flatMap((agent) => agent.Capabilities?.backend_types ?? []);
+  return [...new Set(reported)]
+    .filter((type) => !known.has(type))
+    .sort()
+    .map((type) => ({ type, reason: ErrorCodes.agentBackendTypeNotSupportedByServer }));
+}
+
 /** An agent as a choice for a backend type. */
 export interface AgentOption extends Availability {
   agent: AgentRecord;

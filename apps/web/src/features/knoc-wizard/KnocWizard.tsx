@@ -2,7 +2,7 @@ import { useReducer } from 'react';
 import { useNavigate } from 'react-router';
 import { ErrorDialog } from '@/components/dialogs/ErrorDialog';
 import { useCreateKnocWithWizard } from './api';
-import type { KnocWizardState } from './knoc-wizard-state';
+import type { KnocWizardState, SettingsPreset } from './knoc-wizard-state';
 import { toCreateInput, uniqueBackendName } from './to-request';
 import { startState, type KnocWizardDefinition } from './wizards/definition';
 import { wizardReducer, type WizardAction } from './wizard';
@@ -16,18 +16,18 @@ export const createdKnocPath = (knocId: string) => `/admin/knocs?viewKnocId=${en
  * Nothing is sent until Next on the review step; a success resets the state and shows the new knoc,
  * a failure shows the Error dialog over the review, with everything still filled in.
  */
-export function KnocWizard({ definition }: { definition: KnocWizardDefinition }) {
+export function KnocWizard({ definition, preset }: { definition: KnocWizardDefinition; preset?: SettingsPreset }) {
   const navigate = useNavigate();
   const [state, dispatch] = useReducer<KnocWizardState, [WizardAction<KnocWizardState>]>(
     wizardReducer,
-    startState(definition),
+    startState(definition, preset),
   );
   const create = useCreateKnocWithWizard();
 
   function submit() {
     create.mutate((taken) => toCreateInput(state, uniqueBackendName(state.options.Description, taken)), {
       onSuccess: (created) => {
-        dispatch({ type: 'reset', initial: startState(definition) });
+        dispatch({ type: 'reset', initial: startState(definition, preset) });
         void navigate(createdKnocPath(created.KnocID));
       },
     });

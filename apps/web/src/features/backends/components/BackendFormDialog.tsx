@@ -16,7 +16,15 @@ import {
   toBackendUpdateBody,
   type BackendFormValues,
 } from '../backend-form';
-import { agentOptions, autoPickedAgentId, backendTypeLabelKey, backendTypeOptions, needsAgent } from '../backend-types';
+import { useAdminStatus } from '@/features/status/api';
+import {
+  agentOptions,
+  autoPickedAgentId,
+  backendTypeLabelKey,
+  backendTypeOptions,
+  needsAgent,
+  unsupportedAgentTypes,
+} from '../backend-types';
 import { configIssueKey } from '../config-rules';
 import { secretsToReenter } from '../config-values';
 import { BackendConfigFields } from './BackendConfigFields';
@@ -31,7 +39,7 @@ export interface BackendFormDialogProps {
 
 /**
  * Create or edit a backend: Name, Type (fixed on edit; types no agent can drive disabled with the
- * reason), Agent (none for allowlist; incapable agents disabled with theirs; the only capable one
+ * reason; with enhanced-custom-script also the types agents report that this server cannot drive), Agent (none for allowlist; incapable agents disabled with theirs; the only capable one
  * picked), then the type's config. Changing a vendor's address asks for its secrets again first.
  */
 export function BackendFormDialog({ backend, onClose }: BackendFormDialogProps) {
@@ -39,6 +47,8 @@ export function BackendFormDialog({ backend, onClose }: BackendFormDialogProps) 
   // Asked for by the dialog, not the page: the list itself needs no agents.
   const agentList = agentsApi.useList();
   const agents: readonly AgentRecord[] = agentList.data ?? [];
+  const experimental = useAdminStatus().data?.ExperimentalFeatures ?? [];
+  const unsupported = experimental.includes('enhanced-custom-script') ? unsupportedAgentTypes(agents) : [];
   const mode = backend === undefined ? 'create' : 'update';
   const create = backendsApi.useCreate();
   const update = backendsApi.useUpdate();
@@ -124,6 +134,12 @@ export function BackendFormDialog({ backend, onClose }: BackendFormDialogProps) 
             value: option.type,
             label: `${t(backendTypeLabelKey(option.type))}${reasonSuffix(option.reason)}`,
             disabled: option.disabled && option.type !== backend?.Type,
+          })),
+          // The value can never be a BackendType (those are lower-case words), so it is never saved.
+          ...unsupported.map((option) => ({
+            value: `unsupported:${option.type}`,
+            label: `${option.type}${reasonSuffix(option.reason)}`,
+            disabled: true,
           })),
         ]}
         {...form.getInputProps('Type')}

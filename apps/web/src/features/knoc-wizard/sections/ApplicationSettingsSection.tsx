@@ -1,5 +1,6 @@
 import { Fieldset, Radio, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
+import { useNavigate } from 'react-router';
 import type { AgentRecord } from '@postern/protocol';
 import type { ZodForm } from '@/lib/forms/use-zod-form';
 import { AclConfigFields } from '@/features/backends/components/AclConfigFields';
@@ -12,6 +13,7 @@ import {
   type ApplicationType,
   type Vendor,
 } from '../wizards/application-flow';
+import { SCRIPT_VENDORS, scriptVendorOf, scriptVendorWizardPath } from '../wizards/script-vendors';
 import { changeApplication, type ApplicationSettingsValues } from './application-settings';
 
 /** Props of {@link ApplicationSettingsSection}. */
@@ -24,15 +26,31 @@ export interface ApplicationSettingsSectionProps {
 /**
  * Step 1 of the application wizard: application type (with what it means), vendor (fixed to Palo
  * Alto for passive+), description, URL, and the vendor's connection and rule fields, the same
- * fields the backends screen shows.
+ * fields the backends screen shows. An active knoc may also name a vendor without a driver of its
+ * own: that is a script knoc, so the choice continues in the script wizard with the vendor's script.
  */
 export function ApplicationSettingsSection({ form, agent }: ApplicationSettingsSectionProps) {
   const { t } = useTranslation();
+  const navigate = useNavigate();
   const values = form.getValues();
   const backendType = vendorBackendType(values.ApplicationType, values.Vendor);
   const vendorName = t(`knocWizardApplication.vendors.${values.Vendor}`);
   const change = (patch: { ApplicationType?: ApplicationType; Vendor?: Vendor }) =>
     form.setValues(changeApplication(form.getValues(), patch));
+  const vendorItem = (vendor: string) => ({ value: vendor, label: t(`knocWizardApplication.vendors.${vendor}`) });
+  const vendorData =
+    values.ApplicationType === 'active'
+      ? [
+          { group: t('knocWizardApplication.settings.vendorGroups.drivers'), items: VENDORS.map(vendorItem) },
+          { group: t('knocWizardApplication.settings.vendorGroups.scripts'), items: SCRIPT_VENDORS.map(vendorItem) },
+        ]
+      : VENDORS.map(vendorItem);
+  const chooseVendor = (value: string | null) => {
+    const scriptVendor = scriptVendorOf(value);
+    if (scriptVendor !== null) return void navigate(scriptVendorWizardPath(scriptVendor));
+    const vendor = VENDORS.find((candidate) => candidate === value);
+    if (vendor !== undefined && vendor !== values.Vendor) change({ Vendor: vendor });
+  };
 
   return (
     <Stack gap="md">
@@ -59,13 +77,11 @@ export function ApplicationSettingsSection({ form, agent }: ApplicationSettingsS
         description={
           isVendorFixed(values.ApplicationType) ? t('knocWizardApplication.settings.vendorFixed') : undefined
         }
-        data={VENDORS.map((vendor) => ({ value: vendor, label: t(`knocWizardApplication.vendors.${vendor}`) }))}
+        data={vendorData}
         value={values.Vendor}
         disabled={isVendorFixed(values.ApplicationType)}
         allowDeselect={false}
-        onChange={(value) => {
-          if (value !== null && value !== values.Vendor) change({ Vendor: value });
-        }}
+        onChange={chooseVendor}
       />
       <TextInput
         withAsterisk

@@ -45,8 +45,9 @@ export function SummaryCard({
       </Title>
       <Table variant="vertical" withRowBorders={false}>
         <Table.Tbody>
-          {rows.map(([label, value]) => (
-            <Table.Tr key={label}>
+          {/* A label may repeat (PAN-OS has MapUser on the connection and on the rule). */}
+          {rows.map(([label, value], index) => (
+            <Table.Tr key={`${index}:${label}`}>
               <Table.Th w={240}>{label}</Table.Th>
               <Table.Td>{value}</Table.Td>
             </Table.Tr>

@@ -1,5 +1,5 @@
 import type { BackendType } from '@postern/protocol';
-import { initialKnocWizardState, type KnocWizardState } from '../knoc-wizard-state';
+import { initialKnocWizardState, type KnocWizardState, type SettingsPreset } from '../knoc-wizard-state';
 import type { WizardStep } from '../wizard';
 
 /** One knoc wizard as data: the backend types it creates and its steps (its heading is its route's title). */
@@ -9,7 +9,7 @@ export interface KnocWizardDefinition {
   steps: readonly WizardStep<KnocWizardState>[];
 }
 
-/** The definition's state when it starts: its first step, its default type. */
-export function startState(definition: KnocWizardDefinition): KnocWizardState {
-  return initialKnocWizardState(definition.steps[0]?.id ?? '', definition.types[0]);
+/** The definition's state when it starts: its first step, its default type, and any preset fields. */
+export function startState(definition: KnocWizardDefinition, preset: SettingsPreset = {}): KnocWizardState {
+  return initialKnocWizardState(definition.steps[0]?.id ?? '', definition.types[0], preset);
 }

@@ -19,6 +19,10 @@ export const knocWizardApplication = {
         active: 'Ein Agent ändert die Firewall sofort über ihre API.',
       },
       vendor: 'Hersteller',
+      vendorGroups: {
+        drivers: 'Über ihre API gesteuert',
+        scripts: 'Über ein Skript auf dem Agenten gesteuert',
+      },
       vendorFixed: 'Passiv+ funktioniert nur mit Firewalls von Palo Alto.',
       description: 'Beschreibung',
       url: 'URL',
@@ -27,6 +31,10 @@ export const knocWizardApplication = {
       aclLegend: 'Regel in {{vendor}}',
       invalid: 'Geben Sie hier einen gültigen Wert ein',
       passiveNote: 'Die Adresse der veröffentlichten Allowlist erhalten Sie, sobald der Knoc angelegt ist.',
+    },
+    scriptVendor: {
+      title: '{{vendor}} über ein Skript',
+      body: 'Postern hat keinen eigenen Treiber für {{vendor}}. Dieser Knoc führt {{command}} aus dem Skriptverzeichnis des Agenten aus, mit der Aktion, dem ACL-Namen und der Adresse des Benutzers; legen Sie das Skript dort ab (der Agent führt Skripte nur aus diesem Verzeichnis aus) und übergeben Sie ihm Adresse und Zugangsdaten des Geräts als Variablen, Geheimnisse als vertraulich markiert.',
     },
     types: {
       passive: 'Passiv',
@@ -42,6 +50,11 @@ export const knocWizardApplication = {
       sophossfos: 'Sophos SFOS',
       aws: 'Amazon AWS',
       azure: 'Azure NSG',
+      juniper: 'Juniper',
+      checkpoint: 'Checkpoint',
+      digitalocean: 'Digital Ocean',
+      pfsense: 'PfSense',
+      mikrotik: 'Mikrotik',
     },
     apiKey: {
       option: 'Wie die Firewall die Allowlist liest',

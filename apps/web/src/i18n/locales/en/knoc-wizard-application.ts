@@ -19,6 +19,10 @@ export const knocWizardApplication = {
       },
       vendor: 'Vendor',
       vendorFixed: 'Passive+ works with Palo Alto firewalls only.',
+      vendorGroups: {
+        drivers: 'Driven through their API',
+        scripts: 'Driven by a script on the agent',
+      },
       description: 'Description',
       url: 'URL',
       urlDescription: 'The address users open from their dashboard (optional).',
@@ -26,6 +30,10 @@ export const knocWizardApplication = {
       aclLegend: '{{vendor}} rule',
       invalid: 'Enter a value that is valid here',
       passiveNote: 'The firewall is given the address of the published allowlist once the knoc is created.',
+    },
+    scriptVendor: {
+      title: '{{vendor}} through a script',
+      body: 'Postern has no driver of its own for {{vendor}}. This knoc runs {{command}} from the agent’s scripts directory with the action, the ACL name and the user’s address; put the script there (the agent runs scripts only from that directory) and give it the device’s address and credentials as variables, marking secrets Sensitive.',
     },
     types: {
       passive: 'Passive',
@@ -41,6 +49,11 @@ export const knocWizardApplication = {
       sophossfos: 'Sophos SFOS',
       aws: 'Amazon AWS',
       azure: 'Azure NSG',
+      juniper: 'Juniper',
+      checkpoint: 'Checkpoint',
+      digitalocean: 'Digital Ocean',
+      pfsense: 'PfSense',
+      mikrotik: 'Mikrotik',
     },
     apiKey: {
       option: 'How the firewall reads the allowlist',

@@ -1,9 +1,10 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { AgentListResponse, BackendResponse, ErrorCodes } from '@postern/protocol';
+import { AdminStatusResponse, AgentListResponse, BackendResponse, ErrorCodes } from '@postern/protocol';
 import { agentRecord } from '@/features/agents/agent-fixtures';
 import i18n from '@/i18n/i18n';
 import { backendRecord } from '@/features/backends/backend-fixtures';
+import { adminStatus } from '@/test-support/fixtures';
 import { columnTexts } from '@/test-support/table';
 import { apiError, data, EMPTY_OK } from '@/test-support/typed-fake-api';
 import { AGENTS, backendsTable, openBackends } from './backends-test-support';
@@ -67,6 +68,28 @@ describe('backends screen: create', { timeout: 30_000 }, () => {
     expect(option(/^Fortinet FortiGate \(No agent can run this backend type\)$/)).toBeDisabled();
     expect(option(/^HAProxy$/)).toBeEnabled();
     expect(option(/^Allowlist$/)).toBeEnabled();
+  });
+
+  it('lists the types an agent reports that the server cannot drive, disabled, only with enhanced-custom-script', async () => {
+    const reporting = agentRecord({
+      Capabilities: { ...agentRecord().Capabilities!, backend_types: ['ipset', 'haproxy', 'juniper'] },
+    });
+    const unknownOption = async (features: string[]) => {
+      const { user, unmount } = openBackends({
+        'GET /api/admin/agents': data(AgentListResponse, [reporting]),
+        'GET /api/admin/status': data(AdminStatusResponse, adminStatus({ ExperimentalFeatures: features })),
+      });
+      await backendsTable();
+      await user.click(screen.getByRole('button', { name: 'Create backend' }));
+      const type = await enabledType(await screen.findByRole('dialog', { name: 'Create backend' }));
+      const option = within(type).queryByRole('option', { name: /^juniper/ });
+      unmount();
+      return option;
+    };
+    expect(await unknownOption([])).toBeNull();
+    const listed = await unknownOption(['enhanced-custom-script']);
+    expect(listed).toHaveTextContent('juniper (The agent reports a backend type this server does not support)');
+    expect(listed).toBeDisabled();
   });
 
   it('picks the only capable agent, defaults the address to its socket and sends the body', async () => {

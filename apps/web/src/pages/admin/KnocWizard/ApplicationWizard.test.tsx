@@ -7,7 +7,7 @@ import { apiKey } from '@/features/api-keys/api-key-fixtures';
 import { knocRecord } from '@/test-support/fixtures';
 import { currentPath } from '@/test-support/render-app';
 import { data } from '@/test-support/typed-fake-api';
-import { FRESH, next, openWizard, select, selectNamed, stepHeading, summary } from './wizard-test-support';
+import { FRESH, next, openWizard, pick, select, selectNamed, stepHeading, summary } from './wizard-test-support';
 
 const PATH = '/admin/knocs/new/application';
 const PLAINTEXT = 'pst_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
@@ -188,6 +188,18 @@ describe('application wizard', { timeout: 40_000 }, () => {
         GroupIDs: [],
       },
     ]);
+  });
+
+  it('offers vendors without a driver for active knocs, continuing in the script wizard with their script', async () => {
+    const { user } = open(created({}));
+    await fillSettings(user, 'Passive', 'Branch');
+    await user.click(selectNamed('Vendor'));
+    expect(screen.queryByRole('option', { name: 'Juniper', hidden: true })).toBeNull();
+    await user.click(screen.getByRole('radio', { name: 'Active' }));
+    await pick(user, 'Vendor', 'Juniper');
+    await waitFor(() => expect(currentPath()).toBe('/admin/knocs/new/script?vendor=juniper'));
+    expect(await screen.findByRole('alert', { name: 'Juniper through a script' })).toBeVisible();
+    await stepHeading('Agent');
   });
 
   it('creates an active Fortinet knoc driven by the agent and shows it in the list', async () => {

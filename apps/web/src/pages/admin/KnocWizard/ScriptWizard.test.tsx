@@ -95,6 +95,33 @@ describe('script wizard', { timeout: 30_000 }, () => {
   });
 });
 
+describe('script wizard for a vendor without a driver', { timeout: 30_000 }, () => {
+  it('starts with the vendor’s script, says where it runs, and keeps it when the agent is chosen', async () => {
+    const { api, user } = openWizard('/admin/knocs/new/script?vendor=mikrotik');
+    expect(await screen.findByRole('alert', { name: 'Mikrotik through a script' })).toHaveTextContent(
+      'runs mikrotik.sh from the agent’s scripts directory',
+    );
+    await waitFor(() => expect(selectNamed('Agent')).toHaveDisplayValue('edge-1'));
+    await next(user, 'Settings');
+    expect(screen.getByRole('textbox', { name: /^Command/ })).toHaveValue('mikrotik.sh');
+    await next(user, 'Knoc options');
+    await user.type(screen.getByRole('textbox', { name: /^Description/ }), 'Branch router');
+    await next(user, 'Environment variables');
+    await fillOptionsSkip(user);
+    await user.click(screen.getByRole('button', { name: 'Create knoc' }));
+    await waitFor(() => expect(api.calls('POST /api/admin/knocs')).toHaveLength(1));
+    expect(api.calls('POST /api/admin/knocs')[0]?.body).toMatchObject({
+      Backend: { Config: { script: { Command: 'mikrotik.sh' } } },
+    });
+  });
+
+  it('ignores a vendor it does not know', async () => {
+    openWizard('/admin/knocs/new/script?vendor=..%2Fetc');
+    await stepHeading('Agent');
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+});
+
 /** From the agent step (edge-1 picked on its own) to the variables, with command door.sh and description Door. */
 async function toVariables(user: UserEvent) {
   await waitFor(() => expect(selectNamed('Agent')).toHaveDisplayValue('edge-1'));
