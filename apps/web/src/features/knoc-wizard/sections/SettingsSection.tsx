@@ -1,4 +1,5 @@
-import { NativeSelect, Stack } from '@mantine/core';
+import { Fieldset, NativeSelect, Stack } from '@mantine/core';
+import type { ReactNode } from 'react';
 import type { AgentRecord, BackendType } from '@postern/protocol';
 import { useTranslation } from 'react-i18next';
 import type { ZodForm } from '@/lib/forms/use-zod-form';
@@ -16,10 +17,17 @@ export interface SettingsSectionProps {
   agent: AgentRecord | null;
   /** On update the type is fixed and secrets show RECORDED. */
   mode: 'create' | 'update';
+  /** Headings for the backend's and the knoc's fields (a vendor's connection and rule); none: one list. */
+  legends?: { backend: string; acl: string };
+}
+
+/** The fields under their heading, when there is one. */
+function Part({ legend, children }: { legend: string | undefined; children: ReactNode }) {
+  return legend === undefined ? children : <Fieldset legend={legend}>{children}</Fieldset>;
 }
 
 /** The backend's and the knoc's config for the chosen type, with the backends screen's fields. */
-export function SettingsSection({ form, types, agent, mode }: SettingsSectionProps) {
+export function SettingsSection({ form, types, agent, mode, legends }: SettingsSectionProps) {
   const { t } = useTranslation();
   const { Type: type } = form.getValues();
   const exclude = fieldsElsewhere(type);
@@ -35,8 +43,12 @@ export function SettingsSection({ form, types, agent, mode }: SettingsSectionPro
           onChange={(event) => form.setValues(defaultSettings(event.currentTarget.value as BackendType, agent))}
         />
       ) : null}
-      <BackendConfigFields type={type} form={form} path="Backend" mode={mode} agent={agent} exclude={exclude} />
-      <AclConfigFields type={type} form={form} path="Acl" mode={mode} agent={agent} exclude={exclude} />
+      <Part legend={legends?.backend}>
+        <BackendConfigFields type={type} form={form} path="Backend" mode={mode} agent={agent} exclude={exclude} />
+      </Part>
+      <Part legend={legends?.acl}>
+        <AclConfigFields type={type} form={form} path="Acl" mode={mode} agent={agent} exclude={exclude} />
+      </Part>
     </Stack>
   );
 }

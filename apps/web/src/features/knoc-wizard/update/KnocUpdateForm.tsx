@@ -56,6 +56,15 @@ export function KnocUpdateForm({ knoc, parent, agent, users, groups }: KnocUpdat
   const envVars = useZodForm({ schema: envVarsSchema, initialValues: initial.envVars });
   const [members, setMembers] = useState(initial.members);
   const [tab, setTab] = useState<string | null>('settings');
+  const vendorName = kind === null || kind.vendor === null ? null : t(`knocWizardApplication.vendors.${kind.vendor}`);
+  // A vendor's connection and rule under their headings, as the application wizard shows them.
+  const vendorLegends =
+    vendorName === null
+      ? undefined
+      : {
+          backend: t('knocWizardApplication.settings.backendLegend', { vendor: vendorName }),
+          acl: t('knocWizardApplication.settings.aclLegend', { vendor: vendorName }),
+        };
   /** The secrets the credential dialog asks for, null while it is closed. */
   const [asking, setAsking] = useState<string[] | null>(null);
   const update = useUpdateKnocWithWizard();
@@ -106,7 +115,13 @@ export function KnocUpdateForm({ knoc, parent, agent, users, groups }: KnocUpdat
         <Tabs.Panel value="settings" pt="md">
           <Stack gap="md">
             {kind === null ? null : <FixedApplicationKind kind={kind} />}
-            <SettingsSection form={settings} types={[initial.settings.Type]} agent={agent} mode="update" />
+            <SettingsSection
+              form={settings}
+              types={[initial.settings.Type]}
+              agent={agent}
+              mode="update"
+              legends={vendorLegends}
+            />
             {initial.settings.Type === 'allowlist' ? <AllowlistAccessFields form={settings} /> : null}
           </Stack>
         </Tabs.Panel>

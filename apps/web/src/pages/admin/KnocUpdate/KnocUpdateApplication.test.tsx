@@ -78,10 +78,14 @@ describe('update screen of application knocs', { timeout: 30_000 }, () => {
     expect(currentPath()).toBe('/admin/knocs/k-fw/update');
   });
 
-  it('shows the fixed kind and vendor', async () => {
+  it('shows the fixed kind and vendor, and the vendor’s connection and rule under their headings', async () => {
     openUpdate(FORTIOS);
     expect(await screen.findByRole('textbox', { name: /^Application type/ }, { timeout: 5000 })).toHaveValue('Active');
     expect(screen.getByRole('textbox', { name: /^Vendor/ })).toHaveValue('Fortinet');
+    const connection = within(screen.getByRole('group', { name: 'Fortinet connection' }));
+    expect(connection.getByRole('textbox', { name: /^URL/ })).toBeVisible();
+    const rule = within(screen.getByRole('group', { name: 'Fortinet rule' }));
+    expect(rule.getByRole('textbox', { name: /^Address group name/ })).toBeVisible();
   });
 
   it('edits the address ranges of an allowlist knoc, keeping its token and key', async () => {
