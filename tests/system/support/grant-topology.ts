@@ -180,8 +180,16 @@ export async function createGrantTopology(serverPort: number): Promise<GrantTopo
   };
 }
 
-/** The built agent inside the protected namespace, driving its ipset `postern4` and its HAProxy. */
-export function startTopologyAgent(topology: GrantTopology, token: string, stateFile: string): RunningProcess {
+/**
+ * The built agent inside the protected namespace, driving its ipset `postern4` and its HAProxy;
+ * `settings` adds agent settings (POSTERN_AGENT_SCRIPTS_* for a test that runs scripts).
+ */
+export function startTopologyAgent(
+  topology: GrantTopology,
+  token: string,
+  stateFile: string,
+  settings: Record<string, string> = {},
+): RunningProcess {
   const child = spawn(
     'ip',
     [
@@ -204,6 +212,7 @@ export function startTopologyAgent(topology: GrantTopology, token: string, state
         POSTERN_AGENT_HAPROXY_SOCKET: topology.haproxy.socket,
         POSTERN_AGENT_HEARTBEAT_SECONDS: '5',
         POSTERN_AGENT_LOG_LEVEL: 'warn',
+        ...settings,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
