@@ -27,10 +27,12 @@ export function EnvVarsSection({ form }: EnvVarsSectionProps) {
         return (
           <Group key={index} align="flex-start" wrap="nowrap">
             <TextInput
+              style={grow}
               label={t('knocWizard.envVars.name', { n: index + 1 })}
               {...form.getInputProps(`EnvVars.${index}.Name`)}
             />
             <ValueInput
+              style={grow}
               label={t('knocWizard.envVars.value', { n: index + 1 })}
               placeholder={row.Encrypted ? t('knocWizard.envVars.stored') : undefined}
               {...form.getInputProps(`EnvVars.${index}.Value`)}
@@ -52,3 +54,6 @@ export function EnvVarsSection({ form }: EnvVarsSectionProps) {
     </Stack>
   );
 }
+
+/** Name and value share the row's width (a password input has no width of its own). */
+const grow = { flex: '1 1 0', minWidth: 0 } as const;

@@ -142,7 +142,8 @@ export function ReviewSection({
           rows={
             envVars.length === 0
               ? [[t('knocWizard.review.envVars'), none]]
-              : envVars.map((row) => [row.Name, row.Value])
+              : // A sensitive value was typed hidden and is never shown again, not even here.
+                envVars.map((row) => [row.Name, row.Sensitive ? t('knocWizard.review.sensitiveValue') : row.Value])
           }
         />
       )}

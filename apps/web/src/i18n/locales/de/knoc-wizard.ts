@@ -119,6 +119,7 @@ export const knocWizard: MirroredResource<typeof english> = {
       type: 'Typ',
       options: 'Knoc-Optionen',
       envVars: 'Umgebungsvariablen',
+      sensitiveValue: 'Vertraulich, nicht angezeigt',
       agent: 'Agent',
       agentName: 'Name',
       agentVersion: 'Version',

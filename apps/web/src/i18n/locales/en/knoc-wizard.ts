@@ -115,6 +115,7 @@ export const knocWizard = {
       type: 'Type',
       options: 'Knoc options',
       envVars: 'Environment variables',
+      sensitiveValue: 'Sensitive, not shown',
       agent: 'Agent',
       agentName: 'Name',
       agentVersion: 'Version',

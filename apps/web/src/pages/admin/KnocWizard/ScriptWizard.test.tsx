@@ -44,8 +44,10 @@ describe('script wizard', { timeout: 30_000 }, () => {
     await next(user, 'Users and groups');
     await select(user, 'Engineering');
     await next(user, 'Review');
-    // Secrets are shown on the review.
-    expect(summary('Environment variables').getByText('us')).toBeVisible();
+    // A sensitive value is not shown again on the review; a plain one is.
+    expect(summary('Environment variables').getByText('eu')).toBeVisible();
+    expect(summary('Environment variables').getByText('Sensitive, not shown')).toBeVisible();
+    expect(summary('Environment variables').queryByText('us')).toBeNull();
     expect(summary('Users and groups').getByText('Engineering')).toBeVisible();
 
     await user.click(screen.getByRole('button', { name: 'Create knoc' }));
