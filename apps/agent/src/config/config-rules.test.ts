@@ -28,6 +28,7 @@ const named = (setting: string) => () => setting;
 const NOT_BOOLEAN = 'must be true or false (or yes/no, 1/0)';
 const TIMEOUT = 'must be a whole number of seconds from 1 to 600';
 const HEARTBEAT = 'must be a whole number of seconds from 5 to 300';
+const DRIFT_CHECK = 'must be 0 (off) or a whole number of seconds from 10 to 86400';
 const SOCKET = 'must be an absolute unix socket path or tcp://host:port';
 const TOKEN_RULE = 'must be at least 20 characters with no whitespace';
 const SHORT_TOKEN = 'x'.repeat(19);
@@ -164,6 +165,12 @@ const REFUSED: RefusedCase[] = [
     given: env({ POSTERN_AGENT_HEARTBEAT_SECONDS: value }),
     setting: named('POSTERN_AGENT_HEARTBEAT_SECONDS'),
     problem: `${HEARTBEAT} (got "${value}")`,
+  })),
+  ...['9', '86401', '-1', '5m'].map((value) => ({
+    name: `a drift check every ${value}`,
+    given: env({ POSTERN_AGENT_DRIFT_CHECK_SECONDS: value }),
+    setting: named('POSTERN_AGENT_DRIFT_CHECK_SECONDS'),
+    problem: `${DRIFT_CHECK} (got "${value}")`,
   })),
   ...['has space', 'x'.repeat(32), 'a;b', 'set/1'].map((name) => ({
     name: `an ipset name "${name}"`,
@@ -338,10 +345,18 @@ describe('configuration rules', () => {
     ['POSTERN_AGENT_SCRIPTS_TIMEOUT', '600', 'scripts.timeoutSeconds', 600],
     ['POSTERN_AGENT_HEARTBEAT_SECONDS', '5', 'heartbeatSeconds', 5],
     ['POSTERN_AGENT_HEARTBEAT_SECONDS', '300', 'heartbeatSeconds', 300],
+    ['POSTERN_AGENT_DRIFT_CHECK_SECONDS', '0', 'driftCheckSeconds', 0],
+    ['POSTERN_AGENT_DRIFT_CHECK_SECONDS', '10', 'driftCheckSeconds', 10],
+    ['POSTERN_AGENT_DRIFT_CHECK_SECONDS', '86400', 'driftCheckSeconds', 86400],
   ])('accepts %s=%s at the edge of its range', (name, value, key, expected) => {
     const { config } = f.load({ env: { [name]: value } });
 
-    const actual = key === 'heartbeatSeconds' ? config.heartbeatSeconds : config.scripts.timeoutSeconds;
+    const actual =
+      key === 'heartbeatSeconds'
+        ? config.heartbeatSeconds
+        : key === 'driftCheckSeconds'
+          ? config.driftCheckSeconds
+          : config.scripts.timeoutSeconds;
     expect(actual).toBe(expected);
   });
 

@@ -32,6 +32,7 @@ describe('defaults', () => {
       haproxy: { socket: null },
       knocproxy: { tlsCertFile: null, tlsKeyFile: null },
       heartbeatSeconds: 15,
+      driftCheckSeconds: 300,
       logLevel: 'info',
     });
   });

@@ -48,6 +48,8 @@ export interface AgentConfig {
   /** knocproxy serves HTTPS with these (both set) or plain HTTP (neither). */
   knocproxy: { tlsCertFile: string | null; tlsKeyFile: string | null };
   heartbeatSeconds: number;
+  /** How often devices are checked for drift between desired states; 0: only on each state. */
+  driftCheckSeconds: number;
   logLevel: LogLevel;
 }
 
@@ -119,6 +121,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
       tlsKeyFile: settings.value('knocproxy.tlsKeyFile') ?? null,
     },
     heartbeatSeconds: settings.required('heartbeatSeconds'),
+    driftCheckSeconds: settings.required('driftCheckSeconds'),
     logLevel: settings.required('logLevel'),
   };
 

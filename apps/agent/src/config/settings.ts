@@ -256,6 +256,13 @@ export const SETTINGS = {
     help: 'how often the agent tells the server it is alive',
     schema: () => integerIn(5, 300),
   }),
+  driftCheckSeconds: setting({
+    env: 'POSTERN_AGENT_DRIFT_CHECK_SECONDS',
+    default: '300',
+    expect: 'must be 0 (off) or a whole number of seconds from 10 to 86400',
+    help: 'how often the agent lists its devices and puts back lost grants or removes addresses nobody granted',
+    schema: () => integerIn(0, 86400).refine((seconds) => seconds === 0 || seconds >= 10),
+  }),
   logLevel: setting({
     env: 'POSTERN_AGENT_LOG_LEVEL',
     flag: '--log-level',

@@ -38,6 +38,21 @@ describe('agent runtime: expiry and the state file', () => {
     expect(expiryResult.results).toEqual([{ aclId: 'acl-a', ip: '10.0.0.2', action: 'remove', ok: true, error: '' }]);
   });
 
+  it('puts back a grant the device lost on its drift check period, and tells the server', async () => {
+    const t = await setup();
+    await t.start({ driftCheckSeconds: 0.05 });
+    await t.server.waitForConnections(1);
+    t.server.sendState(2, [A], [testEntry('acl-a', '10.0.0.1', 600)]);
+    await t.server.result(2);
+
+    t.driver.device.get('acl-a')?.clear();
+    await waitFor(() => t.server.results().length >= 2, 'the drift repair result');
+    expect(t.server.results()[1]?.results).toEqual([
+      { aclId: 'acl-a', ip: '10.0.0.1', action: 'add', ok: true, error: '' },
+    ]);
+    expect(t.driver.ips('acl-a')).toEqual(['10.0.0.1']);
+  });
+
   it('restores exactly the unexpired entries with their remaining time after a restart, before any connection', async () => {
     const t = await setup();
     const clock = new ManualClock();

@@ -154,10 +154,26 @@ export async function startAgentRuntime(options: AgentRuntimeOptions): Promise<A
   });
   connection.start();
 
+  // Between desired states nothing else notices a device losing a grant (or gaining an address).
+  const driftCheck = () => {
+    void queue
+      .run(() => reconciler.repairDrift())
+      .then((report) => {
+        // A grant put back confirms itself; one the device refused shows as the grant's error.
+        if (report.results.length > 0 && connection?.connected === true) {
+          sendResults(connection, store.generation, report.results);
+        }
+      })
+      .catch((error: unknown) => logger.error({ error: errorMessage(error) }, 'drift check failed'));
+  };
+  const driftTimer = config.driftCheckSeconds > 0 ? setInterval(driftCheck, config.driftCheckSeconds * 1000) : null;
+  driftTimer?.unref();
+
   return {
     async stop() {
       if (stopped) return;
       stopped = true;
+      if (driftTimer !== null) clearInterval(driftTimer);
       await connection.stop();
       // Expiries due from here on are done by the next start (from the state file) or the device.
       store.stopTimers();

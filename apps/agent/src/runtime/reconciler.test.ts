@@ -62,6 +62,7 @@ function setup(drivers: Driver[] = [new FakeDriver('ipset')]) {
       clock.advance(ms);
       await queue.idle();
     },
+    repairDrift: () => queue.run(() => run.repairDrift()),
     held: () =>
       [...store.entries.values()]
         .filter((entry) => !entry.removing)
@@ -486,5 +487,61 @@ describe('Reconciler: restore from the state file', () => {
     expect(remaining).toEqual({ '10.0.0.1': 50_000 });
     expect(later.ipset.callsOf('remove').map((call) => call.ips)).toEqual([['10.0.0.2']]);
     expect(content.knocs).toHaveLength(2);
+  });
+});
+
+describe('Reconciler: drift repair between states', () => {
+  it('puts back a grant the device lost, with its remaining time, and says so to the server', async () => {
+    const t = setup();
+    await t.state(1, [A], [testEntry('acl-a', '192.0.2.1', 600), testEntry('acl-a', '192.0.2.2', 600)]);
+    await t.advance(100_000);
+    t.ipset.device.get('acl-a')?.delete('192.0.2.2');
+
+    const report = await t.repairDrift();
+    expect(report).toMatchObject({ checked: 1, unlisted: 0, readded: 1, removed: 0, failed: 0 });
+    expect(report.results.map(outcome)).toEqual(['add acl-a 192.0.2.2 ok']);
+    expect(t.ipset.device.get('acl-a')?.get('192.0.2.2')).toEqual({ ttlSeconds: 500, userName: 'alice' });
+    expect(t.log.lines.join('\n')).toContain('repaired drift');
+  });
+
+  it('removes an address nobody granted, and spares one another knoc of the type holds', async () => {
+    const t = setup();
+    await t.state(1, [A, B], [testEntry('acl-a', '192.0.2.1'), testEntry('acl-b', '198.51.100.9')]);
+    const stray = { ttlSeconds: 600, userName: '' };
+    t.ipset.device.get('acl-a')?.set('203.0.113.66', stray);
+    // A device set two knocs share lists the other knoc's grant too: not drift.
+    t.ipset.device.get('acl-a')?.set('198.51.100.9', stray);
+
+    const report = await t.repairDrift();
+    expect(report).toMatchObject({ checked: 2, readded: 0, removed: 1, failed: 0, results: [] });
+    expect([...(t.ipset.device.get('acl-a')?.keys() ?? [])].sort()).toEqual(['192.0.2.1', '198.51.100.9']);
+  });
+
+  it('does nothing to a device that holds what the agent holds', async () => {
+    const t = setup();
+    await t.state(1, [A], [testEntry('acl-a', '192.0.2.1')]);
+    const callsBefore = t.ipset.calls.length;
+    expect(await t.repairDrift()).toMatchObject({ checked: 1, readded: 0, removed: 0, failed: 0 });
+    expect(t.ipset.calls.slice(callsBefore).map((call) => call.action)).toEqual(['list']);
+  });
+
+  it('reports a grant the device refuses to take back as failed, and skips a device it cannot list', async () => {
+    const t = setup();
+    await t.state(1, [A], [testEntry('acl-a', '192.0.2.1')]);
+    t.ipset.device.get('acl-a')?.clear();
+    t.ipset.fail = (action) => (action === 'apply' ? 'set is full' : null);
+    expect((await t.repairDrift()).results.map(outcome)).toEqual(['add acl-a 192.0.2.1 set is full']);
+
+    t.ipset.unavailable = 'ipset: command not found';
+    expect(await t.repairDrift()).toMatchObject({ checked: 0, unlisted: 1, readded: 0, removed: 0 });
+  });
+
+  it('leaves expired entries and removals in progress to the expiry timers', async () => {
+    const t = setup();
+    await t.state(1, [A], [testEntry('acl-a', '192.0.2.1', 60)]);
+    t.ipset.fail = (action) => (action === 'remove' ? 'busy' : null);
+    await t.advance(61_000);
+    t.ipset.device.get('acl-a')?.clear();
+    expect(await t.repairDrift()).toMatchObject({ readded: 0, removed: 0, results: [] });
   });
 });

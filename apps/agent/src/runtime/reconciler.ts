@@ -3,6 +3,7 @@ import type { AgentKnoc, ApplyMessage, DesiredEntry, EntryResult, StateMessage }
 import type { DriverEntry, DriverSet } from '../drivers/driver.js';
 import type { Clock } from './clock.js';
 import { callDriver, KnocBatches } from './driver-calls.js';
+import { repairDrift, type DriftReport } from './drift-repair.js';
 import { EntryChanges, removalOf, type Addition, type Removal } from './entry-changes.js';
 import { entryKey, type EntryStore } from './entry-store.js';
 import { desiredKnocs } from './knoc-config.js';
@@ -138,6 +139,14 @@ export class Reconciler {
     results.push(...(await this.#changes.add(additions, generation, receivedAtMs)));
     store.advance(generation, false);
     return results;
+  }
+
+  /**
+   * Puts the devices back to what the agent holds (see drift-repair.ts). Runs on a period, whether
+   * or not the server is reachable; a desired state does the same for its knocs on every connect.
+   */
+  async repairDrift(): Promise<DriftReport> {
+    return repairDrift({ store: this.#store, drivers: this.#drivers, clock: this.#clock, logger: this.#logger });
   }
 
   /**

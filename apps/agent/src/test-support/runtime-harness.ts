@@ -43,8 +43,15 @@ export function runtimeHarness() {
     const loaded = fixture.load({ env: { POSTERN_AGENT_SERVER_URL: server.serverUrl, ...options.env } }).config;
     const log = capturedLogger();
 
-    const start = async (overrides: Partial<AgentRuntimeOptions> & { heartbeatSeconds?: number } = {}) => {
-      const config: AgentConfig = { ...loaded, heartbeatSeconds: overrides.heartbeatSeconds ?? 5 };
+    const start = async (
+      overrides: Partial<AgentRuntimeOptions> & { heartbeatSeconds?: number; driftCheckSeconds?: number } = {},
+    ) => {
+      // Drift checks only where a test asks for them (a fraction of a second is fine here, not in config).
+      const config: AgentConfig = {
+        ...loaded,
+        heartbeatSeconds: overrides.heartbeatSeconds ?? 5,
+        driftCheckSeconds: overrides.driftCheckSeconds ?? 0,
+      };
       const runtime = await startAgentRuntime({
         config,
         logger: log.logger,
