@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { connect } from 'node:net';
+import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -146,6 +146,51 @@ function canConnect(socketPath: string): Promise<boolean> {
     socket.on('error', () => resolve(false));
   });
 }
+
+/**
+ * A runtime socket in front of haproxy's that turns `add acl … <from>` into an add of `<to>`: haproxy
+ * answers success, and the ACL does not hold what was asked for, as when another client cleared it.
+ */
+async function rewritingSocket(from: string, to: string): Promise<{ path: string; server: Server }> {
+  const socketPath = path.join(dir, `rewrite-${Date.now()}.sock`);
+  const server = createServer((client) => {
+    const upstream = connect(adminSocket);
+    upstream.pipe(client);
+    let pending = '';
+    client.setEncoding('utf8');
+    client.on('data', (chunk: string) => {
+      pending += chunk;
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      upstream.write(
+        lines.map((line) => `${line.replace(new RegExp(`^(add acl \\S+) ${from}$`), `$1 ${to}`)}\n`).join(''),
+      );
+    });
+    client.on('close', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+  return { path: socketPath, server };
+}
+
+describe('HAProxy driver: closed-loop verification', () => {
+  it('fails an add the ACL does not hold afterwards, though haproxy answered success', async () => {
+    const rewriting = await rewritingSocket('127.0.0.99', '127.0.0.98');
+    try {
+      const outcomes = await driver.apply(knoc({ Protocol: 'unix', Address: rewriting.path }), [
+        entry('127.0.0.97'),
+        entry('127.0.0.99'),
+      ]);
+      expect(outcomes).toEqual([
+        { ip: '127.0.0.97', ok: true, error: '' },
+        { ip: '127.0.0.99', ok: false, error: `ACL #${aclId} does not hold 127.0.0.99 after adding it` },
+      ]);
+      expect((await patterns()).sort()).toEqual(['127.0.0.97', '127.0.0.98']);
+    } finally {
+      await new Promise((resolve) => rewriting.server.close(resolve));
+    }
+  });
+});
 
 describe('HAProxy driver', () => {
   it('lets a granted 127.0.0.x source through the frontend ACL while others get 403', async () => {

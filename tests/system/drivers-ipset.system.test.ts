@@ -226,6 +226,35 @@ describe.each([
   });
 });
 
+describe('closed-loop verification: an add counts only once the kernel holds it', () => {
+  // A device that accepts a change and does not keep it: this wrapper drops the add of one address
+  // on its way to ipset (in the interactive shell and in `ipset restore` alike), as if another
+  // process had removed it at once.
+  const dropping = () => [...ns.prefix, 'sh', '-c', 'sed -u "/ 192.0.2.99 timeout/d" | ipset "$@"', 'ipset-dropping'];
+
+  it.each([
+    ['the long-lived ipset shell', true],
+    ['ipset restore', false],
+  ])('through %s, reports the address the set does not hold, and only that one', async (_mode, useShell) => {
+    const driver = new IpsetDriver({
+      allowedSets: ALLOWED,
+      command: dropping(),
+      logger: pino({ level: 'silent' }),
+      useShell,
+    });
+    try {
+      const outcomes = await driver.apply(BOTH, [entry('192.0.2.98'), entry('192.0.2.99')]);
+      expect(outcomes).toEqual([
+        { ip: '192.0.2.98', ok: true, error: '' },
+        { ip: '192.0.2.99', ok: false, error: 'set granted_v4 does not hold 192.0.2.99 after adding it' },
+      ]);
+      expect([...(await members('granted_v4')).keys()]).toEqual(['192.0.2.98']);
+    } finally {
+      await driver.close();
+    }
+  });
+});
+
 describe('the long-lived ipset shell', () => {
   it('is one ipset process kept between calls', async () => {
     await withShell.apply(BOTH, [entry('203.0.113.7')]);

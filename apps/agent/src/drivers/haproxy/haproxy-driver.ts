@@ -69,9 +69,36 @@ export class HaproxyDriver implements Driver<'haproxy'> {
         const entry = entries[index];
         if (entry !== undefined && !isSuccess(answer)) outcomes[index] = failed(entry.ip, answer.trim());
       });
+      await this.#verifyHeld(connection, acl, entries, addresses, outcomes);
       this.#logFailures(knoc, outcomes);
       return outcomes;
     });
+  }
+
+  /**
+   * Closed-loop verification: reads the ACL back on the same connection and fails every entry it
+   * does not hold, whatever `add acl` answered (another client may have cleared the ACL meanwhile).
+   */
+  async #verifyHeld(
+    connection: RuntimeConnection,
+    acl: string,
+    entries: readonly DriverEntry[],
+    addresses: ReadonlyMap<number, ParsedAddress>,
+    outcomes: EntryOutcome[],
+  ): Promise<void> {
+    const applied = [...addresses].filter(([index]) => outcomes[index]?.ok === true);
+    if (applied.length === 0) return;
+    const held = await this.#stored(
+      connection,
+      acl,
+      applied.map(([, address]) => address),
+    );
+    for (const [index, address] of applied) {
+      const entry = entries[index];
+      if (entry !== undefined && !held.has(address.canonical)) {
+        outcomes[index] = failed(entry.ip, `ACL ${acl} does not hold ${address.canonical} after adding it`);
+      }
+    }
   }
 
   remove(knoc: AgentKnocOf<'haproxy'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {

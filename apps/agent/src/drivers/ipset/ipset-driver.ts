@@ -30,6 +30,8 @@ interface Operation {
   index: number;
   set: string;
   line: string;
+  /** For an add: the address as the set holds it, read back afterwards (closed-loop verification). */
+  verify?: string;
 }
 
 const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
@@ -82,14 +84,18 @@ export class IpsetDriver implements Driver<'ipset'> {
     this.#shell = options.useShell === false ? null : new IpsetShell(options.command, shellTimeoutMs);
   }
 
+  /** Adds (or refreshes) the entries, then reads each back from the kernel: ok only when the set holds it. */
   apply(knoc: AgentKnocOf<'ipset'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
-    return this.#change(knoc, entries, (set, address, entry) => {
-      return `add ${set} ${address} timeout ${clampDeviceTimeout(entry.ttlSeconds)}`;
-    });
+    return this.#change(
+      knoc,
+      entries,
+      (set, address, entry) => `add ${set} ${address} timeout ${clampDeviceTimeout(entry.ttlSeconds)}`,
+      true,
+    );
   }
 
   remove(knoc: AgentKnocOf<'ipset'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
-    return this.#change(knoc, entries, (set, address) => `del ${set} ${address}`);
+    return this.#change(knoc, entries, (set, address) => `del ${set} ${address}`, false);
   }
 
   async list(knoc: AgentKnocOf<'ipset'>): Promise<string[]> {
@@ -127,6 +133,7 @@ export class IpsetDriver implements Driver<'ipset'> {
     knoc: AgentKnocOf<'ipset'>,
     entries: readonly DriverEntry[],
     lineFor: (set: string, address: string, entry: DriverEntry) => string,
+    verify: boolean,
   ): Promise<EntryOutcome[]> {
     const acl = ipsetAcl(knoc);
     const outcomes: EntryOutcome[] = entries.map((entry) => succeeded(entry.ip));
@@ -134,7 +141,14 @@ export class IpsetDriver implements Driver<'ipset'> {
     entries.forEach((entry, index) => {
       const target = this.#setFor(acl, entry.ip);
       if ('error' in target) outcomes[index] = failed(entry.ip, target.error);
-      else operations.push({ index, set: target.set, line: lineFor(target.set, target.address, entry) });
+      else
+        operations.push({
+          index,
+          set: target.set,
+          line: lineFor(target.set, target.address, entry),
+          // A network is stored differently by each set type (hash:ip splits it); single addresses are read back.
+          ...(verify && !target.address.includes('/') ? { verify: target.address } : {}),
+        });
     });
     for (const [operation, error] of await this.#execute(operations)) {
       const entry = entries[operation.index];
@@ -162,7 +176,34 @@ export class IpsetDriver implements Driver<'ipset'> {
 
   /** Runs the operations and returns the ones that failed, with what ipset said. */
   async #execute(operations: Operation[]): Promise<Map<Operation, string>> {
-    return (await this.#runInShell(operations)) ?? this.#restore(operations);
+    const inShell = await this.#runInShell(operations);
+    if (inShell !== null) return inShell;
+    const errors = await this.#restore(operations);
+    await this.#verifyByListing(
+      operations.filter((op) => op.verify !== undefined && !errors.has(op)),
+      errors,
+    );
+    return errors;
+  }
+
+  /**
+   * Reads a restored batch back: each set listed once, every added address looked up in it. One
+   * listing per set costs far less than a test per entry on a big reconcile.
+   */
+  async #verifyByListing(added: Operation[], errors: Map<Operation, string>): Promise<void> {
+    for (const set of new Set(added.map((op) => op.set))) {
+      const result = await this.#run(['list', set, '-output', 'save']);
+      const ofSet = added.filter((op) => op.set === set);
+      if (result.code !== 0) {
+        const reason = result.code === null ? this.#killedMessage() : parseIpsetError(result.stderr).message;
+        for (const op of ofSet) errors.set(op, `could not read set ${set} back: ${reason}`);
+        continue;
+      }
+      const held = new Set(parseSaveMembers(result.stdout, set).map(canonicalAddress));
+      for (const op of ofSet) {
+        if (!held.has(canonicalAddress(op.verify ?? ''))) errors.set(op, notHeldMessage(op));
+      }
+    }
   }
 
   /**
@@ -209,9 +250,13 @@ export class IpsetDriver implements Driver<'ipset'> {
   async #runInShell(operations: Operation[]): Promise<Map<Operation, string> | null> {
     if (this.#shell === null || operations.length === 0 || operations.length > SHELL_BATCH_LIMIT) return null;
     if (this.#now() < this.#shellRetryAt) return null;
+    // Each add is followed by a `test` of the same address: the kernel's own answer, in the same round trip.
+    const lines = operations.flatMap((op) =>
+      op.verify === undefined ? [op.line] : [op.line, `test ${op.set} ${op.verify}`],
+    );
     let answers: string[];
     try {
-      answers = await this.#shell.run(operations.map((op) => op.line));
+      answers = await this.#shell.run(lines);
     } catch (error) {
       this.#shellRetryAt = this.#now() + SHELL_RETRY_AFTER_MS;
       this.#logger.warn(
@@ -221,10 +266,17 @@ export class IpsetDriver implements Driver<'ipset'> {
       return null;
     }
     const errors = new Map<Operation, string>();
-    operations.forEach((op, index) => {
-      const answer = answers[index] ?? '';
+    let next = 0;
+    for (const op of operations) {
+      const answer = answers[next] ?? '';
+      next += 1;
       if (answer.trim() !== '') errors.set(op, parseIpsetError(answer).message);
-    });
+      if (op.verify === undefined) continue;
+      const test = answers[next] ?? '';
+      next += 1;
+      // A present entry answers "Warning: … is in set …"; an absent one "… is NOT in set …".
+      if (!errors.has(op) && !/ is in set /.test(test)) errors.set(op, notHeldMessage(op));
+    }
     if (errors.size > 0) this.#logger.warn({ failed: errors.size, of: operations.length }, 'ipset entries failed');
     return errors;
   }
@@ -246,4 +298,9 @@ export class IpsetDriver implements Driver<'ipset'> {
       });
     }
   }
+}
+
+/** An add ipset accepted but the set does not hold afterwards (another process removed it at once, a full set…). */
+function notHeldMessage(op: Operation): string {
+  return `set ${op.set} does not hold ${op.verify ?? ''} after adding it`;
 }
