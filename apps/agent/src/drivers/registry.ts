@@ -9,6 +9,7 @@ import { IpsetDriver } from './ipset/ipset-driver.js';
 import { KnocproxyDriver } from './knocproxy/knocproxy-driver.js';
 import type { TlsFiles } from './knocproxy/proxy-listener.js';
 import { ScriptDriver } from './script/script-driver.js';
+import { FortiosDriver } from './vendors/fortios/fortios-driver.js';
 
 /** The parts of the configuration the drivers read. */
 export type DriverConfig = Pick<AgentConfig, 'ipset' | 'haproxy' | 'scripts' | 'knocproxy'>;
@@ -65,7 +66,7 @@ export const DRIVER_FACTORIES = {
   knocproxy: ({ config, logger }) =>
     new KnocproxyDriver({ tls: readTlsFiles(config), logger: logger.child({ driver: 'knocproxy' }) }),
   script: ({ config, logger }) => new ScriptDriver({ ...config.scripts, logger: logger.child({ driver: 'script' }) }),
-  fortios: null,
+  fortios: ({ logger }) => new FortiosDriver({ logger: logger.child({ driver: 'fortios' }) }),
   fortimanager: null,
   panos: null,
   firepower: null,
