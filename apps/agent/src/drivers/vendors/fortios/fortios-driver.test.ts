@@ -117,4 +117,13 @@ describe('FortiosDriver', () => {
     expect(fake.requests.filter((request) => request.method === 'POST')).toHaveLength(2);
     expect(fake.members('postern-ssh')).toEqual(['none', 'kk_192.0.2.20']);
   });
+
+  it('uses a new Bearer token as soon as the backend config carries it', async () => {
+    const { fake, driver, knoc } = await setup();
+    fake.addGroup('postern-ssh');
+    expect(await driver.list(knoc())).toEqual([]);
+    fake.token = 'rotated-token-abcdef';
+    await expect(driver.list(knoc())).rejects.toThrow(/refused the API token \(HTTP 401\)/);
+    expect((await driver.apply(knoc({ Bearer: 'rotated-token-abcdef' }), [entry('192.0.2.30')]))[0]?.ok).toBe(true);
+  });
 });
