@@ -1,0 +1,129 @@
+import type { AgentKnocOf } from '@postern/protocol';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FortiosFake } from '../../../../test/fakes/fortios-fake.js';
+import { memoryLogger } from '../../../../test/support/memory-logger.js';
+import { selfSignedCertificate } from '../../../../test/support/self-signed.js';
+import type { DriverEntry } from '../../driver.js';
+import { FortiosDriver } from './fortios-driver.js';
+
+const TOKEN = 'fgt-token-0123456789';
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+async function setup(options: { tls?: boolean; vdoms?: string[] } = {}) {
+  const fake = await FortiosFake.start({
+    token: TOKEN,
+    ...(options.tls === true ? { tls: selfSignedCertificate() } : {}),
+    ...(options.vdoms === undefined ? {} : { vdoms: options.vdoms }),
+  });
+  const { logger, lines } = memoryLogger();
+  const delays: number[] = [];
+  const driver = new FortiosDriver({
+    logger,
+    timeoutMs: 2_000,
+    retry: { sleep: (ms) => (delays.push(ms), Promise.resolve()), maxRetryAfterMs: 50, baseMs: 5 },
+  });
+  cleanup.push(
+    () => fake.close(),
+    () => driver.close(),
+  );
+  const knoc = (
+    backend: Partial<AgentKnocOf<'fortios'>['backend']> = {},
+    group = 'postern-ssh',
+  ): AgentKnocOf<'fortios'> => ({
+    aclId: 'acl-1',
+    name: 'ssh',
+    url: 'ssh://fw',
+    backendId: 'backend-1',
+    backendType: 'fortios',
+    backend: { Url: fake.url, Bearer: TOKEN, Insecure: false, Prefix: 'kk_', VDOM: '', ...backend },
+    acl: { Name: group },
+  });
+  return { fake, driver, knoc, lines, delays };
+}
+
+const entry = (ip: string): DriverEntry => ({ ip, ttlSeconds: 3600, userName: 'alice' });
+
+describe('FortiosDriver', () => {
+  it('writes prefixed objects into the IPv4 and IPv6 groups of the VDOM, percent-encoding names', async () => {
+    const { fake, driver, knoc } = await setup({ vdoms: ['edge'] });
+    fake.addGroup('postern-ssh', { vdom: 'edge' });
+    fake.addGroup('postern-ssh', { vdom: 'edge', family: 'ipv6' });
+    const k = knoc({ VDOM: 'edge' });
+    const outcomes = await driver.apply(k, [entry('203.0.113.7'), entry('10.1.0.0/16'), entry('2001:DB8::7')]);
+    expect(outcomes.every((outcome) => outcome.ok)).toBe(true);
+    expect(fake.members('postern-ssh', { vdom: 'edge' })).toEqual(['none', 'kk_203.0.113.7', 'kk_10.1.0.0/16']);
+    expect(fake.members('postern-ssh', { vdom: 'edge', family: 'ipv6' })).toEqual(['none', 'kk_2001:db8::7']);
+    expect(fake.address('kk_203.0.113.7', { vdom: 'edge' })).toEqual({
+      name: 'kk_203.0.113.7',
+      type: 'ipmask',
+      subnet: '203.0.113.7/32',
+    });
+    expect(fake.address('kk_2001:db8::7', { vdom: 'edge', family: 'ipv6' })).toEqual({
+      name: 'kk_2001:db8::7',
+      ip6: '2001:db8::7/128',
+    });
+    expect(fake.requests.every((request) => request.vdom === 'edge')).toBe(true);
+    expect((await driver.list(k)).sort()).toEqual(['10.1.0.0/16', '2001:db8::7', '203.0.113.7']);
+  });
+
+  it('uses the backend Prefix and leaves objects without it alone', async () => {
+    const { fake, driver, knoc } = await setup();
+    fake.addGroup('postern-ssh', { members: ['none', 'office-lan', 'kk_198.51.100.1'] });
+    const k = knoc({ Prefix: 'pst_' });
+    expect((await driver.apply(k, [entry('198.51.100.2')]))[0]?.ok).toBe(true);
+    expect(await driver.list(k)).toEqual(['198.51.100.2']);
+    await driver.flush(k);
+    expect(fake.members('postern-ssh')).toEqual(['none', 'office-lan', 'kk_198.51.100.1']);
+  });
+
+  it('a missing group fails its entries with a clear reason; an empty Prefix is refused', async () => {
+    const { fake, driver, knoc } = await setup();
+    fake.addGroup('postern-ssh');
+    const [v6] = await driver.apply(knoc(), [entry('2001:db8::1')]);
+    expect(v6?.error).toBe(
+      'fortios: address group postern-ssh does not exist as an IPv6 group (addrgrp6) on the FortiGate',
+    );
+    await expect(driver.apply(knoc({ Prefix: '  ' }), [entry('192.0.2.1')])).rejects.toThrow(
+      /Prefix must not be empty/,
+    );
+  });
+
+  it('waits out throttling (429 with Retry-After, 503) and then applies', async () => {
+    const { fake, driver, knoc, delays } = await setup();
+    fake.addGroup('postern-ssh');
+    fake.throttle(2, 429, '7');
+    expect((await driver.apply(knoc(), [entry('192.0.2.10')]))[0]).toEqual({ ip: '192.0.2.10', ok: true, error: '' });
+    expect(delays).toEqual([50, 50]);
+    fake.throttle(1, 503);
+    expect((await driver.apply(knoc(), [entry('192.0.2.11')]))[0]?.ok).toBe(true);
+    expect(fake.members('postern-ssh')).toEqual(['none', 'kk_192.0.2.10', 'kk_192.0.2.11']);
+  });
+
+  it('verifies the certificate unless the backend says Insecure', async () => {
+    const { fake, driver, knoc } = await setup({ tls: true });
+    fake.addGroup('postern-ssh');
+    await expect(driver.list(knoc())).rejects.toThrow(/TLS: .*self.signed/i);
+    expect(await driver.list(knoc({ Insecure: true }))).toEqual([]);
+  });
+
+  it('serialises writes to one group: concurrent applies of one address create it once', async () => {
+    const { fake, driver, knoc } = await setup();
+    fake.addGroup('postern-ssh');
+    const results = await Promise.all([1, 2, 3].map(() => driver.apply(knoc(), [entry('192.0.2.20')])));
+    expect(results.flat().every((outcome) => outcome.ok)).toBe(true);
+    expect(fake.requests.filter((request) => request.method === 'POST')).toHaveLength(2);
+    expect(fake.members('postern-ssh')).toEqual(['none', 'kk_192.0.2.20']);
+  });
+
+  it('uses a new Bearer token as soon as the backend config carries it', async () => {
+    const { fake, driver, knoc } = await setup();
+    fake.addGroup('postern-ssh');
+    expect(await driver.list(knoc())).toEqual([]);
+    fake.token = 'rotated-token-abcdef';
+    await expect(driver.list(knoc())).rejects.toThrow(/refused the API token \(HTTP 401\)/);
+    expect((await driver.apply(knoc({ Bearer: 'rotated-token-abcdef' }), [entry('192.0.2.30')]))[0]?.ok).toBe(true);
+  });
+});

@@ -1,0 +1,218 @@
+import type { AgentKnocOf } from '@postern/protocol';
+import type { Logger } from 'pino';
+import { parseAddress, type ParsedAddress } from '../../addresses.js';
+import type { Driver, DriverEntry, EntryOutcome } from '../../driver.js';
+import { ClientCache } from '../../http/client-cache.js';
+import type { RetryPolicy } from '../../http/retry.js';
+import { KeyedSerialQueue } from '../../keyed-serial-queue.js';
+import { errorMessage, failed, succeeded } from '../../outcomes.js';
+import { FortiosClient, type FortiosFamily } from './fortios-client.js';
+
+export interface FortiosDriverOptions {
+  logger: Logger;
+  /** One HTTP try taking longer than this is given up (default: the client's 15 s). */
+  timeoutMs?: number;
+  /** Tests shorten the back-off. */
+  retry?: Partial<RetryPolicy>;
+}
+
+/** The default object name prefix (the spec's, and Knocknoc's). */
+export const DEFAULT_FORTIOS_PREFIX = 'kk_';
+
+/** What a knoc's configuration resolves to. */
+interface FortiosTarget {
+  client: FortiosClient;
+  prefix: string;
+  group: string;
+  /** The serial-queue key: one writer at a time per backend, VDOM and group. */
+  key: string;
+}
+
+const FAMILY: Readonly<Record<ParsedAddress['family'], FortiosFamily>> = { inet: 'ipv4', inet6: 'ipv6' };
+
+/**
+ * FortiGate address groups through the REST API (VENDORS.md 1.1). Each granted address is an address
+ * object named `<Prefix><address>` (`kk_203.0.113.7`, `kk_2001:db8::7`, `kk_10.0.0.0/24`) and a member
+ * of the knoc's group (`Name`; IPv6 addresses go to the `addrgrp6` group of the same name), in the
+ * backend's VDOM. Only names with the prefix are Postern's: `list` and `flush` never see or touch
+ * anything else.
+ *
+ * apply = create the object (already exists is fine) + add the membership (already a member is fine)
+ * + read the membership back: an entry is ok only when the FortiGate shows it. The group is read once
+ * first, so addresses it already holds cost nothing more. remove = delete the membership (absent is
+ * fine); the address object is kept for reuse, as Knocknoc does, because another knoc's group may
+ * still use it. FortiOS keeps no timers: the agent's own expiry removes entries.
+ *
+ * Writes to one group run one call at a time (FortiOS serialises configuration changes; VENDORS
+ * recommends at most one or two in flight per device).
+ */
+export class FortiosDriver implements Driver<'fortios'> {
+  readonly type = 'fortios' as const;
+  readonly #options: FortiosDriverOptions;
+  readonly #logger: Logger;
+  readonly #clients = new ClientCache<FortiosClient>();
+  readonly #queue = new KeyedSerialQueue();
+
+  constructor(options: FortiosDriverOptions) {
+    this.#options = options;
+    this.#logger = options.logger;
+  }
+
+  async apply(knoc: AgentKnocOf<'fortios'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
+    const target = this.#target(knoc);
+    const { outcomes, addresses } = parseEntries(entries);
+    return this.#queue.run(target.key, async () => {
+      for (const family of ['ipv4', 'ipv6'] as const) {
+        const batch = [...addresses].filter(([, address]) => FAMILY[address.family] === family);
+        if (batch.length === 0) continue;
+        const members = await target.client.groupMembers(family, target.group);
+        const present = new Set(members ?? []);
+        for (const [index, address] of batch) {
+          const ip = entries[index]?.ip ?? address.canonical;
+          if (members === null) {
+            outcomes[index] = failed(ip, missingGroup(target.group, family));
+            continue;
+          }
+          const name = `${target.prefix}${address.canonical}`;
+          // The group read above is the read-back for an address it already holds.
+          if (present.has(name)) continue;
+          outcomes[index] = await this.#applyOne(target, family, name, address, ip);
+          if (outcomes[index].ok) present.add(name);
+        }
+      }
+      this.#logFailures(knoc, 'apply', outcomes);
+      return outcomes;
+    });
+  }
+
+  async remove(knoc: AgentKnocOf<'fortios'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
+    const target = this.#target(knoc);
+    const { outcomes, addresses } = parseEntries(entries);
+    return this.#queue.run(target.key, async () => {
+      for (const [index, address] of addresses) {
+        const ip = entries[index]?.ip ?? address.canonical;
+        const name = `${target.prefix}${address.canonical}`;
+        try {
+          const result = await target.client.deleteMember(FAMILY[address.family], target.group, name);
+          if (result.error !== '') outcomes[index] = failed(ip, result.error);
+        } catch (error) {
+          outcomes[index] = failed(ip, errorMessage(error));
+        }
+      }
+      this.#logFailures(knoc, 'remove', outcomes);
+      return outcomes;
+    });
+  }
+
+  async list(knoc: AgentKnocOf<'fortios'>): Promise<string[]> {
+    const target = this.#target(knoc);
+    return this.#queue.run(target.key, async () => {
+      const held = new Set<string>();
+      for (const family of ['ipv4', 'ipv6'] as const) {
+        for (const name of (await target.client.groupMembers(family, target.group)) ?? []) {
+          if (!name.startsWith(target.prefix)) continue;
+          const address = parseAddress(name.slice(target.prefix.length));
+          // Only a name this driver would have written counts as Postern's.
+          if (address !== null && `${target.prefix}${address.canonical}` === name) held.add(address.canonical);
+        }
+      }
+      return [...held];
+    });
+  }
+
+  async flush(knoc: AgentKnocOf<'fortios'>): Promise<void> {
+    const held = await this.list(knoc);
+    const outcomes = await this.remove(
+      knoc,
+      held.map((ip) => ({ ip, ttlSeconds: 1, userName: '' })),
+    );
+    const failure = outcomes.find((outcome) => !outcome.ok);
+    if (failure !== undefined) throw new Error(`fortios: could not remove ${failure.ip}: ${failure.error}`);
+  }
+
+  async close(): Promise<void> {
+    await this.#queue.idle();
+    this.#clients.closeAll();
+  }
+
+  /** One address the group does not hold yet: object, membership, read-back. */
+  async #applyOne(
+    target: FortiosTarget,
+    family: FortiosFamily,
+    name: string,
+    address: ParsedAddress,
+    ip: string,
+  ): Promise<EntryOutcome> {
+    try {
+      const created = await target.client.createAddress(family, name, address.cidr);
+      if (created.error !== '') return failed(ip, created.error);
+      const added = await target.client.addMember(family, target.group, name);
+      if (added.error !== '') return failed(ip, added.error);
+      if (!(await target.client.hasMember(family, target.group, name))) {
+        return failed(
+          ip,
+          `fortios: ${name} was added to address group ${target.group} but is not there when read back`,
+        );
+      }
+      return succeeded(ip);
+    } catch (error) {
+      return failed(ip, errorMessage(error));
+    }
+  }
+
+  /** The knoc's client, prefix and group; throws when the configuration cannot work at all. */
+  #target(knoc: AgentKnocOf<'fortios'>): FortiosTarget {
+    const { Url, Bearer, Insecure, VDOM } = knoc.backend;
+    const group = (knoc.acl.Name ?? '').trim();
+    const prefix = (knoc.backend.Prefix ?? DEFAULT_FORTIOS_PREFIX).trim();
+    if (Url === undefined || Url.trim() === '') throw new Error('fortios: the backend has no Url');
+    if (Bearer === undefined || Bearer === '') throw new Error('fortios: the backend has no Bearer token');
+    if (group === '') throw new Error(`fortios: knoc ${knoc.aclId} names no address group (Name)`);
+    // Without a prefix every object in the group would look like Postern's, and flush would empty it.
+    if (prefix === '')
+      throw new Error('fortios: the backend Prefix must not be empty: it marks the objects Postern owns');
+    const vdom = (VDOM ?? '').trim();
+    const client = this.#clients.get(knoc.backendId, knoc.backend, () => {
+      return new FortiosClient({
+        url: Url.trim(),
+        insecure: Insecure === true,
+        token: Bearer,
+        vdom,
+        logger: this.#logger,
+        ...(this.#options.timeoutMs === undefined ? {} : { timeoutMs: this.#options.timeoutMs }),
+        ...(this.#options.retry === undefined ? {} : { retry: this.#options.retry }),
+      });
+    });
+    return { client, prefix, group, key: JSON.stringify([knoc.backendId, vdom, group]) };
+  }
+
+  #logFailures(knoc: AgentKnocOf<'fortios'>, action: string, outcomes: readonly EntryOutcome[]): void {
+    const failures = outcomes.filter((outcome) => !outcome.ok);
+    if (failures.length > 0) {
+      // Outcome errors come from the client, which has already redacted the token.
+      this.#logger.warn(
+        { aclId: knoc.aclId, action, failed: failures.length, first: failures[0]?.error },
+        'fortios entries failed',
+      );
+    }
+  }
+}
+
+function missingGroup(group: string, family: FortiosFamily): string {
+  return `fortios: address group ${group} does not exist${family === 'ipv6' ? ' as an IPv6 group (addrgrp6)' : ''} on the FortiGate`;
+}
+
+/** The entries' addresses by position, and outcomes with the unparsable ones already failed. */
+function parseEntries(entries: readonly DriverEntry[]): {
+  outcomes: EntryOutcome[];
+  addresses: Map<number, ParsedAddress>;
+} {
+  const outcomes = entries.map((entry) => succeeded(entry.ip));
+  const addresses = new Map<number, ParsedAddress>();
+  entries.forEach((entry, index) => {
+    const parsed = parseAddress(entry.ip);
+    if (parsed === null) outcomes[index] = failed(entry.ip, `${entry.ip} is not an IPv4 or IPv6 address`);
+    else addresses.set(index, parsed);
+  });
+  return { outcomes, addresses };
+}

@@ -1,0 +1,52 @@
+import { describeDriverContract } from './driver-contract.js';
+import { FortiosFake } from './fakes/fortios-fake.js';
+import { memoryLogger } from './support/memory-logger.js';
+import { FortiosDriver } from '../src/drivers/vendors/fortios/fortios-driver.js';
+
+const TOKEN = 'contract-token-7f3a9c';
+const GROUP = 'postern-web';
+
+describeDriverContract('fortios', async () => {
+  const fake = await FortiosFake.start({ token: TOKEN, vdoms: ['dmz'] });
+  fake.addGroup(GROUP, { vdom: 'dmz', members: ['none', 'office-lan'] });
+  fake.addGroup(GROUP, { vdom: 'dmz', family: 'ipv6', members: ['none'] });
+  const { logger, lines } = memoryLogger();
+  const driver = new FortiosDriver({ logger, timeoutMs: 2_000, retry: { baseMs: 1, capMs: 5 } });
+  const members = () => [
+    ...(fake.members(GROUP, { vdom: 'dmz' }) ?? []),
+    ...(fake.members(GROUP, { vdom: 'dmz', family: 'ipv6' }) ?? []),
+  ];
+  return {
+    driver,
+    knoc: {
+      aclId: 'acl-contract',
+      name: 'web',
+      url: 'https://intranet',
+      backendId: 'backend-contract',
+      backendType: 'fortios',
+      backend: { Url: fake.url, Bearer: TOKEN, Insecure: false, Prefix: 'kk_', VDOM: 'dmz' },
+      acl: { Name: GROUP },
+    },
+    device: {
+      owned: () =>
+        members()
+          .filter((name) => name.startsWith('kk_'))
+          .map((name) => name.slice(3)),
+      foreign: () => members().filter((name) => !name.startsWith('kk_')),
+      refuse: (ip) => fake.refuseValue(`${ip}/32`),
+      redirectTo: (url) => fake.redirectTo(url === null ? null : url.replace(/\/$/, '')),
+      invalidateCredential: () => {
+        fake.token = 'rotated-on-the-device';
+      },
+      requestCount: () => fake.requests.length,
+    },
+    logLines: lines,
+    secrets: [TOKEN],
+    auth: 'static-token',
+    ipv6: true,
+    close: async () => {
+      await driver.close();
+      await fake.close();
+    },
+  };
+});
