@@ -109,7 +109,7 @@ describe.each(['sqlite', 'postgres'] as const)('the admin console’s main flow 
       ['IPSet', 'Available', 'no ipsets found'],
       ['Custom Script', 'Unavailable', 'Disabled in the agent configuration'],
       ['HAProxy', 'Unavailable', 'No runtime API socket configured'],
-      ['Other', 'Available', 'Also drives: knocproxy'],
+      ['Other', 'Available', 'Also drives: fortios, knocproxy'],
     ] as const;
     for (const [title, state, detail] of expected) {
       const card = dialog.getByRole('region', { name: title, exact: true });

@@ -1,7 +1,7 @@
 import type { AgentCapabilities, BackendType } from '@postern/protocol';
 import type { AgentConfig } from '../config/config.js';
 import { formatHaproxySocket } from '../config/describe.js';
-import { ipsetCommand } from '../drivers/index.js';
+import { drivenBackendTypes, ipsetCommand } from '../drivers/index.js';
 import { detectIpset, type IpsetProbe } from './ipset-capabilities.js';
 import { OS_RELEASE_FILES, readOsRelease } from './os-release.js';
 
@@ -43,14 +43,19 @@ export async function detectCapabilities(
   };
 }
 
+/** The types whose driver depends on this host; every other driven type is a remote API. */
+const HOST_TYPES: ReadonlySet<BackendType> = new Set(['ipset', 'haproxy', 'knocproxy', 'script']);
+
 /**
  * The backend types this agent can drive here. haproxy and knocproxy need nothing installed (a
- * backend names its own socket or address); ipset needs the program; scripts need to be enabled.
+ * backend names its own socket or address); ipset needs the program; scripts need to be enabled;
+ * a vendor's API needs only its driver in this build (the registry says which).
  */
 function backendTypes(config: Pick<AgentConfig, 'scripts'>, ipsetAvailable: boolean): BackendType[] {
   const types: BackendType[] = [];
   if (ipsetAvailable) types.push('ipset');
   types.push('haproxy', 'knocproxy');
   if (config.scripts.enabled) types.push('script');
+  types.push(...drivenBackendTypes().filter((type) => !HOST_TYPES.has(type)));
   return types;
 }
