@@ -6,7 +6,7 @@
 // For digging into the grant figures: POSTERN_BENCH_PROFILE_DIR=<dir> makes the grant benchmark's
 // server and agents write V8 CPU profiles there; POSTERN_BENCH_PROBER_NICE sets the connection
 // prober's nice level (default 19; see scripts/bench/grant-latency.mjs).
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
@@ -106,10 +106,44 @@ try {
   );
   process.exit(1);
 }
-const sections = [{ title: 'Server', rows: serverRows }, ...grants.sections];
+const sections = [{ title: 'Server', rows: serverRows }, ...grants.sections, vendorDriverSection()];
 printSections(sections, grants.skipped);
 const written = writeMarkdown(ROOT, sections, grants.skipped, grants.notes);
 console.log(`\nWritten to ${path.relative(ROOT, written)}`);
+
+/**
+ * The vendor drivers' figures (scripts/bench/vendor-drivers.ts, run from source through tsx like the
+ * agent's tests, since the contract fakes are test code).
+ */
+function vendorDriverSection() {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/bench/vendor-drivers.ts')], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  const line = run.stdout.trim().split('\n').pop() ?? '';
+  if (run.status !== 0 || !line.startsWith('{')) {
+    console.error(`The vendor driver benchmark broke:\n${run.stderr}`);
+    process.exit(1);
+  }
+  const figures = JSON.parse(line);
+  return {
+    title: 'Vendor drivers (FortiOS contract fake on loopback)',
+    rows: [
+      {
+        name: `grant → applied on the fake, median (${figures.callsPerGrant} API calls incl. the read-back)`,
+        value: `${figures.grantMedianMs.toFixed(2)} ms`,
+      },
+      {
+        name: 'agent overhead on top of the fake’s answers, median',
+        value: `${figures.overheadMedianMs.toFixed(2)} ms (one plain round trip: ${figures.roundTripMedianMs.toFixed(2)} ms)`,
+      },
+      {
+        name: `reconcile of ${figures.reconcileEntries.toLocaleString('en')} grants into an empty group`,
+        value: `${figures.reconcileMs.toFixed(0)} ms`,
+      },
+    ],
+  };
+}
 
 function request(method, url, body, cookie) {
   return new Promise((resolve, reject) => {
