@@ -354,7 +354,7 @@ export class PanosFake {
         const fail = (text: string, extra: Record<string, string> = {}) =>
           failures.push({ section: section.name, attributes: { ...extra, ip, message: text } });
         if (section.name === 'register' || section.name === 'unregister') {
-          if (parseIpOrCidr(ip) === null || this.#refused.has(ip)) {
+          if (parseIpOrCidr(ip) === null || (section.name === 'register' && this.#refused.has(ip))) {
             fail('invalid IP address');
             continue;
           }
