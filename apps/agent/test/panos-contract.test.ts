@@ -181,6 +181,22 @@ describe('panos driver', () => {
     expect(fake.registered(TAG, { vsys: 'vsys2' })).toEqual([]);
   });
 
+  it('passive+: a burst of grants shares refreshes: the calls arriving during one share the next', async () => {
+    const { fake, driver } = await setup();
+    fake.addEdl('postern-allow', { vsys: 'vsys2' });
+    fake.refreshDelayMs = 100;
+    const knoc = passiveKnoc(fake);
+    const first = driver.apply(knoc, [entry('192.0.2.40')]);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const burst = await Promise.all(
+      ['192.0.2.41', '192.0.2.42', '192.0.2.43'].map((ip) => driver.apply(knoc, [entry(ip)])),
+    );
+    expect((await first)[0]?.ok).toBe(true);
+    expect(burst.map((outcomes) => outcomes[0]?.ok)).toEqual([true, true, true]);
+    const refreshes = fake.edlRefreshes('postern-allow', { vsys: 'vsys2' });
+    expect(refreshes).toHaveLength(2);
+  });
+
   it('passive+: a refused refresh fails every entry with the firewall reason; a bad address fails alone', async () => {
     const { fake, driver, lines } = await setup();
     fake.addEdl('postern-allow', { vsys: 'vsys2' });

@@ -101,6 +101,8 @@ export class PanosFake {
   #throttle: { remaining: number; status: 429 | 503; retryAfter: string | null } | null = null;
   #redirect: string | null = null;
   readonly #refused = new Set<string>();
+  /** How long a list refresh takes before it answers (a real one is a job that fetches the list). */
+  refreshDelayMs = 0;
 
   private constructor(options: PanosFakeOptions) {
     this.key = options.key;
@@ -324,6 +326,7 @@ export class PanosFake {
         return;
       }
       edl.refreshes.push({ at: this.#now(), vsys: vsysName, target });
+      if (this.refreshDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.refreshDelayMs));
       if (edl.refusal !== null) {
         error(edl.refusal);
         return;

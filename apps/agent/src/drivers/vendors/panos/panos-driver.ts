@@ -9,6 +9,7 @@ import { errorMessage, failed, succeeded } from '../../outcomes.js';
 import { PanosClient, type PanosScope } from './panos-client.js';
 import { isAlreadyAbsent, isAlreadyPresent, type UidEntryMessage } from './panos-responses.js';
 import { escapeXml } from './panos-xml.js';
+import { RefreshCoalescer } from './refresh-coalescer.js';
 
 export interface PanosDriverOptions {
   logger: Logger;
@@ -49,8 +50,9 @@ interface PanosTarget {
  *   addresses with the tag; flush = unregister them all. Other tags are never touched.
  * - **Passive+** (EDLName set: the hidden child of an allowlist knoc): the firewall polls the
  *   allowlist as an external dynamic list; every apply and remove asks it to refresh that list now
- *   (one refresh per call), and each entry's outcome is that refresh's, so a refused refresh shows on
- *   the grant with the firewall's reason. `list` is empty: the list itself is the server's allowlist.
+ *   (one refresh per call at most: calls arriving while a refresh runs share the next one), and each
+ *   entry's outcome is that refresh's, so a refused refresh shows on the grant with the firewall's
+ *   reason. `list` is empty: the list itself is the server's allowlist.
  *
  * `VSys` goes with every call; a Panorama backend (DeviceGroup set) needs the knoc's SerialNumber,
  * sent as `target=` so Panorama passes the call to that firewall.
@@ -61,6 +63,7 @@ export class PanosDriver implements Driver<'panos'> {
   readonly #logger: Logger;
   readonly #clients = new ClientCache<PanosClient>();
   readonly #queue = new KeyedSerialQueue();
+  readonly #refreshes = new RefreshCoalescer();
 
   constructor(options: PanosDriverOptions) {
     this.#options = options;
@@ -71,24 +74,22 @@ export class PanosDriver implements Driver<'panos'> {
     const target = this.#target(knoc);
     const { outcomes, addresses } = parseEntries(entries);
     if (addresses.size === 0) return outcomes;
-    return this.#queue.run(target.key, async () => {
-      if (target.mode.kind === 'passive') await this.#refresh(target, target.mode.edl, entries, addresses, outcomes);
-      else await this.#register(target, target.mode.tag, entries, addresses, outcomes);
-      this.#logFailures(knoc, 'apply', outcomes);
-      return outcomes;
-    });
+    const { mode } = target;
+    if (mode.kind === 'passive') await this.#refresh(target, mode.edl, entries, addresses, outcomes);
+    else await this.#queue.run(target.key, () => this.#register(target, mode.tag, entries, addresses, outcomes));
+    this.#logFailures(knoc, 'apply', outcomes);
+    return outcomes;
   }
 
   async remove(knoc: AgentKnocOf<'panos'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
     const target = this.#target(knoc);
     const { outcomes, addresses } = parseEntries(entries);
     if (addresses.size === 0) return outcomes;
-    return this.#queue.run(target.key, async () => {
-      if (target.mode.kind === 'passive') await this.#refresh(target, target.mode.edl, entries, addresses, outcomes);
-      else await this.#unregister(target, target.mode.tag, entries, addresses, outcomes);
-      this.#logFailures(knoc, 'remove', outcomes);
-      return outcomes;
-    });
+    const { mode } = target;
+    if (mode.kind === 'passive') await this.#refresh(target, mode.edl, entries, addresses, outcomes);
+    else await this.#queue.run(target.key, () => this.#unregister(target, mode.tag, entries, addresses, outcomes));
+    this.#logFailures(knoc, 'remove', outcomes);
+    return outcomes;
   }
 
   async list(knoc: AgentKnocOf<'panos'>): Promise<string[]> {
@@ -104,7 +105,7 @@ export class PanosDriver implements Driver<'panos'> {
     if (mode.kind === 'passive') {
       // Nothing on the firewall is Postern's; a last refresh lets it drop the list's entries soon.
       try {
-        await this.#queue.run(target.key, () => target.client.refreshEdl(target.scope, mode.edl));
+        await this.#refreshes.run(target.key, () => target.client.refreshEdl(target.scope, mode.edl));
       } catch (error) {
         this.#logger.warn({ aclId: knoc.aclId, error: errorMessage(error) }, 'panos list refresh on flush failed');
       }
@@ -219,7 +220,10 @@ export class PanosDriver implements Driver<'panos'> {
     }
   }
 
-  /** One refresh of the list for the whole call; every valid entry gets its outcome. */
+  /**
+   * One refresh of the list for the whole call (shared with the calls that arrive while one runs);
+   * every valid entry gets its outcome.
+   */
   async #refresh(
     target: PanosTarget,
     edl: string,
@@ -228,7 +232,7 @@ export class PanosDriver implements Driver<'panos'> {
     outcomes: EntryOutcome[],
   ): Promise<void> {
     try {
-      await target.client.refreshEdl(target.scope, edl);
+      await this.#refreshes.run(target.key, () => target.client.refreshEdl(target.scope, edl));
     } catch (error) {
       failAll(entries, addresses, outcomes, errorMessage(error));
     }
