@@ -129,6 +129,14 @@ describe('panos driver', () => {
     expect(await driver.list(knoc)).toEqual(['192.0.2.4']);
   });
 
+  it('active: a GroupName with XML characters is escaped, not injected', async () => {
+    const { fake, driver } = await setup();
+    const knoc = activeKnoc(fake, { GroupName: `ops & "dev"</member><member>evil` });
+    expect((await driver.apply(knoc, [entry('192.0.2.12')]))[0]?.ok).toBe(true);
+    expect(fake.tagsOf('192.0.2.12', { vsys: 'vsys2' })).toEqual([`kk-ops & "dev"</member><member>evil`]);
+    expect(await driver.list(knoc)).toEqual(['192.0.2.12']);
+  });
+
   it('active: Panorama sends target=<serial>; a DeviceGroup without SerialNumber fails clearly', async () => {
     const { fake, driver } = await setup({ panoramaSerials: ['007951000123'] });
     const base = activeKnoc(fake, { SerialNumber: '007951000123' });
