@@ -29,6 +29,7 @@
  * change the key.
  */
 import http from 'node:http';
+import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseIpOrCidr } from '@postern/protocol';
 import { escapeXml, findAll, parseXml, type XmlElement } from '../../src/drivers/vendors/panos/panos-xml.js';
@@ -427,10 +428,10 @@ export class PanosFake {
   }
 }
 
-/** GETs a list source (plain http on loopback in tests) and returns its non-empty lines. */
+/** GETs a list source (http, or https with any certificate: a fake on loopback) and returns its entry lines. */
 function fetchLines(sourceUrl: string): Promise<string[]> {
   return new Promise((resolve, reject) => {
-    const req = http.get(sourceUrl, (res) => {
+    const onResponse = (res: http.IncomingMessage) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
@@ -445,7 +446,10 @@ function fetchLines(sourceUrl: string): Promise<string[]> {
           );
       });
       res.on('error', reject);
-    });
+    };
+    const req = sourceUrl.startsWith('https:')
+      ? https.get(sourceUrl, { rejectUnauthorized: false }, onResponse)
+      : http.get(sourceUrl, onResponse);
     req.on('error', reject);
     req.setTimeout(5_000, () => req.destroy(new Error('timed out')));
   });
