@@ -42,6 +42,11 @@ export interface ContractSubject<T extends BackendType> {
   /** The strings that must never appear in an outcome, an error or a log line. */
   secrets: string[];
   auth: 'static-token' | 'session-login';
+  /**
+   * What a refused static credential's outcome says (default /401/). XML APIs answer otherwise:
+   * PAN-OS says HTTP 403 "Invalid Credential".
+   */
+  refusedCredential?: RegExp;
   /** Whether the driver handles IPv6 entries on this knoc. */
   ipv6: boolean;
   close(): Promise<void>;
@@ -164,7 +169,7 @@ export function describeDriverContract<T extends BackendType>(
       } else {
         const [outcome] = await apply(['192.0.2.51']);
         expect(outcome?.ok).toBe(false);
-        expect(outcome?.error).toMatch(/401/);
+        expect(outcome?.error).toMatch(subject.refusedCredential ?? /401/);
         // The device refused the token once; the driver did not ask again.
         expect(subject.device.requestCount() - before).toBe(1);
       }

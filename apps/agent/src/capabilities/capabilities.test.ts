@@ -124,7 +124,7 @@ describe('detectCapabilities', () => {
       ipset: { command_available: true, sudo_enabled: true, ipsets: [] },
       script: { enabled: false },
       haproxy: { socket_location: '' },
-      backend_types: ['ipset', 'haproxy', 'knocproxy', 'fortios'],
+      backend_types: ['ipset', 'haproxy', 'knocproxy', 'fortios', 'panos'],
     });
   });
 
@@ -140,7 +140,7 @@ describe('detectCapabilities', () => {
 
     expect(capabilities.script).toEqual({ enabled: true });
     expect(capabilities.haproxy).toEqual({ socket_location: 'tcp://[::1]:9999' });
-    expect(capabilities.backend_types).toEqual(['haproxy', 'knocproxy', 'script', 'fortios']);
+    expect(capabilities.backend_types).toEqual(['haproxy', 'knocproxy', 'script', 'fortios', 'panos']);
     expect(capabilities['os-release']).toEqual({ NAME: 'Linux', VERSION: '' });
   });
 });

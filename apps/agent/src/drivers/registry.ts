@@ -10,6 +10,7 @@ import { KnocproxyDriver } from './knocproxy/knocproxy-driver.js';
 import type { TlsFiles } from './knocproxy/proxy-listener.js';
 import { ScriptDriver } from './script/script-driver.js';
 import { FortiosDriver } from './vendors/fortios/fortios-driver.js';
+import { PanosDriver } from './vendors/panos/panos-driver.js';
 
 /** The parts of the configuration the drivers read. */
 export type DriverConfig = Pick<AgentConfig, 'ipset' | 'haproxy' | 'scripts' | 'knocproxy'>;
@@ -68,7 +69,7 @@ export const DRIVER_FACTORIES = {
   script: ({ config, logger }) => new ScriptDriver({ ...config.scripts, logger: logger.child({ driver: 'script' }) }),
   fortios: ({ logger }) => new FortiosDriver({ logger: logger.child({ driver: 'fortios' }) }),
   fortimanager: null,
-  panos: null,
+  panos: ({ logger }) => new PanosDriver({ logger: logger.child({ driver: 'panos' }) }),
   firepower: null,
   sophosutm: null,
   sophossfos: null,

@@ -73,6 +73,24 @@ describe('HttpClient', () => {
     if (!wrong.ok) expect(wrong.error).toMatch(/vendor GET \/x: unexpected answer at results\.0/);
   });
 
+  it('sends a form-encoded body when the call gives a form (XML APIs), and the answer as text', async () => {
+    const seen: { type: string | undefined; body: string; url: string | undefined }[] = [];
+    const server = await serve((req, res, body) => {
+      seen.push({ type: req.headers['content-type'], body, url: req.url });
+      res.writeHead(200, { 'content-type': 'application/xml' }).end('<response status="success"/>');
+    });
+    const { client: c } = client(server.url);
+    const answer = await c.request({ method: 'POST', path: '/api/', form: { type: 'op', cmd: '<a b="1 & 2"/>' } });
+    expect(answer.body).toBe('<response status="success"/>');
+    expect(seen).toEqual([
+      {
+        type: 'application/x-www-form-urlencoded',
+        body: 'type=op&cmd=%3Ca+b%3D%221+%26+2%22%2F%3E',
+        url: '/api/',
+      },
+    ]);
+  });
+
   it('refuses a redirect to another host, and to the same host, without following it', async () => {
     let otherHits = 0;
     const other = await serve((_req, res) => {

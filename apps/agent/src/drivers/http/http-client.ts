@@ -35,6 +35,11 @@ export interface HttpRequest {
   query?: Readonly<Record<string, string | undefined>>;
   /** Sent as JSON. */
   body?: unknown;
+  /**
+   * Sent form-encoded (application/x-www-form-urlencoded) instead of `body`: the XML APIs (PAN-OS)
+   * take their parameters so, and a POST body keeps long commands out of the URL.
+   */
+  form?: Readonly<Record<string, string>>;
   headers?: Readonly<Record<string, string>>;
   /**
    * Safe to send twice. Default: every method but POST and PATCH. A POST whose repeat the vendor
@@ -273,12 +278,15 @@ export class HttpClient {
   /** One try: no retries, no renewal. */
   #once(request: HttpRequest, authHeaders: Readonly<Record<string, string>>): Promise<HttpResponse> {
     const url = this.#url(request);
-    const payload = request.body === undefined ? null : Buffer.from(JSON.stringify(request.body));
+    const form = request.form === undefined ? null : new URLSearchParams(request.form).toString();
+    const payload =
+      form !== null ? Buffer.from(form) : request.body === undefined ? null : Buffer.from(JSON.stringify(request.body));
+    const contentType = form !== null ? 'application/x-www-form-urlencoded' : 'application/json';
     const headers: Record<string, string> = {
       accept: 'application/json',
       ...request.headers,
       ...authHeaders,
-      ...(payload === null ? {} : { 'content-type': 'application/json', 'content-length': String(payload.length) }),
+      ...(payload === null ? {} : { 'content-type': contentType, 'content-length': String(payload.length) }),
     };
     const describe = this.#describe(request);
     const timeoutMs = request.timeoutMs ?? this.#timeoutMs;
