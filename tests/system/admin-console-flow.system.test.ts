@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { POSTERN_VERSION, type V1UserSession } from '@postern/protocol';
+import { drivenBackendTypes } from '../../apps/agent/src/drivers/registry.js';
 import { AdminApi } from './support/admin-api.js';
 import {
   cellTexts,
@@ -30,6 +31,10 @@ import { PORTAL_SETTINGS, USER_PASSWORD, fillUserLogin, installLicence } from '.
  */
 
 const AGENT_NAME = 'edge-gateway-01';
+/** What the capabilities dialog lists under Other: every type the agent's build drives but the three of its own. */
+const OTHER_TYPES = drivenBackendTypes()
+  .filter((type) => !['ipset', 'script', 'haproxy'].includes(type))
+  .sort();
 const USER_FULL_NAME = 'Ada Lovelace';
 /** What the Users dialog derives from the name (spec: lowercase, spaces to dots). */
 const USER_NAME = 'ada.lovelace';
@@ -109,7 +114,7 @@ describe.each(['sqlite', 'postgres'] as const)('the admin console’s main flow 
       ['IPSet', 'Available', 'no ipsets found'],
       ['Custom Script', 'Unavailable', 'Disabled in the agent configuration'],
       ['HAProxy', 'Unavailable', 'No runtime API socket configured'],
-      ['Other', 'Available', 'Also drives: fortios, knocproxy'],
+      ['Other', 'Available', `Also drives: ${OTHER_TYPES.join(', ')}`],
     ] as const;
     for (const [title, state, detail] of expected) {
       const card = dialog.getByRole('region', { name: title, exact: true });

@@ -34,6 +34,12 @@ export interface Driver<T extends BackendType = BackendType> {
   remove(knoc: DriverKnoc<T>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]>;
   /** The addresses the device holds for this knoc now, for reconciling after a restart. */
   list(knoc: DriverKnoc<T>): Promise<string[]>;
+  /**
+   * Optional (default true). Whether `list` reads this knoc's entries back from its device. False
+   * where nothing can be read (a script; a PAN-OS list the firewall fetches from the server): drift
+   * repair must then not take the empty listing as lost grants and apply them again.
+   */
+  readsBack?(knoc: DriverKnoc<T>): boolean;
   /** Removes every address the device holds for this knoc (knoc deleted). */
   flush(knoc: DriverKnoc<T>): Promise<void>;
   /** Releases sockets, servers and timers. */

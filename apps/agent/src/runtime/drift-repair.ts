@@ -43,7 +43,8 @@ export async function repairDrift(options: {
   const spared = sparedAddresses(live);
 
   for (const knoc of store.knocs.values()) {
-    if (!drivers.has(knoc.backendType)) continue;
+    const driver = drivers.get(knoc.backendType);
+    if (driver === undefined || driver.readsBack?.(knoc) === false) continue;
     const listed = await listDevice(drivers, knoc, logger);
     if (listed === null) {
       report.unlisted += 1;

@@ -536,6 +536,18 @@ describe('Reconciler: drift repair between states', () => {
     expect(await t.repairDrift()).toMatchObject({ checked: 0, unlisted: 1, readded: 0, removed: 0 });
   });
 
+  it('leaves a knoc alone whose device cannot be read back (a script)', async () => {
+    const script = new FakeDriver('script');
+    script.readsBack = () => false;
+    const t = setup([script]);
+    const S = testKnoc('acl-s', { backendType: 'script', acl: { Name: 'door' } });
+    await t.state(1, [S], [testEntry('acl-s', '192.0.2.1')]);
+    script.device.get('acl-s')?.clear();
+    const callsBefore = script.calls.length;
+    expect(await t.repairDrift()).toMatchObject({ checked: 0, readded: 0, results: [] });
+    expect(script.calls.slice(callsBefore)).toEqual([]);
+  });
+
   it('leaves expired entries and removals in progress to the expiry timers', async () => {
     const t = setup();
     await t.state(1, [A], [testEntry('acl-a', '192.0.2.1', 60)]);

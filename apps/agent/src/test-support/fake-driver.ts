@@ -31,6 +31,8 @@ export class FakeDriver implements Driver {
   fail: (action: 'apply' | 'remove', ip: string) => string | null = () => null;
   /** When set, every call throws this message. */
   unavailable: string | null = null;
+  /** Whether list reads a knoc's entries back (drift repair skips knocs whose device cannot be read). */
+  readsBack: (knoc: AgentKnoc) => boolean = () => true;
   closed = false;
   /** The knoc ids of every configure call, in order. */
   readonly configured: string[][] = [];

@@ -63,8 +63,13 @@ export class ScriptDriver implements Driver<'script'> {
     return this.#runAll('remove', knoc, entries);
   }
 
+  /** A script cannot be asked what it holds. */
   list(): Promise<string[]> {
     return Promise.resolve([]);
+  }
+
+  readsBack(): boolean {
+    return false;
   }
 
   flush(): Promise<void> {

@@ -99,6 +99,11 @@ export class PanosDriver implements Driver<'panos'> {
     return this.#queue.run(target.key, () => this.#held(target, mode.tag));
   }
 
+  /** Passive+: the list is the server's allowlist, which the firewall fetches; nothing to read here. */
+  readsBack(knoc: AgentKnocOf<'panos'>): boolean {
+    return (knoc.acl.EDLName ?? '').trim() === '';
+  }
+
   async flush(knoc: AgentKnocOf<'panos'>): Promise<void> {
     const target = this.#target(knoc);
     const { mode } = target;
