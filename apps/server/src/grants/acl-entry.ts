@@ -16,15 +16,26 @@ export interface SessionGrant {
  * running grants → Granted when all are on the device, GrantError when one failed, Published for
  * allowlists (Read once the firewall has fetched the list), Pending otherwise, AgentOffline when the agent is away; nothing running → the last
  * ended grant's Revoking / error on revoke / Revoked, or Created (ready to grant).
+ * `childGrants` are the session's grants on the knoc's passive+ children: the user never sees those
+ * knocs, so a child's failure (the firewall refused to refresh its list) shows as this knoc's error.
  */
-export function aclEntry(knoc: GrantableKnoc, grants: readonly SessionGrant[], address: string, now: number): AclEntry {
-  const running = grants.filter((grant) => grant.endedAt === null && Number(grant.expiresAt) > now);
+export function aclEntry(
+  knoc: GrantableKnoc,
+  grants: readonly SessionGrant[],
+  address: string,
+  now: number,
+  childGrants: readonly SessionGrant[] = [],
+): AclEntry {
+  const isRunning = (grant: SessionGrant) => grant.endedAt === null && Number(grant.expiresAt) > now;
+  const running = grants.filter(isRunning);
   let status: number = GrantStatus.Created;
   let error = '';
   let expiredAfter: string | null = null;
   if (running.length > 0) {
     expiredAfter = new Date(Math.max(...running.map((grant) => Number(grant.expiresAt)))).toISOString();
-    const failed = running.find((grant) => grant.status === GrantStatus.GrantError);
+    const failed = [...running, ...childGrants.filter(isRunning)].find(
+      (grant) => grant.status === GrantStatus.GrantError,
+    );
     if (!knoc.agentOnline) status = GrantStatus.AgentOffline;
     else if (failed !== undefined) {
       status = GrantStatus.GrantError;

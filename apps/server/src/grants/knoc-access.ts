@@ -36,6 +36,13 @@ export async function grantableKnocs(
   return rows.map((row) => toGrantableKnoc(row, now));
 }
 
+/** The passive+ children of these knocs, each with its parent's id. */
+export async function childIdsOf(db: Kysely<Database>, parentIds: readonly string[]): Promise<Map<string, string>> {
+  if (parentIds.length === 0) return new Map();
+  const rows = await db.selectFrom('knocs').select(['id', 'parentId']).where('parentId', 'in', parentIds).execute();
+  return new Map(rows.flatMap((row) => (row.parentId === null ? [] : [[row.id, row.parentId] as const])));
+}
+
 /** A passive+ knoc's hidden children, granted and revoked with it. */
 export async function childKnocs(db: Kysely<Database>, parentId: string, now: number): Promise<GrantableKnoc[]> {
   const rows = await knocsWithBackends(db)

@@ -2,7 +2,7 @@ import type { AclEntry } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
 import { aclIdsOfUser } from '../groups/groups.repo.js';
 import { grantsShapingStatus } from './grants.repo.js';
-import { grantableKnocs } from './knoc-access.js';
+import { childIdsOf, grantableKnocs } from './knoc-access.js';
 import { aclEntry } from './acl-entry.js';
 import { followAddressChange } from './address-changes.js';
 import { grantAutomaticKnocs } from './automatic-grants.js';
@@ -22,10 +22,15 @@ export async function userAclEntries(ctx: AppContext, caller: GrantCaller): Prom
   if (knocs.length === 0) return [];
   await followAddressChange(ctx, caller, knocs, now);
   await grantAutomaticKnocs(ctx, caller, knocs, now);
+  // A passive+ knoc's hidden child carries the firewall's refresh; its failures are the parent's.
+  const parentOf = await childIdsOf(
+    ctx.db,
+    knocs.map((knoc) => knoc.id),
+  );
   const grants = await grantsShapingStatus(
     ctx.db,
     caller.session.id,
-    knocs.map((knoc) => knoc.id),
+    [...knocs.map((knoc) => knoc.id), ...parentOf.keys()],
     now,
   );
   return knocs.map((knoc) =>
@@ -34,6 +39,7 @@ export async function userAclEntries(ctx: AppContext, caller: GrantCaller): Prom
       grants.filter((grant) => grant.aclId === knoc.id),
       caller.address,
       now,
+      grants.filter((grant) => parentOf.get(grant.aclId) === knoc.id),
     ),
   );
 }
