@@ -176,6 +176,26 @@ export const AgentKeyProof = z.object({
 });
 export type AgentKeyProof = z.infer<typeof AgentKeyProof>;
 
+/**
+ * The label of the text an agent signs to register its sealing key: secrets meant for it (vendor
+ * credentials, sensitive script variables) are sealed by the server to this X25519 key.
+ */
+export const AGENT_SEALING_KEY_LABEL = 'postern-agent-sealing-key-v1';
+
+/** The text the agent signs with its identity key to vouch for its sealing key (UTF-8). */
+export function agentSealingKeyPayload(identityPublicKey: string, sealingPublicKey: string): string {
+  return `${AGENT_SEALING_KEY_LABEL}\n${identityPublicKey}\n${sealingPublicKey}`;
+}
+
+/** The agent's X25519 sealing key, signed by its identity key. */
+export const AgentSealingKey = z.object({
+  /** X25519 SubjectPublicKeyInfo DER, base64url. */
+  publicKey: base64url.max(128),
+  /** Ed25519 signature by the identity key of agentSealingKeyPayload(identity key, publicKey). */
+  signature: base64url.max(128),
+});
+export type AgentSealingKey = z.infer<typeof AgentSealingKey>;
+
 // ---- agent → server ----
 
 /** First message on every connection, sent once the server's challenge has arrived. */
@@ -194,6 +214,11 @@ export const HelloMessage = z.object({
    * no connection without a valid one.
    */
   proof: AgentKeyProof.optional(),
+  /**
+   * The key secrets for this agent are sealed to. Optional: an agent older than sealing has none,
+   * and receives no sealed secrets (the server refuses to store secrets for it).
+   */
+  sealingKey: AgentSealingKey.optional(),
 });
 
 export const HeartbeatMessage = z.object({ type: z.literal('heartbeat'), version });
