@@ -121,7 +121,7 @@ describe('secrets sealed to the agent', () => {
   it('a value altered in transit does not open', () => {
     const key = agentKey();
     const knoc = sealedKnoc(key.sealingKey.publicKey);
-    const moved = { ...knoc, aclId: 'k9' } as typeof knoc;
+    const moved = { ...knoc, aclId: 'k9' };
     const opened = openKnoc((sealed, place) => key.open(sealed, place), moved);
     expect(opened).toEqual({
       ok: false,
