@@ -1,6 +1,6 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { agentSealingKeyPayload } from '@postern/protocol';
+import { agentSealingKeyPayload, type AgentKnoc } from '@postern/protocol';
 import { sealToAgent } from '@postern/protocol/sealing';
 import { loadOrCreateAgentKey } from '../config/agent-key.js';
 import { createConfigFixture } from '../test-support/config-fixture.js';
@@ -116,6 +116,27 @@ describe('secrets sealed to the agent', () => {
     const good = sealedKnoc(key.sealingKey.publicKey, 'k2');
     await expect(driver?.configure?.([knoc, good])).rejects.toThrow(/k1: this agent cannot open/);
     expect(fake.configured).toEqual([['k2']]);
+  });
+
+  it('opens the knocs of driver methods it does not know, and leaves the rest alone', async () => {
+    const key = agentKey();
+    class VerifyingDriver extends FakeDriver {
+      readonly #seen: unknown[] = [];
+      verify(knoc: AgentKnoc, attempt: number): Promise<unknown[]> {
+        this.#seen.push(knoc.backend, attempt);
+        return Promise.resolve(this.#seen);
+      }
+    }
+    const fake = new VerifyingDriver('fortios');
+    const drivers = openingDrivers(new Map([['fortios', fake]]), (sealed, place) => key.open(sealed, place));
+    const driver = drivers.get('fortios') as unknown as VerifyingDriver;
+    const knoc = sealedKnoc(key.sealingKey.publicKey);
+    expect(await driver.verify(knoc, 2)).toEqual([expect.objectContaining({ Bearer: 'bearer-secret' }), 2]);
+    await expect(driver.verify(sealedKnoc(agentKey().sealingKey.publicKey), 3)).rejects.toThrow(
+      /cannot open the secret Bearer/,
+    );
+    await driver.close();
+    expect(fake.closed).toBe(true);
   });
 
   it('a value altered in transit does not open', () => {

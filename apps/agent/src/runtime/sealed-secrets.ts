@@ -96,23 +96,20 @@ function openingDriver(driver: Driver, openOnce: (knoc: AgentKnoc) => OpenedKnoc
     if (!result.ok) throw new Error(result.error);
     return result.knoc;
   };
-  const wrapper: Driver = {
-    type: driver.type,
-    apply: async (knoc, entries) => {
+  // Calls whose failure has a shape of its own: per-entry outcomes, or the knocs that open.
+  const special: Partial<Record<keyof Driver, unknown>> = {
+    apply: async (knoc: AgentKnoc, entries: readonly DriverEntry[]) => {
       const result = openOnce(knoc);
       return result.ok ? driver.apply(result.knoc, entries) : entriesFailed(entries, result.error);
     },
-    remove: async (knoc, entries) => {
+    remove: async (knoc: AgentKnoc, entries: readonly DriverEntry[]) => {
       const result = openOnce(knoc);
       return result.ok ? driver.remove(result.knoc, entries) : entriesFailed(entries, result.error);
     },
-    list: async (knoc) => driver.list(required(knoc)),
-    flush: async (knoc) => driver.flush(required(knoc)),
-    close: () => driver.close(),
   };
   const configure = driver.configure?.bind(driver);
   if (configure !== undefined) {
-    wrapper.configure = async (knocs) => {
+    special.configure = async (knocs: readonly AgentKnoc[]) => {
       const usable: AgentKnoc[] = [];
       const refused: string[] = [];
       for (const knoc of knocs) {
@@ -124,5 +121,41 @@ function openingDriver(driver: Driver, openOnce: (knoc: AgentKnoc) => OpenedKnoc
       if (refused.length > 0) throw new Error(`cannot set up ${refused.join('; ')}`);
     };
   }
-  return wrapper;
+  // Every other method (list, flush, and whatever drivers learn later) gets its knoc arguments
+  // opened, and rejects with the reason when one does not open: no driver call ever sees a sealed
+  // value, and none is lost by this wrapper not knowing it.
+  const openArgument = (value: unknown): unknown => {
+    if (isKnoc(value)) return required(value);
+    if (Array.isArray(value) && value.length > 0 && value.every(isKnoc)) return value.map(required);
+    return value;
+  };
+  return new Proxy(driver, {
+    get(target, property) {
+      if (typeof property === 'string' && property in special) return special[property as keyof Driver];
+      // Read and called on the driver itself, so its private fields work.
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      const method = value as (...inner: unknown[]) => unknown;
+      return (...args: unknown[]): unknown => {
+        let opened: unknown[];
+        try {
+          opened = args.map(openArgument);
+        } catch (error) {
+          return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+        }
+        return method.apply(target, opened);
+      };
+    },
+  });
+}
+
+/** Whether a driver argument is a knoc configuration (what the runtime hands drivers). */
+function isKnoc(value: unknown): value is AgentKnoc {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { aclId?: unknown }).aclId === 'string' &&
+    typeof (value as { backendType?: unknown }).backendType === 'string' &&
+    typeof (value as { backend?: unknown }).backend === 'object'
+  );
 }
