@@ -92,15 +92,16 @@ export function lenientConfig<S extends z.ZodObject>(schema: S): z.ZodType<Lenie
 type BackendSchemas = typeof BACKEND_CONFIG_SCHEMAS;
 type AclSchemas = typeof ACL_CONFIG_SCHEMAS;
 
-/** The backend fields the agent receives for a backend of type T (secrets decrypted). */
+/** The backend fields the agent receives for a backend of type T (secrets sealed to the agent). */
 export type AgentBackendConfig<T extends BackendType> = LenientConfig<BackendSchemas[T]>;
-/** The knoc fields the agent receives for a knoc of type T (variable values decrypted). */
+/** The knoc fields the agent receives for a knoc of type T (sensitive values sealed to the agent). */
 export type AgentAclConfig<T extends BackendType> = LenientConfig<AclSchemas[T]>;
 
 /**
  * One knoc the agent enforces on a backend of type T: its backend's config, the knoc's own config,
- * and the values a driver needs. Secrets arrive decrypted, over TLS, only for the agent that uses
- * them.
+ * and the values a driver needs. Secrets (a backend type's secret fields, sensitive script variable
+ * values) arrive sealed to the agent's sealing key (`sealed:v1:…`, see `@postern/protocol/sealing`);
+ * the agent opens them only on the way into a driver. An older server may send them in plain text.
  */
 export interface AgentKnocOf<T extends BackendType> {
   aclId: string;
@@ -109,9 +110,9 @@ export interface AgentKnocOf<T extends BackendType> {
   url: string;
   backendId: string;
   backendType: T;
-  /** The backend's fields (e.g. { Protocol, Address } for haproxy), secrets decrypted. */
+  /** The backend's fields (e.g. { Protocol, Address } for haproxy), secrets sealed to the agent. */
   backend: AgentBackendConfig<T>;
-  /** The knoc's fields (e.g. { V4SetName, V6SetName } for ipset), variable values decrypted. */
+  /** The knoc's fields (e.g. { V4SetName, V6SetName } for ipset), sensitive values sealed to the agent. */
   acl: AgentAclConfig<T>;
 }
 
@@ -176,6 +177,26 @@ export const AgentKeyProof = z.object({
 });
 export type AgentKeyProof = z.infer<typeof AgentKeyProof>;
 
+/**
+ * The label of the text an agent signs to register its sealing key: secrets meant for it (vendor
+ * credentials, sensitive script variables) are sealed by the server to this X25519 key.
+ */
+export const AGENT_SEALING_KEY_LABEL = 'postern-agent-sealing-key-v1';
+
+/** The text the agent signs with its identity key to vouch for its sealing key (UTF-8). */
+export function agentSealingKeyPayload(identityPublicKey: string, sealingPublicKey: string): string {
+  return `${AGENT_SEALING_KEY_LABEL}\n${identityPublicKey}\n${sealingPublicKey}`;
+}
+
+/** The agent's X25519 sealing key, signed by its identity key. */
+export const AgentSealingKey = z.object({
+  /** X25519 SubjectPublicKeyInfo DER, base64url. */
+  publicKey: base64url.max(128),
+  /** Ed25519 signature by the identity key of agentSealingKeyPayload(identity key, publicKey). */
+  signature: base64url.max(128),
+});
+export type AgentSealingKey = z.infer<typeof AgentSealingKey>;
+
 // ---- agent → server ----
 
 /** First message on every connection, sent once the server's challenge has arrived. */
@@ -194,6 +215,11 @@ export const HelloMessage = z.object({
    * no connection without a valid one.
    */
   proof: AgentKeyProof.optional(),
+  /**
+   * The key secrets for this agent are sealed to. Optional: an agent older than sealing has none,
+   * and receives no sealed secrets (the server refuses to store secrets for it).
+   */
+  sealingKey: AgentSealingKey.optional(),
 });
 
 export const HeartbeatMessage = z.object({ type: z.literal('heartbeat'), version });

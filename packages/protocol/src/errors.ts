@@ -45,6 +45,9 @@ export const ErrorCodes = {
   backendTypeFixed: 'err.backendTypeFixed',
   backendNameExists: 'err.backendNameExists',
   reenterCredentials: 'err.reenterCredentials',
+  // Secrets are sealed to the agent that uses them (Extra: the fields, or the agent's name).
+  reenterSecretsForAgent: 'err.reenterSecretsForAgent',
+  agentCannotSeal: 'err.agentCannotSeal',
   invalidAddress: 'err.invalidAddress',
   invalidIpAddress: 'err.invalidIpAddress',
   ipRangeRequired: 'err.ipRangeRequired',

@@ -9,6 +9,8 @@ import {
   type KeyObject,
 } from 'node:crypto';
 import path from 'node:path';
+import { agentSealingKeyPayload, type AgentSealingKey } from '@postern/protocol';
+import { deriveSealingKey, openSealed, type SealedPlace } from '@postern/protocol/sealing';
 import { ConfigError } from './config-error.js';
 import { readPrivateFile } from './private-file.js';
 import { errorCode } from './sources.js';
@@ -28,6 +30,13 @@ export interface AgentKey {
   readonly fingerprint: string;
   /** Signs `payload` (UTF-8); the signature in base64url. */
   sign(payload: string): string;
+  /**
+   * The X25519 key the server seals this agent's secrets to, signed by the identity key, as the
+   * hello carries it. Derived from the identity key, so it needs no file of its own.
+   */
+  readonly sealingKey: AgentSealingKey;
+  /** Opens a value the server sealed to this agent for `place`; throws SealedValueError. */
+  open(sealed: string, place: SealedPlace): string;
 }
 
 /** Where the key file is when keyFile is not set. */
@@ -90,10 +99,18 @@ function readKeyFile(file: string, label: string): KeyObject | null {
 function agentKeyOf(privateKey: KeyObject): AgentKey {
   const der = createPublicKey(privateKey).export({ format: 'der', type: 'spki' });
   const digest = createHash('sha256').update(der).digest('base64');
+  const publicKey = der.toString('base64url');
+  const signText = (payload: string) => sign(null, Buffer.from(payload, 'utf8'), privateKey).toString('base64url');
+  const sealing = deriveSealingKey(privateKey);
   return {
-    publicKey: der.toString('base64url'),
+    publicKey,
     fingerprint: `SHA256:${digest.replace(/=+$/, '')}`,
-    sign: (payload) => sign(null, Buffer.from(payload, 'utf8'), privateKey).toString('base64url'),
+    sign: signText,
+    sealingKey: {
+      publicKey: sealing.publicKey,
+      signature: signText(agentSealingKeyPayload(publicKey, sealing.publicKey)),
+    },
+    open: (sealed, place) => openSealed(sealing.privateKey, sealed, place),
   };
 }
 

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGENT_PROTOCOL_VERSION, AgentCloseCodes, POSTERN_VERSION, type HelloMessage } from '@postern/protocol';
+import { sealToAgent } from '@postern/protocol/sealing';
 import { waitFor } from '@postern/test-support';
 import { VALID_TOKEN } from '../test-support/config-fixture.js';
 import { ManualClock } from '../test-support/manual-clock.js';
@@ -37,9 +38,35 @@ describe('agent runtime: connection', () => {
       generation: 9,
       applied: [{ aclId: 'acl-a', ip: '10.0.0.1', userName: 'alice', ttlSeconds: 120 }],
       proof: { publicKey: expect.any(String) as string, signature: expect.any(String) as string },
+      sealingKey: { publicKey: expect.any(String) as string, signature: expect.any(String) as string },
     });
     // Signed over this connection's challenge: the agent waited for it before saying hello.
     expect(connection.proofValid).toBe(true);
+  });
+
+  it('keeps secrets sealed to its key sealed (state file included) and opens them only for the driver', async () => {
+    const t = await setup();
+    const runtime = await t.start();
+    const connection = await t.server.waitForConnections(1);
+    const hello = connection.messages[0] as HelloMessage;
+    const sealingKey = hello.sealingKey?.publicKey ?? '';
+    const sealed = sealToAgent(sealingKey, 'device-password', {
+      owner: 'backend',
+      ownerId: 'backend-acl-s',
+      field: 'Password',
+    });
+    const knoc = testKnoc('acl-s', { backend: { Password: sealed } });
+    t.server.sendState(3, [knoc], [testEntry('acl-s', '10.0.0.7')]);
+    expect((await t.server.result(3)).results).toEqual([
+      { aclId: 'acl-s', ip: '10.0.0.7', action: 'add', ok: true, error: '' },
+    ]);
+    expect(t.driver.calls.find((call) => call.action === 'apply')?.knoc.backend).toEqual({
+      Password: 'device-password',
+    });
+    await runtime.stop();
+    const stateFile = readFileSync(t.config.stateFile, 'utf8');
+    expect(stateFile).toContain(sealed);
+    expect(stateFile).not.toContain('device-password');
   });
 
   it('answers a state and an apply with one result each, at their generations', async () => {

@@ -11,6 +11,7 @@ import { errorMessage } from './driver-calls.js';
 import { EntryStore, stateFileContentOf } from './entry-store.js';
 import { Reconciler } from './reconciler.js';
 import { SerialQueue } from './serial-queue.js';
+import { openingDrivers } from './sealed-secrets.js';
 import { ServerConnection, type ServerLink } from './server-connection.js';
 import { loadStateFile } from './state-file.js';
 import { StateFileWriter } from './state-file-writer.js';
@@ -82,7 +83,10 @@ export async function startAgentRuntime(options: AgentRuntimeOptions): Promise<A
     created ? 'created the agent key; the first connection enrols it' : 'loaded the agent key',
   );
   const clock = options.clock ?? systemClock;
-  const drivers = options.drivers ?? createDrivers(config, logger);
+  // The one place configs reach the drivers: secrets sealed to this agent are opened on the way in.
+  const drivers = openingDrivers(options.drivers ?? createDrivers(config, logger), (sealed, place) =>
+    key.open(sealed, place),
+  );
   const capabilities = capabilitiesSource(options, config);
   const queue = new SerialQueue();
 

@@ -277,6 +277,7 @@ export class ServerConnection {
       generation,
       applied,
       proof: { publicKey: key.publicKey, signature: key.sign(agentProofPayload(nonce, key.publicKey)) },
+      sealingKey: key.sealingKey,
     });
     if (hello.success) return hello.data;
     this.#logger.error(

@@ -1,10 +1,26 @@
+import { sign } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AgentCloseCodes, AuditActions, type AgentRecord, type AuditEntry } from '@postern/protocol';
+import {
+  AgentCloseCodes,
+  AuditActions,
+  agentSealingKeyPayload,
+  type AgentRecord,
+  type AuditEntry,
+} from '@postern/protocol';
 import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
 import { givenAdmin, givenUser } from '../test-support/factories.js';
 import { givenAgent } from '../test-support/agent-factories.js';
 import { givenLicence, TEST_LICENCE_KEYS } from '../test-support/licence.js';
-import { FakeAgent, fakeAgentKey, proveKey } from '../test-support/fake-agent.js';
+import {
+  FakeAgent,
+  fakeAgentKey,
+  openAsAgent,
+  proveKey,
+  sealingKeyOf,
+  type FakeAgentKey,
+} from '../test-support/fake-agent.js';
+import { isSealedValue } from '@postern/protocol/sealing';
+import { SecretUnreadableError } from '../secrets/secret-box.js';
 import { signInAdmin, signInUser } from '../test-support/http.js';
 import { givenBackend, givenEnforcedKnoc } from '../test-support/knoc-factories.js';
 import { recentAudit } from '../audit/audit.js';
@@ -12,7 +28,13 @@ import { agentKeyFingerprint } from '../agents/agent-key.js';
 import { AgentRefusals } from '../agents/agent-enrolment.js';
 import { REFUSED_CONNECTION_AUDIT_WINDOW_MS } from '../agents/refused-connection-audit.js';
 
-/** A vendor secret the agent's state would carry, decrypted: a refused connection must never see it. */
+/** The text an agent's identity key signs to vouch for `sealingPublicKey`. */
+function signSealingKey(key: FakeAgentKey, sealingPublicKey: string): string {
+  const payload = Buffer.from(agentSealingKeyPayload(key.publicKey, sealingPublicKey), 'utf8');
+  return sign(null, payload, key.privateKey).toString('base64url');
+}
+
+/** A vendor secret the agent's state would carry: a refused connection must never see it. */
 const BEARER = 'fortios-bearer-secret-0123456789';
 
 describe.each(testStoreKinds())('agent enrolment (%s)', (kind) => {
@@ -21,6 +43,7 @@ describe.each(testStoreKinds())('agent enrolment (%s)', (kind) => {
   let agentId: string;
   let token: string;
   let aclId: string;
+  let backendId: string;
   let adminCookie: string | null;
   const opened: FakeAgent[] = [];
 
@@ -35,6 +58,7 @@ describe.each(testStoreKinds())('agent enrolment (%s)', (kind) => {
       agentId,
       config: { Url: 'https://fw.example.com', Bearer: BEARER },
     });
+    backendId = backend.id;
     aclId = (await givenEnforcedKnoc(t.ctx, { backendId: backend.id, type: 'fortios', aclConfig: { Name: 'ops' } })).id;
     baseUrl = await t.app.listen({ host: '127.0.0.1', port: 0 });
   });
@@ -44,8 +68,8 @@ describe.each(testStoreKinds())('agent enrolment (%s)', (kind) => {
   });
 
   /** A fake agent with this token (its own new key unless one is given), disconnected after the test. */
-  const fakeAgent = (withToken = token, key = fakeAgentKey()) => {
-    const agent = new FakeAgent(baseUrl, withToken, { key });
+  const fakeAgent = (withToken = token, key = fakeAgentKey(), sealing = true) => {
+    const agent = new FakeAgent(baseUrl, withToken, { key, sealing });
     opened.push(agent);
     return agent;
   };
@@ -79,10 +103,19 @@ describe.each(testStoreKinds())('agent enrolment (%s)', (kind) => {
     expect(row.publicKey).toBe(agent.key.publicKey);
     expect(Number(row.enrolledAt)).toBe(t.clock.now());
     const fingerprint = agentKeyFingerprint(agent.key.publicKey);
+    const sealingKey = sealingKeyOf(agent.key).publicKey;
+    expect(row.sealingKey).toBe(sealingKey);
     expect(await auditOf(AuditActions.AgentEnrolled)).toEqual([
-      { AgentName: 'edge', IpAddress: '127.0.0.1', Description: `Key ${fingerprint}` },
+      {
+        AgentName: 'edge',
+        IpAddress: '127.0.0.1',
+        Description: `Key ${fingerprint}; sealing key ${agentKeyFingerprint(sealingKey)}`,
+      },
     ]);
-    expect(agent.states()[0]?.knocs.map((knoc) => knoc.backend)).toEqual([expect.objectContaining({ Bearer: BEARER })]);
+    // The vendor secret reaches the agent sealed to its key, never in plain text.
+    expect(JSON.stringify(agent.messages)).not.toContain(BEARER);
+    expect(isSealedValue(bearerSentTo(agent))).toBe(true);
+    expect(openAsAgent(agent.key, String(bearerSentTo(agent)), bearerPlace())).toBe(BEARER);
     const record = await adminCall('GET', `/api/admin/agents/${agentId}`);
     expect(record).toMatchObject({ EnrolledAt: new Date(t.clock.now()).toISOString(), KeyFingerprint: fingerprint });
 
@@ -92,6 +125,98 @@ describe.each(testStoreKinds())('agent enrolment (%s)', (kind) => {
     expect(t.hub.isConnected(agentId)).toBe(true);
     expect(await auditOf(AuditActions.AgentEnrolled)).toHaveLength(1);
     expect(await auditOf(AuditActions.AgentAuthFailed)).toEqual([]);
+  });
+
+  /** The Bearer the first state sent to `agent` carried. */
+  const bearerSentTo = (agent: FakeAgent): unknown =>
+    (agent.states()[0]?.knocs[0]?.backend as { Bearer?: unknown } | undefined)?.Bearer;
+  /** Where the backend's Bearer belongs. */
+  const bearerPlace = () => ({ owner: 'backend' as const, ownerId: backendId, field: 'Bearer' });
+  const storedBearer = async () => {
+    const row = await t.ctx.db
+      .selectFrom('backends')
+      .select('config')
+      .where('id', '=', backendId)
+      .executeTakeFirstOrThrow();
+    return String((JSON.parse(row.config) as { Bearer: unknown }).Bearer);
+  };
+
+  it('re-seals a secret stored with the server key to the agent when it registers its sealing key, and drops the server-key copy', async () => {
+    // Stored before the agent ever connected: the store holds it sealed with the server key.
+    const legacy = await storedBearer();
+    expect(isSealedValue(legacy)).toBe(false);
+    expect(t.ctx.secrets.open(legacy, { table: 'backends', column: 'config.Bearer', rowId: backendId })).toBe(BEARER);
+
+    const agent = fakeAgent();
+    await agent.connect();
+    const resealed = await storedBearer();
+    expect(isSealedValue(resealed)).toBe(true);
+    expect(() =>
+      t.ctx.secrets.open(resealed, { table: 'backends', column: 'config.Bearer', rowId: backendId }),
+    ).toThrow(SecretUnreadableError);
+    expect(openAsAgent(agent.key, resealed, bearerPlace())).toBe(BEARER);
+    expect(() => openAsAgent(fakeAgentKey(), resealed, bearerPlace())).toThrow();
+    expect(bearerSentTo(agent)).toBe(resealed);
+  });
+
+  it('sends an agent older than sealing its secrets as before, and re-seals them once it sends a sealing key', async () => {
+    const old = fakeAgent(token, fakeAgentKey(), false);
+    await old.connect();
+    expect((await storedAgent()).sealingKey).toBeNull();
+    expect(bearerSentTo(old)).toBe(BEARER);
+    await old.disconnect();
+
+    const updated = fakeAgent(token, old.key);
+    await updated.connect();
+    expect((await storedAgent()).sealingKey).toBe(sealingKeyOf(old.key).publicKey);
+    // Newest first: the sealing key joined the key enrolled on the first connection.
+    expect((await auditOf(AuditActions.AgentEnrolled)).map((entry) => entry.Description)).toEqual([
+      `Sealing key ${agentKeyFingerprint(sealingKeyOf(old.key).publicKey)}`,
+      `Key ${agentKeyFingerprint(old.key.publicKey)}`,
+    ]);
+    expect(isSealedValue(bearerSentTo(updated))).toBe(true);
+    expect(JSON.stringify(updated.messages)).not.toContain(BEARER);
+  });
+
+  it('refuses a sealing key not signed by the agent key, and a changed one until the token is rotated', async () => {
+    const agent = fakeAgent();
+    await agent.connect();
+    await agent.disconnect();
+
+    // Signed by another key.
+    const forged = fakeAgent(token, agent.key);
+    const nonce = await forged.open();
+    forged.hello({ proof: proveKey(agent.key, nonce), sealingKey: sealingKeyOf(fakeAgentKey()) });
+    expect(await forged.whenClosed()).toMatchObject({ code: AgentCloseCodes.unauthorised });
+    expect(forged.goodbyes()[0]?.reason).toBe(AgentRefusals.badSealingKey);
+    expect(forged.states()).toEqual([]);
+
+    // Another key, properly signed, while one is registered.
+    const other = fakeAgentKey();
+    const changed = fakeAgent(token, agent.key);
+    const changedNonce = await changed.open();
+    const otherSealing = sealingKeyOf(other);
+    // The agent key vouching for a sealing key that is not the registered one.
+    const vouched = {
+      publicKey: otherSealing.publicKey,
+      signature: signSealingKey(agent.key, otherSealing.publicKey),
+    };
+    changed.hello({ proof: proveKey(agent.key, changedNonce), sealingKey: vouched });
+    expect(await changed.whenClosed()).toMatchObject({ code: AgentCloseCodes.unauthorised });
+    expect(changed.goodbyes()[0]?.reason).toBe(AgentRefusals.sealingKeyMismatch);
+    expect((await storedAgent()).sealingKey).toBe(sealingKeyOf(agent.key).publicKey);
+
+    // Rotating the token drops both keys: secrets sealed to the old key can no longer be sent.
+    const rotated = await adminCall('POST', `/api/admin/agents/${agentId}/token`);
+    expect((await storedAgent()).sealingKey).toBeNull();
+    const reinstalled = fakeAgent(rotated.Token, other);
+    await reinstalled.connect();
+    expect(reinstalled.states()[0]?.knocs).toEqual([]);
+    expect((await storedAgent()).sealingKey).toBe(otherSealing.publicKey);
+    expect(await auditOf(AuditActions.SecretUnreadable)).toEqual([
+      expect.objectContaining({ ErrorMessage: expect.stringMatching(/^sealed to another agent key/) as string }),
+    ]);
+    expect(JSON.stringify(reinstalled.messages)).not.toContain(BEARER);
   });
 
   it('refuses a second connection with the spent token and another key, and the live agent keeps its connection and its applies', async () => {

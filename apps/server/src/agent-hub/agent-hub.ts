@@ -190,6 +190,7 @@ export class AgentHub implements AgentSync {
       tokenHash: agent.tokenHash,
       nonce,
       proof: hello.proof,
+      sealingKey: hello.sealingKey,
       connectionId: connection.connectionId,
       address,
     });

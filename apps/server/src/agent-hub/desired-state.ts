@@ -126,14 +126,18 @@ export interface AgentKnocs {
 }
 
 /**
- * The knocs the agent enforces, with their backend and knoc configs opened for the driver. A knoc
- * whose secret cannot be opened is left out (the agent cannot drive it without), but not silently:
+ * The knocs the agent enforces, with their backend and knoc configs for the driver, secrets sealed
+ * to the agent's key. A knoc whose secret cannot be sent (sealed to another agent key, or a legacy
+ * value the server key does not open) is left out (the agent cannot drive it without), but not silently:
  * it is logged, audited in `db` (once an hour per secret) and listed in `unreadable`.
  */
 export async function agentKnocs(ctx: HubContext, db: Kysely<Database>, agentId: string): Promise<AgentKnocs> {
   const unreadable = new Map<string, string>();
   const backends = await db.selectFrom('backends').selectAll().where('agentId', '=', agentId).execute();
   if (backends.length === 0) return { knocs: [], unreadable };
+  // Secrets go to the agent sealed to this key, and only to it.
+  const agent = await db.selectFrom('agents').select('sealingKey').where('id', '=', agentId).executeTakeFirst();
+  const sealingKey = agent?.sealingKey ?? null;
   const knocs = await db
     .selectFrom('knocs')
     .selectAll()
@@ -157,8 +161,8 @@ export async function agentKnocs(ctx: HubContext, db: Kysely<Database>, agentId:
         url: knoc.url,
         backendId: backend.id,
         backendType: backend.type,
-        backend: loadBackendConfigForAgent(ctx, backend),
-        acl: loadKnocConfigForAgent(ctx, knoc),
+        backend: loadBackendConfigForAgent(ctx, backend, sealingKey),
+        acl: loadKnocConfigForAgent(ctx, knoc, sealingKey),
       };
       // The agent refuses a whole state message with a knoc that does not fit its type: leave it out.
       if (!isAgentKnoc(agentKnoc)) throw new Error(`the stored configs do not fit a ${backend.type} knoc`);
@@ -200,5 +204,5 @@ export async function withoutUnreadableKnocs(
 /** The error a grant on a knoc with an unreadable secret carries; it names the field, never a value. */
 function unreadableKnocError(error: SecretUnreadableError): string {
   const owner = error.context.table === 'backends' ? "this knoc's backend" : 'this knoc';
-  return `Postern cannot open the stored secret ${error.context.column} of ${owner}; an administrator must re-enter it`;
+  return `Postern cannot send the stored secret ${error.context.column} of ${owner} to its agent: ${error.reason}; an administrator must re-enter it`;
 }

@@ -1,7 +1,8 @@
-import { AuditActions, type AgentKeyProof } from '@postern/protocol';
+import { AuditActions, type AgentKeyProof, type AgentSealingKey } from '@postern/protocol';
 import type { HubContext } from '../app-context.js';
 import { recordAudit } from '../audit/audit.js';
 import { agentKeyFingerprint, verifyAgentProof } from './agent-key.js';
+import { SealingKeyRefusals, decideSealingKey } from './agent-sealing-key.js';
 import { enrolAgentKey, findAgentCredentials, recordAgentConnection } from './agents.repo.js';
 
 /**
@@ -16,6 +17,7 @@ export const AgentRefusals = {
     "this agent's key is not the one registered for its token: an admin must rotate the token and the agent be reinstalled with the new one",
   tokenChanged: 'the agent token was rotated or the agent deleted',
   timeout: 'no key proof arrived in time',
+  ...SealingKeyRefusals,
 } as const;
 export type AgentRefusal = (typeof AgentRefusals)[keyof typeof AgentRefusals];
 
@@ -27,6 +29,8 @@ export interface AdmissionRequest {
   /** This connection's challenge. */
   nonce: string;
   proof: AgentKeyProof | undefined;
+  /** The sealing key the hello carries (none from an agent older than sealing). */
+  sealingKey?: AgentSealingKey | undefined;
   connectionId: string;
   /** The agent's address, as the audit log shows it. */
   address: string;
@@ -42,7 +46,8 @@ export type AdmissionOutcome =
  * connection's nonce; then, in one transaction, the token must still be the agent's, and the key
  * must be the registered one, or, when none is registered (never enrolled, or rotated since),
  * becomes it (audited as AgentEnrolled). An admitted connection is recorded as the agent's and
- * audited as AgentConnected. Refusals are not audited here: the caller throttles them.
+ * audited as AgentConnected. The hello's sealing key is decided on in the same transaction (see
+ * decideSealingKey). Refusals are not audited here: the caller throttles them.
  */
 export async function admitAgentConnection(ctx: HubContext, request: AdmissionRequest): Promise<AdmissionOutcome> {
   const { proof } = request;
@@ -69,11 +74,18 @@ export async function admitAgentConnection(ctx: HubContext, request: AdmissionRe
       registered = enrolled ? proof.publicKey : ((await findAgentCredentials(trx, agent.id))?.publicKey ?? null);
     }
     if (registered !== proof.publicKey) return { admitted: false, refusal: AgentRefusals.keyMismatch, fingerprint };
-    if (enrolled) {
+    const sealing = await decideSealingKey(ctx, trx, agent, proof.publicKey, request.sealingKey);
+    if (!sealing.ok) return { admitted: false, refusal: sealing.refusal as AgentRefusal, fingerprint };
+    // One entry for what this connection registered: the key, its sealing key, or both.
+    const registrations = [
+      ...(enrolled ? [`Key ${fingerprint}`] : []),
+      ...(sealing.registered === null ? [] : [`${enrolled ? 'sealing' : 'Sealing'} key ${sealing.registered}`]),
+    ];
+    if (registrations.length > 0) {
       await recordAudit(trx, now, AuditActions.AgentEnrolled, {
         AgentName: agent.name,
         IpAddress: request.address,
-        Description: `Key ${fingerprint}`,
+        Description: registrations.join('; '),
       });
     }
     await recordAgentConnection(trx, agent.id, {

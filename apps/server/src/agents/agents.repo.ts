@@ -39,6 +39,8 @@ const AGENT_COLUMNS = [
   'lastModifiedBy',
   'publicKey',
   'enrolledAt',
+  'sealingKey',
+  'sealingKeyRegisteredAt',
 ] as const;
 
 export async function listAgentRows(db: Kysely<Database>): Promise<AgentRow[]> {
@@ -88,7 +90,7 @@ export async function replaceAgentToken(
 ): Promise<boolean> {
   const result = await db
     .updateTable('agents')
-    .set({ ...fields, publicKey: null, enrolledAt: null })
+    .set({ ...fields, publicKey: null, enrolledAt: null, sealingKey: null, sealingKeyRegisteredAt: null })
     .where('id', '=', id)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
@@ -100,14 +102,15 @@ export interface AgentCredentialsRow {
   name: string;
   tokenHash: string;
   publicKey: string | null;
+  sealingKey: string | null;
 }
 
-/** The agent's token hash and registered key, or null when the agent is gone. */
+/** The agent's token hash and registered keys, or null when the agent is gone. */
 export async function findAgentCredentials(db: Kysely<Database>, id: string): Promise<AgentCredentialsRow | null> {
   return (
     (await db
       .selectFrom('agents')
-      .select(['id', 'name', 'tokenHash', 'publicKey'])
+      .select(['id', 'name', 'tokenHash', 'publicKey', 'sealingKey'])
       .where('id', '=', id)
       .executeTakeFirst()) ?? null
   );

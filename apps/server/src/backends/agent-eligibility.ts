@@ -18,6 +18,8 @@ export interface AgentFacts {
   version: string | null;
   /** The capabilities from the agent's last hello; null when it never connected (or sent nonsense). */
   capabilities: AgentCapabilities | null;
+  /** The key secrets for this agent are sealed to; null until it registers one. */
+  sealingKey: string | null;
 }
 
 /** The agents among these ids, by id. */
@@ -27,7 +29,7 @@ async function findAgentFacts(db: Kysely<Database>, ids: readonly string[]): Pro
   if (wanted.length === 0) return found;
   const rows = await db
     .selectFrom('agents')
-    .select(['id', 'name', 'version', 'capabilities'])
+    .select(['id', 'name', 'version', 'capabilities', 'sealingKey'])
     .where('id', 'in', wanted)
     .execute();
   for (const row of rows) {
@@ -36,6 +38,7 @@ async function findAgentFacts(db: Kysely<Database>, ids: readonly string[]): Pro
       name: row.name,
       version: row.version,
       capabilities: parseCapabilities(row.capabilities),
+      sealingKey: row.sealingKey,
     });
   }
   return found;

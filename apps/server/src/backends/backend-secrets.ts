@@ -5,20 +5,33 @@ import {
   RECORDED,
   type BackendType,
 } from '@postern/protocol';
+import { sealToAgent, type SealedPlace } from '@postern/protocol/sealing';
 import type { SealedValue, SecretBox, SecretContext } from '../secrets/secret-box.js';
 import { BadRequestError } from '../errors.js';
+import { isLegacySealed, sealForRecipient, secretForAgent, type SealingRecipient } from '../secrets/agent-sealed.js';
 
-/** A backend's fields as stored: secret fields hold SecretBox ciphertexts. */
+/**
+ * A backend's fields as stored: secret fields hold values sealed to the backend's agent
+ * (`sealed:v1:…`), or, from before sealing to agents, SecretBox ciphertexts.
+ */
 export type StoredBackendFields = Record<string, unknown>;
 
-/** Where a backend secret lives, bound into its ciphertext: table, `config.<Field>`, row id. */
+/** Where a legacy backend secret lives, bound into its SecretBox ciphertext: table, `config.<Field>`, row id. */
 function secretContext(backendId: string, field: string): SecretContext {
   return { table: 'backends', column: `config.${field}`, rowId: backendId };
 }
 
-/** The fields as they will be stored: every secret of the type sealed. */
+/** Where a backend secret sealed to its agent belongs, bound into it. */
+export function backendSecretPlace(backendId: string, field: string): SealedPlace {
+  return { owner: 'backend', ownerId: backendId, field };
+}
+
+/**
+ * The fields as they will be stored: every secret of the type sealed to the backend's agent (400
+ * err.agentCannotSeal when that agent has no sealing key).
+ */
 export function sealBackendSecrets(
-  secrets: SecretBox,
+  recipient: SealingRecipient | null,
   type: BackendType,
   fields: Record<string, unknown>,
   backendId: string,
@@ -26,12 +39,17 @@ export function sealBackendSecrets(
   const stored: StoredBackendFields = { ...fields };
   for (const field of BACKEND_SECRET_FIELDS[type]) {
     const value = fields[field];
-    if (typeof value === 'string') stored[field] = secrets.seal(value, secretContext(backendId, field));
+    if (typeof value === 'string')
+      stored[field] = sealForRecipient(recipient, value, backendSecretPlace(backendId, field));
   }
   return stored;
 }
 
-/** The sealed secrets among a backend's stored fields, keyed by field. */
+/**
+ * The backend's secrets still sealed with the server's SecretBox (stored before sealing to agents),
+ * keyed by field: the start-up key check reads them, and they are re-sealed to the agent when it
+ * registers its key. Values sealed to an agent are not among them: no server key opens those.
+ */
 export function sealedBackendSecrets(
   type: BackendType,
   stored: StoredBackendFields,
@@ -40,23 +58,62 @@ export function sealedBackendSecrets(
   const sealed = new Map<string, SealedValue>();
   for (const field of BACKEND_SECRET_FIELDS[type]) {
     const value = stored[field];
-    if (typeof value === 'string') sealed.set(field, { sealed: value, context: secretContext(backendId, field) });
+    if (isLegacySealed(value)) sealed.set(field, { sealed: value, context: secretContext(backendId, field) });
   }
   return sealed;
 }
 
-/** The stored fields with every secret opened: only for the agent that drives the backend. */
-export function openBackendSecrets(
+/**
+ * The stored fields as the agent `sealingKey` is sent them: every secret sealed to that key (see
+ * secretForAgent; a secret sealed to another key throws SecretUnreadableError).
+ */
+export function backendSecretsForAgent(
   secrets: SecretBox,
   type: BackendType,
   stored: StoredBackendFields,
   backendId: string,
+  sealingKey: string | null,
 ): Record<string, unknown> {
   const fields: Record<string, unknown> = { ...stored };
-  for (const [field, { sealed, context }] of sealedBackendSecrets(type, stored, backendId)) {
-    fields[field] = secrets.open(sealed, context);
+  for (const field of BACKEND_SECRET_FIELDS[type]) {
+    const value = stored[field];
+    if (typeof value !== 'string') continue;
+    fields[field] = secretForAgent(
+      secrets,
+      value,
+      secretContext(backendId, field),
+      backendSecretPlace(backendId, field),
+      sealingKey,
+    );
   }
   return fields;
+}
+
+/**
+ * The stored fields with every legacy secret (SecretBox) re-sealed to the agent key `sealingKey`,
+ * or null when there was none to re-seal. A legacy value the server key cannot open is left as it
+ * is: sending it is reported, and an admin re-enters it.
+ */
+export function resealBackendSecrets(
+  secrets: SecretBox,
+  type: BackendType,
+  stored: StoredBackendFields,
+  backendId: string,
+  sealingKey: string,
+): StoredBackendFields | null {
+  const fields: StoredBackendFields = { ...stored };
+  let changed = false;
+  for (const [field, { sealed, context }] of sealedBackendSecrets(type, stored, backendId)) {
+    let plain: string;
+    try {
+      plain = secrets.open(sealed, context);
+    } catch {
+      continue;
+    }
+    fields[field] = sealToAgent(sealingKey, plain, backendSecretPlace(backendId, field));
+    changed = true;
+  }
+  return changed ? fields : null;
 }
 
 /** The stored fields as the API shows them: every secret written as RECORDED. */
@@ -74,17 +131,20 @@ function keepsStoredSecret(value: unknown): boolean {
 }
 
 /**
- * The stored fields after an update: secrets that were not re-entered keep their stored
- * ciphertexts, new ones are sealed. A secret is never sent to a host the admin changed without
+ * The stored fields after an update: secrets that were not re-entered keep their stored values, new
+ * ones are sealed to the backend's agent. A secret is never sent to a host the admin changed without
  * re-entering it: changing the type's address field (Url or Hostname) while any secret is kept is
- * refused with 400 err.reenterCredentials.
+ * refused with 400 err.reenterCredentials. Nor to another agent: the stored values are sealed to the
+ * old one, so moving the backend while any secret is kept is refused with 400
+ * err.reenterSecretsForAgent (Extra: the fields to re-enter).
  */
 export function mergeBackendUpdate(
-  secrets: SecretBox,
+  recipient: SealingRecipient | null,
   type: BackendType,
   stored: StoredBackendFields,
   sent: Record<string, unknown>,
   backendId: string,
+  movedToAnotherAgent: boolean,
 ): StoredBackendFields {
   const secretFields = BACKEND_SECRET_FIELDS[type];
   const kept = secretFields.filter((field) => keepsStoredSecret(sent[field]));
@@ -92,7 +152,11 @@ export function mergeBackendUpdate(
   if (addressField !== undefined && kept.length > 0 && sent[addressField] !== stored[addressField]) {
     throw new BadRequestError({ code: ErrorCodes.reenterCredentials, extra: kept.join(', ') });
   }
-  const merged = sealBackendSecrets(secrets, type, sent, backendId);
+  if (movedToAnotherAgent && kept.length > 0) {
+    throw new BadRequestError({ code: ErrorCodes.reenterSecretsForAgent, extra: kept.join(', ') });
+  }
+  const reentered = Object.fromEntries(Object.entries(sent).filter(([field]) => !kept.includes(field)));
+  const merged = sealBackendSecrets(recipient, type, reentered, backendId);
   for (const field of kept) {
     const previous = stored[field];
     if (typeof previous !== 'string') throw new BadRequestError({ extra: `Config.${type}.${field}: required` });

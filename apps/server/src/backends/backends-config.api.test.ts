@@ -2,6 +2,14 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCodes, RECORDED, type BackendRecord } from '@postern/protocol';
 import { testStoreKinds, type TestApp } from '../test-support/test-app.js';
 import { FORTIOS, useBackendsApiWorld } from '../test-support/backend-api-fixtures.js';
+import { SealedValueError, openSealed } from '@postern/protocol/sealing';
+import {
+  agentCapabilities,
+  givenAgent,
+  givenSealingKey,
+  type GivenSealingKey,
+} from '../test-support/agent-factories.js';
+import { SecretUnreadableError } from '../secrets/secret-box.js';
 import { findBackendRow, loadBackendConfigForAgent } from './backends.repo.js';
 
 // What a backend's config may hold, the addresses in it, and how its secrets are kept.
@@ -153,23 +161,68 @@ describe.each(testStoreKinds())('backends API (%s)', (kind) => {
       expect(read.json<{ data: BackendRecord }>().data.Config.panos?.Hostname).toBe('pan old.example.net');
       expect((await call('GET', '/api/admin/backends')).statusCode).toBe(200);
       const row = await findBackendRow(t.ctx.db, backend.ID);
-      expect(loadBackendConfigForAgent(t.ctx, row!)).toMatchObject({ Hostname: 'pan old.example.net' });
+      expect(loadBackendConfigForAgent(t.ctx, row!, world.agent.sealing!.publicKey)).toMatchObject({
+        Hostname: 'pan old.example.net',
+      });
     });
   });
 
   describe('secrets', () => {
-    it('stores secrets encrypted, shows them as RECORDED and opens them for the agent only', async () => {
+    /** The agent's sealing key (world.agent registered one, as a connected agent does). */
+    const agentKey = () => world.agent.sealing!;
+    const open = (key: GivenSealingKey, value: unknown, backendId: string, field: string) =>
+      openSealed(key.privateKey, String(value), { owner: 'backend', ownerId: backendId, field });
+    const forAgent = async (id: string) => {
+      const row = await findBackendRow(t.ctx.db, id);
+      return loadBackendConfigForAgent(t.ctx, row!, agentKey().publicKey);
+    };
+    const otherAgent = () => givenAgent(t.ctx, { name: 'edge-2', capabilities: agentCapabilities(), version: '1.9.0' });
+
+    it('stores secrets sealed to the agent only, shows them as RECORDED, and sends them sealed', async () => {
       const backend = await createOk({ Name: 'fw', AgentID: agentId, Config: { fortios: FORTIOS } });
+      expect(backend.Config.fortios?.Bearer).toBe(RECORDED);
       expect(JSON.stringify(backend)).not.toContain(FORTIOS.Bearer);
       const stored = await rawConfig(backend.ID);
-      expect(stored.Bearer).toMatch(/^v1\./);
+      expect(stored.Bearer).toMatch(/^sealed:v1:/);
       expect(JSON.stringify(stored)).not.toContain(FORTIOS.Bearer);
       expect(stored.Url).toBe(FORTIOS.Url);
-      const row = await findBackendRow(t.ctx.db, backend.ID);
-      expect(loadBackendConfigForAgent(t.ctx, row!)).toMatchObject({ Url: FORTIOS.Url, Bearer: FORTIOS.Bearer });
+      // Not a SecretBox value: the server's own key cannot open it, whatever place it is read for.
+      expect(() =>
+        t.ctx.secrets.open(String(stored.Bearer), { table: 'backends', column: 'config.Bearer', rowId: backend.ID }),
+      ).toThrow(SecretUnreadableError);
+      // Only the agent's key opens it, and only for this backend's field.
+      expect(open(agentKey(), stored.Bearer, backend.ID, 'Bearer')).toBe(FORTIOS.Bearer);
+      expect(() => open(givenSealingKey(), stored.Bearer, backend.ID, 'Bearer')).toThrow(SealedValueError);
+      expect(() => open(agentKey(), stored.Bearer, 'another-backend', 'Bearer')).toThrow(SealedValueError);
+      // The agent is sent the sealed value as stored, never the plain text.
+      expect(await forAgent(backend.ID)).toMatchObject({ Url: FORTIOS.Url, Bearer: stored.Bearer });
       const listed = (await call('GET', '/api/admin/backends')).body;
       expect(listed).not.toContain(FORTIOS.Bearer);
       expect(listed).not.toContain(String(stored.Bearer));
+      expect(
+        (await call('GET', `/api/admin/backends/${backend.ID}`)).json<{ data: BackendRecord }>().data.Config,
+      ).toMatchObject({ fortios: { Bearer: RECORDED } });
+    });
+
+    it('refuses secrets for an agent that registered no sealing key (400 err.agentCannotSeal)', async () => {
+      const old = await givenAgent(t.ctx, {
+        name: 'old-edge',
+        capabilities: agentCapabilities(),
+        version: '1.9.0',
+        sealing: false,
+      });
+      const response = await call('POST', '/api/admin/backends', {
+        Name: 'fw',
+        AgentID: old.id,
+        Config: { fortios: FORTIOS },
+      });
+      expect(refusal(response)).toEqual({ status: 400, Err: ErrorCodes.agentCannotSeal, Extra: 'old-edge' });
+      // A type without secrets is fine.
+      await createOk({
+        Name: 'hap',
+        AgentID: old.id,
+        Config: { haproxy: { Protocol: 'unix', Address: '/run/h.sock' } },
+      });
     });
 
     it.each([
@@ -190,8 +243,7 @@ describe.each(testStoreKinds())('backends API (%s)', (kind) => {
       const after = await rawConfig(backend.ID);
       expect(after.Bearer).toBe(before.Bearer);
       expect(after.VDOM).toBe('other');
-      const row = await findBackendRow(t.ctx.db, backend.ID);
-      expect(loadBackendConfigForAgent(t.ctx, row!).Bearer).toBe(FORTIOS.Bearer);
+      expect(open(agentKey(), after.Bearer, backend.ID, 'Bearer')).toBe(FORTIOS.Bearer);
     });
 
     it('replaces a secret that was re-entered', async () => {
@@ -203,8 +255,35 @@ describe.each(testStoreKinds())('backends API (%s)', (kind) => {
         Config: { fortios: { ...FORTIOS, Bearer: 'bearer-secret-2' } },
       });
       expect(response.json<{ data: BackendRecord }>().data.Config.fortios?.Bearer).toBe(RECORDED);
-      const row = await findBackendRow(t.ctx.db, backend.ID);
-      expect(loadBackendConfigForAgent(t.ctx, row!).Bearer).toBe('bearer-secret-2');
+      expect(open(agentKey(), (await rawConfig(backend.ID)).Bearer, backend.ID, 'Bearer')).toBe('bearer-secret-2');
+    });
+
+    it('refuses a move to another agent unless the secrets are re-entered, then seals them to that agent', async () => {
+      const backend = await createOk({ Name: 'fw', AgentID: agentId, Config: { fortios: FORTIOS } });
+      const other = await otherAgent();
+      const before = await rawConfig(backend.ID);
+      const move = (fields: object) =>
+        call('PUT', `/api/admin/backends/${backend.ID}`, {
+          ID: backend.ID,
+          Name: 'fw',
+          AgentID: other.id,
+          Config: { fortios: { Url: FORTIOS.Url, VDOM: 'root', ...fields } },
+        });
+      for (const kept of [{ Bearer: RECORDED }, {}, { Bearer: '' }]) {
+        expect(refusal(await move(kept))).toEqual({
+          status: 400,
+          Err: ErrorCodes.reenterSecretsForAgent,
+          Extra: 'Bearer',
+        });
+      }
+      const unchanged = await findBackendRow(t.ctx.db, backend.ID);
+      expect(unchanged?.agentId).toBe(agentId);
+      expect(unchanged?.config.Bearer).toBe(before.Bearer);
+
+      expect((await move({ Bearer: 'bearer-for-edge-2' })).statusCode).toBe(200);
+      const after = await rawConfig(backend.ID);
+      expect(open(other.sealing!, after.Bearer, backend.ID, 'Bearer')).toBe('bearer-for-edge-2');
+      expect(() => open(agentKey(), after.Bearer, backend.ID, 'Bearer')).toThrow(SealedValueError);
     });
 
     it('refuses a changed address unless every secret is re-entered', async () => {
@@ -228,8 +307,9 @@ describe.each(testStoreKinds())('backends API (%s)', (kind) => {
       expect(refusal(await update({}))).toMatchObject({ Err: ErrorCodes.reenterCredentials });
       expect((await findBackendRow(t.ctx.db, backend.ID))?.config.Hostname).toBe('pan-a');
       expect((await update({ ApiKey: 'k2' })).statusCode).toBe(200);
-      const row = await findBackendRow(t.ctx.db, backend.ID);
-      expect(loadBackendConfigForAgent(t.ctx, row!)).toMatchObject({ Hostname: 'pan-b', ApiKey: 'k2' });
+      const stored = await rawConfig(backend.ID);
+      expect(stored.Hostname).toBe('pan-b');
+      expect(open(agentKey(), stored.ApiKey, backend.ID, 'ApiKey')).toBe('k2');
     });
   });
 });

@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { BackendType } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
 import type { BackendsTable, Database } from '../store/schema.js';
-import { openBackendSecrets, type StoredBackendFields } from './backend-secrets.js';
+import { backendSecretsForAgent, type StoredBackendFields } from './backend-secrets.js';
 
 /** A backend as the services use it; `config` is the stored fields, secrets still sealed. */
 export interface BackendRow {
@@ -80,14 +80,15 @@ export async function deleteBackendRow(db: Kysely<Database>, id: string): Promis
 }
 
 /**
- * The backend's fields with its secrets decrypted, for the agent hub to send to the agent that drives
- * it (over TLS, to that agent only). Never for an API answer.
+ * The backend's fields for the agent hub to send to the agent that drives it, whose sealing key is
+ * `sealingKey`: its secrets sealed to that key (only the agent opens them). Never for an API answer.
  */
 export function loadBackendConfigForAgent(
   ctx: Pick<AppContext, 'secrets'>,
   backend: BackendRow,
+  sealingKey: string | null,
 ): Record<string, unknown> {
-  return openBackendSecrets(ctx.secrets, backend.type, backend.config, backend.id);
+  return backendSecretsForAgent(ctx.secrets, backend.type, backend.config, backend.id, sealingKey);
 }
 
 /** A backends table row as the services use it. */

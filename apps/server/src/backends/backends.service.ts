@@ -142,7 +142,7 @@ export async function createBackendInTrx(
     name: body.Name,
     agentId: agent?.id ?? null,
     type,
-    config: sealBackendSecrets(ctx.secrets, type, fields, id),
+    config: sealBackendSecrets(agent, type, fields, id),
     createdAt: now,
     updatedAt: now,
     lastModifiedBy: actor.AdminName ?? '',
@@ -154,7 +154,8 @@ export async function createBackendInTrx(
 
 /**
  * Updates a backend inside the caller's transaction. The type is fixed (400 err.backendTypeFixed);
- * secrets omitted or RECORDED are kept, but not when the address changed (err.reenterCredentials).
+ * secrets omitted or RECORDED are kept, but not when the address changed (err.reenterCredentials)
+ * or the backend moves to another agent (err.reenterSecretsForAgent): they are sealed to the old one.
  * The agent's capabilities are checked when the agent changes: a refusal says the change cannot be
  * carried out, while an unchanged backend stays editable (renamed, say) whatever its agent reports
  * now. Moving to another agent also requires that agent to hold the IP sets of the ipset knocs.
@@ -180,7 +181,9 @@ export async function updateBackendInTrx(
   if (await backendNameTaken(trx, body.Name, current.id)) {
     throw new ConflictError({ code: ErrorCodes.backendNameExists, extra: 'Name' });
   }
-  const config = mergeBackendUpdate(ctx.secrets, type, current.config, fields, current.id);
+  // Stored secrets are sealed to the current agent: a move needs them re-entered.
+  const moved = agentId !== current.agentId;
+  const config = mergeBackendUpdate(agent, type, current.config, fields, current.id, moved);
   const lastModifiedBy = actor.AdminName ?? '';
   await updateBackendRow(trx, current.id, { name: body.Name, agentId, config, updatedAt: now, lastModifiedBy });
   await recordAudit(trx, now, AuditActions.BackendUpdated, { ...actor, Description: body.Name });

@@ -5,7 +5,15 @@ import { givenBackend } from '../test-support/knoc-factories.js';
 import { UNKNOWN_ID } from '../test-support/admin-api-world.js';
 import { BASE64URL, useKnocsApiWorld, type KnocsApiWorld } from '../test-support/knoc-api-fixtures.js';
 import { findKnocRow } from './knocs.repo.js';
-import { loadKnocConfigForAgent } from './knoc-config.js';
+import { SealedValueError, openSealed } from '@postern/protocol/sealing';
+import {
+  agentCapabilities,
+  givenAgent,
+  givenSealingKey,
+  type GivenSealingKey,
+} from '../test-support/agent-factories.js';
+import { SecretUnreadableError } from '../secrets/secret-box.js';
+import { envVarPlace, loadKnocConfigForAgent } from './knoc-config.js';
 
 // The config of the types that need more than checking: allowlist tokens and script variables.
 describe.each(testStoreKinds())('knocs API (%s)', (kind) => {
@@ -87,11 +95,20 @@ describe.each(testStoreKinds())('knocs API (%s)', (kind) => {
         config: { Command: 'notify.sh', EnvVars: [{ Name: 'DECLARED_SECRET', Sensitive: true }] },
       });
     });
-    const scriptKnoc = (envVars: object[]) => ({
+    const scriptKnoc = (envVars: object[], backendId = scripts.id) => ({
       Description: 'Notify',
-      BackendID: scripts.id,
+      BackendID: backendId,
       Config: { script: { Name: 'notify', EnvVars: envVars } },
     });
+    /** The stored variables with every sealed value opened by `key` (the agent's by default). */
+    const openedVars = async (id: string, key: GivenSealingKey = agent.sealing!) => {
+      const vars = (await rawConfig(id)).script?.EnvVars as { Name: string; Value: string; Encrypted: boolean }[];
+      return vars.map((variable) =>
+        variable.Encrypted
+          ? openSealed(key.privateKey, variable.Value, envVarPlace(id, variable.Name))
+          : variable.Value,
+      );
+    };
 
     it('stores sensitive values encrypted, shows them as RECORDED and opens them for the agent', async () => {
       const id = await createOk(
@@ -116,15 +133,45 @@ describe.each(testStoreKinds())('knocs API (%s)', (kind) => {
       expect(stored).not.toContain('token-secret');
       expect(stored).not.toContain('declared-secret');
       expect(JSON.stringify((await call('GET', '/api/admin/acls')).json())).not.toContain('token-secret');
+      const vars = (await rawConfig(id)).script?.EnvVars as { Name: string; Value: string }[];
+      const token = vars[1]?.Value ?? '';
+      expect(token).toMatch(/^sealed:v1:/);
+      // Sealed to the agent: the server's key does not open it, the agent's does, another agent's does not.
+      expect(() => t.ctx.secrets.open(token, { table: 'knocs', column: 'config.EnvVars.TOKEN', rowId: id })).toThrow(
+        SecretUnreadableError,
+      );
+      expect(await openedVars(id)).toEqual(['visible', 'token-secret', 'declared-secret']);
+      await expect(openedVars(id, givenSealingKey())).rejects.toThrow(SealedValueError);
+      // The agent is sent the values as stored: sealed.
       const row = await findKnocRow(t.ctx.db, id);
-      expect(loadKnocConfigForAgent(t.ctx, row!)).toEqual({
+      expect(loadKnocConfigForAgent(t.ctx, row!, agent.sealing!.publicKey)).toEqual({
         Name: 'notify',
         EnvVars: [
           { Name: 'PLAIN', Value: 'visible', Sensitive: false },
-          { Name: 'TOKEN', Value: 'token-secret', Sensitive: true },
-          { Name: 'DECLARED_SECRET', Value: 'declared-secret', Sensitive: true },
+          { Name: 'TOKEN', Value: token, Sensitive: true },
+          { Name: 'DECLARED_SECRET', Value: vars[2]?.Value, Sensitive: true },
         ],
       });
+    });
+
+    it('asks again for sealed values when the knoc moves to another agent or a value stops being sensitive', async () => {
+      const id = await createOk(scriptKnoc([{ Name: 'TOKEN', Value: 'token-secret', Sensitive: true }]));
+      const other = await givenAgent(t.ctx, { name: 'edge-2', capabilities: agentCapabilities(), version: '1.9.0' });
+      const elsewhere = await givenBackend(t.ctx, { type: 'script', agentId: other.id, config: { Command: 'n.sh' } });
+      const kept = [{ Name: 'TOKEN', Value: RECORDED, Sensitive: true, Encrypted: true }];
+      expect(refusal(await update(id, scriptKnoc(kept, elsewhere.id)))).toEqual({
+        status: 400,
+        Err: ErrorCodes.envVarValueRequired,
+        Extra: 'TOKEN',
+      });
+      expect(refusal(await update(id, scriptKnoc([{ Name: 'TOKEN', Value: RECORDED, Sensitive: false }])))).toEqual({
+        status: 400,
+        Err: ErrorCodes.envVarValueRequired,
+        Extra: 'TOKEN',
+      });
+      const moved = await update(id, scriptKnoc([{ Name: 'TOKEN', Value: 'token-2', Sensitive: true }], elsewhere.id));
+      expect(moved.statusCode, moved.body).toBe(200);
+      expect(await openedVars(id, other.sealing!)).toEqual(['token-2']);
     });
 
     it('keeps a sensitive value sent back as RECORDED or empty, and replaces a new one', async () => {
@@ -148,12 +195,7 @@ describe.each(testStoreKinds())('knocs API (%s)', (kind) => {
       const after = (await rawConfig(id)).script?.EnvVars as { Value: string }[];
       expect(after[0]?.Value).toBe(before[0]?.Value);
       expect(after[1]?.Value).toBe(before[1]?.Value);
-      const row = await findKnocRow(t.ctx.db, id);
-      expect(loadKnocConfigForAgent(t.ctx, row!).EnvVars).toEqual([
-        { Name: 'A', Value: 'secret-a', Sensitive: true },
-        { Name: 'B', Value: 'secret-b', Sensitive: true },
-        { Name: 'C', Value: 'secret-c2', Sensitive: true },
-      ]);
+      expect(await openedVars(id)).toEqual(['secret-a', 'secret-b', 'secret-c2']);
     });
 
     it('requires a value unless an encrypted one is stored (err.envVarValueRequired)', async () => {

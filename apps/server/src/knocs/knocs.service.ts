@@ -142,7 +142,7 @@ export async function createKnocInTrx(
     updatedAt: now,
     lastModifiedBy: actor.AdminName ?? '',
     backendId: backend.id,
-    config: prepareAclConfig(ctx.secrets, id, body.Config, null, backend.config),
+    config: prepareAclConfig(ctx.secrets, await backendAgent(trx, backend), id, body.Config, null, backend.config),
     uriToken: generateUriToken(),
   };
   await insertKnocRow(trx, knoc);
@@ -184,7 +184,14 @@ export async function updateKnocInTrx(
     updatedAt: now,
     lastModifiedBy: actor.AdminName ?? '',
     backendId: backend.id,
-    config: prepareAclConfig(ctx.secrets, id, body.Config, current.config, backend.config),
+    config: prepareAclConfig(
+      ctx.secrets,
+      await backendAgent(trx, backend),
+      id,
+      body.Config,
+      current.config,
+      backend.config,
+    ),
   };
   await updateKnocRow(trx, knoc);
   await recordAudit(trx, now, AuditActions.KnocUpdated, { ...actor, AclDescription: knoc.description });
@@ -302,4 +309,9 @@ async function checkTypeRules(
 
 function uniqueIds(ids: readonly (string | null)[]): string[] {
   return [...new Set(ids.filter((id): id is string => id !== null))];
+}
+
+/** The agent a knoc's sensitive variables are sealed to: its backend's (none for an allowlist). */
+async function backendAgent(db: Kysely<Database>, backend: { agentId: string | null }) {
+  return backend.agentId === null ? null : findAgentFactsById(db, backend.agentId);
 }

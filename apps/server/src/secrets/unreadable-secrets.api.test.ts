@@ -196,7 +196,7 @@ describe.each(testStoreKinds())('secrets that cannot be opened (%s)', (kind) => 
       const brokenGrant = await grantOf(brokenKnoc.id);
       expect(brokenGrant.status).toBe(GrantStatus.GrantError);
       expect(brokenGrant.error).toBe(
-        "Postern cannot open the stored secret config.Bearer of this knoc's backend; an administrator must re-enter it",
+        "Postern cannot send the stored secret config.Bearer of this knoc's backend to its agent: authentication failed (moved to another place, altered, or sealed with another key); an administrator must re-enter it",
       );
 
       // A reconnect sends the same state without a second audit entry, and the grant keeps its error.
@@ -211,9 +211,16 @@ describe.each(testStoreKinds())('secrets that cannot be opened (%s)', (kind) => 
       expect(await unreadableSecretAudit()).toHaveLength(1);
       expect((await grantOf(brokenKnoc.id)).status).toBe(GrantStatus.GrantError);
 
-      // An admin re-enters the credential: the knoc and its grant reach the agent again.
+      // An admin re-enters the credential (sealed to the key the agent registered on connecting): the
+      // knoc and its grant reach the agent again.
+      const { sealingKey } = await t.ctx.db
+        .selectFrom('agents')
+        .select('sealingKey')
+        .where('id', '=', agent.id)
+        .executeTakeFirstOrThrow();
+      expect(sealingKey).not.toBeNull();
       const reentered = sealBackendSecrets(
-        t.ctx.secrets,
+        { id: agent.id, name: agent.name, sealingKey },
         'fortios',
         { Url: 'https://fw.example.com', Bearer: 'broken-bearer' },
         broken.id,

@@ -145,6 +145,13 @@ export interface AgentsTable {
   publicKey: string | null;
   /** When that key was registered. */
   enrolledAt: number | null;
+  /**
+   * The X25519 key (SPKI DER, base64url) vendor credentials and sensitive script variables for this
+   * agent are sealed to; null until the agent sends one, and after a rotation.
+   */
+  sealingKey: string | null;
+  /** When that key was registered. */
+  sealingKeyRegisteredAt: number | null;
 }
 
 export interface BackendsTable {

@@ -3,7 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { AgentSync } from '../grants/agent-sync.js';
 import { createTestApp, type TestApp, type TestAppOptions, type TestStoreKind } from './test-app.js';
 import { givenAdmin } from './factories.js';
-import { agentCapabilities, givenAgent } from './agent-factories.js';
+import { agentCapabilities, givenAgent, type GivenSealingKey } from './agent-factories.js';
 import { givenLicence, TEST_LICENCE_KEYS } from './licence.js';
 import { signInAdmin } from './http.js';
 import type { AdminMethod } from './admin-client.js';
@@ -25,7 +25,7 @@ export interface Refusal {
  */
 export interface AdminApiWorld {
   readonly t: TestApp;
-  readonly agent: { id: string; name: string; token: string };
+  readonly agent: { id: string; name: string; token: string; sealing: GivenSealingKey | null };
   /**
    * The ids of each agentsChanged call, one list per call. The same array for every test, emptied
    * before each: a test forgets the calls of its own setup with `agentsChanged.length = 0`.

@@ -1,4 +1,6 @@
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { BACKEND_TYPES, type AgentCapabilities } from '@postern/protocol';
+import { deriveSealingKey } from '@postern/protocol/sealing';
 import type { AppContext } from '../app-context.js';
 import { uuidv7 } from '../lib/ids.js';
 import { agentTokenSecretContext, generateAgentToken, hashAgentToken } from '../agents/agent-token.js';
@@ -35,13 +37,29 @@ export interface GivenAgentOptions {
   version?: string | null;
   /** A live connection that was seen just now (by ctx.clock); default false. */
   online?: boolean;
+  /**
+   * Whether it registered a sealing key (made as postern-agent makes it); default: when it connected
+   * (capabilities given). An agent older than sealing has none.
+   */
+  sealing?: boolean;
+}
+
+/** An agent's sealing key pair, as postern-agent derives it from its identity key. */
+export interface GivenSealingKey {
+  privateKey: KeyObject;
+  publicKey: string;
+}
+
+/** A sealing key pair like postern-agent's. */
+export function givenSealingKey(): GivenSealingKey {
+  return deriveSealingKey(generateKeyPairSync('ed25519').privateKey);
 }
 
 /** An agent row with a real token (hashed and sealed as the API stores it). */
 export async function givenAgent(
   ctx: AppContext,
   options: GivenAgentOptions = {},
-): Promise<{ id: string; name: string; token: string }> {
+): Promise<{ id: string; name: string; token: string; sealing: GivenSealingKey | null }> {
   sequence += 1;
   const now = ctx.clock.now();
   const id = uuidv7(now);
@@ -57,6 +75,7 @@ export async function givenAgent(
   });
   const capabilities = options.capabilities ?? null;
   const online = options.online ?? false;
+  const sealing = (options.sealing ?? capabilities !== null) ? givenSealingKey() : null;
   // What the agent hub writes on hello; only the fields the test asked for.
   await ctx.db
     .updateTable('agents')
@@ -64,8 +83,9 @@ export async function givenAgent(
       version: options.version ?? null,
       capabilities: capabilities === null ? null : JSON.stringify(capabilities),
       ...(online ? { connectionId: `test-connection-${sequence}`, lastSeen: now } : {}),
+      ...(sealing === null ? {} : { sealingKey: sealing.publicKey, sealingKeyRegisteredAt: now }),
     })
     .where('id', '=', id)
     .execute();
-  return { id, name, token };
+  return { id, name, token, sealing };
 }

@@ -5,10 +5,13 @@ import {
   AGENT_PROTOCOL_VERSION,
   ServerToAgentMessage,
   agentProofPayload,
+  agentSealingKeyPayload,
   type AgentCapabilities,
   type AgentKeyProof,
+  type AgentSealingKey,
   type EntryResult,
 } from '@postern/protocol';
+import { deriveSealingKey, openSealed, type SealedPlace } from '@postern/protocol/sealing';
 import { agentCapabilities } from './agent-factories.js';
 
 /** An agent's key pair, as postern-agent keeps it in its key file. */
@@ -22,6 +25,18 @@ export interface FakeAgentKey {
 export function fakeAgentKey(): FakeAgentKey {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   return { privateKey, publicKey: publicKey.export({ format: 'der', type: 'spki' }).toString('base64url') };
+}
+
+/** The sealing key as postern-agent sends it: derived from its identity key, signed by it. */
+export function sealingKeyOf(key: FakeAgentKey): AgentSealingKey {
+  const { publicKey } = deriveSealingKey(key.privateKey);
+  const payload = Buffer.from(agentSealingKeyPayload(key.publicKey, publicKey), 'utf8');
+  return { publicKey, signature: sign(null, payload, key.privateKey).toString('base64url') };
+}
+
+/** Opens a value sealed to the agent with this identity key, as postern-agent does (throws when it cannot). */
+export function openAsAgent(key: FakeAgentKey, sealed: string, place: SealedPlace): string {
+  return openSealed(deriveSealingKey(key.privateKey).privateKey, sealed, place);
 }
 
 /** A proof as postern-agent makes it: the key signs the payload for `nonce`. */
@@ -53,10 +68,13 @@ export class FakeAgent {
   constructor(
     private readonly baseUrl: string,
     private readonly token: string,
-    options: { key?: FakeAgentKey } = {},
+    options: { key?: FakeAgentKey; sealing?: boolean } = {},
   ) {
     this.key = options.key ?? fakeAgentKey();
+    this.#sealing = options.sealing ?? true;
   }
+
+  readonly #sealing: boolean;
 
   /**
    * Connects, waits for the challenge and says hello with a proof of its key; resolves when the
@@ -65,7 +83,12 @@ export class FakeAgent {
   async connect(capabilities: AgentCapabilities = agentCapabilities(), generation = 0): Promise<void> {
     const nonce = await this.open();
     const before = this.states().length;
-    this.hello({ capabilities, generation, proof: proveKey(this.key, nonce) });
+    this.hello({
+      capabilities,
+      generation,
+      proof: proveKey(this.key, nonce),
+      sealingKey: this.#sealing ? sealingKeyOf(this.key) : null,
+    });
     await this.waitFor(() => {
       if (this.#socket?.readyState === WebSocket.CLOSED) {
         throw new Error(`connection refused: ${this.closed?.code ?? 0} ${this.closed?.reason ?? ''}`);
@@ -102,7 +125,13 @@ export class FakeAgent {
   }
 
   /** Sends a hello: with `proof` as given (null: none, as an agent from before keys existed sends). */
-  hello(fields: { proof: AgentKeyProof | null; capabilities?: AgentCapabilities; generation?: number }): void {
+  hello(fields: {
+    proof: AgentKeyProof | null;
+    /** The sealing key to register (null or absent: none, as an agent from before sealing sends). */
+    sealingKey?: AgentSealingKey | null;
+    capabilities?: AgentCapabilities;
+    generation?: number;
+  }): void {
     this.send({
       type: 'hello',
       version: AGENT_PROTOCOL_VERSION,
@@ -111,6 +140,7 @@ export class FakeAgent {
       generation: fields.generation ?? 0,
       applied: [],
       ...(fields.proof === null ? {} : { proof: fields.proof }),
+      ...(fields.sealingKey === null || fields.sealingKey === undefined ? {} : { sealingKey: fields.sealingKey }),
     });
   }
 

@@ -8,7 +8,9 @@ import {
 } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
 import { uuidv7 } from '../lib/ids.js';
+import { BACKEND_SECRET_FIELDS, RECORDED } from '@postern/protocol';
 import { sealBackendSecrets } from '../backends/backend-secrets.js';
+import { findAgentFactsById } from '../backends/agent-eligibility.js';
 import { findBackendRow, insertBackendRow } from '../backends/backends.repo.js';
 import { generateUriToken, prepareAclConfig } from '../knocs/knoc-config.js';
 import { insertKnocRow, type KnocRow } from '../knocs/knocs.repo.js';
@@ -26,7 +28,9 @@ export interface GivenBackendOptions {
 
 /**
  * A backend row written straight through the repository: the config is checked against the type's
- * schema and its secrets are sealed as the API does, but agent capability rules are skipped.
+ * schema and its secrets are sealed to its agent as the API does, or, when that agent has no sealing
+ * key, with the server key as a store from before sealing to agents holds them; agent capability
+ * rules are skipped.
  */
 export async function givenBackend(
   ctx: AppContext,
@@ -41,7 +45,7 @@ export async function givenBackend(
     name: options.name ?? `backend-${sequence}`,
     agentId: options.agentId ?? null,
     type: options.type,
-    config: sealBackendSecrets(ctx.secrets, options.type, fields, id),
+    config: await sealAsStored(ctx, options.agentId ?? null, options.type, fields, id),
     createdAt: now,
     updatedAt: now,
     lastModifiedBy: 'test',
@@ -95,7 +99,7 @@ export async function givenEnforcedKnoc(ctx: AppContext, options: GivenEnforcedK
     maximumGrantDuration: knoc.MaximumGrantDuration,
     ipExclusions: knoc.IpExclusions,
     grantType: knoc.GrantType,
-    config: prepareAclConfig(ctx.secrets, id, { type: options.type, fields }, null, backend.config),
+    config: await prepareAclAsStored(ctx, backend, id, { type: options.type, fields }),
     uriToken: generateUriToken(),
   };
   await insertKnocRow(ctx.db, row);
@@ -121,4 +125,54 @@ export async function givenIpsetKnocOfUser(
   });
   await ctx.db.insertInto('userAcls').values({ userId, aclId: knoc.id }).execute();
   return knoc;
+}
+
+async function sealAsStored(
+  ctx: AppContext,
+  agentId: string | null,
+  type: BackendType,
+  fields: Record<string, unknown>,
+  id: string,
+): Promise<Record<string, unknown>> {
+  const agent = agentId === null ? null : await findAgentFactsById(ctx.db, agentId);
+  if ((agent?.sealingKey ?? null) !== null || BACKEND_SECRET_FIELDS[type].length === 0) {
+    return sealBackendSecrets(agent, type, fields, id);
+  }
+  const stored = { ...fields };
+  for (const field of BACKEND_SECRET_FIELDS[type]) {
+    const value = fields[field];
+    if (typeof value === 'string') {
+      stored[field] = ctx.secrets.seal(value, { table: 'backends', column: `config.${field}`, rowId: id });
+    }
+  }
+  return stored;
+}
+
+/** The knoc's config as the API stores it, or, for an agent without a sealing key, as a store from before. */
+async function prepareAclAsStored(
+  ctx: AppContext,
+  backend: { agentId: string | null; config: Record<string, unknown> },
+  id: string,
+  config: { type: BackendType; fields: Record<string, unknown> },
+) {
+  const agent = backend.agentId === null ? null : await findAgentFactsById(ctx.db, backend.agentId);
+  if ((agent?.sealingKey ?? null) !== null || config.type !== 'script') {
+    return prepareAclConfig(ctx.secrets, agent, id, config, null, backend.config);
+  }
+  const declared = new Set(
+    (Array.isArray(backend.config.EnvVars) ? (backend.config.EnvVars as { Name: string; Sensitive?: boolean }[]) : [])
+      .filter((variable) => variable.Sensitive === true)
+      .map((variable) => variable.Name),
+  );
+  const envVars = (
+    Array.isArray(config.fields.EnvVars)
+      ? (config.fields.EnvVars as { Name: string; Value: string; Sensitive?: boolean }[])
+      : []
+  ).map((variable) => {
+    const sensitive = variable.Sensitive === true || declared.has(variable.Name);
+    if (!sensitive || variable.Value === RECORDED) return { ...variable, Sensitive: false, Encrypted: false };
+    const context = { table: 'knocs', column: `config.EnvVars.${variable.Name}`, rowId: id };
+    return { Name: variable.Name, Value: ctx.secrets.seal(variable.Value, context), Sensitive: true, Encrypted: true };
+  });
+  return { type: config.type, fields: { ...config.fields, EnvVars: envVars } };
 }

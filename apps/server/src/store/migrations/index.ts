@@ -8,6 +8,7 @@ import * as signInCeilingAndSessionBounds from './0006-sign-in-ceiling-and-sessi
 import * as forgetUnattestedSessionAddresses from './0007-forget-unattested-session-addresses.js';
 import * as secondFactorFailures from './0008-second-factor-failures.js';
 import * as storeMeta from './0009-store-meta.js';
+import * as agentSealingKeys from './0010-agent-sealing-keys.js';
 
 /**
  * Every migration, in order. Append only: a released migration is never edited, because stores in
@@ -23,6 +24,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0007-forget-unattested-session-addresses': forgetUnattestedSessionAddresses,
   '0008-second-factor-failures': secondFactorFailures,
   '0009-store-meta': storeMeta,
+  '0010-agent-sealing-keys': agentSealingKeys,
 };
 
 export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS);

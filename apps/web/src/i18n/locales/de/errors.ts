@@ -43,6 +43,10 @@ export const err: MirroredResource<typeof english> = {
   backendTypeFixed: 'Benutzername, Passwort oder Backend-Typ können nicht geändert werden',
   backendNameExists: 'Ein Backend mit diesem Namen existiert bereits',
   reenterCredentials: 'Eine Änderung von URI/Hostname erfordert die erneute Eingabe der vertraulichen Zugangsdaten',
+  reenterSecretsForAgent:
+    'Wird ein Backend einem anderen Agenten zugeordnet, müssen die vertraulichen Zugangsdaten erneut eingegeben werden: Sie sind für den Agenten versiegelt, der sie verwendet',
+  agentCannotSeal:
+    'Der Agent hat noch keinen Schlüssel zum Versiegeln von Geheimnissen registriert; aktualisieren Sie den Agenten und lassen Sie ihn verbinden, dann versuchen Sie es erneut',
   invalidAddress: 'Ungültige Adresse: ein Unix-Socket-Pfad, der mit / beginnt, oder Host:Port',
   invalidIpAddress: 'Ungültige IP-Adresse',
   ipRangeRequired: 'Mindestens ein IP-Bereich muss angegeben sein',

@@ -41,6 +41,10 @@ export const err: ErrorTexts = {
   backendTypeFixed: 'Cannot change username, password or backend type',
   backendNameExists: 'A backend with that name already exists',
   reenterCredentials: 'Changing the URI/Hostname requires re-entering sensitive credentials',
+  reenterSecretsForAgent:
+    'Moving a backend to another agent requires re-entering sensitive credentials: they are sealed to the agent that uses them',
+  agentCannotSeal:
+    'The agent has not registered a key to seal secrets to; update the agent and let it connect, then try again',
   invalidAddress: 'Invalid address: a unix socket path starting with / or host:port',
   invalidIpAddress: 'Invalid IP address',
   ipRangeRequired: 'At least one IP range must be present',
