@@ -9,6 +9,7 @@ import { IpsetDriver } from './ipset/ipset-driver.js';
 import { KnocproxyDriver } from './knocproxy/knocproxy-driver.js';
 import type { TlsFiles } from './knocproxy/proxy-listener.js';
 import { ScriptDriver } from './script/script-driver.js';
+import { FirepowerDriver } from './vendors/firepower/firepower-driver.js';
 import { FortiosDriver } from './vendors/fortios/fortios-driver.js';
 
 /** The parts of the configuration the drivers read. */
@@ -69,7 +70,7 @@ export const DRIVER_FACTORIES = {
   fortios: ({ logger }) => new FortiosDriver({ logger: logger.child({ driver: 'fortios' }) }),
   fortimanager: null,
   panos: null,
-  firepower: null,
+  firepower: ({ logger }) => new FirepowerDriver({ logger: logger.child({ driver: 'firepower' }) }),
   sophosutm: null,
   sophossfos: null,
   aws: null,

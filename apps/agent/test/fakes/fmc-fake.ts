@@ -23,7 +23,7 @@
  * Choices of this fake that the documentation does not fix: adding a mapping already present or
  * removing one that is absent succeeds silently (set semantics); a mappings request holding an invalid
  * value is refused whole (400, nothing changed); the 429 carries no Retry-After. Test switches:
- * expire the current access token or the whole session, answer 429 for the next N calls or above a
+ * expire the current access token or the whole session, refuse deployments, answer 429 for the next N calls or above a
  * per-minute rate, redirect every call to another host, refuse one mapping value.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -76,6 +76,8 @@ export class FmcFake {
   /** refreshtoken calls accepted. */
   refreshes = 0;
   deployments: { deviceList: string[] }[] = [];
+  /** When set, deployment requests are refused (400) with this description. */
+  deployRefusal: string | null = null;
   password: string;
   readonly #username: string;
   readonly #now: () => number;
@@ -274,6 +276,10 @@ export class FmcFake {
       const list = (payload as { deviceList?: unknown } | null)?.deviceList;
       if (!Array.isArray(list) || list.length === 0 || !list.every((d) => typeof d === 'string')) {
         error(400, 'deviceList is required');
+        return;
+      }
+      if (this.deployRefusal !== null) {
+        error(400, this.deployRefusal);
         return;
       }
       for (const device of list) this.#pending.delete(device);
