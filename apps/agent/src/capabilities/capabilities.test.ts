@@ -146,7 +146,7 @@ describe('detectCapabilities', () => {
     expect(capabilities.script).toEqual({ enabled: true });
     expect(capabilities.haproxy).toEqual({ socket_location: 'tcp://[::1]:9999' });
     expect(capabilities.backend_types).toEqual(['haproxy', 'knocproxy', 'script', ...VENDORS]);
-    expect(VENDORS).toEqual(expect.arrayContaining(['fortios', 'firepower']));
+    expect(VENDORS).toEqual(expect.arrayContaining(['fortios', 'fortimanager', 'firepower']));
     expect(capabilities['os-release']).toEqual({ NAME: 'Linux', VERSION: '' });
   });
 });

@@ -78,6 +78,8 @@ export class FmcFake {
   deployments: { deviceList: string[] }[] = [];
   /** When set, deployment requests are refused (400) with this description. */
   deployRefusal: string | null = null;
+  /** How long a deployment request takes to be answered (a real FMC takes a while). */
+  deployDelayMs = 0;
   password: string;
   readonly #username: string;
   readonly #now: () => number;
@@ -283,11 +285,15 @@ export class FmcFake {
         return;
       }
       for (const device of list) this.#pending.delete(device);
-      this.deployments.push({ deviceList: [...list] });
-      answer(202, {
-        type: 'DeploymentRequest',
-        metadata: { task: { id: `task-${++this.#serial}`, type: 'TaskStatus' } },
-      });
+      const accept = () => {
+        this.deployments.push({ deviceList: [...list] });
+        answer(202, {
+          type: 'DeploymentRequest',
+          metadata: { task: { id: `task-${++this.#serial}`, type: 'TaskStatus' } },
+        });
+      };
+      if (this.deployDelayMs > 0) setTimeout(accept, this.deployDelayMs);
+      else accept();
     } else {
       error(404, 'The requested resource could not be found.');
     }

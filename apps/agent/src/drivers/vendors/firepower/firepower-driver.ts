@@ -6,7 +6,7 @@ import { ClientCache } from '../../http/client-cache.js';
 import type { RetryPolicy } from '../../http/retry.js';
 import { KeyedSerialQueue } from '../../keyed-serial-queue.js';
 import { errorMessage, failed, succeeded } from '../../outcomes.js';
-import { CoalescingRunner } from './coalescing-runner.js';
+import { CoalescingRunner } from '../../coalescing-runner.js';
 import { FirepowerClient, FMC_BULK_LIMIT, type ChangeResult } from './firepower-client.js';
 import type { FmcNetworkGroup } from './firepower-responses.js';
 
