@@ -71,7 +71,9 @@ export class FirepowerClient {
       insecure: options.insecure,
       logger: options.logger,
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-      ...(options.retry === undefined ? {} : { retry: options.retry }),
+      // FMC answers 429 without Retry-After; fireREST waits 10 s between its 6 tries. A longer back-off
+      // than the kit's default keeps a burst under FMC's rate limit instead of burning the tries.
+      retry: { maxAttempts: 6, baseMs: 2_000, capMs: 10_000, ...options.retry },
     };
     this.#login = new HttpClient({ ...common, secrets: this.#loginSecrets });
     this.session = new SessionLogin({
