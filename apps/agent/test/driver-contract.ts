@@ -29,7 +29,7 @@ export interface ContractDevice {
   invalidateCredential(): void;
   /** Requests the device has received. */
   requestCount(): number;
-  /** Logins the device has accepted (session-login drivers only). */
+  /** New credentials the device has issued: logins and token refreshes (session-login drivers only). */
   loginCount?(): number;
 }
 
@@ -165,6 +165,10 @@ export function describeDriverContract<T extends BackendType>(
       if (subject.auth === 'session-login') {
         const logins = subject.device.loginCount?.() ?? 0;
         expect((await apply(['192.0.2.51']))[0]?.ok).toBe(true);
+        expect((subject.device.loginCount?.() ?? 0) - logins).toBe(1);
+        // The new session is kept: further calls log in no more.
+        expect((await apply(['192.0.2.52']))[0]?.ok).toBe(true);
+        expect(sorted(await subject.driver.list(subject.knoc))).toEqual(['192.0.2.50', '192.0.2.51', '192.0.2.52']);
         expect((subject.device.loginCount?.() ?? 0) - logins).toBe(1);
       } else {
         const [outcome] = await apply(['192.0.2.51']);

@@ -2,7 +2,12 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { VENDOR_BACKEND_TYPES } from '@postern/protocol';
+import { drivenBackendTypes } from '../drivers/index.js';
 import { detectCapabilities, detectIpset } from './index.js';
+
+/** The vendor types this agent has drivers for (registry order), after the local types a test expects. */
+const VENDORS = drivenBackendTypes().filter((type) => VENDOR_BACKEND_TYPES.includes(type));
 
 /**
  * These tests stand in for the ipset program with a small shell script (the real one needs root and
@@ -124,7 +129,7 @@ describe('detectCapabilities', () => {
       ipset: { command_available: true, sudo_enabled: true, ipsets: [] },
       script: { enabled: false },
       haproxy: { socket_location: '' },
-      backend_types: ['ipset', 'haproxy', 'knocproxy', 'fortios', 'panos'],
+      backend_types: ['ipset', 'haproxy', 'knocproxy', ...VENDORS],
     });
   });
 
@@ -140,7 +145,8 @@ describe('detectCapabilities', () => {
 
     expect(capabilities.script).toEqual({ enabled: true });
     expect(capabilities.haproxy).toEqual({ socket_location: 'tcp://[::1]:9999' });
-    expect(capabilities.backend_types).toEqual(['haproxy', 'knocproxy', 'script', 'fortios', 'panos']);
+    expect(capabilities.backend_types).toEqual(['haproxy', 'knocproxy', 'script', ...VENDORS]);
+    expect(VENDORS).toEqual(expect.arrayContaining(['fortios', 'fortimanager', 'panos', 'firepower']));
     expect(capabilities['os-release']).toEqual({ NAME: 'Linux', VERSION: '' });
   });
 });

@@ -9,6 +9,8 @@ import { IpsetDriver } from './ipset/ipset-driver.js';
 import { KnocproxyDriver } from './knocproxy/knocproxy-driver.js';
 import type { TlsFiles } from './knocproxy/proxy-listener.js';
 import { ScriptDriver } from './script/script-driver.js';
+import { FirepowerDriver } from './vendors/firepower/firepower-driver.js';
+import { FortimanagerDriver } from './vendors/fortimanager/fortimanager-driver.js';
 import { FortiosDriver } from './vendors/fortios/fortios-driver.js';
 import { PanosDriver } from './vendors/panos/panos-driver.js';
 
@@ -68,9 +70,9 @@ export const DRIVER_FACTORIES = {
     new KnocproxyDriver({ tls: readTlsFiles(config), logger: logger.child({ driver: 'knocproxy' }) }),
   script: ({ config, logger }) => new ScriptDriver({ ...config.scripts, logger: logger.child({ driver: 'script' }) }),
   fortios: ({ logger }) => new FortiosDriver({ logger: logger.child({ driver: 'fortios' }) }),
-  fortimanager: null,
+  fortimanager: ({ logger }) => new FortimanagerDriver({ logger: logger.child({ driver: 'fortimanager' }) }),
   panos: ({ logger }) => new PanosDriver({ logger: logger.child({ driver: 'panos' }) }),
-  firepower: null,
+  firepower: ({ logger }) => new FirepowerDriver({ logger: logger.child({ driver: 'firepower' }) }),
   sophosutm: null,
   sophossfos: null,
   aws: null,

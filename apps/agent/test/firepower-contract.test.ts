@@ -1,0 +1,53 @@
+import { describeDriverContract } from './driver-contract.js';
+import { FmcFake } from './fakes/fmc-fake.js';
+import { memoryLogger } from './support/memory-logger.js';
+import { selfSignedCertificate } from './support/self-signed.js';
+import { FirepowerDriver } from '../src/drivers/vendors/firepower/firepower-driver.js';
+
+const USER = 'postern-api';
+const PASSWORD = 'contract-password-5b1e';
+const DYNAMIC = '005056B6-DCA2-0ed3-0000-004294969346';
+const OTHER = '005056B6-DCA2-0ed3-0000-004294969999';
+const tls = selfSignedCertificate();
+
+describeDriverContract('firepower', async () => {
+  const fake = await FmcFake.start({ username: USER, password: PASSWORD, tls });
+  fake.addDynamicObject(DYNAMIC, 'postern-web');
+  // Another object on the same FMC, not the knoc's: the driver must never change it.
+  fake.addDynamicObject(OTHER, 'office', ['198.51.100.200', '10.99.0.0/16']);
+  const { logger, lines } = memoryLogger();
+  const driver = new FirepowerDriver({ logger, timeoutMs: 2_000, retry: { baseMs: 1, capMs: 5 } });
+  // The tokens the fake issues are secrets too; the list grows as it issues them.
+  const secrets = [PASSWORD, Buffer.from(`${USER}:${PASSWORD}`).toString('base64')];
+  return {
+    driver,
+    knoc: {
+      aclId: 'acl-contract',
+      name: 'web',
+      url: 'https://intranet',
+      backendId: 'backend-contract',
+      backendType: 'firepower',
+      backend: { Hostname: fake.hostname, Insecure: true, Username: USER, Password: PASSWORD },
+      acl: { GroupUUID: DYNAMIC },
+    },
+    device: {
+      owned: () => fake.mappings(DYNAMIC) ?? [],
+      foreign: () => fake.mappings(OTHER) ?? [],
+      refuse: (ip) => fake.refuseValue(ip),
+      redirectTo: (url) => fake.redirectTo(url === null ? null : url.replace(/\/$/, '')),
+      invalidateCredential: () => fake.expireAccessTokens(),
+      requestCount: () => fake.requests.length,
+      loginCount: () => fake.logins + fake.refreshes,
+    },
+    logLines: lines,
+    get secrets() {
+      return [...secrets, ...fake.issuedTokens];
+    },
+    auth: 'session-login',
+    ipv6: true,
+    close: async () => {
+      await driver.close();
+      await fake.close();
+    },
+  };
+});

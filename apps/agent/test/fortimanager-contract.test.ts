@@ -1,0 +1,55 @@
+import { describeDriverContract } from './driver-contract.js';
+import { FortimanagerFake } from './fakes/fortimanager-fake.js';
+import { memoryLogger } from './support/memory-logger.js';
+import { selfSignedCertificate } from './support/self-signed.js';
+import { FortimanagerDriver } from '../src/drivers/vendors/fortimanager/fortimanager-driver.js';
+
+const KEY = 'fmg-contract-key-8c2d41';
+const GROUP = 'postern-web';
+const tls = selfSignedCertificate();
+
+describeDriverContract('fortimanager', async () => {
+  const fake = await FortimanagerFake.start({ apiKey: KEY, tls, adoms: ['branch'] });
+  fake.addGroup(GROUP, { adom: 'branch', members: ['none', 'office-lan'] });
+  fake.addGroup(GROUP, { adom: 'branch', family: 'ipv6', members: ['none'] });
+  fake.addPackage('branch-pkg', ['FGT-1'], 'branch');
+  const { logger, lines } = memoryLogger();
+  const driver = new FortimanagerDriver({ logger, timeoutMs: 2_000, retry: { baseMs: 1, capMs: 5 }, pollMs: 0 });
+  const members = () => [
+    ...(fake.members(GROUP, { adom: 'branch' }) ?? []),
+    ...(fake.members(GROUP, { adom: 'branch', family: 'ipv6' }) ?? []),
+  ];
+  return {
+    driver,
+    knoc: {
+      aclId: 'acl-contract',
+      name: 'web',
+      url: 'https://intranet',
+      backendId: 'backend-contract',
+      backendType: 'fortimanager',
+      backend: { Hostname: fake.hostname, Insecure: true, ApiKey: KEY },
+      acl: { Name: `branch/${GROUP}` },
+    },
+    device: {
+      owned: () =>
+        members()
+          .filter((name) => name.startsWith('kk_'))
+          .map((name) => name.slice(3)),
+      foreign: () => members().filter((name) => !name.startsWith('kk_')),
+      refuse: (ip) => fake.refuseValue(ip),
+      redirectTo: (url) => fake.redirectTo(url === null ? null : url.replace(/\/$/, '')),
+      invalidateCredential: () => {
+        fake.apiKey = 'rotated-on-the-device';
+      },
+      requestCount: () => fake.httpRequests,
+    },
+    logLines: lines,
+    secrets: [KEY],
+    auth: 'static-token',
+    ipv6: true,
+    close: async () => {
+      await driver.close();
+      await fake.close();
+    },
+  };
+});
