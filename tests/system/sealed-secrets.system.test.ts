@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { REPO_ROOT, capture, cleanEnv, waitFor, type RunningProcess } from '@postern/test-support';
-import { generateLicenceKeyPair, issueLicence, publicKeyBase64 } from '../../apps/server/src/licence/licence-format.js';
 import { spawnPosternServer, type PosternServer } from './support/postern-server.js';
 import { AdminApi } from './support/admin-api.js';
+import { installLicence, PORTAL_SETTINGS } from './support/user-portal.js';
 import { missingBuild, requireTool } from './support/requirements.js';
 import { systemCommand } from './support/netns.js';
 
@@ -19,7 +19,6 @@ import { systemCommand } from './support/netns.js';
 const SECRET = 'api-key-5f1e-never-in-plain-text';
 const PASSWORD_LINE = /Its password is shown only this once:\n\n\s+(\S+)\n/;
 const USER_IP = '198.51.100.23';
-const licenceSigner = generateLicenceKeyPair();
 const missing = (systemCommand('sh') === null ? 'sh' : null) ?? missingBuild(REPO_ROOT);
 
 /** Every file under `dir`, as bytes read as latin1 (so any text in them can be searched). */
@@ -56,10 +55,7 @@ describe('secrets sealed to the agent (system)', () => {
     // Writes its environment, one file per run.
     writeFileSync(path.join(scripts, 'record.sh'), '#!/bin/sh\nenv > "$RECORD_DIR/run-$$.env"\n', { mode: 0o755 });
 
-    const spawned = await spawnPosternServer(dataDir, {
-      POSTERN_TRUSTED_PROXIES: '127.0.0.1',
-      POSTERN_LICENCE_PUBLIC_KEYS: publicKeyBase64(licenceSigner.publicKey),
-    });
+    const spawned = await spawnPosternServer(dataDir, PORTAL_SETTINGS);
     await spawned.process.waitForOutput(PASSWORD_LINE, 30_000);
     server = {
       url: spawned.url,
@@ -71,22 +67,7 @@ describe('secrets sealed to the agent (system)', () => {
       },
     };
     admin = await AdminApi.signIn(server);
-    const now = Date.now();
-    await admin.call('PUT', '/api/admin/settings/license', {
-      License: issueLicence(
-        {
-          ID: 'lic-system-sealed',
-          Licensee: 'Postern tests',
-          UserLimit: 10,
-          UserLimitOveragePercentage: 0,
-          SessionLimit: 5,
-          MaxMachines: 5,
-          IssuedAt: new Date(now - 86_400_000).toISOString(),
-          Expires: new Date(now + 30 * 86_400_000).toISOString(),
-        },
-        licenceSigner.privateKey,
-      ),
-    });
+    await installLicence(admin);
     const created = await admin.call<{ ID: string; Token: string }>('POST', '/api/admin/agents', { Name: 'scripts' });
     agent = capture(
       spawn(process.execPath, [path.join(REPO_ROOT, 'apps/agent/dist/main.js'), 'run'], {

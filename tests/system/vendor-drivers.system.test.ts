@@ -9,8 +9,8 @@ import { FortimanagerFake } from '../../apps/agent/test/fakes/fortimanager-fake.
 import { FortiosFake } from '../../apps/agent/test/fakes/fortios-fake.js';
 import { PanosFake } from '../../apps/agent/test/fakes/panos-fake.js';
 import { selfSignedCertificate } from '../../apps/agent/test/support/self-signed.js';
-import { generateLicenceKeyPair, issueLicence, publicKeyBase64 } from '../../apps/server/src/licence/licence-format.js';
 import { AdminApi } from './support/admin-api.js';
+import { installLicence, PORTAL_SETTINGS } from './support/user-portal.js';
 import { stopAgent } from './support/grant-topology.js';
 import { startPosternServer, type PosternServer } from './support/postern-server.js';
 import { missingBuild, requireTool } from './support/requirements.js';
@@ -31,7 +31,6 @@ const GROUP = 'postern-vpn';
 const DYNAMIC_OBJECT = '005056b3-5f6a-0ed3-0000-000000001234';
 const EDL = 'postern-edl';
 const CLIENT = '198.51.100.23';
-const licenceSigner = generateLicenceKeyPair();
 const missing = missingBuild(REPO_ROOT);
 
 let server: PosternServer | undefined;
@@ -111,29 +110,13 @@ describe('a FortiOS knoc through the real server and agent', () => {
     fmc.addDynamicObject(DYNAMIC_OBJECT, 'postern-vpn');
     server = await startPosternServer(
       {
-        POSTERN_TRUSTED_PROXIES: '127.0.0.1',
-        POSTERN_LICENCE_PUBLIC_KEYS: publicKeyBase64(licenceSigner.publicKey),
+        ...PORTAL_SETTINGS,
       },
       'sqlite',
     );
     stateDir = mkdtempSync(path.join(tmpdir(), 'postern-fortios-'));
     admin = await AdminApi.signIn(server);
-    const now = Date.now();
-    await admin.call('PUT', '/api/admin/settings/license', {
-      License: issueLicence(
-        {
-          ID: 'lic-system-fortios',
-          Licensee: 'Postern tests',
-          UserLimit: 10,
-          UserLimitOveragePercentage: 0,
-          SessionLimit: 5,
-          MaxMachines: 5,
-          IssuedAt: new Date(now - 86_400_000).toISOString(),
-          Expires: new Date(now + 30 * 86_400_000).toISOString(),
-        },
-        licenceSigner.privateKey,
-      ),
-    });
+    await installLicence(admin);
     const created = await admin.call<{ ID: string; Token: string }>('POST', '/api/admin/agents', {
       Name: 'fortigate-agent',
     });
