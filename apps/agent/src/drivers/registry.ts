@@ -13,6 +13,7 @@ import { FirepowerDriver } from './vendors/firepower/firepower-driver.js';
 import { FortimanagerDriver } from './vendors/fortimanager/fortimanager-driver.js';
 import { FortiosDriver } from './vendors/fortios/fortios-driver.js';
 import { PanosDriver } from './vendors/panos/panos-driver.js';
+import { SophosUtmDriver } from './vendors/sophosutm/sophosutm-driver.js';
 
 /** The parts of the configuration the drivers read. */
 export type DriverConfig = Pick<AgentConfig, 'ipset' | 'haproxy' | 'scripts' | 'knocproxy'>;
@@ -73,7 +74,7 @@ export const DRIVER_FACTORIES = {
   fortimanager: ({ logger }) => new FortimanagerDriver({ logger: logger.child({ driver: 'fortimanager' }) }),
   panos: ({ logger }) => new PanosDriver({ logger: logger.child({ driver: 'panos' }) }),
   firepower: ({ logger }) => new FirepowerDriver({ logger: logger.child({ driver: 'firepower' }) }),
-  sophosutm: null,
+  sophosutm: ({ logger }) => new SophosUtmDriver({ logger: logger.child({ driver: 'sophosutm' }) }),
   sophossfos: null,
   aws: null,
   azure: null,

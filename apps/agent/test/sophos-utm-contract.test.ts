@@ -1,0 +1,50 @@
+import { describeDriverContract } from './driver-contract.js';
+import { SophosUtmFake } from './fakes/sophos-utm-fake.js';
+import { memoryLogger } from './support/memory-logger.js';
+import { selfSignedCertificate } from './support/self-signed.js';
+import { SophosUtmDriver } from '../src/drivers/vendors/sophosutm/sophosutm-driver.js';
+
+const KEY = 'utm-contract-token-5f0e93';
+const GROUP = 'REF_NetGroPosternWeb';
+const tls = selfSignedCertificate();
+
+describeDriverContract('sophosutm', async () => {
+  const fake = await SophosUtmFake.start({ apiKey: KEY, tls });
+  fake.addGroup(GROUP, 'postern-web', [fake.addHost('office-lan', '192.0.2.200')]);
+  const { logger, lines } = memoryLogger();
+  const driver = new SophosUtmDriver({ logger, timeoutMs: 2_000, retry: { baseMs: 1, capMs: 5 } });
+  const names = () => fake.memberNames(GROUP);
+  return {
+    driver,
+    knoc: {
+      aclId: 'acl-contract',
+      name: 'web',
+      url: 'https://intranet',
+      backendId: 'backend-contract',
+      backendType: 'sophosutm',
+      backend: { Hostname: fake.hostname, Insecure: true, ApiKey: KEY },
+      acl: { GroupReference: GROUP },
+    },
+    device: {
+      owned: () =>
+        names()
+          .filter((name) => name.startsWith('kk_'))
+          .map((name) => name.slice(3)),
+      foreign: () => names().filter((name) => !name.startsWith('kk_')),
+      refuse: (ip) => fake.refuseAddress(ip),
+      redirectTo: (url) => fake.redirectTo(url === null ? null : url.replace(/\/$/, '')),
+      invalidateCredential: () => {
+        fake.apiKey = 'rotated-on-the-utm';
+      },
+      requestCount: () => fake.requests.length,
+    },
+    logLines: lines,
+    secrets: [KEY, Buffer.from(`token:${KEY}`).toString('base64')],
+    auth: 'static-token',
+    ipv6: true,
+    close: async () => {
+      await driver.close();
+      await fake.close();
+    },
+  };
+});
