@@ -13,6 +13,7 @@ import { FirepowerDriver } from './vendors/firepower/firepower-driver.js';
 import { FortimanagerDriver } from './vendors/fortimanager/fortimanager-driver.js';
 import { FortiosDriver } from './vendors/fortios/fortios-driver.js';
 import { PanosDriver } from './vendors/panos/panos-driver.js';
+import { SophosSfosDriver } from './vendors/sophossfos/sophossfos-driver.js';
 import { SophosUtmDriver } from './vendors/sophosutm/sophosutm-driver.js';
 
 /** The parts of the configuration the drivers read. */
@@ -75,7 +76,7 @@ export const DRIVER_FACTORIES = {
   panos: ({ logger }) => new PanosDriver({ logger: logger.child({ driver: 'panos' }) }),
   firepower: ({ logger }) => new FirepowerDriver({ logger: logger.child({ driver: 'firepower' }) }),
   sophosutm: ({ logger }) => new SophosUtmDriver({ logger: logger.child({ driver: 'sophosutm' }) }),
-  sophossfos: null,
+  sophossfos: ({ logger }) => new SophosSfosDriver({ logger: logger.child({ driver: 'sophossfos' }) }),
   aws: null,
   azure: null,
 } satisfies Record<BackendType, DriverFactory | null>;

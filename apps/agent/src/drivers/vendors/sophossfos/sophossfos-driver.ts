@@ -1,0 +1,293 @@
+import type { AgentKnocOf } from '@postern/protocol';
+import type { Logger } from 'pino';
+import { parseAddress, type ParsedAddress } from '../../addresses.js';
+import type { Driver, DriverEntry, EntryOutcome } from '../../driver.js';
+import { ClientCache } from '../../http/client-cache.js';
+import type { RetryPolicy } from '../../http/retry.js';
+import { KeyedSerialQueue } from '../../keyed-serial-queue.js';
+import { errorMessage, failed, succeeded } from '../../outcomes.js';
+import { SophosSfosClient, type SfosHost } from './sophossfos-client.js';
+import { isAlreadyAbsent, isAlreadyPresent, isDone, type SfosEntityStatus } from './sophossfos-responses.js';
+
+export interface SophosSfosDriverOptions {
+  logger: Logger;
+  /** One HTTP try taking longer than this is given up (default: the client's 15 s). */
+  timeoutMs?: number;
+  /** Tests shorten the back-off. */
+  retry?: Partial<RetryPolicy>;
+}
+
+/** The name prefix marking Postern's IP hosts (the spec's, and Knocknoc's); SFOS backends have no Prefix field. */
+export const SOPHOS_SFOS_PREFIX = 'kk_';
+
+type Family = 'IPv4' | 'IPv6';
+
+interface SfosTarget {
+  client: SophosSfosClient;
+  /** The knoc's group per family; '' when the knoc names none (GroupNameV6 is optional). */
+  groups: Readonly<Record<Family, string>>;
+  key: string;
+}
+
+const FAMILY: Readonly<Record<ParsedAddress['family'], Family>> = { inet: 'IPv4', inet6: 'IPv6' };
+
+/**
+ * Sophos Firewall (SFOS/XGS) IP host groups through the XML API (VENDORS.md 1.6). Each granted
+ * address is an IP host named `kk_<address>` (HostType IP, or Network for a prefix) in the knoc's
+ * group: `GroupName` for IPv4, `GroupNameV6` for IPv6 (SFOS groups hold one family). Only hosts named
+ * so are Postern's: `list` and `flush` never see or touch any other.
+ *
+ * A group's `HostList` is replaced as a whole with no conditional write, so every change is
+ * read-modify-write: read the group, create the missing hosts in one request ("already exists" is
+ * fine), write the host list once, read the group back (an entry is ok only when the read-back holds
+ * it). remove = write the list without them, then remove the hosts no other group uses. It all runs
+ * one backend call at a time: the hosts are shared by every group of the firewall, and a host must
+ * not be removed while another group's grant adds it.
+ */
+export class SophosSfosDriver implements Driver<'sophossfos'> {
+  readonly type = 'sophossfos' as const;
+  readonly #options: SophosSfosDriverOptions;
+  readonly #logger: Logger;
+  readonly #clients = new ClientCache<SophosSfosClient>();
+  readonly #queue = new KeyedSerialQueue();
+
+  constructor(options: SophosSfosDriverOptions) {
+    this.#options = options;
+    this.#logger = options.logger;
+  }
+
+  async apply(knoc: AgentKnocOf<'sophossfos'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
+    const target = this.#target(knoc);
+    const { outcomes, addresses } = parseEntries(entries);
+    if (addresses.size === 0) return outcomes;
+    return this.#queue.run(target.key, async () => {
+      for (const family of ['IPv4', 'IPv6'] as const) {
+        const batch = [...addresses].filter(([, address]) => FAMILY[address.family] === family);
+        if (batch.length > 0) await this.#applyFamily(target, family, batch, entries, outcomes);
+      }
+      return this.#done(knoc, 'apply', outcomes);
+    });
+  }
+
+  async remove(knoc: AgentKnocOf<'sophossfos'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
+    const target = this.#target(knoc);
+    const { outcomes, addresses } = parseEntries(entries);
+    if (addresses.size === 0) return outcomes;
+    return this.#queue.run(target.key, async () => {
+      const leaving: string[] = [];
+      for (const family of ['IPv4', 'IPv6'] as const) {
+        const batch = [...addresses].filter(([, address]) => FAMILY[address.family] === family);
+        const groupName = target.groups[family];
+        // No group for the family: nothing of it can be held.
+        if (batch.length === 0 || groupName === '') continue;
+        const fail = (error: string) => {
+          for (const [index] of batch) outcomes[index] = failed(entries[index]?.ip ?? '', error);
+        };
+        try {
+          const group = await target.client.group(groupName);
+          if (group === null) continue;
+          const names = new Set(batch.map(([, address]) => hostName(address)).filter((n) => group.hosts.includes(n)));
+          if (names.size === 0) continue;
+          const status = await target.client.setHosts(
+            group,
+            group.hosts.filter((host) => !names.has(host)),
+          );
+          if (!isDone(status)) fail(statusError(`could not update IP host group ${groupName}`, status));
+          else leaving.push(...names);
+        } catch (error) {
+          fail(errorMessage(error));
+        }
+      }
+      if (leaving.length > 0) await this.#removeUnused(target.client, leaving);
+      return this.#done(knoc, 'remove', outcomes);
+    });
+  }
+
+  async list(knoc: AgentKnocOf<'sophossfos'>): Promise<string[]> {
+    const target = this.#target(knoc);
+    return this.#queue.run(target.key, async () => {
+      const held = new Set<string>();
+      for (const family of ['IPv4', 'IPv6'] as const) {
+        const groupName = target.groups[family];
+        if (groupName === '') continue;
+        for (const name of (await target.client.group(groupName))?.hosts ?? []) {
+          if (!name.startsWith(SOPHOS_SFOS_PREFIX)) continue;
+          const address = parseAddress(name.slice(SOPHOS_SFOS_PREFIX.length));
+          // Only a name this driver would have written counts as Postern's.
+          if (address !== null && hostName(address) === name) held.add(address.canonical);
+        }
+      }
+      return [...held];
+    });
+  }
+
+  async flush(knoc: AgentKnocOf<'sophossfos'>): Promise<void> {
+    const held = await this.list(knoc);
+    const outcomes = await this.remove(
+      knoc,
+      held.map((ip) => ({ ip, ttlSeconds: 1, userName: '' })),
+    );
+    const failure = outcomes.find((outcome) => !outcome.ok);
+    if (failure !== undefined) throw new Error(`sophossfos: could not remove ${failure.ip}: ${failure.error}`);
+  }
+
+  async close(): Promise<void> {
+    await this.#queue.idle();
+    this.#clients.closeAll();
+  }
+
+  /** One family's entries: read the group, create the missing hosts, write the list once, read back. */
+  async #applyFamily(
+    target: SfosTarget,
+    family: Family,
+    batch: readonly (readonly [number, ParsedAddress])[],
+    entries: readonly DriverEntry[],
+    outcomes: EntryOutcome[],
+  ): Promise<void> {
+    const groupName = target.groups[family];
+    const ipOf = (index: number) => entries[index]?.ip ?? '';
+    const fail = (indexes: Iterable<number>, error: string) => {
+      for (const index of indexes) outcomes[index] = failed(ipOf(index), error);
+    };
+    if (groupName === '') {
+      fail(
+        batch.map(([index]) => index),
+        'sophossfos: the knoc names no IPv6 group (GroupNameV6), so IPv6 addresses cannot be granted',
+      );
+      return;
+    }
+    try {
+      const group = await target.client.group(groupName);
+      if (group === null) {
+        fail(
+          batch.map(([index]) => index),
+          `sophossfos: IP host group ${groupName} does not exist on the firewall`,
+        );
+        return;
+      }
+      const missing = batch.filter(([, address]) => !group.hosts.includes(hostName(address)));
+      // The group read above is the read-back for the addresses it already holds.
+      if (missing.length === 0) return;
+      const statuses = await target.client.addHosts(missing.map(([, address]) => hostOf(address)));
+      const created: [number, string][] = [];
+      missing.forEach(([index, address], position) => {
+        const status = statuses[position] ?? { code: '', text: 'no status' };
+        if (isDone(status) || isAlreadyPresent(status)) created.push([index, hostName(address)]);
+        else fail([index], statusError(`could not create IP host ${hostName(address)}`, status));
+      });
+      if (created.length === 0) return;
+      const status = await target.client.setHosts(group, [...group.hosts, ...created.map(([, name]) => name)]);
+      if (!isDone(status)) {
+        fail(
+          created.map(([index]) => index),
+          statusError(`could not update IP host group ${groupName}`, status),
+        );
+        return;
+      }
+      const after = (await target.client.group(groupName))?.hosts ?? [];
+      for (const [index, name] of created) {
+        if (!after.includes(name))
+          fail([index], `sophossfos: ${name} was added to IP host group ${groupName} but is not there when read back`);
+      }
+    } catch (error) {
+      // Only entries still counted ok get the call's failure; ones already failed keep their reason.
+      fail(
+        batch.map(([index]) => index).filter((index) => outcomes[index]?.ok === true),
+        errorMessage(error),
+      );
+    }
+  }
+
+  /** Removes the hosts that left a group when no group still holds them; failures are only logged. */
+  async #removeUnused(client: SophosSfosClient, names: readonly string[]): Promise<void> {
+    try {
+      const used = new Set((await client.groups()).flatMap((group) => group.hosts));
+      // Another knoc's group may hold the same address: its host stays.
+      const unused = names.filter((name) => !used.has(name));
+      if (unused.length === 0) return;
+      const statuses = await client.removeHosts(unused);
+      statuses.forEach((status, position) => {
+        if (!isDone(status) && !isAlreadyAbsent(status))
+          this.#logger.warn(
+            { host: unused[position], error: statusError('could not remove the IP host', status) },
+            'sophossfos could not remove an unused IP host',
+          );
+      });
+    } catch (error) {
+      // The addresses have left the group, which is what counts; a kept host is reused by name.
+      this.#logger.warn({ error: errorMessage(error) }, 'sophossfos could not remove unused IP hosts');
+    }
+  }
+
+  #done(knoc: AgentKnocOf<'sophossfos'>, action: string, outcomes: EntryOutcome[]): EntryOutcome[] {
+    const failures = outcomes.filter((outcome) => !outcome.ok);
+    if (failures.length > 0) {
+      // Outcome errors come from the client, which has already redacted the password.
+      this.#logger.warn(
+        { aclId: knoc.aclId, action, failed: failures.length, first: failures[0]?.error },
+        'sophossfos entries failed',
+      );
+    }
+    return outcomes;
+  }
+
+  /** The knoc's client and groups; throws when the configuration cannot work at all. */
+  #target(knoc: AgentKnocOf<'sophossfos'>): SfosTarget {
+    const { Hostname, Insecure, Username, Password } = knoc.backend;
+    const v4 = (knoc.acl.GroupName ?? '').trim();
+    const v6 = (knoc.acl.GroupNameV6 ?? '').trim();
+    if (Hostname === undefined || Hostname.trim() === '') throw new Error('sophossfos: the backend has no Hostname');
+    if (Username === undefined || Username.trim() === '') throw new Error('sophossfos: the backend has no Username');
+    if (Password === undefined || Password === '') throw new Error('sophossfos: the backend has no Password');
+    if (v4 === '') throw new Error(`sophossfos: knoc ${knoc.aclId} names no IP host group (GroupName)`);
+    const client = this.#clients.get(knoc.backendId, knoc.backend, () => {
+      return new SophosSfosClient({
+        hostname: Hostname.trim(),
+        insecure: Insecure === true,
+        username: Username.trim(),
+        password: Password,
+        logger: this.#logger,
+        ...(this.#options.timeoutMs === undefined ? {} : { timeoutMs: this.#options.timeoutMs }),
+        ...(this.#options.retry === undefined ? {} : { retry: this.#options.retry }),
+      });
+    });
+    // One writer per backend (see the class comment), which also serialises each group.
+    return { client, groups: { IPv4: v4, IPv6: v6 }, key: knoc.backendId };
+  }
+}
+
+function hostName(address: ParsedAddress): string {
+  return `${SOPHOS_SFOS_PREFIX}${address.canonical}`;
+}
+
+/** The IP host for an address: HostType IP, or Network with a dotted mask (IPv4) or prefix length (IPv6). */
+function hostOf(address: ParsedAddress): SfosHost {
+  const family = FAMILY[address.family];
+  const base = { name: hostName(address), family, address: address.address };
+  if (address.isHost) return { ...base, type: 'IP' };
+  return { ...base, type: 'Network', subnet: family === 'IPv4' ? dottedMask(address.prefix) : String(address.prefix) };
+}
+
+function dottedMask(prefix: number): string {
+  const bits = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
+  return [24, 16, 8, 0].map((shift) => (bits >>> shift) & 0xff).join('.');
+}
+
+function statusError(what: string, status: SfosEntityStatus): string {
+  return `sophossfos: ${what}: ${status.code === '' ? '' : `${status.code} `}${status.text}`.trim();
+}
+
+/** The entries' addresses by position, and outcomes with the unparsable ones already failed. */
+function parseEntries(entries: readonly DriverEntry[]): {
+  outcomes: EntryOutcome[];
+  addresses: Map<number, ParsedAddress>;
+} {
+  const outcomes = entries.map((entry) => succeeded(entry.ip));
+  const addresses = new Map<number, ParsedAddress>();
+  entries.forEach((entry, index) => {
+    const parsed = parseAddress(entry.ip);
+    if (parsed === null) outcomes[index] = failed(entry.ip, `${entry.ip} is not an IPv4 or IPv6 address`);
+    else addresses.set(index, parsed);
+  });
+  return { outcomes, addresses };
+}

@@ -1,0 +1,53 @@
+import { describeDriverContract } from './driver-contract.js';
+import { SophosSfosFake } from './fakes/sophos-sfos-fake.js';
+import { memoryLogger } from './support/memory-logger.js';
+import { selfSignedCertificate } from './support/self-signed.js';
+import { SophosSfosDriver } from '../src/drivers/vendors/sophossfos/sophossfos-driver.js';
+
+// An XML-special character in the password: it must be escaped in the request and never shown.
+const PASSWORD = 'sfos-contract-pw<&>7c1e';
+const tls = selfSignedCertificate();
+
+describeDriverContract('sophossfos', async () => {
+  const fake = await SophosSfosFake.start({ username: 'postern-api', password: PASSWORD, tls });
+  fake.addHost('office-lan', '192.0.2.200');
+  fake.addGroup('postern-web', 'IPv4', ['office-lan']);
+  fake.addGroup('postern-web-v6', 'IPv6');
+  const { logger, lines } = memoryLogger();
+  const driver = new SophosSfosDriver({ logger, timeoutMs: 2_000, retry: { baseMs: 1, capMs: 5 } });
+  const names = () => [...(fake.hosts('postern-web') ?? []), ...(fake.hosts('postern-web-v6') ?? [])];
+  return {
+    driver,
+    knoc: {
+      aclId: 'acl-contract',
+      name: 'web',
+      url: 'https://intranet',
+      backendId: 'backend-contract',
+      backendType: 'sophossfos',
+      backend: { Hostname: fake.hostname, Insecure: true, Username: 'postern-api', Password: PASSWORD },
+      acl: { GroupName: 'postern-web', GroupNameV6: 'postern-web-v6' },
+    },
+    device: {
+      owned: () =>
+        names()
+          .filter((name) => name.startsWith('kk_'))
+          .map((name) => name.slice(3)),
+      foreign: () => names().filter((name) => !name.startsWith('kk_')),
+      refuse: (ip) => fake.refuseAddress(ip),
+      redirectTo: (url) => fake.redirectTo(url === null ? null : url.replace(/\/$/, '')),
+      invalidateCredential: () => {
+        fake.password = 'rotated-on-the-firewall';
+      },
+      requestCount: () => fake.requests.length,
+    },
+    logLines: lines,
+    secrets: [PASSWORD, 'sfos-contract-pw&lt;&amp;&gt;7c1e'],
+    auth: 'static-token',
+    refusedCredential: /Authentication Failure/,
+    ipv6: true,
+    close: async () => {
+      await driver.close();
+      await fake.close();
+    },
+  };
+});
