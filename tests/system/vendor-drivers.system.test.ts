@@ -8,6 +8,8 @@ import { FmcFake } from '../../apps/agent/test/fakes/fmc-fake.js';
 import { FortimanagerFake } from '../../apps/agent/test/fakes/fortimanager-fake.js';
 import { FortiosFake } from '../../apps/agent/test/fakes/fortios-fake.js';
 import { PanosFake } from '../../apps/agent/test/fakes/panos-fake.js';
+import { SophosSfosFake } from '../../apps/agent/test/fakes/sophos-sfos-fake.js';
+import { SophosUtmFake } from '../../apps/agent/test/fakes/sophos-utm-fake.js';
 import { selfSignedCertificate } from '../../apps/agent/test/support/self-signed.js';
 import { AdminApi } from './support/admin-api.js';
 import { installLicence, PORTAL_SETTINGS } from './support/user-portal.js';
@@ -27,6 +29,10 @@ const FMG_KEY = 'fmg-api-key-0b7e1d';
 const PANOS_KEY = 'panos-api-key-93c4aa';
 const FMC_USER = 'postern-api';
 const FMC_PASSWORD = 'fmc-password-6d2f';
+const UTM_KEY = 'utm-api-token-1c9e';
+const SFOS_USER = 'postern';
+const SFOS_PASSWORD = 'sfos-password-72ab';
+const UTM_GROUP = 'REF_NetGroPosternVpn';
 const GROUP = 'postern-vpn';
 const DYNAMIC_OBJECT = '005056b3-5f6a-0ed3-0000-000000001234';
 const EDL = 'postern-edl';
@@ -39,6 +45,8 @@ let fake: FortiosFake;
 let fortimanager: FortimanagerFake;
 let panos: PanosFake;
 let fmc: FmcFake;
+let utm: SophosUtmFake;
+let sfos: SophosSfosFake;
 let admin: AdminApi;
 let stateDir: string;
 /** The knocs alice and bob are given, by vendor. */
@@ -52,6 +60,8 @@ const onDevice: Record<string, () => string[]> = {
   fortimanager: () => (fortimanager.members(GROUP) ?? []).filter((name) => name.startsWith('kk_')),
   panos: () => panos.registered(`kk-${GROUP}`),
   firepower: () => fmc.mappings(DYNAMIC_OBJECT) ?? [],
+  sophosutm: () => utm.memberNames(UTM_GROUP).filter((name) => name.startsWith('kk_')),
+  sophossfos: () => (sfos.hosts(GROUP) ?? []).filter((name) => name.startsWith('kk_')),
 };
 const VENDORS = Object.keys(onDevice);
 const holdsClient = (vendor: string) => onDevice[vendor]?.().some((held) => held.includes(CLIENT)) ?? false;
@@ -108,6 +118,10 @@ describe('a FortiOS knoc through the real server and agent', () => {
     panos = await PanosFake.start({ key: PANOS_KEY, tls });
     fmc = await FmcFake.start({ username: FMC_USER, password: FMC_PASSWORD, tls });
     fmc.addDynamicObject(DYNAMIC_OBJECT, 'postern-vpn');
+    utm = await SophosUtmFake.start({ apiKey: UTM_KEY, tls });
+    utm.addGroup(UTM_GROUP, GROUP, [utm.addHost('office-lan', '192.0.2.200')]);
+    sfos = await SophosSfosFake.start({ username: SFOS_USER, password: SFOS_PASSWORD, tls });
+    sfos.addGroup(GROUP, 'IPv4');
     server = await startPosternServer(
       {
         ...PORTAL_SETTINGS,
@@ -142,6 +156,14 @@ describe('a FortiOS knoc through the real server and agent', () => {
       firepower: {
         backend: { Hostname: fmc.hostname, Insecure: true, Username: FMC_USER, Password: FMC_PASSWORD },
         acl: { GroupUUID: DYNAMIC_OBJECT },
+      },
+      sophosutm: {
+        backend: { Hostname: utm.hostname, Insecure: true, ApiKey: UTM_KEY },
+        acl: { GroupReference: UTM_GROUP },
+      },
+      sophossfos: {
+        backend: { Hostname: sfos.hostname, Insecure: true, Username: SFOS_USER, Password: SFOS_PASSWORD },
+        acl: { GroupName: GROUP },
       },
     };
     for (const [type, config] of Object.entries(vendorKnocs)) {
@@ -200,7 +222,14 @@ describe('a FortiOS knoc through the real server and agent', () => {
   afterAll(async () => {
     await stopAgent(agent);
     await server?.stop();
-    await Promise.all([fake?.close(), fortimanager?.close(), panos?.close(), fmc?.close()]);
+    await Promise.all([
+      fake?.close(),
+      fortimanager?.close(),
+      panos?.close(),
+      fmc?.close(),
+      utm?.close(),
+      sfos?.close(),
+    ]);
     if (stateDir !== undefined) rmSync(stateDir, { recursive: true, force: true });
   });
 
