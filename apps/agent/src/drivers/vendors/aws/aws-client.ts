@@ -57,7 +57,9 @@ export class AwsClient {
   constructor(options: AwsClientOptions) {
     this.#options = options;
     const endpoint = options.endpoint === '' ? `https://ec2.${options.region}.amazonaws.com` : options.endpoint;
+    // The URL the HTTP client posts to (the endpoint's path, if any, plus '/'): the one signed.
     this.#url = new URL(endpoint);
+    this.#url.pathname = `${this.#url.pathname.replace(/\/+$/, '')}/`;
     const secrets = options.credentials === null ? [] : [options.credentials.secretAccessKey];
     this.http = new HttpClient({
       name: 'aws',
