@@ -231,6 +231,18 @@ const REFUSED: RefusedCase[] = [
     setting: named('POSTERN_AGENT_KNOCPROXY_TLS_CERT_FILE'),
     problem: /proxy\.crt holds no PEM certificate/,
   },
+  ...[
+    'http://ec2.example.com',
+    'ftp://ec2.example.com',
+    'https://key:secret@ec2.example.com',
+    'https://ec2.example.com/?a=1',
+    'ec2',
+  ].map((value) => ({
+    name: `an AWS endpoint "${value}"`,
+    given: env({ POSTERN_AGENT_AWS_ENDPOINT: value }),
+    setting: named('POSTERN_AGENT_AWS_ENDPOINT'),
+    problem: /^must be an https URL without credentials, query or fragment/,
+  })),
   {
     name: 'an unknown log level',
     given: env({ POSTERN_AGENT_LOG_LEVEL: 'verbose' }),
@@ -426,6 +438,17 @@ describe('configuration rules', () => {
     });
 
     expect(config.knocproxy).toEqual({ tlsCertFile: cert, tlsKeyFile: key });
+  });
+
+  it('reads the AWS endpoint (GovCloud, VPC endpoint), empty meaning the regional default', () => {
+    const endpoint = 'https://vpce-0abc.ec2.us-gov-west-1.vpce.amazonaws.com/';
+    expect(f.load({ env: { POSTERN_AGENT_AWS_ENDPOINT: endpoint } }).config.aws).toEqual({
+      endpoint: 'https://vpce-0abc.ec2.us-gov-west-1.vpce.amazonaws.com',
+    });
+    expect(f.load({ env: { POSTERN_AGENT_AWS_ENDPOINT: '' } }).config.aws).toEqual({ endpoint: null });
+    expect(f.load({ file: { aws: { endpoint: 'http://127.0.0.1:4566' } } }).config.aws).toEqual({
+      endpoint: 'http://127.0.0.1:4566',
+    });
   });
 
   it('accepts enabled scripts in a directory only the owner can write', () => {

@@ -31,6 +31,7 @@ describe('defaults', () => {
       ipset: { allowedSets: [], useSudo: false },
       haproxy: { socket: null },
       knocproxy: { tlsCertFile: null, tlsKeyFile: null },
+      aws: { endpoint: null },
       heartbeatSeconds: 15,
       driftCheckSeconds: 300,
       logLevel: 'info',

@@ -47,6 +47,8 @@ export interface AgentConfig {
   haproxy: { socket: HaproxySocket | null };
   /** knocproxy serves HTTPS with these (both set) or plain HTTP (neither). */
   knocproxy: { tlsCertFile: string | null; tlsKeyFile: string | null };
+  /** The EC2 API endpoint for aws backends; null: the regional default (https://ec2.<Region>.amazonaws.com). */
+  aws: { endpoint: string | null };
   heartbeatSeconds: number;
   /** How often devices are checked for drift between desired states; 0: only on each state. */
   driftCheckSeconds: number;
@@ -120,6 +122,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
       tlsCertFile: settings.value('knocproxy.tlsCertFile') ?? null,
       tlsKeyFile: settings.value('knocproxy.tlsKeyFile') ?? null,
     },
+    aws: { endpoint: settings.value('aws.endpoint') ?? null },
     heartbeatSeconds: settings.required('heartbeatSeconds'),
     driftCheckSeconds: settings.required('driftCheckSeconds'),
     logLevel: settings.required('logLevel'),

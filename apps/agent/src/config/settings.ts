@@ -44,6 +44,30 @@ function setting<T>(definition: SettingDefinition<T>): SettingDefinition<T> {
 
 const text = () => z.string().trim().min(1);
 
+/**
+ * The EC2 endpoint override: https only (SigV4 signatures and keys must not cross plain HTTP), no
+ * credentials, query or fragment; an empty value means the regional default. Loopback may use http,
+ * for a local test endpoint.
+ */
+const awsEndpoint = () =>
+  z
+    .string()
+    .trim()
+    .refine((value) => value === '' || isAwsEndpoint(value))
+    .transform((value) => (value === '' ? null : value.replace(/\/+$/, '')));
+
+function isAwsEndpoint(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+  const secure = url.protocol === 'https:' || (url.protocol === 'http:' && loopback);
+  return secure && url.username === '' && url.password === '' && url.search === '' && url.hash === '';
+}
+
 const filePath = (ctx: ParseContext) => text().transform((value) => path.resolve(ctx.baseDir, value));
 
 // Environment variables and flags are strings; the JSON file may also use real booleans.
@@ -248,6 +272,12 @@ export const SETTINGS = {
     expect: 'must be a file path',
     help: 'PEM private key for knocproxy.tlsCertFile; must not be readable by group or others (chmod 600)',
     schema: filePath,
+  }),
+  'aws.endpoint': setting({
+    env: 'POSTERN_AGENT_AWS_ENDPOINT',
+    expect: 'must be an https URL without credentials, query or fragment (or empty for the regional default)',
+    help: 'EC2 API endpoint for the aws driver (GovCloud, a VPC endpoint); empty: https://ec2.<Region>.amazonaws.com',
+    schema: awsEndpoint,
   }),
   heartbeatSeconds: setting({
     env: 'POSTERN_AGENT_HEARTBEAT_SECONDS',

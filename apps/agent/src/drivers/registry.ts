@@ -9,6 +9,7 @@ import { IpsetDriver } from './ipset/ipset-driver.js';
 import { KnocproxyDriver } from './knocproxy/knocproxy-driver.js';
 import type { TlsFiles } from './knocproxy/proxy-listener.js';
 import { ScriptDriver } from './script/script-driver.js';
+import { AwsDriver } from './vendors/aws/aws-driver.js';
 import { FirepowerDriver } from './vendors/firepower/firepower-driver.js';
 import { FortimanagerDriver } from './vendors/fortimanager/fortimanager-driver.js';
 import { FortiosDriver } from './vendors/fortios/fortios-driver.js';
@@ -17,7 +18,8 @@ import { SophosSfosDriver } from './vendors/sophossfos/sophossfos-driver.js';
 import { SophosUtmDriver } from './vendors/sophosutm/sophosutm-driver.js';
 
 /** The parts of the configuration the drivers read. */
-export type DriverConfig = Pick<AgentConfig, 'ipset' | 'haproxy' | 'scripts' | 'knocproxy'>;
+export type DriverConfig = Pick<AgentConfig, 'ipset' | 'haproxy' | 'scripts' | 'knocproxy'> &
+  Partial<Pick<AgentConfig, 'aws'>>;
 
 /** Replaces how drivers reach the system; tests use it to keep ipset inside a network namespace. */
 export interface DriverOverrides {
@@ -77,7 +79,8 @@ export const DRIVER_FACTORIES = {
   firepower: ({ logger }) => new FirepowerDriver({ logger: logger.child({ driver: 'firepower' }) }),
   sophosutm: ({ logger }) => new SophosUtmDriver({ logger: logger.child({ driver: 'sophosutm' }) }),
   sophossfos: ({ logger }) => new SophosSfosDriver({ logger: logger.child({ driver: 'sophossfos' }) }),
-  aws: null,
+  aws: ({ config, logger }) =>
+    new AwsDriver({ endpoint: config.aws?.endpoint ?? null, logger: logger.child({ driver: 'aws' }) }),
   azure: null,
 } satisfies Record<BackendType, DriverFactory | null>;
 

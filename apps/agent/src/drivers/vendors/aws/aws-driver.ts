@@ -1,0 +1,344 @@
+import type { AgentKnocOf } from '@postern/protocol';
+import type { Logger } from 'pino';
+import { parseAddress, type ParsedAddress } from '../../addresses.js';
+import type { Driver, DriverEntry, EntryOutcome } from '../../driver.js';
+import { ClientCache } from '../../http/client-cache.js';
+import type { RetryPolicy } from '../../http/retry.js';
+import { KeyedSerialQueue } from '../../keyed-serial-queue.js';
+import { errorMessage, failed, succeeded } from '../../outcomes.js';
+import { AwsClient, describeFailure, type Ec2Answer, type Ec2Permission } from './aws-client.js';
+import { CredentialChain, DEFAULT_IMDS_ENDPOINT } from './aws-credentials.js';
+import type { Ec2Rule } from './aws-responses.js';
+import { AUTH_CODES, THROTTLING_CODES } from './aws-responses.js';
+
+export interface AwsDriverOptions {
+  logger: Logger;
+  /** The agent's aws.endpoint: null or '' for https://ec2.<Region>.amazonaws.com. */
+  endpoint?: string | null;
+  /** Where the credential chain reads the environment (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** The instance metadata service; only tests change it. */
+  imdsEndpoint?: string;
+  timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+}
+
+/** Every rule Postern writes has a description starting so; `list` and `flush` see no other rule. */
+export const AWS_RULE_MARKER = 'postern:';
+
+/** Rules per Authorize call: well below any request size limit, and a group holds 60 by default. */
+const BATCH = 50;
+
+interface AwsTarget {
+  client: AwsClient;
+  groupId: string;
+  port: number;
+  key: string;
+}
+
+/**
+ * AWS EC2 security groups (VENDORS.md 1.7): one inbound tcp rule per granted address on the knoc's
+ * Port (default 22) in its SecurityGroupId, IPv4 (`/32`) and IPv6 (`/128`) alike, each described
+ * `postern: <user>` so only Postern's own rules are listed or removed.
+ *
+ * apply = read the group's rules, authorise the missing ones in one call (a race's
+ * InvalidPermission.Duplicate is success; when a batch fails for one entry, e.g. the group's rule
+ * quota, RulesPerSecurityGroupLimitExceeded, the batch is tried entry by entry so each gets its own
+ * outcome), then read the group back: an entry is ok only when its rule is there. remove = revoke
+ * Postern's rules for the addresses by rule id in one call (absent, or InvalidPermission.NotFound, is
+ * success), then read back. Writes to one group run one at a time.
+ */
+export class AwsDriver implements Driver<'aws'> {
+  readonly type = 'aws' as const;
+  readonly #options: AwsDriverOptions;
+  readonly #logger: Logger;
+  readonly #clients = new ClientCache<AwsClient>();
+  readonly #queue = new KeyedSerialQueue();
+  readonly #chain: CredentialChain;
+
+  constructor(options: AwsDriverOptions) {
+    this.#options = options;
+    this.#logger = options.logger;
+    this.#chain = new CredentialChain({
+      env: options.env ?? process.env,
+      imdsEndpoint: options.imdsEndpoint ?? DEFAULT_IMDS_ENDPOINT,
+      imdsTimeoutMs: 2_000,
+    });
+  }
+
+  async apply(knoc: AgentKnocOf<'aws'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
+    const target = this.#target(knoc);
+    const { outcomes, addresses } = parseEntries(entries);
+    return this.#queue.run(target.key, async () => {
+      try {
+        const held = heldCidrs(await target.client.ingressRules(target.groupId), target.port, false);
+        // One permission per address: the same CIDR twice in one call is InvalidParameterValue.
+        const missing = new Map<string, { permission: Ec2Permission; indexes: number[] }>();
+        for (const [index, address] of addresses) {
+          if (held.has(address.canonical)) continue;
+          const known = missing.get(address.canonical);
+          if (known !== undefined) known.indexes.push(index);
+          else
+            missing.set(address.canonical, {
+              permission: {
+                cidr: address.cidr,
+                family: address.family,
+                description: ruleDescription(entries[index]?.userName ?? ''),
+              },
+              indexes: [index],
+            });
+        }
+        const batch = [...missing.values()];
+        for (let start = 0; start < batch.length; start += BATCH) {
+          await this.#authorize(target, batch.slice(start, start + BATCH), entries, outcomes);
+        }
+        if (missing.size > 0) {
+          const after = heldCidrs(await target.client.ingressRules(target.groupId), target.port, false);
+          for (const [canonical, { indexes }] of missing) {
+            for (const index of indexes) {
+              if (outcomes[index]?.ok === true && !after.has(canonical)) {
+                outcomes[index] = failed(
+                  entries[index]?.ip ?? canonical,
+                  `aws: the rule for ${canonical} (tcp ${target.port}) was added to security group ${target.groupId} but is not there when read back`,
+                );
+              }
+            }
+          }
+        }
+      } catch (error) {
+        failAll(outcomes, addresses, entries, errorMessage(error));
+      }
+      this.#logFailures(knoc, 'apply', outcomes);
+      return outcomes;
+    });
+  }
+
+  async remove(knoc: AgentKnocOf<'aws'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
+    const target = this.#target(knoc);
+    const { outcomes, addresses } = parseEntries(entries);
+    return this.#queue.run(target.key, async () => {
+      try {
+        const rules = ownRules(await target.client.ingressRules(target.groupId), target.port);
+        const wanted = new Set([...addresses.values()].map((address) => address.canonical));
+        const ids = rules.filter((rule) => wanted.has(rule.canonical)).map((rule) => rule.id);
+        for (let start = 0; start < ids.length; start += BATCH) {
+          const chunk = ids.slice(start, start + BATCH);
+          const answer = await target.client.revoke(target.groupId, chunk);
+          if (answer.ok || (chunk.length === 1 && isNotFound(answer))) continue;
+          if (chunk.length > 1 && !wholeCallFailure(answer)) {
+            // EC2 revokes all or nothing: one rule gone meanwhile (NotFound) or refused holds the
+            // others, so revoke them one by one.
+            for (const id of chunk) {
+              const single = await target.client.revoke(target.groupId, [id]);
+              if (!single.ok && !isNotFound(single)) {
+                this.#failRule(rules, id, addresses, entries, outcomes, single, target.groupId);
+              }
+            }
+          } else {
+            for (const id of chunk) this.#failRule(rules, id, addresses, entries, outcomes, answer, target.groupId);
+          }
+        }
+        if (ids.length > 0) {
+          const after = new Set(
+            ownRules(await target.client.ingressRules(target.groupId), target.port).map((rule) => rule.canonical),
+          );
+          for (const [index, address] of addresses) {
+            if (outcomes[index]?.ok === true && after.has(address.canonical)) {
+              outcomes[index] = failed(
+                entries[index]?.ip ?? address.canonical,
+                `aws: the rule for ${address.canonical} (tcp ${target.port}) is still in security group ${target.groupId} after it was revoked`,
+              );
+            }
+          }
+        }
+      } catch (error) {
+        failAll(outcomes, addresses, entries, errorMessage(error));
+      }
+      this.#logFailures(knoc, 'remove', outcomes);
+      return outcomes;
+    });
+  }
+
+  async list(knoc: AgentKnocOf<'aws'>): Promise<string[]> {
+    const target = this.#target(knoc);
+    return this.#queue.run(target.key, async () => [
+      ...new Set(ownRules(await target.client.ingressRules(target.groupId), target.port).map((rule) => rule.canonical)),
+    ]);
+  }
+
+  async flush(knoc: AgentKnocOf<'aws'>): Promise<void> {
+    const held = await this.list(knoc);
+    const outcomes = await this.remove(
+      knoc,
+      held.map((ip) => ({ ip, ttlSeconds: 1, userName: '' })),
+    );
+    const failure = outcomes.find((outcome) => !outcome.ok);
+    if (failure !== undefined) throw new Error(`aws: could not remove ${failure.ip}: ${failure.error}`);
+  }
+
+  async close(): Promise<void> {
+    await this.#queue.idle();
+    this.#clients.closeAll();
+  }
+
+  /** One batch; on an error that may concern one entry, each entry alone. */
+  async #authorize(
+    target: AwsTarget,
+    batch: readonly { permission: Ec2Permission; indexes: number[] }[],
+    entries: readonly DriverEntry[],
+    outcomes: EntryOutcome[],
+  ): Promise<void> {
+    const answer = await target.client.authorize(
+      target.groupId,
+      target.port,
+      batch.map((item) => item.permission),
+    );
+    if (answer.ok || answer.error.code === 'InvalidPermission.Duplicate') {
+      // A Duplicate for a batch means at least one rule was there already and none was added:
+      // a rule another writer added between the read and this call. Try the rest alone.
+      if (answer.ok || batch.length === 1) return;
+    }
+    if (!answer.ok && (batch.length === 1 || wholeCallFailure(answer))) {
+      const message = describeFailure(`add the rule to security group ${target.groupId}`, answer);
+      for (const item of batch) {
+        for (const index of item.indexes) outcomes[index] = failed(entries[index]?.ip ?? item.permission.cidr, message);
+      }
+      return;
+    }
+    for (const item of batch) await this.#authorize(target, [item], entries, outcomes);
+  }
+
+  #failRule(
+    rules: readonly OwnRule[],
+    id: string,
+    addresses: ReadonlyMap<number, ParsedAddress>,
+    entries: readonly DriverEntry[],
+    outcomes: EntryOutcome[],
+    answer: Extract<Ec2Answer, { ok: false }>,
+    groupId: string,
+  ): void {
+    const canonical = rules.find((rule) => rule.id === id)?.canonical;
+    for (const [index, address] of addresses) {
+      if (address.canonical === canonical) {
+        outcomes[index] = failed(
+          entries[index]?.ip ?? canonical,
+          describeFailure(`revoke rule ${id} from security group ${groupId}`, answer),
+        );
+      }
+    }
+  }
+
+  #target(knoc: AgentKnocOf<'aws'>): AwsTarget {
+    const { AccessKeyId, SecretAccessKey, Region } = knoc.backend;
+    const region = (Region ?? '').trim();
+    const groupId = (knoc.acl.SecurityGroupId ?? '').trim();
+    const port = Number(knoc.acl.Port ?? 22);
+    if (!/^[a-z]{2}(-[a-z]+)+-\d+$/.test(region))
+      throw new Error(`aws: the backend Region "${region}" is not an AWS region`);
+    if (!/^sg-[0-9a-f]{8,17}$/.test(groupId))
+      throw new Error(`aws: knoc ${knoc.aclId} names no security group id (SecurityGroupId, sg-…)`);
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+      throw new Error(`aws: knoc ${knoc.aclId} has no valid Port`);
+    const keyId = (AccessKeyId ?? '').trim();
+    const secret = SecretAccessKey ?? '';
+    if ((keyId === '') !== (secret === ''))
+      throw new Error('aws: the backend needs both AccessKeyId and SecretAccessKey, or neither (the host credentials)');
+    const endpoint = this.#options.endpoint ?? '';
+    const client = this.#clients.get(knoc.backendId, { ...knoc.backend, endpoint }, () => {
+      return new AwsClient({
+        region,
+        endpoint,
+        credentials: keyId === '' ? null : { accessKeyId: keyId, secretAccessKey: secret },
+        chain: this.#chain,
+        logger: this.#logger,
+        ...(this.#options.timeoutMs === undefined ? {} : { timeoutMs: this.#options.timeoutMs }),
+        ...(this.#options.retry === undefined ? {} : { retry: this.#options.retry }),
+      });
+    });
+    return { client, groupId, port, key: JSON.stringify([knoc.backendId, groupId]) };
+  }
+
+  #logFailures(knoc: AgentKnocOf<'aws'>, action: string, outcomes: readonly EntryOutcome[]): void {
+    const failures = outcomes.filter((outcome) => !outcome.ok);
+    if (failures.length > 0) {
+      this.#logger.warn(
+        { aclId: knoc.aclId, action, failed: failures.length, first: failures[0]?.error },
+        'aws entries failed',
+      );
+    }
+  }
+}
+
+/** Absent already: a permission (non-default VPC) or a rule id another writer revoked. */
+function isNotFound(answer: Extract<Ec2Answer, { ok: false }>): boolean {
+  return (
+    answer.error.code === 'InvalidPermission.NotFound' || answer.error.code === 'InvalidSecurityGroupRuleId.NotFound'
+  );
+}
+
+interface OwnRule {
+  id: string;
+  canonical: string;
+}
+
+/** A failure no single entry caused: credentials, permissions, throttling, a missing group. */
+function wholeCallFailure(answer: Extract<Ec2Answer, { ok: false }>): boolean {
+  const { code } = answer.error;
+  return (
+    AUTH_CODES.has(code) || THROTTLING_CODES.has(code) || code.startsWith('InvalidGroup') || code.startsWith('HTTP')
+  );
+}
+
+/** The canonical addresses with a tcp rule on `port` (Postern's own only when `ownOnly`). */
+function heldCidrs(rules: readonly Ec2Rule[], port: number, ownOnly: boolean): Set<string> {
+  const held = new Set<string>();
+  for (const rule of rules) {
+    if (rule.protocol !== 'tcp' || rule.fromPort !== port || rule.toPort !== port || rule.cidr === '') continue;
+    if (ownOnly && !rule.description.startsWith(AWS_RULE_MARKER)) continue;
+    const address = parseAddress(rule.cidr);
+    if (address !== null) held.add(address.canonical);
+  }
+  return held;
+}
+
+/** Postern's rules on `port`, with their canonical address. */
+function ownRules(rules: readonly Ec2Rule[], port: number): OwnRule[] {
+  return rules.flatMap((rule) => {
+    if (rule.protocol !== 'tcp' || rule.fromPort !== port || rule.toPort !== port) return [];
+    if (!rule.description.startsWith(AWS_RULE_MARKER)) return [];
+    const address = parseAddress(rule.cidr);
+    return address === null ? [] : [{ id: rule.id, canonical: address.canonical }];
+  });
+}
+
+/** `postern: <user>`, in the characters EC2 allows in a description (a-zA-Z0-9. _-:/()#,@[]+=&;{}!$*), ≤ 255. */
+export function ruleDescription(userName: string): string {
+  const user = userName.replace(/[^a-zA-Z0-9. _\-:/()#,@[\]+=&;{}!$*]/g, '_').slice(0, 200);
+  return user === '' ? AWS_RULE_MARKER : `${AWS_RULE_MARKER} ${user}`;
+}
+
+function failAll(
+  outcomes: EntryOutcome[],
+  addresses: ReadonlyMap<number, ParsedAddress>,
+  entries: readonly DriverEntry[],
+  message: string,
+): void {
+  for (const [index, address] of addresses) {
+    if (outcomes[index]?.ok === true) outcomes[index] = failed(entries[index]?.ip ?? address.canonical, message);
+  }
+}
+
+/** The entries' addresses by position, and outcomes with the unparsable ones already failed. */
+function parseEntries(entries: readonly DriverEntry[]): {
+  outcomes: EntryOutcome[];
+  addresses: Map<number, ParsedAddress>;
+} {
+  const outcomes = entries.map((entry) => succeeded(entry.ip));
+  const addresses = new Map<number, ParsedAddress>();
+  entries.forEach((entry, index) => {
+    const parsed = parseAddress(entry.ip);
+    if (parsed === null) outcomes[index] = failed(entry.ip, `${entry.ip} is not an IPv4 or IPv6 address`);
+    else addresses.set(index, parsed);
+  });
+  return { outcomes, addresses };
+}
