@@ -21,6 +21,7 @@ export function describeConfig(config: AgentConfig) {
     ipset: { allowedSets: [...config.ipset.allowedSets], useSudo: config.ipset.useSudo },
     haproxy: { socket: config.haproxy.socket === null ? null : formatHaproxySocket(config.haproxy.socket) },
     knocproxy: { ...config.knocproxy },
+    azure: { ...config.azure },
     heartbeatSeconds: config.heartbeatSeconds,
     driftCheckSeconds: config.driftCheckSeconds,
     logLevel: config.logLevel,

@@ -9,13 +9,15 @@ import { IpsetDriver } from './ipset/ipset-driver.js';
 import { KnocproxyDriver } from './knocproxy/knocproxy-driver.js';
 import type { TlsFiles } from './knocproxy/proxy-listener.js';
 import { ScriptDriver } from './script/script-driver.js';
+import { AzureNsgDriver } from './vendors/azure/azure-nsg-driver.js';
 import { FirepowerDriver } from './vendors/firepower/firepower-driver.js';
 import { FortimanagerDriver } from './vendors/fortimanager/fortimanager-driver.js';
 import { FortiosDriver } from './vendors/fortios/fortios-driver.js';
 import { PanosDriver } from './vendors/panos/panos-driver.js';
 
 /** The parts of the configuration the drivers read. */
-export type DriverConfig = Pick<AgentConfig, 'ipset' | 'haproxy' | 'scripts' | 'knocproxy'>;
+export type DriverConfig = Pick<AgentConfig, 'ipset' | 'haproxy' | 'scripts' | 'knocproxy'> &
+  Partial<Pick<AgentConfig, 'azure'>>;
 
 /** Replaces how drivers reach the system; tests use it to keep ipset inside a network namespace. */
 export interface DriverOverrides {
@@ -76,7 +78,17 @@ export const DRIVER_FACTORIES = {
   sophosutm: null,
   sophossfos: null,
   aws: null,
-  azure: null,
+  azure: ({ config, logger }) =>
+    new AzureNsgDriver({
+      logger: logger.child({ driver: 'azure' }),
+      ...(config.azure === undefined
+        ? {}
+        : {
+            authorityHost: config.azure.authorityHost,
+            managementEndpoint: config.azure.managementEndpoint,
+            priorityBand: { from: config.azure.priorityFrom, to: config.azure.priorityTo },
+          }),
+    }),
 } satisfies Record<BackendType, DriverFactory | null>;
 
 /** The backend types this agent has a driver for, in {@link DRIVER_FACTORIES} order. */
