@@ -208,7 +208,7 @@ export class AzureClient {
 
   /**
    * Follows a long-running operation (ARM's async pattern): `Azure-AsyncOperation` is polled until
-   * its status is Succeeded, Failed or Canceled; otherwise `Location` until it stops answering 202;
+   * its status is Succeeded, Failed or Canceled; otherwise `Location` (on a 201 or 202) until it stops answering 202;
    * otherwise a PUT's resource until its provisioningState is terminal. Null when it succeeded.
    */
   async #followOperation(request: HttpRequest, first: HttpResponse): Promise<string | null> {
@@ -233,7 +233,7 @@ export class AzureClient {
         await wait();
       }
     }
-    if (first.status === 202 && location !== null) {
+    if ((first.status === 201 || first.status === 202) && location !== null) {
       const poll = this.#followLink(location);
       for (;;) {
         await wait();
