@@ -134,6 +134,11 @@ export class AzureNsgFake {
     });
   }
 
+  /** Deletes an NSG (an admin removing or moving it). */
+  removeNsg(subscription: string, resourceGroup: string, name: string): void {
+    this.#nsgs.delete(key(subscription, resourceGroup, name));
+  }
+
   /** An NSG's rules (copies), or null when it does not exist. */
   rules(subscription: string, resourceGroup: string, name: string): AzureFakeRule[] | null {
     const nsg = this.#nsgs.get(key(subscription, resourceGroup, name));

@@ -129,8 +129,13 @@ export class AzureClient {
     const rules: AzureSecurityRule[] = [];
     let request: HttpRequest | null = this.#rulesRequest(nsg);
     while (request !== null) {
-      const page: z.output<typeof AzureSecurityRuleList> = await this.#read(
+      const response = await this.http.request(request);
+      // The NSG (or its resource group) is gone or was moved: the driver looks for it again next time.
+      if (response.status === 404)
+        throw new NsgNotFoundError(this.#failure('could not list the security rules', response));
+      const page: z.output<typeof AzureSecurityRuleList> = this.#check(
         request,
+        response,
         AzureSecurityRuleList,
         'could not list the security rules',
       );
@@ -311,6 +316,11 @@ export class AzureClient {
       query: { 'api-version': NETWORK_API_VERSION },
     };
   }
+}
+
+/** The NSG a call named does not exist (any more) where it was found. */
+export class NsgNotFoundError extends Error {
+  override name = 'NsgNotFoundError';
 }
 
 /** The NSG's resource path in one subscription. */

@@ -171,4 +171,14 @@ describe('AzureNsgDriver', () => {
     expect(refused).toMatch(/refused the client credentials \(HTTP 401: invalid_client: AADSTS7000215/);
     expect(JSON.stringify([refused, lines])).not.toContain(SECRET);
   });
+
+  it('looks for the NSG again when it has moved to another subscription', async () => {
+    const { fake, driver, knoc } = await setup();
+    expect((await driver.apply(knoc(), entries('192.0.2.1')))[0]?.ok).toBe(true);
+    const kept = fake.rules(SUB, 'rg', 'nsg') ?? [];
+    fake.removeNsg(SUB, 'rg', 'nsg');
+    fake.addNsg('sub-a', 'rg', 'nsg', kept);
+    await expect(driver.list(knoc())).rejects.toThrow(/could not list the security rules: HTTP 404 ResourceNotFound/);
+    expect(await driver.list(knoc())).toEqual(['192.0.2.1']);
+  });
 });

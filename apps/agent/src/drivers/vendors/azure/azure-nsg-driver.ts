@@ -7,7 +7,7 @@ import { ClientCache } from '../../http/client-cache.js';
 import type { RetryPolicy } from '../../http/retry.js';
 import { KeyedSerialQueue } from '../../keyed-serial-queue.js';
 import { errorMessage, failed, succeeded } from '../../outcomes.js';
-import { AzureClient, nsgPath, type NsgPath } from './azure-client.js';
+import { AzureClient, NsgNotFoundError, nsgPath, type NsgPath } from './azure-client.js';
 import type { AzureSecurityRule } from './azure-responses.js';
 
 /** The public cloud; Azure China and Government set the agent's azure.* settings. */
@@ -77,7 +77,7 @@ export class AzureNsgDriver implements Driver<'azure'> {
     if (addresses.size === 0) return outcomes;
     return this.#queue.run(target.key, async () => {
       const nsg = await this.#locate(target);
-      const rules = await target.client.rules(nsg);
+      const rules = await this.#rules(target, nsg);
       const byName = new Map(rules.map((rule) => [rule.name, rule]));
       const used = new Set(
         rules.filter((rule) => rule.properties.direction === target.direction).map((rule) => rule.properties.priority),
@@ -116,7 +116,7 @@ export class AzureNsgDriver implements Driver<'azure'> {
     return this.#queue.run(target.key, async () => {
       const nsg = await this.#locate(target);
       // Every rule of this knoc for the address (an older NsgPort's too), or the name it would have.
-      const own = ownRules(await target.client.rules(nsg), target);
+      const own = ownRules(await this.#rules(target, nsg), target);
       for (const [index, address] of addresses) {
         const ip = entries[index]?.ip ?? address.canonical;
         const names = own.filter((rule) => rule.address === address.canonical).map((rule) => rule.name);
@@ -143,7 +143,7 @@ export class AzureNsgDriver implements Driver<'azure'> {
     const target = this.#target(knoc);
     return this.#queue.run(target.key, async () => {
       const nsg = await this.#locate(target);
-      return [...new Set(ownRules(await target.client.rules(nsg), target).map((rule) => rule.address))];
+      return [...new Set(ownRules(await this.#rules(target, nsg), target).map((rule) => rule.address))];
     });
   }
 
@@ -196,6 +196,16 @@ export class AzureNsgDriver implements Driver<'azure'> {
     return priority >= this.#band.from && priority <= this.#band.to;
   }
 
+  /** The NSG's rules; when the NSG is no longer where it was found, it is looked for again next time. */
+  async #rules(target: AzureTarget, nsg: NsgPath): Promise<AzureSecurityRule[]> {
+    try {
+      return await target.client.rules(nsg);
+    } catch (error) {
+      if (error instanceof NsgNotFoundError) this.#located.get(target.client)?.delete(locationKey(target));
+      throw error;
+    }
+  }
+
   /** The NSG's path: discovered once per client among the subscriptions the credentials see. */
   async #locate(target: AzureTarget): Promise<NsgPath> {
     let located = this.#located.get(target.client);
@@ -203,7 +213,7 @@ export class AzureNsgDriver implements Driver<'azure'> {
       located = new Map();
       this.#located.set(target.client, located);
     }
-    const key = `${target.resourceGroup.toLowerCase()}/${target.nsgName.toLowerCase()}`;
+    const key = locationKey(target);
     const known = located.get(key);
     if (known !== undefined) return known;
     const subscriptions = await target.client.subscriptions();
@@ -277,6 +287,10 @@ export class AzureNsgDriver implements Driver<'azure'> {
       );
     }
   }
+}
+
+function locationKey(target: Pick<AzureTarget, 'resourceGroup' | 'nsgName'>): string {
+  return `${target.resourceGroup.toLowerCase()}/${target.nsgName.toLowerCase()}`;
 }
 
 /**
