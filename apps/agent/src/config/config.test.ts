@@ -32,6 +32,12 @@ describe('defaults', () => {
       haproxy: { socket: null },
       knocproxy: { tlsCertFile: null, tlsKeyFile: null },
       aws: { endpoint: null },
+      azure: {
+        authorityHost: 'https://login.microsoftonline.com',
+        managementEndpoint: 'https://management.azure.com',
+        priorityFrom: 3000,
+        priorityTo: 3999,
+      },
       heartbeatSeconds: 15,
       driftCheckSeconds: 300,
       logLevel: 'info',
@@ -270,5 +276,41 @@ describe('the state directory', () => {
 
     expect(statSync(f.path('a/b')).mode & 0o777).toBe(0o700);
     expect(existsSync(f.path('a/b/state.json'))).toBe(false);
+  });
+});
+
+describe('Azure clouds (azure.*)', () => {
+  it('takes Azure China endpoints from the environment, without a trailing slash', () => {
+    const { config } = f.load({
+      env: {
+        POSTERN_AGENT_AZURE_AUTHORITY_HOST: 'https://login.chinacloudapi.cn/',
+        POSTERN_AGENT_AZURE_MANAGEMENT_ENDPOINT: 'https://management.chinacloudapi.cn',
+      },
+    });
+    expect(config.azure.authorityHost).toBe('https://login.chinacloudapi.cn');
+    expect(config.azure.managementEndpoint).toBe('https://management.chinacloudapi.cn');
+  });
+
+  it('takes the priority band from the config file', () => {
+    const { config } = f.load({ file: { azure: { priorityFrom: 200, priorityTo: '299' } } });
+    expect([config.azure.priorityFrom, config.azure.priorityTo]).toEqual([200, 299]);
+  });
+
+  it('refuses an endpoint that is not an http(s) URL, or carries credentials', () => {
+    expect(() => f.load({ env: { POSTERN_AGENT_AZURE_AUTHORITY_HOST: 'login.chinacloudapi.cn' } })).toThrow(
+      /POSTERN_AGENT_AZURE_AUTHORITY_HOST.*must be an https:\/\/ URL/,
+    );
+    expect(() =>
+      f.load({ env: { POSTERN_AGENT_AZURE_MANAGEMENT_ENDPOINT: 'https://user:pw@management.azure.com' } }),
+    ).toThrow(/POSTERN_AGENT_AZURE_MANAGEMENT_ENDPOINT/);
+  });
+
+  it('refuses an empty or out-of-range priority band', () => {
+    expect(() =>
+      f.load({ env: { POSTERN_AGENT_AZURE_PRIORITY_FROM: '3500', POSTERN_AGENT_AZURE_PRIORITY_TO: '3400' } }),
+    ).toThrow(/POSTERN_AGENT_AZURE_PRIORITY_TO.*must not be below azure.priorityFrom \(3500\)/);
+    expect(() => f.load({ env: { POSTERN_AGENT_AZURE_PRIORITY_FROM: '99' } })).toThrow(
+      /POSTERN_AGENT_AZURE_PRIORITY_FROM.*from 100 to 4096/,
+    );
   });
 });

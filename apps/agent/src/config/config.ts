@@ -49,6 +49,8 @@ export interface AgentConfig {
   knocproxy: { tlsCertFile: string | null; tlsKeyFile: string | null };
   /** The EC2 API endpoint for aws backends; null: the regional default (https://ec2.<Region>.amazonaws.com). */
   aws: { endpoint: string | null };
+  /** Which Azure cloud the Azure NSG driver talks to, and the rule priorities it may take. */
+  azure: { authorityHost: string; managementEndpoint: string; priorityFrom: number; priorityTo: number };
   heartbeatSeconds: number;
   /** How often devices are checked for drift between desired states; 0: only on each state. */
   driftCheckSeconds: number;
@@ -123,6 +125,12 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
       tlsKeyFile: settings.value('knocproxy.tlsKeyFile') ?? null,
     },
     aws: { endpoint: settings.value('aws.endpoint') ?? null },
+    azure: {
+      authorityHost: settings.required('azure.authorityHost'),
+      managementEndpoint: settings.required('azure.managementEndpoint'),
+      priorityFrom: settings.required('azure.priorityFrom'),
+      priorityTo: settings.required('azure.priorityTo'),
+    },
     heartbeatSeconds: settings.required('heartbeatSeconds'),
     driftCheckSeconds: settings.required('driftCheckSeconds'),
     logLevel: settings.required('logLevel'),
@@ -134,6 +142,12 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     cert: settings.label('knocproxy.tlsCertFile'),
     key: settings.label('knocproxy.tlsKeyFile'),
   });
+  if (config.azure.priorityTo < config.azure.priorityFrom) {
+    throw new ConfigError(
+      settings.label('azure.priorityTo'),
+      `must not be below azure.priorityFrom (${config.azure.priorityFrom}): the band of Azure rule priorities would be empty`,
+    );
+  }
   const stateLabel = settings.label('stateFile');
   // Inspect first: it reports a directory others can read, and refuses a state file that is a directory.
   const stateWarning = inspectStateDirectory(config.stateFile, stateLabel);

@@ -22,6 +22,7 @@ export function describeConfig(config: AgentConfig) {
     haproxy: { socket: config.haproxy.socket === null ? null : formatHaproxySocket(config.haproxy.socket) },
     knocproxy: { ...config.knocproxy },
     aws: { ...config.aws },
+    azure: { ...config.azure },
     heartbeatSeconds: config.heartbeatSeconds,
     driftCheckSeconds: config.driftCheckSeconds,
     logLevel: config.logLevel,

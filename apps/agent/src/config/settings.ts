@@ -166,6 +166,25 @@ const haproxySocket = () =>
     return z.NEVER;
   });
 
+/** An Azure cloud's endpoint (authority or Resource Manager): an http(s) URL, kept without a trailing slash. */
+const azureEndpoint = () =>
+  z.string().transform((value, ctx) => {
+    const url = URL.canParse(value.trim()) ? new URL(value.trim()) : null;
+    if (
+      url === null ||
+      (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+      url.hostname === '' ||
+      url.username !== '' ||
+      url.password !== '' ||
+      url.search !== '' ||
+      url.hash !== ''
+    ) {
+      ctx.addIssue({ code: 'custom' });
+      return z.NEVER;
+    }
+    return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
+  });
+
 /**
  * Every setting, keyed by its dotted name in the JSON config file. Sources override each other in
  * the order config file < environment < flags; a value's default applies when no source gives one.
@@ -278,6 +297,34 @@ export const SETTINGS = {
     expect: 'must be an https URL without credentials, query or fragment (or empty for the regional default)',
     help: 'EC2 API endpoint for the aws driver (GovCloud, a VPC endpoint); empty: https://ec2.<Region>.amazonaws.com',
     schema: awsEndpoint,
+  }),
+  'azure.authorityHost': setting({
+    env: 'POSTERN_AGENT_AZURE_AUTHORITY_HOST',
+    default: 'https://login.microsoftonline.com',
+    expect: 'must be an https:// URL without credentials or query',
+    help: 'Microsoft Entra authority the Azure driver gets its tokens from (China: https://login.chinacloudapi.cn, US Government: https://login.microsoftonline.us)',
+    schema: azureEndpoint,
+  }),
+  'azure.managementEndpoint': setting({
+    env: 'POSTERN_AGENT_AZURE_MANAGEMENT_ENDPOINT',
+    default: 'https://management.azure.com',
+    expect: 'must be an https:// URL without credentials or query',
+    help: 'Azure Resource Manager the Azure driver changes NSGs through, also the token scope (China: https://management.chinacloudapi.cn, US Government: https://management.usgovcloudapi.net)',
+    schema: azureEndpoint,
+  }),
+  'azure.priorityFrom': setting({
+    env: 'POSTERN_AGENT_AZURE_PRIORITY_FROM',
+    default: '3000',
+    expect: 'must be a whole number from 100 to 4096',
+    help: 'lowest NSG rule priority the Azure driver gives its rules (one rule per granted address)',
+    schema: () => integerIn(100, 4096),
+  }),
+  'azure.priorityTo': setting({
+    env: 'POSTERN_AGENT_AZURE_PRIORITY_TO',
+    default: '3999',
+    expect: 'must be a whole number from 100 to 4096, not below azure.priorityFrom',
+    help: 'highest NSG rule priority the Azure driver gives its rules; keep your own rules outside the band',
+    schema: () => integerIn(100, 4096),
   }),
   heartbeatSeconds: setting({
     env: 'POSTERN_AGENT_HEARTBEAT_SECONDS',

@@ -10,6 +10,7 @@ import { KnocproxyDriver } from './knocproxy/knocproxy-driver.js';
 import type { TlsFiles } from './knocproxy/proxy-listener.js';
 import { ScriptDriver } from './script/script-driver.js';
 import { AwsDriver } from './vendors/aws/aws-driver.js';
+import { AzureNsgDriver } from './vendors/azure/azure-nsg-driver.js';
 import { FirepowerDriver } from './vendors/firepower/firepower-driver.js';
 import { FortimanagerDriver } from './vendors/fortimanager/fortimanager-driver.js';
 import { FortiosDriver } from './vendors/fortios/fortios-driver.js';
@@ -19,7 +20,7 @@ import { SophosUtmDriver } from './vendors/sophosutm/sophosutm-driver.js';
 
 /** The parts of the configuration the drivers read. */
 export type DriverConfig = Pick<AgentConfig, 'ipset' | 'haproxy' | 'scripts' | 'knocproxy'> &
-  Partial<Pick<AgentConfig, 'aws'>>;
+  Partial<Pick<AgentConfig, 'aws' | 'azure'>>;
 
 /** Replaces how drivers reach the system; tests use it to keep ipset inside a network namespace. */
 export interface DriverOverrides {
@@ -81,7 +82,17 @@ export const DRIVER_FACTORIES = {
   sophossfos: ({ logger }) => new SophosSfosDriver({ logger: logger.child({ driver: 'sophossfos' }) }),
   aws: ({ config, logger }) =>
     new AwsDriver({ endpoint: config.aws?.endpoint ?? null, logger: logger.child({ driver: 'aws' }) }),
-  azure: null,
+  azure: ({ config, logger }) =>
+    new AzureNsgDriver({
+      logger: logger.child({ driver: 'azure' }),
+      ...(config.azure === undefined
+        ? {}
+        : {
+            authorityHost: config.azure.authorityHost,
+            managementEndpoint: config.azure.managementEndpoint,
+            priorityBand: { from: config.azure.priorityFrom, to: config.azure.priorityTo },
+          }),
+    }),
 } satisfies Record<BackendType, DriverFactory | null>;
 
 /** The backend types this agent has a driver for, in {@link DRIVER_FACTORIES} order. */

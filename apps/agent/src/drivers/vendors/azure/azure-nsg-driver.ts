@@ -1,0 +1,375 @@
+import { createHash } from 'node:crypto';
+import type { AgentKnocOf } from '@postern/protocol';
+import type { Logger } from 'pino';
+import { parseAddress, type ParsedAddress } from '../../addresses.js';
+import type { Driver, DriverEntry, EntryOutcome } from '../../driver.js';
+import { ClientCache } from '../../http/client-cache.js';
+import type { RetryPolicy } from '../../http/retry.js';
+import { KeyedSerialQueue } from '../../keyed-serial-queue.js';
+import { errorMessage, failed, succeeded } from '../../outcomes.js';
+import { AzureClient, NsgNotFoundError, nsgPath, type NsgPath } from './azure-client.js';
+import type { AzureSecurityRule } from './azure-responses.js';
+
+/** The public cloud; Azure China and Government set the agent's azure.* settings. */
+export const AZURE_PUBLIC_AUTHORITY = 'https://login.microsoftonline.com';
+export const AZURE_PUBLIC_MANAGEMENT = 'https://management.azure.com';
+/** The priorities Postern's rules take by default (100–4096 are valid; admins keep theirs elsewhere). */
+export const DEFAULT_AZURE_PRIORITY_BAND = { from: 3000, to: 3999 } as const;
+
+/** Every rule Postern writes is named `postern-<knoc>-<port>-<address>`: list finds only its own. */
+export const AZURE_RULE_MARKER = 'postern-';
+
+export interface AzureNsgDriverOptions {
+  logger: Logger;
+  authorityHost?: string;
+  managementEndpoint?: string;
+  /** The priorities Postern's rules may take, per direction (inclusive). */
+  priorityBand?: { from: number; to: number };
+  timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  pollIntervalMs?: number;
+}
+
+interface AzureTarget {
+  client: AzureClient;
+  resourceGroup: string;
+  nsgName: string;
+  direction: 'Inbound' | 'Outbound';
+  port: number;
+  /** `postern-<knoc8>-`: the names of this knoc's rules begin so. */
+  knocPrefix: string;
+  /** One writer at a time per NSG. */
+  key: string;
+}
+
+/**
+ * Azure network security groups through ARM (VENDORS.md 1.8, design (b)): one security rule per
+ * granted address, named `postern-<knoc8>-<port>-<address>` (knoc8: a hash of the knoc's id, so two
+ * knocs on one NSG never share a rule), with a priority from the configured band that no other rule
+ * of that direction uses. Inbound rules allow the address as source to NsgPort over TCP; outbound
+ * ones allow it as destination. Rules without the knoc's name prefix are never touched.
+ *
+ * The subscription is not in the backend's config: it is discovered from the credentials (the one
+ * subscription among those visible that holds ResourceGroup/NsgName) and cached. Every write to one
+ * NSG runs one at a time (Azure refuses concurrent NSG writes, "another operation … is ongoing");
+ * each PUT/DELETE is followed to the end of its long-running operation, and an added rule is ok only
+ * when read back with the address and Succeeded.
+ */
+export class AzureNsgDriver implements Driver<'azure'> {
+  readonly type = 'azure' as const;
+  readonly #options: AzureNsgDriverOptions;
+  readonly #logger: Logger;
+  readonly #clients = new ClientCache<AzureClient>();
+  readonly #queue = new KeyedSerialQueue();
+  /** Discovered NSG paths per client (a new client, after a config change, discovers again). */
+  readonly #located = new WeakMap<AzureClient, Map<string, NsgPath>>();
+  readonly #band: { from: number; to: number };
+
+  constructor(options: AzureNsgDriverOptions) {
+    this.#options = options;
+    this.#logger = options.logger;
+    this.#band = options.priorityBand ?? DEFAULT_AZURE_PRIORITY_BAND;
+  }
+
+  async apply(knoc: AgentKnocOf<'azure'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
+    const target = this.#target(knoc);
+    const { outcomes, addresses } = parseEntries(entries);
+    if (addresses.size === 0) return outcomes;
+    return this.#queue.run(target.key, async () => {
+      const nsg = await this.#locate(target);
+      const rules = await this.#rules(target, nsg);
+      const byName = new Map(rules.map((rule) => [rule.name, rule]));
+      const used = new Set(
+        rules.filter((rule) => rule.properties.direction === target.direction).map((rule) => rule.properties.priority),
+      );
+      for (const [index, address] of addresses) {
+        const ip = entries[index]?.ip ?? address.canonical;
+        const name = ruleName(target, address);
+        const existing = byName.get(name);
+        // The listing above is the read-back for a rule already there as wanted.
+        if (existing !== undefined && holds(existing, target, address)) continue;
+        const kept = existing?.properties.priority;
+        const priority =
+          kept !== undefined && existing?.properties.direction === target.direction && this.#inBand(kept)
+            ? kept
+            : this.#freePriority(used);
+        if (priority === null) {
+          outcomes[index] = failed(
+            ip,
+            `azure: no free priority left in ${this.#band.from}–${this.#band.to} for ${target.direction} rules on network security group ${target.nsgName} (one rule per address); widen azure.priorityFrom/azure.priorityTo or shorten grants`,
+          );
+          continue;
+        }
+        used.add(priority);
+        outcomes[index] = await this.#applyOne(target, nsg, name, address, priority, entries[index], ip);
+        if (!outcomes[index].ok && kept !== priority) used.delete(priority);
+      }
+      this.#logFailures(knoc, 'apply', outcomes);
+      return outcomes;
+    });
+  }
+
+  async remove(knoc: AgentKnocOf<'azure'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
+    const target = this.#target(knoc);
+    const { outcomes, addresses } = parseEntries(entries);
+    if (addresses.size === 0) return outcomes;
+    return this.#queue.run(target.key, async () => {
+      const nsg = await this.#locate(target);
+      // Every rule of this knoc for the address (an older NsgPort's too), or the name it would have.
+      const own = ownRules(await this.#rules(target, nsg), target);
+      for (const [index, address] of addresses) {
+        const ip = entries[index]?.ip ?? address.canonical;
+        const names = own.filter((rule) => rule.address === address.canonical).map((rule) => rule.name);
+        if (names.length === 0) names.push(ruleName(target, address));
+        for (const name of names) {
+          try {
+            const result = await target.client.deleteRule(nsg, name);
+            if (result.error !== '') {
+              outcomes[index] = failed(ip, result.error);
+              break;
+            }
+          } catch (error) {
+            outcomes[index] = failed(ip, errorMessage(error));
+            break;
+          }
+        }
+      }
+      this.#logFailures(knoc, 'remove', outcomes);
+      return outcomes;
+    });
+  }
+
+  async list(knoc: AgentKnocOf<'azure'>): Promise<string[]> {
+    const target = this.#target(knoc);
+    return this.#queue.run(target.key, async () => {
+      const nsg = await this.#locate(target);
+      return [...new Set(ownRules(await this.#rules(target, nsg), target).map((rule) => rule.address))];
+    });
+  }
+
+  async flush(knoc: AgentKnocOf<'azure'>): Promise<void> {
+    const held = await this.list(knoc);
+    const outcomes = await this.remove(
+      knoc,
+      held.map((ip) => ({ ip, ttlSeconds: 1, userName: '' })),
+    );
+    const failure = outcomes.find((outcome) => !outcome.ok);
+    if (failure !== undefined) throw new Error(`azure: could not remove ${failure.ip}: ${failure.error}`);
+  }
+
+  async close(): Promise<void> {
+    await this.#queue.idle();
+    this.#clients.closeAll();
+  }
+
+  async #applyOne(
+    target: AzureTarget,
+    nsg: NsgPath,
+    name: string,
+    address: ParsedAddress,
+    priority: number,
+    entry: DriverEntry | undefined,
+    ip: string,
+  ): Promise<EntryOutcome> {
+    try {
+      const result = await target.client.putRule(nsg, name, ruleProperties(target, address, priority, entry));
+      if (result.error !== '') return failed(ip, result.error);
+      const back = await target.client.rule(nsg, name);
+      if (back === null || !holds(back, target, address)) {
+        return failed(ip, `azure: security rule ${name} was written but does not hold ${address.cidr} when read back`);
+      }
+      return succeeded(ip);
+    } catch (error) {
+      return failed(ip, errorMessage(error));
+    }
+  }
+
+  /** The lowest priority of the band no rule of the direction uses, or null when the band is full. */
+  #freePriority(used: ReadonlySet<number | undefined>): number | null {
+    for (let priority = this.#band.from; priority <= this.#band.to; priority++) {
+      if (!used.has(priority)) return priority;
+    }
+    return null;
+  }
+
+  #inBand(priority: number): boolean {
+    return priority >= this.#band.from && priority <= this.#band.to;
+  }
+
+  /** The NSG's rules; when the NSG is no longer where it was found, it is looked for again next time. */
+  async #rules(target: AzureTarget, nsg: NsgPath): Promise<AzureSecurityRule[]> {
+    try {
+      return await target.client.rules(nsg);
+    } catch (error) {
+      if (error instanceof NsgNotFoundError) this.#located.get(target.client)?.delete(locationKey(target));
+      throw error;
+    }
+  }
+
+  /** The NSG's path: discovered once per client among the subscriptions the credentials see. */
+  async #locate(target: AzureTarget): Promise<NsgPath> {
+    let located = this.#located.get(target.client);
+    if (located === undefined) {
+      located = new Map();
+      this.#located.set(target.client, located);
+    }
+    const key = locationKey(target);
+    const known = located.get(key);
+    if (known !== undefined) return known;
+    const subscriptions = await target.client.subscriptions();
+    const found: NsgPath[] = [];
+    for (const subscription of subscriptions) {
+      const path = nsgPath(subscription, target.resourceGroup, target.nsgName);
+      if (await target.client.nsgExists(path)) found.push(path);
+    }
+    const where = `network security group ${target.nsgName} in resource group ${target.resourceGroup}`;
+    if (found.length === 0) {
+      throw new Error(
+        `azure: ${where} is in none of the ${subscriptions.length} subscription(s) the service principal can see`,
+      );
+    }
+    if (found.length > 1) {
+      throw new Error(
+        `azure: ${where} exists in ${found.length} subscriptions; Postern cannot tell which one is meant`,
+      );
+    }
+    const path = found[0] as NsgPath;
+    located.set(key, path);
+    return path;
+  }
+
+  /** The knoc's client and NSG; throws when the configuration cannot work at all. */
+  #target(knoc: AgentKnocOf<'azure'>): AzureTarget {
+    const { ClientId, ClientSecret, TenantId, NoCache } = knoc.backend;
+    const resourceGroup = (knoc.acl.ResourceGroup ?? '').trim();
+    const nsgName = (knoc.acl.NsgName ?? '').trim();
+    if ((TenantId ?? '').trim() === '') throw new Error('azure: the backend has no TenantId');
+    if ((ClientId ?? '').trim() === '') throw new Error('azure: the backend has no ClientId');
+    if (ClientSecret === undefined || ClientSecret === '') throw new Error('azure: the backend has no ClientSecret');
+    if (resourceGroup === '') throw new Error(`azure: knoc ${knoc.aclId} names no ResourceGroup`);
+    if (nsgName === '') throw new Error(`azure: knoc ${knoc.aclId} names no network security group (NsgName)`);
+    const port = Number(knoc.acl.NsgPort ?? 443);
+    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`azure: NsgPort ${port} is not a port`);
+    const direction = knoc.acl.NsgDirection === 'Outbound' ? 'Outbound' : 'Inbound';
+    const client = this.#clients.get(knoc.backendId, knoc.backend, () => {
+      return new AzureClient({
+        authorityHost: this.#options.authorityHost ?? AZURE_PUBLIC_AUTHORITY,
+        managementEndpoint: this.#options.managementEndpoint ?? AZURE_PUBLIC_MANAGEMENT,
+        tenantId: (TenantId ?? '').trim(),
+        clientId: (ClientId ?? '').trim(),
+        clientSecret: ClientSecret,
+        noCache: NoCache === true,
+        logger: this.#logger,
+        ...(this.#options.timeoutMs === undefined ? {} : { timeoutMs: this.#options.timeoutMs }),
+        ...(this.#options.retry === undefined ? {} : { retry: this.#options.retry }),
+        ...(this.#options.pollIntervalMs === undefined ? {} : { pollIntervalMs: this.#options.pollIntervalMs }),
+      });
+    });
+    const knoc8 = createHash('sha256').update(knoc.aclId).digest('hex').slice(0, 8);
+    return {
+      client,
+      resourceGroup,
+      nsgName,
+      direction,
+      port,
+      knocPrefix: `${AZURE_RULE_MARKER}${knoc8}-`,
+      key: JSON.stringify([knoc.backendId, resourceGroup.toLowerCase(), nsgName.toLowerCase()]),
+    };
+  }
+
+  #logFailures(knoc: AgentKnocOf<'azure'>, action: string, outcomes: readonly EntryOutcome[]): void {
+    const failures = outcomes.filter((outcome) => !outcome.ok);
+    if (failures.length > 0) {
+      // Outcome errors come from the client, which has already redacted the secret and tokens.
+      this.#logger.warn(
+        { aclId: knoc.aclId, action, failed: failures.length, first: failures[0]?.error },
+        'azure entries failed',
+      );
+    }
+  }
+}
+
+function locationKey(target: Pick<AzureTarget, 'resourceGroup' | 'nsgName'>): string {
+  return `${target.resourceGroup.toLowerCase()}/${target.nsgName.toLowerCase()}`;
+}
+
+/**
+ * `postern-<knoc8>-<port>-<address>`: ARM names allow letters, digits, `_`, `.` and `-` (≤ 80, ending
+ * in a letter, digit or `_`), so `:` becomes `-` and `/` becomes `_`; the prefix length is always
+ * there, so a name never ends in `-`.
+ */
+export function ruleName(target: Pick<AzureTarget, 'knocPrefix' | 'port'>, address: ParsedAddress): string {
+  return `${target.knocPrefix}${target.port}-${address.cidr.replace(/:/g, '-').replace('/', '_')}`;
+}
+
+/** The address a rule of ours is for: the one its name spells, when the rule's prefix agrees. */
+function ownRules(
+  rules: readonly AzureSecurityRule[],
+  target: Pick<AzureTarget, 'knocPrefix' | 'direction'>,
+): { name: string; address: string }[] {
+  const own: { name: string; address: string }[] = [];
+  for (const rule of rules) {
+    if (!rule.name.startsWith(target.knocPrefix)) continue;
+    const prefix =
+      rule.properties.direction === 'Outbound'
+        ? rule.properties.destinationAddressPrefix
+        : rule.properties.sourceAddressPrefix;
+    const address = parseAddress(prefix ?? '');
+    if (address === null) continue;
+    const port = rule.name.slice(target.knocPrefix.length).split('-')[0] ?? '';
+    // Only a name this driver would have written for that address counts as Postern's.
+    if (ruleName({ knocPrefix: target.knocPrefix, port: Number(port) }, address) === rule.name) {
+      own.push({ name: rule.name, address: address.canonical });
+    }
+  }
+  return own;
+}
+
+function ruleProperties(
+  target: AzureTarget,
+  address: ParsedAddress,
+  priority: number,
+  entry: DriverEntry | undefined,
+): Record<string, unknown> {
+  const inbound = target.direction === 'Inbound';
+  const who = entry?.userName ? ` for ${entry.userName}` : '';
+  return {
+    description: `Postern grant${who}`.slice(0, 140),
+    protocol: 'Tcp',
+    sourceAddressPrefix: inbound ? address.cidr : '*',
+    sourcePortRange: '*',
+    destinationAddressPrefix: inbound ? '*' : address.cidr,
+    destinationPortRange: String(target.port),
+    access: 'Allow',
+    priority,
+    direction: target.direction,
+  };
+}
+
+/** Whether a rule read from ARM allows the address as this knoc wants, and is provisioned. */
+function holds(rule: AzureSecurityRule, target: AzureTarget, address: ParsedAddress): boolean {
+  const p = rule.properties;
+  const prefix = target.direction === 'Inbound' ? p.sourceAddressPrefix : p.destinationAddressPrefix;
+  return (
+    p.direction === target.direction &&
+    p.access === 'Allow' &&
+    p.destinationPortRange === String(target.port) &&
+    (p.provisioningState ?? 'Succeeded') === 'Succeeded' &&
+    parseAddress(prefix ?? '')?.canonical === address.canonical
+  );
+}
+
+/** The entries' addresses by position, and outcomes with the unparsable ones already failed. */
+function parseEntries(entries: readonly DriverEntry[]): {
+  outcomes: EntryOutcome[];
+  addresses: Map<number, ParsedAddress>;
+} {
+  const outcomes = entries.map((entry) => succeeded(entry.ip));
+  const addresses = new Map<number, ParsedAddress>();
+  entries.forEach((entry, index) => {
+    const parsed = parseAddress(entry.ip);
+    if (parsed === null) outcomes[index] = failed(entry.ip, `${entry.ip} is not an IPv4 or IPv6 address`);
+    else addresses.set(index, parsed);
+  });
+  return { outcomes, addresses };
+}
