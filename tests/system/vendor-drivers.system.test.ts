@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { capture, REPO_ROOT, waitFor, type RunningProcess } from '@postern/test-support';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { AwsEc2Fake } from '../../apps/agent/test/fakes/aws-ec2-fake.js';
+import { AzureNsgFake } from '../../apps/agent/test/fakes/azure-nsg-fake.js';
 import { FmcFake } from '../../apps/agent/test/fakes/fmc-fake.js';
 import { FortimanagerFake } from '../../apps/agent/test/fakes/fortimanager-fake.js';
 import { FortiosFake } from '../../apps/agent/test/fakes/fortios-fake.js';
@@ -33,6 +35,13 @@ const UTM_KEY = 'utm-api-token-1c9e';
 const SFOS_USER = 'postern';
 const SFOS_PASSWORD = 'sfos-password-72ab';
 const UTM_GROUP = 'REF_NetGroPosternVpn';
+const AWS_KEY_ID = 'AKIAPOSTERNTEST00001';
+const AWS_SECRET = 'aws-secret-key-3e8f0b';
+const AWS_REGION = 'eu-central-1';
+const SECURITY_GROUP = 'sg-0123456789abcdef0';
+const AZURE = { tenantId: 'tenant-7c1e', clientId: 'client-2b9d', clientSecret: 'azure-secret-5a0c' };
+const AZURE_SUBSCRIPTION = 'sub-postern';
+const NSG = { resourceGroup: 'rg-vpn', name: 'nsg-vpn' };
 const GROUP = 'postern-vpn';
 const DYNAMIC_OBJECT = '005056b3-5f6a-0ed3-0000-000000001234';
 const EDL = 'postern-edl';
@@ -47,6 +56,8 @@ let panos: PanosFake;
 let fmc: FmcFake;
 let utm: SophosUtmFake;
 let sfos: SophosSfosFake;
+let aws: AwsEc2Fake;
+let azure: AzureNsgFake;
 let admin: AdminApi;
 let stateDir: string;
 /** The knocs alice and bob are given, by vendor. */
@@ -62,6 +73,15 @@ const onDevice: Record<string, () => string[]> = {
   firepower: () => fmc.mappings(DYNAMIC_OBJECT) ?? [],
   sophosutm: () => utm.memberNames(UTM_GROUP).filter((name) => name.startsWith('kk_')),
   sophossfos: () => (sfos.hosts(GROUP) ?? []).filter((name) => name.startsWith('kk_')),
+  aws: () =>
+    aws
+      .rules(SECURITY_GROUP)
+      .filter((rule) => rule.description.startsWith('postern:'))
+      .map((rule) => rule.cidr),
+  azure: () =>
+    (azure.rules(AZURE_SUBSCRIPTION, NSG.resourceGroup, NSG.name) ?? [])
+      .filter((rule) => rule.name.startsWith('postern-'))
+      .map((rule) => String(rule.properties.sourceAddressPrefix)),
 };
 const VENDORS = Object.keys(onDevice);
 const holdsClient = (vendor: string) => onDevice[vendor]?.().some((held) => held.includes(CLIENT)) ?? false;
@@ -101,6 +121,10 @@ function startAgent(token: string): RunningProcess {
       POSTERN_AGENT_KEY_FILE: path.join(stateDir, 'agent-key.pem'),
       POSTERN_AGENT_HEARTBEAT_SECONDS: '5',
       POSTERN_AGENT_LOG_LEVEL: 'warn',
+      // The clouds' endpoints, as GovCloud, VPC endpoints or Azure China would set them.
+      POSTERN_AGENT_AWS_ENDPOINT: aws.url,
+      POSTERN_AGENT_AZURE_AUTHORITY_HOST: azure.url,
+      POSTERN_AGENT_AZURE_MANAGEMENT_ENDPOINT: azure.url,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -122,6 +146,10 @@ describe('a FortiOS knoc through the real server and agent', () => {
     utm.addGroup(UTM_GROUP, GROUP, [utm.addHost('office-lan', '192.0.2.200')]);
     sfos = await SophosSfosFake.start({ username: SFOS_USER, password: SFOS_PASSWORD, tls });
     sfos.addGroup(GROUP, 'IPv4');
+    aws = await AwsEc2Fake.start({ keys: { [AWS_KEY_ID]: AWS_SECRET }, region: AWS_REGION });
+    aws.addGroup(SECURITY_GROUP);
+    azure = await AzureNsgFake.start({ ...AZURE, subscriptions: ['sub-other', AZURE_SUBSCRIPTION] });
+    azure.addNsg(AZURE_SUBSCRIPTION, NSG.resourceGroup, NSG.name);
     server = await startPosternServer(
       {
         ...PORTAL_SETTINGS,
@@ -164,6 +192,19 @@ describe('a FortiOS knoc through the real server and agent', () => {
       sophossfos: {
         backend: { Hostname: sfos.hostname, Insecure: true, Username: SFOS_USER, Password: SFOS_PASSWORD },
         acl: { GroupName: GROUP },
+      },
+      aws: {
+        backend: { AccessKeyId: AWS_KEY_ID, SecretAccessKey: AWS_SECRET, Region: AWS_REGION },
+        acl: { SecurityGroupId: SECURITY_GROUP, Port: 22 },
+      },
+      azure: {
+        backend: {
+          ClientId: AZURE.clientId,
+          ClientSecret: AZURE.clientSecret,
+          TenantId: AZURE.tenantId,
+          NoCache: false,
+        },
+        acl: { NsgDirection: 'Inbound', NsgName: NSG.name, NsgPort: 443, ResourceGroup: NSG.resourceGroup },
       },
     };
     for (const [type, config] of Object.entries(vendorKnocs)) {
