@@ -1,8 +1,13 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /** `npm run test:unit`: every workspace's unit, component and API tests in one run. */
 export default defineConfig({
   test: {
+    // One test worker per core, not Vitest's default of one fewer: much of the run waits rather than
+    // computes (PostgreSQL, the commands the CLI tests start, lock and retry deadlines), and on a
+    // two-core CI machine the default is a single worker that leaves the second core idle.
+    maxWorkers: availableParallelism(),
     projects: [
       'packages/protocol',
       'apps/server',

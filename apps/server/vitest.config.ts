@@ -8,6 +8,8 @@ export default mergeConfig(
       name: 'server',
       environment: 'node',
       include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+      // A PostgreSQL database per test worker (when the tests run on PostgreSQL too): see the file.
+      setupFiles: ['src/test-support/postgres-per-worker.ts'],
     },
   }),
 );

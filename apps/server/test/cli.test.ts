@@ -43,7 +43,7 @@ function expectOneLineError(result: Finished, pattern: RegExp) {
   expect(result.stderr).not.toMatch(/\n\s+at /);
 }
 
-// Each case starts real processes from source (about two seconds apiece under tsx).
+// Each case starts real processes from source (bundled once, see startSourceCommand).
 describe('postern command line', { timeout: 60_000 }, () => {
   it('prints its version', async () => {
     const result = await postern(['--version']);

@@ -123,7 +123,7 @@ async function statusFromStore(): Promise<LicenceStatus> {
   }
 }
 
-// Each case starts real processes from source (one to two seconds apiece under tsx).
+// Each case starts real processes from source (bundled once, see startSourceCommand).
 describe('postern licence', { timeout: 90_000 }, () => {
   it('keygen writes a private key only its owner can read, and this installation trusts the public key', async () => {
     const { keyFile, publicKey, result } = await keygen();

@@ -1,4 +1,4 @@
 import path from 'node:path';
 
-/** The monorepo root. Commands run from here so `--import tsx` resolves the root's tsx. */
+/** The monorepo root: the commands the tests start run from here. */
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../../..');

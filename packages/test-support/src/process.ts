@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
 import { REPO_ROOT } from './paths.js';
 import { waitFor } from './wait.js';
 
@@ -30,9 +31,31 @@ export interface StartOptions {
   cwd?: string;
 }
 
-/** Starts `node --conditions=source --import tsx <entry> …args`: a TypeScript entry point, from source. */
+const bundles = new Map<string, string>();
+
+/**
+ * The TypeScript entry point `entry` bundled into one ES module, built once per test process.
+ *
+ * Why not `node --import tsx <entry>`: tsx compiles and resolves a few hundred source files through
+ * its loader hooks on every start, two to four seconds a process on a busy CI machine, and a test
+ * file that starts a dozen processes spent most of its time there. The bundle is the same source
+ * compiled by the same compiler (tsx is esbuild too): npm packages stay outside, loaded by Node as
+ * usual, and each file keeps its own `import.meta.url`. So the process under test is still the real
+ * command, started the way the shipped one is started: `node <file>`.
+ */
+export function sourceBundle(entry: string): string {
+  let bundle = bundles.get(entry);
+  if (bundle === undefined) {
+    const script = path.join(import.meta.dirname, 'bundle-source.mjs');
+    bundle = execFileSync(process.execPath, [script, entry], { cwd: REPO_ROOT, encoding: 'utf8' });
+    bundles.set(entry, bundle);
+  }
+  return bundle;
+}
+
+/** Starts `node --conditions=source <entry bundled>` …args: a TypeScript entry point, from source. */
 export function startSourceCommand(entry: string, args: string[], options: StartOptions): RunningProcess {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', entry, ...args], {
+  const child = spawn(process.execPath, ['--conditions=source', sourceBundle(entry), ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: options.env,
     stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],

@@ -7,6 +7,23 @@ import { uuidv7 } from '../lib/ids.js';
 
 let sequence = 0;
 
+const passwordHashes = new Map<string, Promise<string>>();
+
+/**
+ * The production hash of `password` (argon2id at its full cost), made once per test worker and
+ * password: a fresh hash costs ~50 MiB and 50-100 ms, and nearly every API test gives an admin or a
+ * user the same default password. Sign-ins still verify at full cost; only the salt is shared, which
+ * no test of a factory-made account looks at.
+ */
+function knownPasswordHash(password: string): Promise<string> {
+  let hash = passwordHashes.get(password);
+  if (hash === undefined) {
+    hash = hashPassword(password);
+    passwordHashes.set(password, hash);
+  }
+  return hash;
+}
+
 /** A local user with a known password; override any field. */
 export async function givenUser(
   ctx: AppContext,
@@ -20,7 +37,7 @@ export async function givenUser(
     userName: `user${sequence}`,
     company: 'Example Pty Ltd',
     authType: 'local',
-    passwordHash: await hashPassword(password),
+    passwordHash: await knownPasswordHash(password),
     ldapDn: null,
     durationMinutes: USER_SESSION_MINUTES_DEFAULT,
     sessionLimit: null,
@@ -47,7 +64,7 @@ export async function givenAdmin(
     name: `Test Admin ${sequence}`,
     userName: `admin${sequence}`,
     authType: 'local',
-    passwordHash: await hashPassword(password),
+    passwordHash: await knownPasswordHash(password),
     ldapDn: null,
     totpEnabled: false,
     totpVerified: false,

@@ -1,7 +1,6 @@
 import { render } from '@testing-library/react';
-import userEvent from '@testing-library/user-event';
 import { App } from '../app/App';
-import { createQueryClient } from '../app/query-client';
+import { createTestQueryClient, createTestUser } from './test-clients';
 
 /** The path, query included, the app is showing now. */
 export function currentPath(): string {
@@ -14,8 +13,8 @@ export function currentPath(): string {
  */
 export function renderApp(path: string) {
   window.history.replaceState(null, '', path);
-  const queryClient = createQueryClient();
-  const user = userEvent.setup();
+  const queryClient = createTestQueryClient();
+  const user = createTestUser();
   const result = render(<App queryClient={queryClient} />);
   return { ...result, user, queryClient };
 }

@@ -3,16 +3,15 @@ import { MantineProvider } from '@mantine/core';
 import { ModalsProvider } from '@mantine/modals';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { render } from '@testing-library/react';
-import userEvent from '@testing-library/user-event';
-import { createQueryClient } from '@/app/query-client';
+import { createTestQueryClient, createTestUser } from './test-clients';
 
 /**
  * Renders one component with the app's providers (Mantine, modals, a fresh QueryClient) but no
  * router or session: for tests of shared components outside any page.
  */
 export function renderUi(ui: ReactElement) {
-  const queryClient = createQueryClient();
-  const user = userEvent.setup();
+  const queryClient = createTestQueryClient();
+  const user = createTestUser();
   const wrapper = ({ children }: { children: ReactNode }) => (
     <QueryClientProvider client={queryClient}>
       <MantineProvider>
