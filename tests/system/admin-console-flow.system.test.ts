@@ -244,9 +244,13 @@ describe.each(['sqlite', 'postgres'] as const)('the admin console’s main flow 
     }
     // The detail names what was created.
     await search.fill('Agent created');
-    await table.getByRole('button', { name: /^Show details of the entry of / }).click();
+    const created = table
+      .getByRole('row')
+      .filter({ has: page.getByRole('cell', { name: 'Agent created', exact: true }) });
+    await created.getByRole('button', { name: /^Show details of the entry of / }).click();
     const detail = page.getByRole('dialog', { name: 'Audit entry' });
-    expect(await detail.getByRole('row', { name: `Agent name ${AGENT_NAME}` }).isVisible()).toBe(true);
+    // Waits for the dialog to show it (fails after the time limit when it never does).
+    await detail.getByRole('row', { name: `Agent name ${AGENT_NAME}` }).waitFor();
     await snap(page, 'audit-entry');
     await detail.getByRole('button', { name: 'Close' }).last().click();
     await detail.waitFor({ state: 'hidden' });
