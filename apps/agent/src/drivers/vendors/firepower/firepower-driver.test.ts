@@ -122,8 +122,9 @@ describe('FirepowerDriver: dynamic objects (no deployment)', () => {
 describe('FirepowerDriver: network groups (read-modify-write and deploy)', () => {
   it('rewrites the group, reads it back and deploys once per burst, not once per grant', async () => {
     const { fake, driver, knoc } = await setup();
-    // A deployment request takes a while: grants arrive meanwhile.
-    fake.deployDelayMs = 50;
+    // A deployment request takes a while: grants arrive meanwhile (far longer than the four writes
+    // on loopback, even on a busy machine).
+    fake.deployDelayMs = 250;
     const results = await Promise.all(
       ['192.0.2.1', '192.0.2.2', '192.0.2.3', '192.0.2.4'].map((ip) => driver.apply(knoc(GRP), [entry(ip)])),
     );

@@ -14,7 +14,7 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-async function setup() {
+async function setup(options: { pollMs?: number } = {}) {
   const fake = await FortimanagerFake.start({ apiKey: KEY, tls });
   fake.addGroup('postern-ssh');
   fake.addPackage('default', ['FGT-1', 'FGT-2']);
@@ -23,7 +23,7 @@ async function setup() {
   const driver = new FortimanagerDriver({
     logger,
     timeoutMs: 2_000,
-    pollMs: 0,
+    pollMs: options.pollMs ?? 0,
     retry: { sleep: (ms) => (delays.push(ms), Promise.resolve()), maxRetryAfterMs: 50, baseMs: 5 },
   });
   cleanup.push(
@@ -69,8 +69,9 @@ describe('FortimanagerDriver', () => {
   });
 
   it('a burst of grants costs at most two installs', async () => {
-    const { fake, driver, knoc } = await setup();
     // An install takes a while (tens of seconds on a real FortiManager): grants arrive meanwhile.
+    // Here 5 polls 50 ms apart, far longer than the four writes on loopback, even on a busy machine.
+    const { fake, driver, knoc } = await setup({ pollMs: 50 });
     fake.installPolls = 5;
     const results = await Promise.all(
       ['192.0.2.1', '192.0.2.2', '192.0.2.3', '192.0.2.4'].map((ip) => driver.apply(knoc(), [entry(ip)])),
