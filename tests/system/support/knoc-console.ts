@@ -47,6 +47,14 @@ export class StepRecorder {
 
   /** Records this step: a full-page screenshot named after it, and what axe finds serious on it. */
   async record(step: string): Promise<void> {
+    // Colours caught half-way through a transition (a field's focus ring, a fading overlay) are not
+    // the page's: axe looks once every running animation and transition has ended.
+    await this.page.evaluate(() => {
+      const { document } = globalThis as unknown as {
+        document: { getAnimations(): { finished: Promise<unknown> }[] };
+      };
+      return Promise.all(document.getAnimations().map((animation) => animation.finished.catch(() => undefined)));
+    });
     const found = await seriousAccessibilityViolations(this.page);
     this.violations.push(...found.map((line) => `${this.prefix}-${step}: ${line}`));
     await this.page.screenshot({
