@@ -75,6 +75,33 @@ const text = () => z.string().trim().min(1).max(1024);
 const secret = () => z.string().min(1).max(4096);
 /** On update: a new secret, or RECORDED / omitted to keep the stored one. */
 const secretOrRecorded = () => z.string().max(4096);
+/**
+ * AWS: the access key ID and its secret, or neither: with both empty the agent uses its host's
+ * standard credential chain (environment, shared credentials file, the EC2 instance role).
+ */
+const awsFields = z.object({
+  AccessKeyId: z.string().trim().max(1024).default(''),
+  SecretAccessKey: z.string().max(4096).default(''),
+  Region: text(),
+});
+
+/**
+ * The AWS keys come as a pair (err.awsKeysIncomplete on the empty one). On update a secret left
+ * empty or RECORDED is the stored one, so only a new secret without a key ID is refused here; the
+ * server checks the pair again once the stored secret is merged in.
+ */
+function awsKeysPaired(mode: 'create' | 'update') {
+  return (value: { AccessKeyId: string; SecretAccessKey?: string | undefined }, ctx: z.RefinementCtx) => {
+    const keyId = value.AccessKeyId !== '';
+    const secret = value.SecretAccessKey ?? '';
+    const secretSent = secret !== '' && (mode === 'create' || secret !== RECORDED);
+    const issue = (field: string) =>
+      ctx.addIssue({ code: 'custom', path: [field], message: ErrorCodes.awsKeysIncomplete });
+    if (mode === 'create' && keyId && !secretSent) issue('SecretAccessKey');
+    if (!keyId && secretSent) issue('AccessKeyId');
+  };
+}
+
 /** Where a vendor's API lives: a host name or IP address, optionally with :port (see endpoint.ts). */
 const hostname = () => HostNameOrAddress;
 const insecure = () => z.boolean().default(false);
@@ -134,15 +161,21 @@ export const BACKEND_CONFIG_SCHEMAS = {
   firepower: z.object({ Hostname: hostname(), Insecure: insecure(), Username: text(), Password: secret() }),
   sophosutm: z.object({ Hostname: hostname(), Insecure: insecure(), ApiKey: secret() }),
   sophossfos: z.object({ Hostname: hostname(), Insecure: insecure(), Username: text(), Password: secret() }),
-  aws: z.object({ AccessKeyId: text(), SecretAccessKey: secret(), Region: text() }),
+  aws: awsFields.superRefine(awsKeysPaired('create')),
   azure: z.object({ ClientId: text(), ClientSecret: secret(), TenantId: text(), NoCache: z.boolean().default(false) }),
 } as const satisfies Record<BackendType, z.ZodType>;
 
-/** On update a secret may be omitted or sent back as RECORDED: the stored value is kept. */
-function withOptionalSecrets(type: BackendType): z.ZodType {
+/**
+ * A backend type's fields as sent: on create every rule of the type; on update a secret may also be
+ * omitted, empty or RECORDED, which keeps the stored value (the forms and the server share this).
+ */
+export function backendFieldsSchema(type: BackendType, mode: 'create' | 'update'): z.ZodType {
   const schema = BACKEND_CONFIG_SCHEMAS[type];
   const secrets = BACKEND_SECRET_FIELDS[type];
-  if (secrets.length === 0) return schema;
+  if (mode === 'create' || secrets.length === 0) return schema;
+  if (type === 'aws') {
+    return awsFields.extend({ SecretAccessKey: secretOrRecorded().optional() }).superRefine(awsKeysPaired('update'));
+  }
   const object = schema as z.ZodObject;
   const optional = Object.fromEntries(secrets.map((field) => [field, secretOrRecorded().optional()]));
   return object.extend(optional);
@@ -153,11 +186,7 @@ function withOptionalSecrets(type: BackendType): z.ZodType {
  * fields. Parsing returns `{ type, fields }` so code never has to find the key again.
  */
 function backendConfig(mode: 'create' | 'update') {
-  return oneOfTypes(
-    BackendType,
-    (type) => (mode === 'create' ? BACKEND_CONFIG_SCHEMAS[type] : withOptionalSecrets(type)),
-    ErrorCodes.backendConfigOneType,
-  );
+  return oneOfTypes(BackendType, (type) => backendFieldsSchema(type, mode), ErrorCodes.backendConfigOneType);
 }
 
 export const BackendConfig = backendConfig('create');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { AgentKnoc, lenientConfig } from './agent-messages.js';
-import { BACKEND_CONFIG_SCHEMAS, BACKEND_TYPES, type BackendType } from './backends.js';
+import { BACKEND_CONFIG_SCHEMAS, BACKEND_TYPES, RECORDED, backendFieldsSchema, type BackendType } from './backends.js';
 import { ACL_CONFIG_SCHEMAS } from './knocs.js';
 
 interface Example {
@@ -181,5 +181,35 @@ describe('AgentKnoc', () => {
       false,
     );
     expect(AgentKnoc.safeParse({ ...base, backendType: 'nope', backend: {}, acl: {} }).success).toBe(false);
+  });
+});
+
+describe('AWS keys', () => {
+  const aws = (fields: Record<string, unknown>) => ({ Region: 'eu-central-1', ...fields });
+  const issuesOf = (schema: z.ZodType, fields: Record<string, unknown>) =>
+    schema.safeParse(aws(fields)).error?.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`) ?? [];
+
+  it('may both be left empty or out (the agent then uses its host credentials)', () => {
+    expect(BACKEND_CONFIG_SCHEMAS.aws.parse(aws({}))).toEqual(aws({ AccessKeyId: '', SecretAccessKey: '' }));
+    expect(issuesOf(BACKEND_CONFIG_SCHEMAS.aws, { AccessKeyId: ' ', SecretAccessKey: '' })).toEqual([]);
+  });
+
+  it('come as a pair on create: the missing one is named', () => {
+    const create = backendFieldsSchema('aws', 'create');
+    expect(issuesOf(create, { AccessKeyId: 'AKIA1' })).toEqual(['SecretAccessKey err.awsKeysIncomplete']);
+    expect(issuesOf(create, { SecretAccessKey: 's3cret' })).toEqual(['AccessKeyId err.awsKeysIncomplete']);
+    expect(issuesOf(create, { AccessKeyId: 'AKIA1', SecretAccessKey: 's3cret' })).toEqual([]);
+  });
+
+  it('on update accept a kept secret with a key ID, but not a new secret without one', () => {
+    const update = backendFieldsSchema('aws', 'update');
+    for (const kept of [{}, { SecretAccessKey: '' }, { SecretAccessKey: RECORDED }]) {
+      expect(issuesOf(update, { AccessKeyId: 'AKIA1', ...kept })).toEqual([]);
+      // No key ID: the stored secret is dropped, which is no issue either.
+      expect(issuesOf(update, { AccessKeyId: '', ...kept })).toEqual([]);
+    }
+    expect(issuesOf(update, { AccessKeyId: '', SecretAccessKey: 'new' })).toEqual([
+      'AccessKeyId err.awsKeysIncomplete',
+    ]);
   });
 });

@@ -48,6 +48,8 @@ export const ErrorCodes = {
   // Secrets are sealed to the agent that uses them (Extra: the fields, or the agent's name).
   reenterSecretsForAgent: 'err.reenterSecretsForAgent',
   agentCannotSeal: 'err.agentCannotSeal',
+  /** AWS: an access key ID without its secret (or the reverse); both empty means the host's credentials. */
+  awsKeysIncomplete: 'err.awsKeysIncomplete',
   invalidAddress: 'err.invalidAddress',
   invalidIpAddress: 'err.invalidIpAddress',
   ipRangeRequired: 'err.ipRangeRequired',

@@ -39,7 +39,8 @@ export function sealBackendSecrets(
   const stored: StoredBackendFields = { ...fields };
   for (const field of BACKEND_SECRET_FIELDS[type]) {
     const value = fields[field];
-    if (typeof value === 'string')
+    // An empty secret is none (AWS keys left empty): nothing to seal, and no key needed for it.
+    if (typeof value === 'string' && value !== '')
       stored[field] = sealForRecipient(recipient, value, backendSecretPlace(backendId, field));
   }
   return stored;
@@ -58,7 +59,8 @@ export function sealedBackendSecrets(
   const sealed = new Map<string, SealedValue>();
   for (const field of BACKEND_SECRET_FIELDS[type]) {
     const value = stored[field];
-    if (isLegacySealed(value)) sealed.set(field, { sealed: value, context: secretContext(backendId, field) });
+    if (value !== '' && isLegacySealed(value))
+      sealed.set(field, { sealed: value, context: secretContext(backendId, field) });
   }
   return sealed;
 }
@@ -77,7 +79,7 @@ export function backendSecretsForAgent(
   const fields: Record<string, unknown> = { ...stored };
   for (const field of BACKEND_SECRET_FIELDS[type]) {
     const value = stored[field];
-    if (typeof value !== 'string') continue;
+    if (typeof value !== 'string' || value === '') continue;
     fields[field] = secretForAgent(
       secrets,
       value,
@@ -116,11 +118,11 @@ export function resealBackendSecrets(
   return changed ? fields : null;
 }
 
-/** The stored fields as the API shows them: every secret written as RECORDED. */
+/** The stored fields as the API shows them: every secret written as RECORDED (an empty one stays empty). */
 export function maskBackendSecrets(type: BackendType, stored: StoredBackendFields): Record<string, unknown> {
   const fields: Record<string, unknown> = { ...stored };
   for (const field of BACKEND_SECRET_FIELDS[type]) {
-    if (field in fields) fields[field] = RECORDED;
+    if (field in fields && fields[field] !== '') fields[field] = RECORDED;
   }
   return fields;
 }
@@ -146,21 +148,37 @@ export function mergeBackendUpdate(
   backendId: string,
   movedToAnotherAgent: boolean,
 ): StoredBackendFields {
-  const secretFields = BACKEND_SECRET_FIELDS[type];
-  const kept = secretFields.filter((field) => keepsStoredSecret(sent[field]));
+  const dropped = droppedSecrets(type, sent);
+  const kept = BACKEND_SECRET_FIELDS[type].filter(
+    (field) => !dropped.includes(field) && keepsStoredSecret(sent[field]),
+  );
+  // A secret never stored (AWS keys left empty) binds nothing to the old address or agent.
+  const bound = kept.filter((field) => stored[field] !== '');
   const addressField = BACKEND_ADDRESS_FIELD[type];
-  if (addressField !== undefined && kept.length > 0 && sent[addressField] !== stored[addressField]) {
-    throw new BadRequestError({ code: ErrorCodes.reenterCredentials, extra: kept.join(', ') });
+  if (addressField !== undefined && bound.length > 0 && sent[addressField] !== stored[addressField]) {
+    throw new BadRequestError({ code: ErrorCodes.reenterCredentials, extra: bound.join(', ') });
   }
-  if (movedToAnotherAgent && kept.length > 0) {
-    throw new BadRequestError({ code: ErrorCodes.reenterSecretsForAgent, extra: kept.join(', ') });
+  if (movedToAnotherAgent && bound.length > 0) {
+    throw new BadRequestError({ code: ErrorCodes.reenterSecretsForAgent, extra: bound.join(', ') });
   }
   const reentered = Object.fromEntries(Object.entries(sent).filter(([field]) => !kept.includes(field)));
   const merged = sealBackendSecrets(recipient, type, reentered, backendId);
+  for (const field of dropped) merged[field] = '';
   for (const field of kept) {
     const previous = stored[field];
     if (typeof previous !== 'string') throw new BadRequestError({ extra: `Config.${type}.${field}: required` });
     merged[field] = previous;
   }
+  if (type === 'aws' && merged.AccessKeyId !== '' && merged.SecretAccessKey === '') {
+    throw new BadRequestError({ code: ErrorCodes.awsKeysIncomplete, extra: 'Config.aws.SecretAccessKey' });
+  }
   return merged;
+}
+
+/**
+ * The secrets an update removes: AWS keys left empty switch the agent to its host's credentials,
+ * so a stored secret access key goes with the key ID.
+ */
+function droppedSecrets(type: BackendType, sent: Record<string, unknown>): string[] {
+  return type === 'aws' && sent.AccessKeyId === '' ? ['SecretAccessKey'] : [];
 }

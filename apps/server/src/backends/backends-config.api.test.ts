@@ -311,5 +311,98 @@ describe.each(testStoreKinds())('backends API (%s)', (kind) => {
       expect(stored.Hostname).toBe('pan-b');
       expect(open(agentKey(), stored.ApiKey, backend.ID, 'ApiKey')).toBe('k2');
     });
+
+    describe('AWS keys left empty (the agent host’s credentials)', () => {
+      const KEYS = { AccessKeyId: 'AKIAPOSTERN000001', SecretAccessKey: 'aws-secret-1', Region: 'eu-central-1' };
+      const put = (id: string, fields: object, agent = agentId) =>
+        call('PUT', `/api/admin/backends/${id}`, { ID: id, Name: 'cloud', AgentID: agent, Config: { aws: fields } });
+
+      it('stores none, shows none, and needs no sealing key', async () => {
+        const old = await givenAgent(t.ctx, {
+          name: 'ec2-edge',
+          capabilities: agentCapabilities(),
+          version: '1.9.0',
+          sealing: false,
+        });
+        const backend = await createOk({
+          Name: 'cloud',
+          AgentID: old.id,
+          Config: { aws: { AccessKeyId: '', SecretAccessKey: '', Region: KEYS.Region } },
+        });
+        // Empty, not RECORDED: there is nothing stored to keep.
+        expect(backend.Config.aws).toEqual({ AccessKeyId: '', SecretAccessKey: '', Region: KEYS.Region });
+        expect(await rawConfig(backend.ID)).toEqual({ AccessKeyId: '', SecretAccessKey: '', Region: KEYS.Region });
+        const row = await findBackendRow(t.ctx.db, backend.ID);
+        expect(loadBackendConfigForAgent(t.ctx, row!, null)).toEqual({
+          AccessKeyId: '',
+          SecretAccessKey: '',
+          Region: KEYS.Region,
+        });
+      });
+
+      it('refuses half a pair on create, naming the missing field', async () => {
+        for (const [fields, missing] of [
+          [{ AccessKeyId: KEYS.AccessKeyId, Region: KEYS.Region }, 'SecretAccessKey'],
+          [{ SecretAccessKey: KEYS.SecretAccessKey, Region: KEYS.Region }, 'AccessKeyId'],
+        ] as const) {
+          const response = await call('POST', '/api/admin/backends', {
+            Name: 'cloud',
+            AgentID: agentId,
+            Config: { aws: fields },
+          });
+          expect(refusal(response)).toEqual({
+            status: 400,
+            Err: ErrorCodes.awsKeysIncomplete,
+            Extra: `Config.aws.${missing}`,
+          });
+        }
+      });
+
+      it('drops the stored secret when the key ID is emptied, and wants a new one when it comes back', async () => {
+        const backend = await createOk({ Name: 'cloud', AgentID: agentId, Config: { aws: KEYS } });
+        expect((await rawConfig(backend.ID)).SecretAccessKey).toMatch(/^sealed:v1:/);
+        // The form sends the secret back as RECORDED (or empty) when nobody typed one.
+        expect(
+          (await put(backend.ID, { AccessKeyId: '', SecretAccessKey: RECORDED, Region: KEYS.Region })).statusCode,
+        ).toBe(200);
+        expect(await rawConfig(backend.ID)).toEqual({ AccessKeyId: '', SecretAccessKey: '', Region: KEYS.Region });
+
+        expect(
+          refusal(
+            await put(backend.ID, { AccessKeyId: KEYS.AccessKeyId, SecretAccessKey: RECORDED, Region: KEYS.Region }),
+          ),
+        ).toEqual({
+          status: 400,
+          Err: ErrorCodes.awsKeysIncomplete,
+          Extra: 'Config.aws.SecretAccessKey',
+        });
+        expect((await put(backend.ID, KEYS)).statusCode).toBe(200);
+        const stored = await rawConfig(backend.ID);
+        expect(stored.AccessKeyId).toBe(KEYS.AccessKeyId);
+        expect(open(agentKey(), stored.SecretAccessKey, backend.ID, 'SecretAccessKey')).toBe(KEYS.SecretAccessKey);
+      });
+
+      it('moves to another agent without re-entering keys it never had, but not with keys', async () => {
+        const empty = await createOk({ Name: 'cloud', AgentID: agentId, Config: { aws: { Region: KEYS.Region } } });
+        const other = await otherAgent();
+        expect(
+          (await put(empty.ID, { AccessKeyId: '', SecretAccessKey: '', Region: KEYS.Region }, other.id)).statusCode,
+        ).toBe(200);
+        expect((await findBackendRow(t.ctx.db, empty.ID))?.agentId).toBe(other.id);
+
+        const keyed = await createOk({ Name: 'cloud keyed', AgentID: agentId, Config: { aws: KEYS } });
+        const move = await call('PUT', `/api/admin/backends/${keyed.ID}`, {
+          ID: keyed.ID,
+          Name: 'cloud keyed',
+          AgentID: other.id,
+          Config: { aws: { ...KEYS, SecretAccessKey: RECORDED } },
+        });
+        expect(refusal(move)).toEqual({
+          status: 400,
+          Err: ErrorCodes.reenterSecretsForAgent,
+          Extra: 'SecretAccessKey',
+        });
+      });
+    });
   });
 });

@@ -32,6 +32,8 @@ export interface ConfigFieldDescriptor {
   family?: 'inet' | 'inet6';
   /** An example shown in the empty field. */
   placeholder?: string;
+  /** The text key of a hint shown under the field. */
+  description?: string;
   /** Digits only: a numeric keyboard on phones. */
   numeric?: boolean;
 }
@@ -89,8 +91,9 @@ export const BACKEND_FIELDS = {
     Password: { kind: 'secret', required: true },
   },
   aws: {
-    AccessKeyId: { kind: 'text', required: true },
-    SecretAccessKey: { kind: 'secret', required: true },
+    // Both empty: the agent uses its host's AWS credentials (the EC2 instance role).
+    AccessKeyId: { kind: 'text', description: 'backendsScreen.descriptions.awsHostCredentials' },
+    SecretAccessKey: { kind: 'secret' },
     Region: { kind: 'text', required: true, placeholder: 'eu-central-1' },
   },
   azure: {

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import {
   ACL_CONFIG_SCHEMAS,
-  BACKEND_CONFIG_SCHEMAS,
-  BACKEND_SECRET_FIELDS,
   BACKEND_TYPES,
+  backendFieldsSchema,
   ErrorCodes,
   type BackendType,
 } from '@postern/protocol';
@@ -65,16 +64,6 @@ export function addEnvVarIssues(
       context.addIssue({ code: 'custom', path: [...path, index, 'Value'], message: ErrorCodes.envVarValueRequired });
     }
   });
-}
-
-const SECRET_ON_UPDATE = z.string().max(4096);
-
-/** A backend type's fields schema: on update a secret may be left empty (kept as stored). */
-export function backendFieldsSchema(type: BackendType, mode: ConfigFormMode): z.ZodType {
-  const schema = BACKEND_CONFIG_SCHEMAS[type];
-  const secrets = BACKEND_SECRET_FIELDS[type];
-  if (mode === 'create' || secrets.length === 0) return schema;
-  return (schema as z.ZodObject).extend(Object.fromEntries(secrets.map((field) => [field, SECRET_ON_UPDATE])));
 }
 
 const isBackendType = (key: string): key is BackendType => (BACKEND_TYPES as readonly string[]).includes(key);

@@ -63,6 +63,26 @@ describe('BackendConfigFields', () => {
     await waitFor(() => expect(onSubmit).toHaveBeenCalledWith(expect.objectContaining({ ApiKey: RECORDED })));
   });
 
+  it('lets both AWS keys be left empty (the host credentials), and names the missing half of a pair', async () => {
+    const onSubmit = vi.fn();
+    const { user } = renderUi(
+      <ConfigFieldsHarness kind="backend" type="aws" initial={defaultBackendConfig('aws')} onSubmit={onSubmit} />,
+    );
+    const keyId = screen.getByRole('textbox', { name: 'Access key ID' });
+    expect(keyId).not.toBeRequired();
+    expect(screen.getByLabelText(/^Secret access key/)).not.toBeRequired();
+    expect(screen.getByText(/Leave both keys empty to use the agent host's AWS credentials/)).toBeVisible();
+    await user.type(screen.getByRole('textbox', { name: 'Region' }), 'eu-central-1');
+    await user.type(keyId, 'AKIAPOSTERN1');
+    await user.click(screen.getByRole('button', { name: 'Submit' }));
+    expect(await screen.findByText(/Enter both the access key ID and the secret access key/)).toBeVisible();
+    expect(onSubmit).not.toHaveBeenCalled();
+
+    await user.clear(keyId);
+    await user.click(screen.getByRole('button', { name: 'Submit' }));
+    await waitFor(() => expect(onSubmit).toHaveBeenCalledTimes(1));
+  });
+
   it('puts a server refusal on the field its Extra names, under a nested path', async () => {
     const refusal = new ApiError(400, 'err.urlMustBeHttp', 'Outer.Config.fortios.Url');
     const { user } = renderUi(

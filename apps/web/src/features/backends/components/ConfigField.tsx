@@ -61,7 +61,8 @@ export function ConfigFieldList({ form, path, entries, labelKey, mode, agent, on
 export function ConfigField({ form, path, descriptor, label, mode, agent, onValueChange }: ConfigFieldProps) {
   const { t } = useTranslation();
   const { kind, required = false, placeholder, options = [] } = descriptor;
-  const text = { label, placeholder, autoComplete: 'off', spellCheck: false } as const;
+  const hint = descriptor.description === undefined ? undefined : t(descriptor.description);
+  const text = { label, placeholder, description: hint, autoComplete: 'off', spellCheck: false } as const;
 
   switch (kind) {
     case 'text':
@@ -83,7 +84,7 @@ export function ConfigField({ form, path, descriptor, label, mode, agent, onValu
           label={label}
           required={required && !keeping}
           placeholder={keeping ? RECORDED : undefined}
-          description={keeping ? t('backendsScreen.secretKept') : undefined}
+          description={keeping ? t('backendsScreen.secretKept') : hint}
           autoComplete="new-password"
           {...form.getInputProps(path)}
         />

@@ -1,7 +1,12 @@
 import { z } from 'zod';
-import { ACL_CONFIG_SCHEMAS, BACKEND_CONFIG_SCHEMAS, BackendType, type AgentRecord } from '@postern/protocol';
+import {
+  ACL_CONFIG_SCHEMAS,
+  BACKEND_CONFIG_SCHEMAS,
+  BackendType,
+  backendFieldsSchema,
+  type AgentRecord,
+} from '@postern/protocol';
 import { defaultAclConfig, defaultBackendConfig } from '@/features/backends/backend-defaults';
-import { backendFieldsSchema } from '@/features/backends/config-rules';
 import type { ConfigFormMode } from '@/features/backends/config-values';
 
 /** The Settings form: the backend's config and the knoc's (ACL) config for one backend type. */

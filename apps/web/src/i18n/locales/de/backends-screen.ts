@@ -123,6 +123,10 @@ export const backendsScreen = {
       Inbound: 'Eingehend',
       Outbound: 'Ausgehend',
     },
+    descriptions: {
+      awsHostCredentials:
+        'Lassen Sie beide Schlüssel leer, um die AWS-Anmeldedaten des Agent-Hosts zu verwenden (Instanzrolle, Umgebung oder gemeinsame Anmeldedatei)',
+    },
     secretKept: 'Leer lassen, um den gespeicherten Wert zu behalten',
     chooseIpset: 'Ein vom Agenten gemeldetes Set wählen',
     noIpsets: 'Der Agent hat keine Sets dieser Adressfamilie gemeldet',

@@ -45,6 +45,8 @@ export const err: MirroredResource<typeof english> = {
   reenterCredentials: 'Eine Änderung von URI/Hostname erfordert die erneute Eingabe der vertraulichen Zugangsdaten',
   reenterSecretsForAgent:
     'Wird ein Backend einem anderen Agenten zugeordnet, müssen die vertraulichen Zugangsdaten erneut eingegeben werden: Sie sind für den Agenten versiegelt, der sie verwendet',
+  awsKeysIncomplete:
+    'Geben Sie Zugriffsschlüssel-ID und geheimen Zugriffsschlüssel beide ein, oder lassen Sie beide leer, um die AWS-Anmeldedaten des Agent-Hosts zu verwenden',
   agentCannotSeal:
     'Der Agent hat noch keinen Schlüssel zum Versiegeln von Geheimnissen registriert; aktualisieren Sie den Agenten und lassen Sie ihn verbinden, dann versuchen Sie es erneut',
   invalidAddress: 'Ungültige Adresse: ein Unix-Socket-Pfad, der mit / beginnt, oder Host:Port',

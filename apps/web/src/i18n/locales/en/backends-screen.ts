@@ -123,6 +123,10 @@ export const backendsScreen = {
       Inbound: 'Inbound',
       Outbound: 'Outbound',
     },
+    descriptions: {
+      awsHostCredentials:
+        "Leave both keys empty to use the agent host's AWS credentials (instance role, environment or shared credentials file)",
+    },
     secretKept: 'Leave empty to keep the stored value',
     chooseIpset: 'Choose a set the agent reported',
     noIpsets: 'The agent reported no sets of this family',

@@ -43,6 +43,8 @@ export const err: ErrorTexts = {
   reenterCredentials: 'Changing the URI/Hostname requires re-entering sensitive credentials',
   reenterSecretsForAgent:
     'Moving a backend to another agent requires re-entering sensitive credentials: they are sealed to the agent that uses them',
+  awsKeysIncomplete:
+    "Enter both the access key ID and the secret access key, or leave both empty to use the agent host's AWS credentials",
   agentCannotSeal:
     'The agent has not registered a key to seal secrets to; update the agent and let it connect, then try again',
   invalidAddress: 'Invalid address: a unix socket path starting with / or host:port',
