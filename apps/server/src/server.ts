@@ -22,6 +22,8 @@ import { loadStoreSecretBox } from './key-check/store-secret-key.js';
 import { UnreadableSecretReports } from './secrets/unreadable-secrets.js';
 import { SessionEvents } from './sessions/session-events.js';
 import { BOOTSTRAP_ADMIN_USERNAME } from '@postern/protocol';
+import { ChangeListener } from './cluster/change-listener.js';
+import { Lease } from './cluster/lease.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -90,6 +92,10 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
   let sweeper: { stop(): Promise<void> } | undefined;
   let grantSweeper: { stop(): Promise<void> } | undefined;
   let discovery: DiscoveryResponder | undefined;
+  let changeListener: ChangeListener | undefined;
+  // The sweepers run on one server at a time: the one holding this lease (SQLite: always this one).
+  const sweepLease = new Lease(ctx, 'sweepers', store.replicaId);
+  let leaseKeeper: { stop(): Promise<void> } | undefined;
   const stopForwarding = forwardEndedSessionsToAgents(ctx);
   /**
    * Stops in the order that leaves nothing reading or writing the store once it closes: the timed
@@ -100,7 +106,9 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
   const stop = async () => {
     await grantSweeper?.stop();
     await sweeper?.stop();
+    await leaseKeeper?.stop();
     await discovery?.stop();
+    await changeListener?.stop();
     await agentHub.close();
     await app?.close();
     stopForwarding();
@@ -116,9 +124,14 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
     await runtime.applyOnce();
     runtime.start();
     app = await buildApp(ctx, webApp, { onConfigChanged: () => runtime.applyOnce(), agentHub });
+    changeListener = await listenForChanges(store, ctx, agentHub);
     await listen(app, config);
-    sweeper = startSessionSweeper(ctx);
-    grantSweeper = startGrantSweeper(ctx);
+    await sweepLease
+      .renew()
+      .catch((error: unknown) => logger.warn({ err: error }, 'could not take the sweepers lease'));
+    leaseKeeper = sweepLease.keep();
+    sweeper = startSessionSweeper(ctx, undefined, () => sweepLease.held);
+    grantSweeper = startGrantSweeper(ctx, undefined, () => sweepLease.held);
     const attestor = ipAttestor(ctx.secrets);
     discovery = await startDiscoveryResponder(config.host, config.ipDiscoveryPorts, logger, (ip, port) =>
       attestor.issue({ ip, port }, ctx.clock.now()),
@@ -131,6 +144,23 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
     await stop();
     throw error;
   }
+}
+
+/**
+ * On PostgreSQL, other servers may share the store: their changes reach the agents connected here
+ * through the store's doorbells. SQLite is single-process, with nothing to listen for.
+ */
+async function listenForChanges(store: Store, ctx: AppContext, agents: AgentHub): Promise<ChangeListener | undefined> {
+  if (store.openDedicatedClient === undefined) return undefined;
+  const listener = new ChangeListener({
+    db: ctx.db,
+    logger: ctx.logger.child({ component: 'change-listener' }),
+    replicaId: store.replicaId,
+    openClient: store.openDedicatedClient,
+    agents,
+  });
+  await listener.start();
+  return listener;
 }
 
 async function listen(app: FastifyInstance, config: PosternConfig): Promise<void> {

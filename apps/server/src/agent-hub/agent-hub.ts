@@ -99,6 +99,37 @@ export class AgentHub implements AgentSync {
     for (const agentId of new Set(agentIds)) this.#connections.get(agentId)?.resendState();
   }
 
+  /**
+   * Another server admitted a connection of the agent: one here is stale (half-open TCP, or the
+   * agent moved). Closed only while the store still names another connection as the agent's, so a
+   * late notification never closes a connection admitted here after it.
+   */
+  connectedElsewhere(agentId: string): void {
+    const connection = this.#connections.get(agentId);
+    if (connection === undefined) return;
+    const check = async () => {
+      const row = await this.ctx.db
+        .selectFrom('agents')
+        .select('connectionId')
+        .where('id', '=', agentId)
+        .executeTakeFirst();
+      const current = row?.connectionId ?? null;
+      if (current !== null && current !== connection.connectionId && this.#connections.get(agentId) === connection) {
+        connection.close(AgentCloseCodes.replaced, 'replaced by a newer connection to another server');
+      }
+    };
+    this.#track(
+      check().catch((error: unknown) => {
+        this.ctx.logger.warn({ err: error, agentId }, 'could not check whether an agent moved to another server');
+      }),
+    );
+  }
+
+  /** Sends every agent connected here its whole state again (change notifications may have been lost). */
+  resendAll(): void {
+    for (const connection of this.#connections.values()) connection.resendState();
+  }
+
   disconnectAgent(agentId: string, reason: string): void {
     this.#connections.get(agentId)?.close(AgentCloseCodes.unauthorised, reason);
     // Also a connection still proving its key: it presented the token that was just replaced.

@@ -29,7 +29,12 @@ export async function sweepOnce(ctx: AppContext): Promise<void> {
   await ctx.db.deleteFrom('samlAssertions').where('expiresAt', '<', now).execute();
 }
 
-/** Runs `sweepOnce` every `intervalMs`, one pass at a time, until stopped; a failed pass is logged and the next one tries again. */
-export function startSessionSweeper(ctx: AppContext, intervalMs = 15_000): IntervalHandle {
-  return startStoreJob(ctx.logger, 'session sweep', intervalMs, () => sweepOnce(ctx));
+/**
+ * Runs `sweepOnce` every `intervalMs`, one pass at a time, until stopped; a failed pass is logged and
+ * the next one tries again. Passes are skipped while `runsHere` says another server does the work.
+ */
+export function startSessionSweeper(ctx: AppContext, intervalMs = 15_000, runsHere = () => true): IntervalHandle {
+  return startStoreJob(ctx.logger, 'session sweep', intervalMs, async () => {
+    if (runsHere()) await sweepOnce(ctx);
+  });
 }

@@ -277,6 +277,14 @@ export interface SamlAssertionsTable {
   expiresAt: number;
 }
 
+/** A named job's lease: only its holder runs it until it expires (cluster/lease.ts). */
+export interface LeasesTable {
+  name: string;
+  /** The holding server's replica id. */
+  holder: string;
+  expiresAt: number;
+}
+
 export interface Database {
   admins: AdminsTable;
   users: UsersTable;
@@ -300,4 +308,5 @@ export interface Database {
   backends: BackendsTable;
   grants: GrantsTable;
   sessionIps: SessionIpsTable;
+  leases: LeasesTable;
 }

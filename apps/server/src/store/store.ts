@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { CamelCasePlugin, Kysely, PostgresDialect, sql } from 'kysely';
@@ -17,6 +18,13 @@ export interface Store {
   dialect: StoreDialect;
   /** Where the store is, safe to print (no password). */
   description: string;
+  /**
+   * This process among the servers sharing the store. On PostgreSQL its connections carry it as
+   * their application_name, which the store's doorbells name as the writer (cluster/).
+   */
+  replicaId: string;
+  /** PostgreSQL only: a connection of its own, outside the pool (the change listener's). */
+  openDedicatedClient?: () => pg.Client;
   close(): Promise<void>;
 }
 
@@ -37,10 +45,13 @@ export const SQLITE_LOCK_WAIT_MS = 1_000;
 const PG_INT8_OID = 20;
 
 export async function openStore(location: PosternConfig['store'], options: OpenStoreOptions = {}): Promise<Store> {
-  return location.kind === 'sqlite' ? openSqlite(location.file) : openPostgres(location.url, options);
+  const replicaId = `postern-${randomBytes(6).toString('hex')}`;
+  return location.kind === 'sqlite'
+    ? openSqlite(location.file, replicaId)
+    : openPostgres(location.url, replicaId, options);
 }
 
-async function openSqlite(file: string): Promise<Store> {
+async function openSqlite(file: string, replicaId: string): Promise<Store> {
   const connections = openSqliteConnections(file);
   const db = new Kysely<Database>({
     dialect: new LockAwareSqliteDialect({ open: () => connections, lockWaitMs: SQLITE_LOCK_WAIT_MS }),
@@ -49,7 +60,7 @@ async function openSqlite(file: string): Promise<Store> {
   // Kysely starts its driver at the first query, and only a started driver is closed by destroy():
   // start it now, so the connections are closed even if the store is closed unused.
   await sql`select 1`.execute(db);
-  return { db, dialect: 'sqlite', description: `SQLite ${file}`, close: () => db.destroy() };
+  return { db, dialect: 'sqlite', description: `SQLite ${file}`, replicaId, close: () => db.destroy() };
 }
 
 /** Whether `file` names a private in-memory database, which a second connection would not share. */
@@ -85,15 +96,17 @@ function openSqliteConnections(file: string): SqliteConnections {
   }
 }
 
-async function openPostgres(url: string, options: OpenStoreOptions): Promise<Store> {
-  const pool = new pg.Pool({
+async function openPostgres(url: string, replicaId: string, options: OpenStoreOptions): Promise<Store> {
+  const connection = {
     connectionString: url,
-    max: 10,
     connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS,
     // Instants are epoch milliseconds in int8 columns; pg would hand them over as strings.
     types: { getTypeParser: parserWithNumericInt8 },
+    // The doorbells name the writer by it, so a server knows its own changes (migrations/0012).
+    application_name: replicaId,
     ...(options.postgresSchema === undefined ? {} : { options: `-c search_path=${options.postgresSchema}` }),
-  });
+  };
+  const pool = new pg.Pool({ ...connection, max: 10 });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', (error) => options.logger?.warn({ err: error }, 'PostgreSQL connection lost'));
   const description = `PostgreSQL ${describeUrl(url)}`;
@@ -104,7 +117,14 @@ async function openPostgres(url: string, options: OpenStoreOptions): Promise<Sto
     await db.destroy();
     throw new ConfigError('DATABASE_URL', `cannot connect to ${description} (${describe(error)})`);
   }
-  return { db, dialect: 'postgres', description, close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'postgres',
+    description,
+    replicaId,
+    openDedicatedClient: () => new pg.Client(connection),
+    close: () => db.destroy(),
+  };
 }
 
 function parserWithNumericInt8(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {

@@ -9,6 +9,7 @@ import * as forgetUnattestedSessionAddresses from './0007-forget-unattested-sess
 import * as secondFactorFailures from './0008-second-factor-failures.js';
 import * as storeMeta from './0009-store-meta.js';
 import * as agentSealingKeys from './0010-agent-sealing-keys.js';
+import * as cluster from './0012-cluster.js';
 
 /**
  * Every migration, in order. Append only: a released migration is never edited, because stores in
@@ -25,6 +26,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0008-second-factor-failures': secondFactorFailures,
   '0009-store-meta': storeMeta,
   '0010-agent-sealing-keys': agentSealingKeys,
+  '0012-cluster': cluster,
 };
 
 export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS);
