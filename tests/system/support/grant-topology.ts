@@ -55,7 +55,12 @@ async function waitForSocket(file: string): Promise<void> {
   }
 }
 
-export async function createGrantTopology(serverPort: number): Promise<GrantTopology> {
+/**
+ * The namespaces, the kernel set and its rules, HAProxy, and the relay that makes the server on the
+ * host's `serverPort` (or, as a function, whichever port it names when the agent connects) reachable
+ * inside the protected namespace.
+ */
+export async function createGrantTopology(serverPort: number | (() => number)): Promise<GrantTopology> {
   const client = await createNamespace('cli');
   const protectedNs = await createNamespace('prot');
   const children: ChildProcess[] = [];

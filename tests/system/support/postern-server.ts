@@ -92,7 +92,7 @@ export async function spawnPosternServer(
 }
 
 /** A new schema on the test PostgreSQL and a DATABASE_URL whose search path is that schema. */
-async function createSchema(): Promise<{ url: string; drop(): Promise<void> } | null> {
+export async function createSchema(): Promise<{ url: string; drop(): Promise<void> } | null> {
   const base = process.env.POSTERN_TEST_DATABASE_URL;
   if (base === undefined || base === '') return null;
   const schema = `postern_system_${randomBytes(6).toString('hex')}`;

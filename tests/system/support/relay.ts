@@ -55,15 +55,17 @@ export interface ServerRelay {
 
 /**
  * Makes the server on the host's 127.0.0.1:`serverPort` reachable inside `namespace` at
- * http://127.0.0.1:`relayPort`, through a unix socket at `socketPath`.
+ * http://127.0.0.1:`relayPort`, through a unix socket at `socketPath`. A function names the port
+ * afresh for each connection: a load balancer sending new connections to another server.
  */
 export async function relayServerIntoNamespace(
   namespace: Namespace,
-  serverPort: number,
+  serverPort: number | (() => number),
   socketPath: string,
   relayPort: number,
 ): Promise<ServerRelay> {
-  const hostSide: Server = createServer((inbound) => pipeSockets(inbound, connect(serverPort, '127.0.0.1')));
+  const portNow = typeof serverPort === 'number' ? () => serverPort : serverPort;
+  const hostSide: Server = createServer((inbound) => pipeSockets(inbound, connect(portNow(), '127.0.0.1')));
   await new Promise<void>((resolve) => hostSide.listen(socketPath, resolve));
   const child = namespace.spawn([process.execPath, '-e', NAMESPACE_SIDE_SOURCE, socketPath, String(relayPort)]);
   try {
