@@ -39,6 +39,7 @@ describe('server shutdown', { timeout: 30_000 }, () => {
     return {
       host: '127.0.0.1',
       port: await freePort(),
+      listenBacklog: 511,
       dataDir,
       store: { kind: 'sqlite', file: path.join(dataDir, 'postern.db') },
       trustedProxies: [],

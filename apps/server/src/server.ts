@@ -165,7 +165,7 @@ async function listenForChanges(store: Store, ctx: AppContext, agents: AgentHub)
 
 async function listen(app: FastifyInstance, config: PosternConfig): Promise<void> {
   try {
-    await app.listen({ host: config.host, port: config.port });
+    await app.listen({ host: config.host, port: config.port, backlog: config.listenBacklog });
   } catch (error) {
     const code = error instanceof Error && 'code' in error ? String(error.code) : '';
     if (code === 'EADDRINUSE') throw new ConfigError('POSTERN_PORT', `port ${config.port} is already in use`);

@@ -1,17 +1,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyWebsocket from '@fastify/websocket';
 import type { Logger } from 'pino';
-import { AGENT_CONNECT_PATH, AgentCloseCodes, AuditActions, ErrorCodes, type HelloMessage } from '@postern/protocol';
+import { AGENT_CONNECT_PATH, AgentCloseCodes, ErrorCodes, type HelloMessage } from '@postern/protocol';
 import type { HubContext } from '../app-context.js';
 import type { AgentEntryKey, AgentSync } from '../grants/agent-sync.js';
 import { clientAddress } from '../lib/client-address.js';
-import { recordAudit } from '../audit/audit.js';
 import { NotFoundError } from '../errors.js';
 import { uuidv7 } from '../lib/ids.js';
 import { findAgentByToken } from '../agents/agents.repo.js';
 import { AgentRefusals, admitAgentConnection } from '../agents/agent-enrolment.js';
 import { RefusedConnectionAudit } from '../agents/refused-connection-audit.js';
 import { AgentConnection } from './agent-connection.js';
+import { DisconnectRecorder } from './disconnect-recorder.js';
 
 /** Largest message an agent may send (a hello listing every applied entry of a big agent). */
 const MAX_AGENT_MESSAGE_BYTES = 64 * 1024 * 1024;
@@ -49,6 +49,8 @@ export class AgentHub implements AgentSync {
   /** Admitted connections whose connection id was written to the store (their close is recorded). */
   readonly #recorded = new WeakSet<AgentConnection>();
   readonly #refusals: RefusedConnectionAudit;
+  /** Writes disconnects in batches (a network blip drops thousands of agents at once). */
+  readonly #disconnects: DisconnectRecorder;
   /** Store writes a connection's end or refusal started (audits, the agent's connection id). */
   readonly #tasks = new Set<Promise<void>>();
   /** close() was called: the server is stopping, and new connections are turned away. */
@@ -56,6 +58,7 @@ export class AgentHub implements AgentSync {
 
   constructor(private readonly ctx: HubContext) {
     this.#refusals = new RefusedConnectionAudit(ctx);
+    this.#disconnects = new DisconnectRecorder(ctx);
   }
 
   /** Registers the WebSocket endpoint. Call before the app is ready. */
@@ -261,19 +264,10 @@ export class AgentHub implements AgentSync {
     if (this.#connections.get(agent.id) === connection) this.#connections.delete(agent.id);
     // A connection that never proved the key was never the agent's: nothing to record.
     if (!this.#recorded.has(connection)) return;
-    const now = this.ctx.clock.now();
-    try {
-      await this.ctx.db.transaction().execute(async (trx) => {
-        await trx
-          .updateTable('agents')
-          .set({ connectionId: null })
-          .where('id', '=', agent.id)
-          .where('connectionId', '=', connection.connectionId)
-          .execute();
-        await recordAudit(trx, now, AuditActions.AgentDisconnected, { AgentName: agent.name });
-      });
-    } catch (error) {
-      this.ctx.logger.warn({ err: error, agentId: agent.id }, 'could not record an agent disconnect');
-    }
+    await this.#disconnects.record({
+      agentId: agent.id,
+      agentName: agent.name,
+      connectionId: connection.connectionId,
+    });
   }
 }

@@ -3,6 +3,7 @@ import { AuditDetail, type AuditAction, type AuditEntry } from '@postern/protoco
 import type { Database } from '../store/schema.js';
 import { uuidv7 } from '../lib/ids.js';
 import { preparedQuery } from '../store/prepared-query.js';
+import { inBatches } from '../store/batches.js';
 
 /** Prepared: every grant, sign-in and change writes one. */
 const insertAuditEntry = preparedQuery((db, id: string, createdAt: number, action: string, detail: string) =>
@@ -20,6 +21,30 @@ export async function recordAudit(
   detail: AuditDetail,
 ): Promise<void> {
   await insertAuditEntry(db, uuidv7(now), now, action, JSON.stringify(detail));
+}
+
+/**
+ * Appends several entries at once, in multi-row inserts (a burst of agent disconnects, say): one
+ * statement per few hundred rather than one each.
+ */
+export async function recordAudits(
+  db: Kysely<Database>,
+  now: number,
+  entries: readonly { action: AuditAction; detail: AuditDetail }[],
+): Promise<void> {
+  for (const batch of inBatches(entries)) {
+    await db
+      .insertInto('auditLog')
+      .values(
+        batch.map(({ action, detail }) => ({
+          id: uuidv7(now),
+          createdAt: now,
+          action,
+          detail: JSON.stringify(detail),
+        })),
+      )
+      .execute();
+  }
 }
 
 /** The newest entries first, in the API's `{ Date, Entry: { Action: detail } }` shape. */

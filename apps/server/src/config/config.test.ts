@@ -19,6 +19,7 @@ describe('configuration', () => {
     expect(load({})).toEqual({
       host: '127.0.0.1',
       port: 8080,
+      listenBacklog: 16_384,
       dataDir: path.join(dir, 'data'),
       store: { kind: 'sqlite', file: path.join(dir, 'data', 'postern.db') },
       trustedProxies: [],
@@ -40,6 +41,7 @@ describe('configuration', () => {
     const config = load({
       POSTERN_HOST: '0.0.0.0',
       POSTERN_PORT: '9443',
+      POSTERN_LISTEN_BACKLOG: '32768',
       POSTERN_DATA_DIR: '/var/lib/postern',
       DATABASE_URL: 'postgres://postern@db:5432/postern',
       POSTERN_TRUSTED_PROXIES: '10.0.0.1, 192.168.0.0/16,::1',
@@ -57,6 +59,7 @@ describe('configuration', () => {
     expect(config).toEqual({
       host: '0.0.0.0',
       port: 9443,
+      listenBacklog: 32_768,
       dataDir: '/var/lib/postern',
       store: { kind: 'postgres', url: 'postgres://postern@db:5432/postern' },
       trustedProxies: ['10.0.0.1', '192.168.0.0/16', '::1'],
@@ -92,6 +95,7 @@ describe('configuration', () => {
     [{ POSTERN_PORT: '0' }, 'POSTERN_PORT: must be a whole number from 1 to 65535 (got "0")'],
     [{ POSTERN_PORT: '65536' }, 'POSTERN_PORT: must be a whole number from 1 to 65535 (got "65536")'],
     [{ POSTERN_PORT: '80.5' }, 'POSTERN_PORT: must be a whole number from 1 to 65535 (got "80.5")'],
+    [{ POSTERN_LISTEN_BACKLOG: '0' }, 'POSTERN_LISTEN_BACKLOG: must be a whole number from 1 to 1000000 (got "0")'],
     [{ POSTERN_HOST: 'http://x' }, 'POSTERN_HOST: must be a host name or IP address (got "http://x")'],
     [{ POSTERN_DATA_DIR: ' ' }, 'POSTERN_DATA_DIR: must not be empty'],
     [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL: must be a URL such as postgres://user@host:5432/postern'],

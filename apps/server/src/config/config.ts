@@ -9,9 +9,17 @@ import { ConfigError } from './config-error.js';
  * Every setting: its environment variable, its key in the optional JSON config file, how to parse
  * it and its default. The environment wins over the file, the file over the default.
  */
+/**
+ * 10,000 agents reconnecting after a blip overflowed Node's default of 511: connections their agents
+ * had long given up on were accepted half a minute later. The kernel caps this at
+ * net.core.somaxconn (4096 on current kernels; raise it for bigger fleets).
+ */
+const DEFAULT_LISTEN_BACKLOG = 16_384;
+
 const SETTINGS = {
   host: { env: 'POSTERN_HOST', default: '127.0.0.1' },
   port: { env: 'POSTERN_PORT', default: '8080' },
+  listenBacklog: { env: 'POSTERN_LISTEN_BACKLOG', default: String(DEFAULT_LISTEN_BACKLOG) },
   dataDir: { env: 'POSTERN_DATA_DIR', default: './data' },
   databaseUrl: { env: 'DATABASE_URL', default: '' },
   trustedProxies: { env: 'POSTERN_TRUSTED_PROXIES', default: '' },
@@ -37,6 +45,11 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export interface PosternConfig {
   host: string;
   port: number;
+  /**
+   * Connections the kernel may queue before the server accepts them: sized for a fleet of agents
+   * reconnecting at once (the kernel caps it at net.core.somaxconn).
+   */
+  listenBacklog: number;
   /** Absolute path of the directory holding the embedded store and the key file. */
   dataDir: string;
   /** Where the store lives: the embedded SQLite file, or a PostgreSQL URL. */
@@ -72,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   return {
     host: parseHost(raw.host),
     port: parsePort(raw.port),
+    listenBacklog: parseBacklog(raw.listenBacklog),
     dataDir: path.resolve(cwd, nonEmpty('dataDir', raw.dataDir)),
     store: parseStore(raw.databaseUrl, path.resolve(cwd, raw.dataDir)),
     trustedProxies: parseTrustedProxies(raw.trustedProxies),
@@ -152,6 +166,14 @@ function parsePort(value: string): number {
     throw new ConfigError(SETTINGS.port.env, `must be a whole number from 1 to 65535 (got "${value}")`);
   }
   return port;
+}
+
+function parseBacklog(value: string): number {
+  const backlog = /^\d+$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
+  if (!Number.isInteger(backlog) || backlog < 1 || backlog > 1_000_000) {
+    throw new ConfigError(SETTINGS.listenBacklog.env, `must be a whole number from 1 to 1000000 (got "${value}")`);
+  }
+  return backlog;
 }
 
 /** A comma-separated list of ports, or "off" (or empty) for none. */
