@@ -157,10 +157,7 @@ export async function deleteAgentRow(db: Kysely<Database>, id: string): Promise<
 }
 
 /** The backends attached to these agents ('all': to any agent), by name. */
-export async function backendsOfAgents(
-  db: Kysely<Database>,
-  agentIds: readonly string[] | 'all',
-): Promise<AgentBackendRow[]> {
+export async function backendsOfAgents(db: Kysely<Database>, agentIds: readonly string[]): Promise<AgentBackendRow[]> {
   const query = db
     .selectFrom('backends')
     .select(['id', 'name', 'type', 'agentId'])
@@ -168,8 +165,7 @@ export async function backendsOfAgents(
     .orderBy('name')
     .orderBy('id');
   const rows = [];
-  if (agentIds === 'all') rows.push(...(await query.execute()));
-  else for (const batch of inBatches(agentIds)) rows.push(...(await query.where('agentId', 'in', batch).execute()));
+  for (const batch of inBatches(agentIds)) rows.push(...(await query.where('agentId', 'in', batch).execute()));
   return rows.map((row) => ({ id: row.id, name: row.name, type: row.type, agentId: row.agentId ?? '' }));
 }
 
