@@ -106,7 +106,7 @@ try {
   );
   process.exit(1);
 }
-const sections = [{ title: 'Server', rows: serverRows }, ...grants.sections, vendorDriverSection()];
+const sections = [{ title: 'Server', rows: serverRows }, ...grants.sections, vendorDriverSection(), agentListSection()];
 printSections(sections, grants.skipped);
 const written = writeMarkdown(ROOT, sections, grants.skipped, grants.notes);
 console.log(`\nWritten to ${path.relative(ROOT, written)}`);
@@ -116,16 +116,7 @@ console.log(`\nWritten to ${path.relative(ROOT, written)}`);
  * agent's tests, since the contract fakes are test code).
  */
 function vendorDriverSection() {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/bench/vendor-drivers.ts')], {
-    cwd: ROOT,
-    encoding: 'utf8',
-  });
-  const line = run.stdout.trim().split('\n').pop() ?? '';
-  if (run.status !== 0 || !line.startsWith('{')) {
-    console.error(`The vendor driver benchmark broke:\n${run.stderr}`);
-    process.exit(1);
-  }
-  const figures = JSON.parse(line);
+  const figures = tsxFigures('scripts/bench/vendor-drivers.ts', 'vendor driver');
   return {
     title: 'Vendor drivers (FortiOS contract fake on loopback)',
     rows: [
@@ -143,6 +134,42 @@ function vendorDriverSection() {
       },
     ],
   };
+}
+
+/**
+ * The admin agent list's figures at 10,000 agents (scripts/bench/agent-list.ts, run from source
+ * through tsx on a SQLite store like the server's API tests).
+ */
+function agentListSection() {
+  const figures = tsxFigures('scripts/bench/agent-list.ts', 'agent list');
+  return {
+    title: `Admin agent list (${figures.agents.toLocaleString('en')} agents, SQLite)`,
+    rows: [
+      {
+        name: 'changed list: GET /api/admin/agents, median',
+        value: `${figures.listMedianMs.toFixed(0)} ms, ${(figures.bytes / 1e6).toFixed(2)} MB`,
+      },
+      {
+        name: 'longest event-loop stall: building the list / the whole injected request',
+        value: `${figures.longestBuildStallMs.toFixed(1)} ms / ${figures.longestRequestStallMs.toFixed(1)} ms`,
+      },
+      { name: 'unchanged list: 304 on If-None-Match, median', value: `${figures.notModifiedMedianMs.toFixed(2)} ms` },
+    ],
+  };
+}
+
+/** Runs a benchmark script from source through tsx and returns the JSON of its last line. */
+function tsxFigures(script, what) {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, script)], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  const line = run.stdout.trim().split('\n').pop() ?? '';
+  if (run.status !== 0 || !line.startsWith('{')) {
+    console.error(`The ${what} benchmark broke:\n${run.stderr}`);
+    process.exit(1);
+  }
+  return JSON.parse(line);
 }
 
 function request(method, url, body, cookie) {

@@ -1,6 +1,5 @@
-import { describeDriverContract } from './driver-contract.js';
+import { closeDriverAndFake, contractDriverOptions, contractKnoc, describeDriverContract } from './driver-contract.js';
 import { AwsEc2Fake } from './fakes/aws-ec2-fake.js';
-import { memoryLogger } from './support/memory-logger.js';
 import { parseAddress } from '../src/drivers/addresses.js';
 import { AwsDriver } from '../src/drivers/vendors/aws/aws-driver.js';
 
@@ -13,26 +12,21 @@ describeDriverContract('aws', async () => {
   fake.addGroup(GROUP);
   fake.addRule(GROUP, { protocol: 'tcp', fromPort: 22, toPort: 22, cidr: '203.0.113.128/25', description: 'office' });
   fake.addRule(GROUP, { protocol: 'tcp', fromPort: 443, toPort: 443, cidr: '0.0.0.0/0', description: 'postern: web' });
-  const { logger, lines } = memoryLogger();
+  const { options, logLines } = contractDriverOptions();
   const driver = new AwsDriver({
-    logger,
+    ...options,
     endpoint: fake.url,
     env: {},
-    timeoutMs: 2_000,
-    retry: { baseMs: 1, capMs: 5 },
   });
   const onPort = () => fake.rules(GROUP).filter((rule) => rule.fromPort === 22);
   return {
     driver,
-    knoc: {
-      aclId: 'acl-contract',
+    knoc: contractKnoc('aws', {
       name: 'ssh',
       url: 'ssh://bastion',
-      backendId: 'backend-contract',
-      backendType: 'aws',
       backend: { AccessKeyId: KEY_ID, SecretAccessKey: SECRET, Region: 'eu-central-1' },
       acl: { SecurityGroupId: GROUP, Port: 22 },
-    },
+    }),
     device: {
       owned: () =>
         onPort()
@@ -50,14 +44,11 @@ describeDriverContract('aws', async () => {
       },
       requestCount: () => fake.requests.length,
     },
-    logLines: lines,
+    logLines,
     secrets: [SECRET],
     auth: 'static-token',
     refusedCredential: /AuthFailure/,
     ipv6: true,
-    close: async () => {
-      await driver.close();
-      await fake.close();
-    },
+    close: closeDriverAndFake(driver, fake),
   };
 });

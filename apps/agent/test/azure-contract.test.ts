@@ -1,6 +1,5 @@
-import { describeDriverContract } from './driver-contract.js';
+import { closeDriverAndFake, contractDriverOptions, contractKnoc, describeDriverContract } from './driver-contract.js';
 import { AzureNsgFake } from './fakes/azure-nsg-fake.js';
-import { memoryLogger } from './support/memory-logger.js';
 import { canonicalAddress } from '../src/drivers/addresses.js';
 import { AzureNsgDriver } from '../src/drivers/vendors/azure/azure-nsg-driver.js';
 
@@ -32,13 +31,11 @@ describeDriverContract('azure', async () => {
       },
     },
   ]);
-  const { logger, lines } = memoryLogger();
+  const { options, logLines } = contractDriverOptions();
   const driver = new AzureNsgDriver({
-    logger,
+    ...options,
     authorityHost: fake.url,
     managementEndpoint: fake.url,
-    timeoutMs: 2_000,
-    retry: { baseMs: 1, capMs: 5 },
     pollIntervalMs: 1,
   });
   const rules = () => fake.rules(SUBSCRIPTION, 'rg-web', 'nsg-web') ?? [];
@@ -46,15 +43,12 @@ describeDriverContract('azure', async () => {
     canonicalAddress(String(rule.properties.sourceAddressPrefix));
   return {
     driver,
-    knoc: {
-      aclId: 'acl-contract',
+    knoc: contractKnoc('azure', {
       name: 'web',
       url: 'https://intranet',
-      backendId: 'backend-contract',
-      backendType: 'azure',
       backend: { ClientId: CLIENT, ClientSecret: SECRET, TenantId: TENANT, NoCache: false },
       acl: { NsgDirection: 'Inbound', NsgName: 'nsg-web', NsgPort: 443, ResourceGroup: 'rg-web' },
-    },
+    }),
     device: {
       owned: () =>
         rules()
@@ -70,13 +64,10 @@ describeDriverContract('azure', async () => {
       requestCount: () => fake.requests.length,
       loginCount: () => fake.tokensIssued,
     },
-    logLines: lines,
+    logLines,
     secrets: [SECRET],
     auth: 'session-login',
     ipv6: true,
-    close: async () => {
-      await driver.close();
-      await fake.close();
-    },
+    close: closeDriverAndFake(driver, fake),
   };
 });

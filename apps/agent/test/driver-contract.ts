@@ -6,11 +6,12 @@
  * redirect to another host is refused. A driver's test file calls {@link describeDriverContract}
  * with a setup that starts its fake.
  */
-import type { BackendType } from '@postern/protocol';
+import type { AgentKnocOf, BackendType } from '@postern/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DriverKnoc } from '../src/drivers/driver.js';
 import type { Driver, DriverEntry, EntryOutcome } from '../src/drivers/index.js';
 import { startLoopbackServer, type LoopbackServer } from './support/loopback-server.js';
+import { memoryLogger } from './support/memory-logger.js';
 
 /** The fake device behind the driver, as the suite needs to see and steer it. */
 export interface ContractDevice {
@@ -50,6 +51,31 @@ export interface ContractSubject<T extends BackendType> {
   /** Whether the driver handles IPv6 entries on this knoc. */
   ipv6: boolean;
   close(): Promise<void>;
+}
+
+/**
+ * What every contract setup starts from: the driver options (a logger the suite reads, short
+ * timeouts, near-instant back-off) and the log lines to hand back as `logLines`.
+ */
+export function contractDriverOptions() {
+  const { logger, lines } = memoryLogger();
+  return { options: { logger, timeoutMs: 2_000, retry: { baseMs: 1, capMs: 5 } }, logLines: lines };
+}
+
+/** The knoc every contract test grants on: one ACL of the vendor's type on one backend. */
+export function contractKnoc<T extends BackendType>(
+  backendType: T,
+  knoc: Pick<AgentKnocOf<T>, 'name' | 'url' | 'backend' | 'acl'>,
+): AgentKnocOf<T> {
+  return { aclId: 'acl-contract', backendId: 'backend-contract', backendType, ...knoc };
+}
+
+/** A subject's close: the driver first (it may still be talking to the fake), then the fake. */
+export function closeDriverAndFake(driver: { close(): Promise<void> }, fake: { close(): Promise<void> }) {
+  return async (): Promise<void> => {
+    await driver.close();
+    await fake.close();
+  };
 }
 
 const entry = (ip: string): DriverEntry => ({ ip, ttlSeconds: 600, userName: 'contract' });

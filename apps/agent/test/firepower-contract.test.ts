@@ -1,6 +1,5 @@
-import { describeDriverContract } from './driver-contract.js';
+import { closeDriverAndFake, contractDriverOptions, contractKnoc, describeDriverContract } from './driver-contract.js';
 import { FmcFake } from './fakes/fmc-fake.js';
-import { memoryLogger } from './support/memory-logger.js';
 import { selfSignedCertificate } from './support/self-signed.js';
 import { FirepowerDriver } from '../src/drivers/vendors/firepower/firepower-driver.js';
 
@@ -15,21 +14,18 @@ describeDriverContract('firepower', async () => {
   fake.addDynamicObject(DYNAMIC, 'postern-web');
   // Another object on the same FMC, not the knoc's: the driver must never change it.
   fake.addDynamicObject(OTHER, 'office', ['198.51.100.200', '10.99.0.0/16']);
-  const { logger, lines } = memoryLogger();
-  const driver = new FirepowerDriver({ logger, timeoutMs: 2_000, retry: { baseMs: 1, capMs: 5 } });
+  const { options, logLines } = contractDriverOptions();
+  const driver = new FirepowerDriver(options);
   // The tokens the fake issues are secrets too; the list grows as it issues them.
   const secrets = [PASSWORD, Buffer.from(`${USER}:${PASSWORD}`).toString('base64')];
   return {
     driver,
-    knoc: {
-      aclId: 'acl-contract',
+    knoc: contractKnoc('firepower', {
       name: 'web',
       url: 'https://intranet',
-      backendId: 'backend-contract',
-      backendType: 'firepower',
       backend: { Hostname: fake.hostname, Insecure: true, Username: USER, Password: PASSWORD },
       acl: { GroupUUID: DYNAMIC },
-    },
+    }),
     device: {
       owned: () => fake.mappings(DYNAMIC) ?? [],
       foreign: () => fake.mappings(OTHER) ?? [],
@@ -39,15 +35,12 @@ describeDriverContract('firepower', async () => {
       requestCount: () => fake.requests.length,
       loginCount: () => fake.logins + fake.refreshes,
     },
-    logLines: lines,
+    logLines,
     get secrets() {
       return [...secrets, ...fake.issuedTokens];
     },
     auth: 'session-login',
     ipv6: true,
-    close: async () => {
-      await driver.close();
-      await fake.close();
-    },
+    close: closeDriverAndFake(driver, fake),
   };
 });

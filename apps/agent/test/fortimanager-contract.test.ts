@@ -1,6 +1,5 @@
-import { describeDriverContract } from './driver-contract.js';
+import { closeDriverAndFake, contractDriverOptions, contractKnoc, describeDriverContract } from './driver-contract.js';
 import { FortimanagerFake } from './fakes/fortimanager-fake.js';
-import { memoryLogger } from './support/memory-logger.js';
 import { selfSignedCertificate } from './support/self-signed.js';
 import { FortimanagerDriver } from '../src/drivers/vendors/fortimanager/fortimanager-driver.js';
 
@@ -13,23 +12,20 @@ describeDriverContract('fortimanager', async () => {
   fake.addGroup(GROUP, { adom: 'branch', members: ['none', 'office-lan'] });
   fake.addGroup(GROUP, { adom: 'branch', family: 'ipv6', members: ['none'] });
   fake.addPackage('branch-pkg', ['FGT-1'], 'branch');
-  const { logger, lines } = memoryLogger();
-  const driver = new FortimanagerDriver({ logger, timeoutMs: 2_000, retry: { baseMs: 1, capMs: 5 }, pollMs: 0 });
+  const { options, logLines } = contractDriverOptions();
+  const driver = new FortimanagerDriver({ ...options, pollMs: 0 });
   const members = () => [
     ...(fake.members(GROUP, { adom: 'branch' }) ?? []),
     ...(fake.members(GROUP, { adom: 'branch', family: 'ipv6' }) ?? []),
   ];
   return {
     driver,
-    knoc: {
-      aclId: 'acl-contract',
+    knoc: contractKnoc('fortimanager', {
       name: 'web',
       url: 'https://intranet',
-      backendId: 'backend-contract',
-      backendType: 'fortimanager',
       backend: { Hostname: fake.hostname, Insecure: true, ApiKey: KEY },
       acl: { Name: `branch/${GROUP}` },
-    },
+    }),
     device: {
       owned: () =>
         members()
@@ -43,13 +39,10 @@ describeDriverContract('fortimanager', async () => {
       },
       requestCount: () => fake.httpRequests,
     },
-    logLines: lines,
+    logLines,
     secrets: [KEY],
     auth: 'static-token',
     ipv6: true,
-    close: async () => {
-      await driver.close();
-      await fake.close();
-    },
+    close: closeDriverAndFake(driver, fake),
   };
 });

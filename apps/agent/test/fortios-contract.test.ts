@@ -1,6 +1,5 @@
-import { describeDriverContract } from './driver-contract.js';
+import { closeDriverAndFake, contractDriverOptions, contractKnoc, describeDriverContract } from './driver-contract.js';
 import { FortiosFake } from './fakes/fortios-fake.js';
-import { memoryLogger } from './support/memory-logger.js';
 import { FortiosDriver } from '../src/drivers/vendors/fortios/fortios-driver.js';
 
 const TOKEN = 'contract-token-7f3a9c';
@@ -10,23 +9,20 @@ describeDriverContract('fortios', async () => {
   const fake = await FortiosFake.start({ token: TOKEN, vdoms: ['dmz'] });
   fake.addGroup(GROUP, { vdom: 'dmz', members: ['none', 'office-lan'] });
   fake.addGroup(GROUP, { vdom: 'dmz', family: 'ipv6', members: ['none'] });
-  const { logger, lines } = memoryLogger();
-  const driver = new FortiosDriver({ logger, timeoutMs: 2_000, retry: { baseMs: 1, capMs: 5 } });
+  const { options, logLines } = contractDriverOptions();
+  const driver = new FortiosDriver(options);
   const members = () => [
     ...(fake.members(GROUP, { vdom: 'dmz' }) ?? []),
     ...(fake.members(GROUP, { vdom: 'dmz', family: 'ipv6' }) ?? []),
   ];
   return {
     driver,
-    knoc: {
-      aclId: 'acl-contract',
+    knoc: contractKnoc('fortios', {
       name: 'web',
       url: 'https://intranet',
-      backendId: 'backend-contract',
-      backendType: 'fortios',
       backend: { Url: fake.url, Bearer: TOKEN, Insecure: false, Prefix: 'kk_', VDOM: 'dmz' },
       acl: { Name: GROUP },
-    },
+    }),
     device: {
       owned: () =>
         members()
@@ -40,13 +36,10 @@ describeDriverContract('fortios', async () => {
       },
       requestCount: () => fake.requests.length,
     },
-    logLines: lines,
+    logLines,
     secrets: [TOKEN],
     auth: 'static-token',
     ipv6: true,
-    close: async () => {
-      await driver.close();
-      await fake.close();
-    },
+    close: closeDriverAndFake(driver, fake),
   };
 });

@@ -1,6 +1,6 @@
 import type { AgentKnocOf } from '@postern/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { describeDriverContract } from './driver-contract.js';
+import { closeDriverAndFake, contractDriverOptions, contractKnoc, describeDriverContract } from './driver-contract.js';
 import { PanosFake } from './fakes/panos-fake.js';
 import { startLoopbackServer } from './support/loopback-server.js';
 import { memoryLogger } from './support/memory-logger.js';
@@ -12,15 +12,12 @@ const TAG = 'kk-web';
 const tls = selfSignedCertificate();
 
 function activeKnoc(fake: PanosFake, acl: Partial<AgentKnocOf<'panos'>['acl']> = {}): AgentKnocOf<'panos'> {
-  return {
-    aclId: 'acl-contract',
+  return contractKnoc('panos', {
     name: 'web',
     url: 'https://intranet',
-    backendId: 'backend-contract',
-    backendType: 'panos',
     backend: { Hostname: fake.hostname, Insecure: true, ApiKey: KEY, VSys: 'vsys2', DeviceGroup: '', MapUser: false },
     acl: { GroupName: 'web', EDLName: '', MapUser: false, SerialNumber: '', ...acl },
-  };
+  });
 }
 
 describeDriverContract('panos (active: User-ID tags)', async () => {
@@ -28,8 +25,8 @@ describeDriverContract('panos (active: User-ID tags)', async () => {
   // Not Postern's: another tool's tag, on its own address and on one Postern also tags.
   fake.register('192.0.2.200', ['admin-quarantine'], { vsys: 'vsys2' });
   fake.register('192.0.2.10', ['admin-quarantine'], { vsys: 'vsys2' });
-  const { logger, lines } = memoryLogger();
-  const driver = new PanosDriver({ logger, timeoutMs: 2_000, retry: { baseMs: 1, capMs: 5 } });
+  const { options, logLines } = contractDriverOptions();
+  const driver = new PanosDriver(options);
   return {
     driver,
     knoc: activeKnoc(fake),
@@ -46,15 +43,12 @@ describeDriverContract('panos (active: User-ID tags)', async () => {
       },
       requestCount: () => fake.requests.length,
     },
-    logLines: lines,
+    logLines,
     secrets: [KEY],
     auth: 'static-token',
     refusedCredential: /403.*Invalid Credential/,
     ipv6: true,
-    close: async () => {
-      await driver.close();
-      await fake.close();
-    },
+    close: closeDriverAndFake(driver, fake),
   };
 });
 

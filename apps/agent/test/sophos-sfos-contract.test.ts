@@ -1,6 +1,5 @@
-import { describeDriverContract } from './driver-contract.js';
+import { closeDriverAndFake, contractDriverOptions, contractKnoc, describeDriverContract } from './driver-contract.js';
 import { SophosSfosFake } from './fakes/sophos-sfos-fake.js';
-import { memoryLogger } from './support/memory-logger.js';
 import { selfSignedCertificate } from './support/self-signed.js';
 import { SophosSfosDriver } from '../src/drivers/vendors/sophossfos/sophossfos-driver.js';
 
@@ -13,20 +12,17 @@ describeDriverContract('sophossfos', async () => {
   fake.addHost('office-lan', '192.0.2.200');
   fake.addGroup('postern-web', 'IPv4', ['office-lan']);
   fake.addGroup('postern-web-v6', 'IPv6');
-  const { logger, lines } = memoryLogger();
-  const driver = new SophosSfosDriver({ logger, timeoutMs: 2_000, retry: { baseMs: 1, capMs: 5 } });
+  const { options, logLines } = contractDriverOptions();
+  const driver = new SophosSfosDriver(options);
   const names = () => [...(fake.hosts('postern-web') ?? []), ...(fake.hosts('postern-web-v6') ?? [])];
   return {
     driver,
-    knoc: {
-      aclId: 'acl-contract',
+    knoc: contractKnoc('sophossfos', {
       name: 'web',
       url: 'https://intranet',
-      backendId: 'backend-contract',
-      backendType: 'sophossfos',
       backend: { Hostname: fake.hostname, Insecure: true, Username: 'postern-api', Password: PASSWORD },
       acl: { GroupName: 'postern-web', GroupNameV6: 'postern-web-v6' },
-    },
+    }),
     device: {
       owned: () =>
         names()
@@ -40,14 +36,11 @@ describeDriverContract('sophossfos', async () => {
       },
       requestCount: () => fake.requests.length,
     },
-    logLines: lines,
+    logLines,
     secrets: [PASSWORD, 'sfos-contract-pw&lt;&amp;&gt;7c1e'],
     auth: 'static-token',
     refusedCredential: /Authentication Failure/,
     ipv6: true,
-    close: async () => {
-      await driver.close();
-      await fake.close();
-    },
+    close: closeDriverAndFake(driver, fake),
   };
 });

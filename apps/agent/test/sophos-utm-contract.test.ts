@@ -1,6 +1,5 @@
-import { describeDriverContract } from './driver-contract.js';
+import { closeDriverAndFake, contractDriverOptions, contractKnoc, describeDriverContract } from './driver-contract.js';
 import { SophosUtmFake } from './fakes/sophos-utm-fake.js';
-import { memoryLogger } from './support/memory-logger.js';
 import { selfSignedCertificate } from './support/self-signed.js';
 import { SophosUtmDriver } from '../src/drivers/vendors/sophosutm/sophosutm-driver.js';
 
@@ -11,20 +10,17 @@ const tls = selfSignedCertificate();
 describeDriverContract('sophosutm', async () => {
   const fake = await SophosUtmFake.start({ apiKey: KEY, tls });
   fake.addGroup(GROUP, 'postern-web', [fake.addHost('office-lan', '192.0.2.200')]);
-  const { logger, lines } = memoryLogger();
-  const driver = new SophosUtmDriver({ logger, timeoutMs: 2_000, retry: { baseMs: 1, capMs: 5 } });
+  const { options, logLines } = contractDriverOptions();
+  const driver = new SophosUtmDriver(options);
   const names = () => fake.memberNames(GROUP);
   return {
     driver,
-    knoc: {
-      aclId: 'acl-contract',
+    knoc: contractKnoc('sophosutm', {
       name: 'web',
       url: 'https://intranet',
-      backendId: 'backend-contract',
-      backendType: 'sophosutm',
       backend: { Hostname: fake.hostname, Insecure: true, ApiKey: KEY },
       acl: { GroupReference: GROUP },
-    },
+    }),
     device: {
       owned: () =>
         names()
@@ -38,13 +34,10 @@ describeDriverContract('sophosutm', async () => {
       },
       requestCount: () => fake.requests.length,
     },
-    logLines: lines,
+    logLines,
     secrets: [KEY, Buffer.from(`token:${KEY}`).toString('base64')],
     auth: 'static-token',
     ipv6: true,
-    close: async () => {
-      await driver.close();
-      await fake.close();
-    },
+    close: closeDriverAndFake(driver, fake),
   };
 });

@@ -1,3 +1,6 @@
+import type { Logger } from 'pino';
+import type { EntryOutcome } from './driver.js';
+
 /**
  * What a vendor's answer to one change means for the entry (VENDORS.md 1.9): each driver states how
  * its vendor spells "already exists", "not found" and "limit reached", and this turns an answer into
@@ -43,4 +46,25 @@ export function classifyVendorAnswer(
 /** The outcomes that leave the device as the change wanted it. */
 export function isDone(outcome: VendorOutcome): boolean {
   return outcome === 'applied' || outcome === 'alreadyPresent' || outcome === 'alreadyAbsent';
+}
+
+/**
+ * One warning per call that had failed entries: how many and the first reason. Outcome errors come
+ * from the vendor clients, which have already redacted every credential.
+ */
+export function logFailedEntries(
+  logger: Logger,
+  vendor: string,
+  knoc: { aclId: string },
+  action: string,
+  outcomes: EntryOutcome[],
+): EntryOutcome[] {
+  const failures = outcomes.filter((outcome) => !outcome.ok);
+  if (failures.length > 0) {
+    logger.warn(
+      { aclId: knoc.aclId, action, failed: failures.length, first: failures[0]?.error },
+      `${vendor} entries failed`,
+    );
+  }
+  return outcomes;
 }

@@ -14,7 +14,7 @@ import { signInAdmin, signInUser } from '../test-support/http.js';
 import { recentAudit } from '../audit/audit.js';
 import { uuidv7 } from '../lib/ids.js';
 import type { AgentSync } from '../grants/agent-sync.js';
-import { findAgentByToken } from './agents.repo.js';
+import { findAgentByToken, recordAgentConnection } from './agents.repo.js';
 
 const UNKNOWN_ID = '01890000-0000-7000-8000-000000000000';
 
@@ -263,6 +263,120 @@ describe.each(testStoreKinds())('agents API (%s)', (kind) => {
     expect((await getOk(agent.ID)).Backends).toEqual(expected);
     const list = (await call('GET', '/api/admin/agents')).json<{ data: AgentRecord[] }>().data;
     expect(list.find((entry) => entry.ID === agent.ID)?.Backends).toEqual(expected);
+  });
+
+  describe('list validators (ETag, 304)', () => {
+    const list = (etag?: string) =>
+      t.app.inject({
+        method: 'GET',
+        url: '/api/admin/agents',
+        headers: { cookie, ...(etag === undefined ? {} : { 'if-none-match': etag }) },
+      });
+    /** The list's current tag, after checking that it is a 200 carrying one. */
+    const currentEtag = async () => {
+      const response = await list();
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.headers['cache-control']).toBe('private, no-cache');
+      const etag = response.headers.etag;
+      expect(etag).toMatch(/^"[^"]+"$/);
+      return String(etag);
+    };
+    /** Asserts the tag the caller holds no longer matches, and returns the new one. */
+    const changedFrom = async (old: string) => {
+      const response = await list(old);
+      expect(response.statusCode, 'a change must give a new tag').toBe(200);
+      expect(response.headers.etag).not.toBe(old);
+      return String(response.headers.etag);
+    };
+
+    it('answers the same list with 304 and no body, and the list again with a new tag after a change', async () => {
+      const agent = await createOk('edge-fw');
+      const etag = await currentEtag();
+      const first = await list();
+      expect(first.json<{ data: AgentRecord[] }>().data.map((entry) => entry.ID)).toEqual([agent.ID]);
+
+      const unchanged = await list(etag);
+      expect(unchanged.statusCode).toBe(304);
+      expect(unchanged.body).toBe('');
+      expect(unchanged.headers.etag).toBe(etag);
+      // Weak and listed forms of the same tag match too (RFC 9110).
+      expect((await list(`"other", W/${etag}`)).statusCode).toBe(304);
+
+      t.clock.advance(1_000);
+      const renamed = await call('PUT', `/api/admin/agents/${agent.ID}`, { ID: agent.ID, Name: 'edge-gw' });
+      expect(renamed.statusCode, renamed.body).toBe(200);
+      const afterRename = await changedFrom(etag);
+      const body = (await list()).json<{ data: AgentRecord[] }>().data;
+      expect(body.map((entry) => entry.Name)).toEqual(['edge-gw']);
+      expect((await list(afterRename)).statusCode).toBe(304);
+    });
+
+    it('changes the tag on connect, heartbeat, going stale, disconnect, a backend, create and delete', async () => {
+      const agent = await givenAgent(t.ctx, { name: 'edge-fw' });
+      let etag = await currentEtag();
+
+      t.clock.advance(1_000);
+      await recordAgentConnection(t.ctx.db, agent.id, {
+        connectionId: 'connection-1',
+        externalIp: '203.0.113.5',
+        lastSeen: t.clock.now(),
+      });
+      etag = await changedFrom(etag);
+
+      t.clock.advance(1_000);
+      await t.ctx.db.updateTable('agents').set({ lastSeen: t.clock.now() }).where('id', '=', agent.id).execute();
+      etag = await changedFrom(etag);
+
+      // No write at all: the agent goes offline only because time passes.
+      t.clock.advance(AGENT_OFFLINE_AFTER_SECONDS * 1000 + 1);
+      expect((await list()).json<{ data: AgentRecord[] }>().data[0]?.Online).toBe(false);
+      etag = await changedFrom(etag);
+
+      t.clock.advance(1_000);
+      await t.ctx.db.updateTable('agents').set({ lastSeen: t.clock.now() }).where('id', '=', agent.id).execute();
+      etag = await changedFrom(etag);
+      await t.ctx.db.updateTable('agents').set({ connectionId: null }).where('id', '=', agent.id).execute();
+      etag = await changedFrom(etag);
+
+      t.clock.advance(1_000);
+      const backend = await givenBackend(agent.id, 'office ipset');
+      etag = await changedFrom(etag);
+      t.clock.advance(1_000);
+      await t.ctx.db
+        .updateTable('backends')
+        .set({ name: 'branch ipset', updatedAt: t.clock.now() })
+        .where('id', '=', backend)
+        .execute();
+      etag = await changedFrom(etag);
+      await t.ctx.db.deleteFrom('backends').where('id', '=', backend).execute();
+      etag = await changedFrom(etag);
+
+      const other = await createOk('other');
+      etag = await changedFrom(etag);
+      expect((await call('DELETE', `/api/admin/agents/${other.ID}`)).statusCode).toBe(200);
+      etag = await changedFrom(etag);
+      expect((await list(etag)).statusCode).toBe(304);
+    });
+
+    it('refuses anyone but an admin before any tag is computed', async () => {
+      const etag = await currentEtag();
+      const anonymous = await t.app.inject({
+        method: 'GET',
+        url: '/api/admin/agents',
+        headers: { 'if-none-match': etag },
+      });
+      expect(anonymous.statusCode).toBe(401);
+      expect(anonymous.headers.etag).toBeUndefined();
+      const user = await givenUser(t.ctx, { userName: 'alice' });
+      const userCookie = await signInUser(t.app, 'alice', user.password);
+      const asUser = await t.app.inject({
+        method: 'GET',
+        url: '/api/admin/agents',
+        headers: { cookie: userCookie, 'if-none-match': etag },
+      });
+      expect(asUser.statusCode).toBe(401);
+      expect(asUser.headers.etag).toBeUndefined();
+    });
   });
 
   describe('what the agent reported', () => {

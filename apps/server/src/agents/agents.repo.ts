@@ -43,8 +43,14 @@ const AGENT_COLUMNS = [
   'sealingKeyRegisteredAt',
 ] as const;
 
-export async function listAgentRows(db: Kysely<Database>): Promise<AgentRow[]> {
-  return db.selectFrom('agents').select(AGENT_COLUMNS).orderBy('name').execute();
+/**
+ * One page of agents by name, after `afterName` (names are unique, so the name alone is the page's
+ * key): a large list is read a page at a time, never in one long synchronous SQLite read.
+ */
+export async function agentRowsPage(db: Kysely<Database>, afterName: string | null, size: number): Promise<AgentRow[]> {
+  let query = db.selectFrom('agents').select(AGENT_COLUMNS).orderBy('name').limit(size);
+  if (afterName !== null) query = query.where('name', '>', afterName);
+  return query.execute();
 }
 
 export async function findAgentRow(db: Kysely<Database>, id: string): Promise<AgentRow | null> {
@@ -151,10 +157,7 @@ export async function deleteAgentRow(db: Kysely<Database>, id: string): Promise<
 }
 
 /** The backends attached to these agents ('all': to any agent), by name. */
-export async function backendsOfAgents(
-  db: Kysely<Database>,
-  agentIds: readonly string[] | 'all',
-): Promise<AgentBackendRow[]> {
+export async function backendsOfAgents(db: Kysely<Database>, agentIds: readonly string[]): Promise<AgentBackendRow[]> {
   const query = db
     .selectFrom('backends')
     .select(['id', 'name', 'type', 'agentId'])
@@ -162,8 +165,7 @@ export async function backendsOfAgents(
     .orderBy('name')
     .orderBy('id');
   const rows = [];
-  if (agentIds === 'all') rows.push(...(await query.execute()));
-  else for (const batch of inBatches(agentIds)) rows.push(...(await query.where('agentId', 'in', batch).execute()));
+  for (const batch of inBatches(agentIds)) rows.push(...(await query.where('agentId', 'in', batch).execute()));
   return rows.map((row) => ({ id: row.id, name: row.name, type: row.type, agentId: row.agentId ?? '' }));
 }
 
@@ -175,4 +177,47 @@ export async function countBackendsOfAgent(db: Kysely<Database>, agentId: string
     .where('agentId', '=', agentId)
     .executeTakeFirst();
   return Number(row?.count ?? 0);
+}
+
+/**
+ * One row of aggregates that changes whenever anything the admin agent list shows changes: every
+ * write to an agent moves updatedAt (admin edits), lastSeen (hello, heartbeats, connections) or
+ * enrolledAt/publicKey (enrolment); a disconnect moves the connected count; the online count moves
+ * when an agent's last message grows too old (`onlineSince`: the oldest lastSeen still online), the
+ * one change that needs no write; backends count as theirs by their own updatedAt. Sums catch a
+ * change to any row (the timestamps only grow), counts catch inserts and deletes.
+ */
+export async function agentListVersion(db: Kysely<Database>, onlineSince: number): Promise<unknown[]> {
+  const agents = await db
+    .selectFrom('agents')
+    .select((eb) => [
+      eb.fn.countAll<number | string>().as('count'),
+      eb.fn.sum<number | string | null>('updatedAt').as('updatedSum'),
+      eb.fn.max('updatedAt').as('updatedMax'),
+      eb.fn.sum<number | string | null>('lastSeen').as('seenSum'),
+      eb.fn.count<number | string>('connectionId').as('connected'),
+      eb.fn.count<number | string>('publicKey').as('enrolled'),
+      eb.fn.sum<number | string | null>('enrolledAt').as('enrolledSum'),
+      eb.fn
+        .count<number | string>(
+          eb
+            .case()
+            .when(eb.and([eb('connectionId', 'is not', null), eb('lastSeen', '>=', onlineSince)]))
+            .then(1)
+            .end(),
+        )
+        .as('online'),
+    ])
+    .executeTakeFirstOrThrow();
+  const backends = await db
+    .selectFrom('backends')
+    .where('agentId', 'is not', null)
+    .select((eb) => [
+      eb.fn.countAll<number | string>().as('count'),
+      eb.fn.sum<number | string | null>('updatedAt').as('updatedSum'),
+      eb.fn.max('updatedAt').as('updatedMax'),
+    ])
+    .executeTakeFirstOrThrow();
+  // PostgreSQL answers bigint sums as strings, SQLite as numbers: one spelling for the tag.
+  return [...Object.values(agents), ...Object.values(backends)].map((value) => (value === null ? null : String(value)));
 }

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import {
   AGENT_OFFLINE_AFTER_SECONDS,
@@ -25,17 +27,51 @@ import {
   deleteAgentRow,
   findAgentRow,
   insertAgentRow,
-  listAgentRows,
+  agentListVersion,
+  agentRowsPage,
   renameAgentRow,
   replaceAgentToken,
   type AgentBackendRow,
   type AgentRow,
 } from './agents.repo.js';
 
-export async function listAgents(ctx: AppContext): Promise<AgentRecord[]> {
-  const rows = await listAgentRows(ctx.db);
-  const backends = groupByAgent(await backendsOfAgents(ctx.db, 'all'));
-  return rows.map((row) => toRecord(ctx, row, backends.get(row.id) ?? []));
+/** How many agents are read and turned into JSON between two yields to the event loop. */
+const LIST_PAGE = 250;
+
+/**
+ * The strong ETag of the admin agent list, from one aggregate per table: no row is read, decrypted
+ * or serialised, so polling an unchanged list costs two small queries.
+ */
+export async function agentListEtag(ctx: AppContext): Promise<string> {
+  const version = await agentListVersion(ctx.db, ctx.clock.now() - AGENT_OFFLINE_AFTER_SECONDS * 1000);
+  return `"agents-${createHash('sha256').update(JSON.stringify(version)).digest('base64url').slice(0, 32)}"`;
+}
+
+/**
+ * The admin agent list as its `{data: […]}` JSON text. Thousands of agents take a while to read,
+ * open (each token is decrypted) and serialise, so it goes a page at a time (the page's backends in
+ * one query), yielding to the event loop in between: grants and heartbeats never wait for the list.
+ */
+export async function agentListJson(ctx: AppContext): Promise<string> {
+  const now = ctx.clock.now();
+  const pages: string[] = [];
+  let afterName: string | null = null;
+  for (;;) {
+    const rows = await agentRowsPage(ctx.db, afterName, LIST_PAGE);
+    if (rows.length === 0) break;
+    const backends = groupByAgent(
+      await backendsOfAgents(
+        ctx.db,
+        rows.map((row) => row.id),
+      ),
+    );
+    const records = rows.map((row) => toRecord(ctx, row, backends.get(row.id) ?? [], now));
+    pages.push(JSON.stringify(records).slice(1, -1));
+    if (rows.length < LIST_PAGE) break;
+    afterName = rows[rows.length - 1]?.name ?? null;
+    await setImmediatePromise();
+  }
+  return `{"data":[${pages.join(',')}]}`;
 }
 
 /** One agent, or 404. */
@@ -147,7 +183,12 @@ export function isAgentOnline(row: Pick<AgentRow, 'connectionId' | 'lastSeen'>, 
   return row.connectionId !== null && row.lastSeen !== null && now - row.lastSeen <= AGENT_OFFLINE_AFTER_SECONDS * 1000;
 }
 
-function toRecord(ctx: AppContext, row: AgentRow, backends: readonly AgentBackendRow[]): AgentRecord {
+function toRecord(
+  ctx: AppContext,
+  row: AgentRow,
+  backends: readonly AgentBackendRow[],
+  now = ctx.clock.now(),
+): AgentRecord {
   return {
     ID: row.id,
     Name: row.name,
@@ -156,7 +197,7 @@ function toRecord(ctx: AppContext, row: AgentRow, backends: readonly AgentBacken
     Version: row.version,
     ExternalIP: row.externalIp === null ? null : stripPort(row.externalIp),
     Capabilities: parseCapabilities(row.capabilities),
-    Online: isAgentOnline(row, ctx.clock.now()),
+    Online: isAgentOnline(row, now),
     EnrolledAt: isoOrNull(row.enrolledAt),
     KeyFingerprint: row.publicKey === null ? null : agentKeyFingerprint(row.publicKey),
     Backends: backends.map((backend) => ({ ID: backend.id, Name: backend.name, Type: backend.type })),

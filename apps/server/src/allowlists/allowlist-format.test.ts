@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { allowlistEtag, allowlistText, etagMatches, publishedLines } from './allowlist-format.js';
+import { etagMatches } from '../http/etag.js';
+import { allowlistEtag, allowlistText, publishedLines } from './allowlist-format.js';
 
 describe('publishedLines', () => {
   it('puts IPv4 before IPv6, each in numeric (not text) order, wider ranges before narrower ones', () => {

@@ -19,7 +19,8 @@ import {
   refuseIfThrottled,
   refusalError,
 } from '../apikeys/api-key-auth.js';
-import { allowlistEtag, etagMatches, publishedLines, type AllowlistFormat } from './allowlist-format.js';
+import { etagMatches } from '../http/etag.js';
+import { allowlistEtag, publishedLines, type AllowlistFormat } from './allowlist-format.js';
 import { findAllowlistKnoc, grantedAddresses, type AllowlistKnoc } from './allowlists.repo.js';
 import { RefusalAuditGate } from './refusal-audit-gate.js';
 import { throttleSubject } from '../auth/throttle.js';

@@ -29,12 +29,12 @@ describe('knoc details by type', () => {
     [
       'panos',
       knocRecord({ BackendType: 'panos', AclConfig: { panos: { GroupName: 'postern-users', EDLName: '' } } }),
-      { key: 'knocsScreen.details.vendor', values: { vendor: 'Palo Alto', object: 'postern-users' } },
+      { key: 'knocsScreen.details.vendor', values: { object: 'postern-users' }, vendorType: 'panos' },
     ],
     [
       'aws',
       knocRecord({ BackendType: 'aws', AclConfig: { aws: { SecurityGroupId: 'sg-123', Port: 22 } } }),
-      { key: 'knocsScreen.details.vendor', values: { vendor: 'Amazon AWS', object: 'sg-123' } },
+      { key: 'knocsScreen.details.vendor', values: { object: 'sg-123' }, vendorType: 'aws' },
     ],
   ])('%s', (_name, knoc, expected) => {
     expect(knocDetails(knoc)).toEqual(expected);
@@ -109,7 +109,8 @@ describe('verification instructions', () => {
     const edl = knocRecord({ BackendType: 'panos', AclConfig: { panos: { GroupName: '', EDLName: 'postern-edl' } } });
     expect(verification(edl, ORIGIN).steps[0]).toEqual({
       key: 'knocsScreen.verify.vendor.edl',
-      values: { vendor: 'Palo Alto', object: 'postern-edl' },
+      values: { object: 'postern-edl' },
+      vendorType: 'panos',
     });
   });
 });

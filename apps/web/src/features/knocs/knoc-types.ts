@@ -11,6 +11,8 @@ import { shellQuote } from './shell-quote';
 export interface TextRef {
   key: string;
   values?: Record<string, string>;
+  /** A vendor backend the text names: its translated name (backendsScreen.types) goes in as `vendor`. */
+  vendorType?: BackendType;
 }
 
 /** A command or value the admin can copy, with what it is. */
@@ -24,18 +26,6 @@ export interface Verification {
   steps: TextRef[];
   commands: CopyableStep[];
 }
-
-/** Vendor names as the vendors write them (brand names, the same in every language). */
-export const VENDOR_NAMES: Partial<Record<BackendType, string>> = {
-  fortios: 'Fortinet',
-  fortimanager: 'FortiManager',
-  panos: 'Palo Alto',
-  firepower: 'Cisco Firepower',
-  sophosutm: 'Sophos UTM',
-  sophossfos: 'Sophos SFOS',
-  aws: 'Amazon AWS',
-  azure: 'Azure NSG',
-};
 
 /** The variables every script run gets (spec §3), before the knoc's own. */
 export const SCRIPT_VARIABLES = ['knoc_action', 'knoc_aclname', 'knoc_username', 'knoc_cidr', 'knoc_ipaddr'] as const;
@@ -116,7 +106,8 @@ export function knocDetails(knoc: KnocRecord): TextRef {
     default:
       return {
         key: 'knocsScreen.details.vendor',
-        values: { vendor: VENDOR_NAMES[knoc.BackendType] ?? knoc.BackendType, object: vendorObject(knoc) },
+        values: { object: vendorObject(knoc) },
+        vendorType: knoc.BackendType,
       };
   }
 }
@@ -223,14 +214,14 @@ function scriptVerification(knoc: KnocRecord): Verification {
 }
 
 function vendorVerification(knoc: KnocRecord): Verification {
-  const vendor = VENDOR_NAMES[knoc.BackendType] ?? knoc.BackendType;
   const object = vendorObject(knoc);
   const passivePlus = knoc.BackendType === 'panos' && text(aclFields(knoc), 'EDLName') !== '';
   return {
     steps: [
       {
         key: passivePlus ? 'knocsScreen.verify.vendor.edl' : `knocsScreen.verify.vendor.${knoc.BackendType}`,
-        values: { vendor, object },
+        values: { object },
+        vendorType: knoc.BackendType,
       },
     ],
     commands: object === '' ? [] : [{ label: { key: 'knocsScreen.verify.vendor.object' }, value: object }],

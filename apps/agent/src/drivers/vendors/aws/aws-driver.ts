@@ -3,24 +3,22 @@ import type { Logger } from 'pino';
 import { parseAddress, type ParsedAddress } from '../../addresses.js';
 import type { Driver, DriverEntry, EntryOutcome } from '../../driver.js';
 import { ClientCache } from '../../http/client-cache.js';
-import type { RetryPolicy } from '../../http/retry.js';
 import { KeyedSerialQueue } from '../../keyed-serial-queue.js';
-import { errorMessage, failed, succeeded } from '../../outcomes.js';
+import { errorMessage, failed } from '../../outcomes.js';
 import { AwsClient, describeFailure, type Ec2Answer, type Ec2Permission } from './aws-client.js';
 import { CredentialChain, DEFAULT_IMDS_ENDPOINT } from './aws-credentials.js';
 import type { Ec2Rule } from './aws-responses.js';
 import { AUTH_CODES, THROTTLING_CODES } from './aws-responses.js';
+import { type VendorDriverOptions, clientTuning, parseEntries, removeAllListed } from '../../vendor-driver-kit.js';
+import { logFailedEntries } from '../../vendor-outcome.js';
 
-export interface AwsDriverOptions {
-  logger: Logger;
+export interface AwsDriverOptions extends VendorDriverOptions {
   /** The agent's aws.endpoint: null or '' for https://ec2.<Region>.amazonaws.com. */
   endpoint?: string | null;
   /** Where the credential chain reads the environment (default process.env). */
   env?: NodeJS.ProcessEnv;
   /** The instance metadata service; only tests change it. */
   imdsEndpoint?: string;
-  timeoutMs?: number;
-  retry?: Partial<RetryPolicy>;
 }
 
 /** Every rule Postern writes has a description starting so; `list` and `flush` see no other rule. */
@@ -108,7 +106,7 @@ export class AwsDriver implements Driver<'aws'> {
       } catch (error) {
         failAll(outcomes, addresses, entries, errorMessage(error));
       }
-      this.#logFailures(knoc, 'apply', outcomes);
+      logFailedEntries(this.#logger, this.type, knoc, 'apply', outcomes);
       return outcomes;
     });
   }
@@ -154,7 +152,7 @@ export class AwsDriver implements Driver<'aws'> {
       } catch (error) {
         failAll(outcomes, addresses, entries, errorMessage(error));
       }
-      this.#logFailures(knoc, 'remove', outcomes);
+      logFailedEntries(this.#logger, this.type, knoc, 'remove', outcomes);
       return outcomes;
     });
   }
@@ -167,13 +165,7 @@ export class AwsDriver implements Driver<'aws'> {
   }
 
   async flush(knoc: AgentKnocOf<'aws'>): Promise<void> {
-    const held = await this.list(knoc);
-    const outcomes = await this.remove(
-      knoc,
-      held.map((ip) => ({ ip, ttlSeconds: 1, userName: '' })),
-    );
-    const failure = outcomes.find((outcome) => !outcome.ok);
-    if (failure !== undefined) throw new Error(`aws: could not remove ${failure.ip}: ${failure.error}`);
+    await removeAllListed(this, knoc);
   }
 
   async close(): Promise<void> {
@@ -251,21 +243,10 @@ export class AwsDriver implements Driver<'aws'> {
         credentials: keyId === '' ? null : { accessKeyId: keyId, secretAccessKey: secret },
         chain: this.#chain,
         logger: this.#logger,
-        ...(this.#options.timeoutMs === undefined ? {} : { timeoutMs: this.#options.timeoutMs }),
-        ...(this.#options.retry === undefined ? {} : { retry: this.#options.retry }),
+        ...clientTuning(this.#options),
       });
     });
     return { client, groupId, port, key: JSON.stringify([knoc.backendId, groupId]) };
-  }
-
-  #logFailures(knoc: AgentKnocOf<'aws'>, action: string, outcomes: readonly EntryOutcome[]): void {
-    const failures = outcomes.filter((outcome) => !outcome.ok);
-    if (failures.length > 0) {
-      this.#logger.warn(
-        { aclId: knoc.aclId, action, failed: failures.length, first: failures[0]?.error },
-        'aws entries failed',
-      );
-    }
   }
 }
 
@@ -326,19 +307,4 @@ function failAll(
   for (const [index, address] of addresses) {
     if (outcomes[index]?.ok === true) outcomes[index] = failed(entries[index]?.ip ?? address.canonical, message);
   }
-}
-
-/** The entries' addresses by position, and outcomes with the unparsable ones already failed. */
-function parseEntries(entries: readonly DriverEntry[]): {
-  outcomes: EntryOutcome[];
-  addresses: Map<number, ParsedAddress>;
-} {
-  const outcomes = entries.map((entry) => succeeded(entry.ip));
-  const addresses = new Map<number, ParsedAddress>();
-  entries.forEach((entry, index) => {
-    const parsed = parseAddress(entry.ip);
-    if (parsed === null) outcomes[index] = failed(entry.ip, `${entry.ip} is not an IPv4 or IPv6 address`);
-    else addresses.set(index, parsed);
-  });
-  return { outcomes, addresses };
 }

@@ -4,11 +4,19 @@ import type { Logger } from 'pino';
 import { parseAddress, type ParsedAddress } from '../../addresses.js';
 import type { Driver, DriverEntry, EntryOutcome } from '../../driver.js';
 import { ClientCache } from '../../http/client-cache.js';
-import type { RetryPolicy } from '../../http/retry.js';
 import { KeyedSerialQueue } from '../../keyed-serial-queue.js';
 import { errorMessage, failed, succeeded } from '../../outcomes.js';
 import { AzureClient, NsgNotFoundError, nsgPath, type NsgPath } from './azure-client.js';
 import type { AzureSecurityRule } from './azure-responses.js';
+import {
+  type VendorDriverOptions,
+  clientTuning,
+  parseEntries,
+  removeAllListed,
+  requiredSecret,
+  requiredText,
+} from '../../vendor-driver-kit.js';
+import { logFailedEntries } from '../../vendor-outcome.js';
 
 /** The public cloud; Azure China and Government set the agent's azure.* settings. */
 export const AZURE_PUBLIC_AUTHORITY = 'https://login.microsoftonline.com';
@@ -19,14 +27,11 @@ export const DEFAULT_AZURE_PRIORITY_BAND = { from: 3000, to: 3999 } as const;
 /** Every rule Postern writes is named `postern-<knoc>-<port>-<address>`: list finds only its own. */
 export const AZURE_RULE_MARKER = 'postern-';
 
-export interface AzureNsgDriverOptions {
-  logger: Logger;
+export interface AzureNsgDriverOptions extends VendorDriverOptions {
   authorityHost?: string;
   managementEndpoint?: string;
   /** The priorities Postern's rules may take, per direction (inclusive). */
   priorityBand?: { from: number; to: number };
-  timeoutMs?: number;
-  retry?: Partial<RetryPolicy>;
   pollIntervalMs?: number;
 }
 
@@ -104,7 +109,7 @@ export class AzureNsgDriver implements Driver<'azure'> {
         outcomes[index] = await this.#applyOne(target, nsg, name, address, priority, entries[index], ip);
         if (!outcomes[index].ok && kept !== priority) used.delete(priority);
       }
-      this.#logFailures(knoc, 'apply', outcomes);
+      logFailedEntries(this.#logger, this.type, knoc, 'apply', outcomes);
       return outcomes;
     });
   }
@@ -134,7 +139,7 @@ export class AzureNsgDriver implements Driver<'azure'> {
           }
         }
       }
-      this.#logFailures(knoc, 'remove', outcomes);
+      logFailedEntries(this.#logger, this.type, knoc, 'remove', outcomes);
       return outcomes;
     });
   }
@@ -148,13 +153,7 @@ export class AzureNsgDriver implements Driver<'azure'> {
   }
 
   async flush(knoc: AgentKnocOf<'azure'>): Promise<void> {
-    const held = await this.list(knoc);
-    const outcomes = await this.remove(
-      knoc,
-      held.map((ip) => ({ ip, ttlSeconds: 1, userName: '' })),
-    );
-    const failure = outcomes.find((outcome) => !outcome.ok);
-    if (failure !== undefined) throw new Error(`azure: could not remove ${failure.ip}: ${failure.error}`);
+    await removeAllListed(this, knoc);
   }
 
   async close(): Promise<void> {
@@ -241,13 +240,14 @@ export class AzureNsgDriver implements Driver<'azure'> {
   /** The knoc's client and NSG; throws when the configuration cannot work at all. */
   #target(knoc: AgentKnocOf<'azure'>): AzureTarget {
     const { ClientId, ClientSecret, TenantId, NoCache } = knoc.backend;
-    const resourceGroup = (knoc.acl.ResourceGroup ?? '').trim();
-    const nsgName = (knoc.acl.NsgName ?? '').trim();
-    if ((TenantId ?? '').trim() === '') throw new Error('azure: the backend has no TenantId');
-    if ((ClientId ?? '').trim() === '') throw new Error('azure: the backend has no ClientId');
-    if (ClientSecret === undefined || ClientSecret === '') throw new Error('azure: the backend has no ClientSecret');
-    if (resourceGroup === '') throw new Error(`azure: knoc ${knoc.aclId} names no ResourceGroup`);
-    if (nsgName === '') throw new Error(`azure: knoc ${knoc.aclId} names no network security group (NsgName)`);
+    const tenantId = requiredText(TenantId, 'azure: the backend has no TenantId');
+    const clientId = requiredText(ClientId, 'azure: the backend has no ClientId');
+    const clientSecret = requiredSecret(ClientSecret, 'azure: the backend has no ClientSecret');
+    const resourceGroup = requiredText(knoc.acl.ResourceGroup, `azure: knoc ${knoc.aclId} names no ResourceGroup`);
+    const nsgName = requiredText(
+      knoc.acl.NsgName,
+      `azure: knoc ${knoc.aclId} names no network security group (NsgName)`,
+    );
     const port = Number(knoc.acl.NsgPort ?? 443);
     if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`azure: NsgPort ${port} is not a port`);
     const direction = knoc.acl.NsgDirection === 'Outbound' ? 'Outbound' : 'Inbound';
@@ -255,13 +255,12 @@ export class AzureNsgDriver implements Driver<'azure'> {
       return new AzureClient({
         authorityHost: this.#options.authorityHost ?? AZURE_PUBLIC_AUTHORITY,
         managementEndpoint: this.#options.managementEndpoint ?? AZURE_PUBLIC_MANAGEMENT,
-        tenantId: (TenantId ?? '').trim(),
-        clientId: (ClientId ?? '').trim(),
-        clientSecret: ClientSecret,
+        tenantId,
+        clientId,
+        clientSecret,
         noCache: NoCache === true,
         logger: this.#logger,
-        ...(this.#options.timeoutMs === undefined ? {} : { timeoutMs: this.#options.timeoutMs }),
-        ...(this.#options.retry === undefined ? {} : { retry: this.#options.retry }),
+        ...clientTuning(this.#options),
         ...(this.#options.pollIntervalMs === undefined ? {} : { pollIntervalMs: this.#options.pollIntervalMs }),
       });
     });
@@ -275,17 +274,6 @@ export class AzureNsgDriver implements Driver<'azure'> {
       knocPrefix: `${AZURE_RULE_MARKER}${knoc8}-`,
       key: JSON.stringify([knoc.backendId, resourceGroup.toLowerCase(), nsgName.toLowerCase()]),
     };
-  }
-
-  #logFailures(knoc: AgentKnocOf<'azure'>, action: string, outcomes: readonly EntryOutcome[]): void {
-    const failures = outcomes.filter((outcome) => !outcome.ok);
-    if (failures.length > 0) {
-      // Outcome errors come from the client, which has already redacted the secret and tokens.
-      this.#logger.warn(
-        { aclId: knoc.aclId, action, failed: failures.length, first: failures[0]?.error },
-        'azure entries failed',
-      );
-    }
   }
 }
 
@@ -357,19 +345,4 @@ function holds(rule: AzureSecurityRule, target: AzureTarget, address: ParsedAddr
     (p.provisioningState ?? 'Succeeded') === 'Succeeded' &&
     parseAddress(prefix ?? '')?.canonical === address.canonical
   );
-}
-
-/** The entries' addresses by position, and outcomes with the unparsable ones already failed. */
-function parseEntries(entries: readonly DriverEntry[]): {
-  outcomes: EntryOutcome[];
-  addresses: Map<number, ParsedAddress>;
-} {
-  const outcomes = entries.map((entry) => succeeded(entry.ip));
-  const addresses = new Map<number, ParsedAddress>();
-  entries.forEach((entry, index) => {
-    const parsed = parseAddress(entry.ip);
-    if (parsed === null) outcomes[index] = failed(entry.ip, `${entry.ip} is not an IPv4 or IPv6 address`);
-    else addresses.set(index, parsed);
-  });
-  return { outcomes, addresses };
 }

@@ -3,19 +3,15 @@ import type { Logger } from 'pino';
 import { parseAddress, type ParsedAddress } from '../../addresses.js';
 import type { Driver, DriverEntry, EntryOutcome } from '../../driver.js';
 import { ClientCache } from '../../http/client-cache.js';
-import type { RetryPolicy } from '../../http/retry.js';
 import { KeyedSerialQueue } from '../../keyed-serial-queue.js';
 import { errorMessage, failed, succeeded } from '../../outcomes.js';
 import { CoalescingRunner } from '../../coalescing-runner.js';
 import { FirepowerClient, FMC_BULK_LIMIT, type ChangeResult } from './firepower-client.js';
 import type { FmcNetworkGroup } from './firepower-responses.js';
+import { type VendorDriverOptions, clientTuning, requiredSecret, requiredText } from '../../vendor-driver-kit.js';
+import { logFailedEntries } from '../../vendor-outcome.js';
 
-export interface FirepowerDriverOptions {
-  logger: Logger;
-  /** One HTTP try taking longer than this is given up (default: the client's 15 s). */
-  timeoutMs?: number;
-  /** Tests shorten the back-off. */
-  retry?: Partial<RetryPolicy>;
+export interface FirepowerDriverOptions extends VendorDriverOptions {
   /** The clock token expiry is judged by (tests move it). */
   now?: () => number;
 }
@@ -84,7 +80,7 @@ export class FirepowerDriver implements Driver<'firepower'> {
       kind === 'dynamic' ? this.#applyDynamic(target, items, outcomes) : this.#applyGroup(target, items, outcomes),
     );
     if (kind === 'group') await this.#deployIfNeeded(target, changed, items, outcomes);
-    this.#logFailures(knoc, 'apply', outcomes);
+    logFailedEntries(this.#logger, this.type, knoc, 'apply', outcomes);
     return outcomes;
   }
 
@@ -97,7 +93,7 @@ export class FirepowerDriver implements Driver<'firepower'> {
       kind === 'dynamic' ? this.#removeDynamic(target, items, outcomes) : this.#removeGroup(target, items, outcomes),
     );
     if (kind === 'group') await this.#deployIfNeeded(target, changed, items, outcomes);
-    this.#logFailures(knoc, 'remove', outcomes);
+    logFailedEntries(this.#logger, this.type, knoc, 'remove', outcomes);
     return outcomes;
   }
 
@@ -282,37 +278,24 @@ export class FirepowerDriver implements Driver<'firepower'> {
   /** The knoc's client and object; throws when the configuration cannot work at all. */
   #target(knoc: AgentKnocOf<'firepower'>): FirepowerTarget {
     const { Hostname, Insecure, Username, Password } = knoc.backend;
-    const uuid = (knoc.acl.GroupUUID ?? '').trim();
-    if (Hostname === undefined || Hostname.trim() === '') throw new Error('firepower: the backend has no Hostname');
-    if (Username === undefined || Username.trim() === '') throw new Error('firepower: the backend has no Username');
-    if (Password === undefined || Password === '') throw new Error('firepower: the backend has no Password');
-    if (uuid === '') throw new Error(`firepower: knoc ${knoc.aclId} names no object (GroupUUID)`);
+    const hostname = requiredText(Hostname, 'firepower: the backend has no Hostname');
+    const username = requiredText(Username, 'firepower: the backend has no Username');
+    const password = requiredSecret(Password, 'firepower: the backend has no Password');
+    const uuid = requiredText(knoc.acl.GroupUUID, `firepower: knoc ${knoc.aclId} names no object (GroupUUID)`);
     const client = this.#clients.get(knoc.backendId, knoc.backend, () => {
       // A new client (new credentials or host) may see other objects: forget what the old one found.
       for (const key of [...this.#kinds.keys()]) if (key.startsWith(`${knoc.backendId}\n`)) this.#kinds.delete(key);
       return new FirepowerClient({
-        hostname: Hostname.trim(),
+        hostname,
         insecure: Insecure === true,
-        username: Username.trim(),
-        password: Password,
+        username,
+        password,
         logger: this.#logger,
-        ...(this.#options.timeoutMs === undefined ? {} : { timeoutMs: this.#options.timeoutMs }),
-        ...(this.#options.retry === undefined ? {} : { retry: this.#options.retry }),
+        ...clientTuning(this.#options),
         ...(this.#options.now === undefined ? {} : { now: this.#options.now }),
       });
     });
     return { client, uuid, key: JSON.stringify([knoc.backendId, uuid]), backendId: knoc.backendId };
-  }
-
-  #logFailures(knoc: AgentKnocOf<'firepower'>, action: string, outcomes: readonly EntryOutcome[]): void {
-    const failures = outcomes.filter((outcome) => !outcome.ok);
-    if (failures.length > 0) {
-      // Outcome errors come from the client, which has already redacted the credentials.
-      this.#logger.warn(
-        { aclId: knoc.aclId, action, failed: failures.length, first: failures[0]?.error },
-        'firepower entries failed',
-      );
-    }
   }
 }
 

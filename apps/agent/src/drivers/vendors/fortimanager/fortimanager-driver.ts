@@ -4,15 +4,13 @@ import { parseAddress, type ParsedAddress } from '../../addresses.js';
 import { CoalescingRunner } from '../../coalescing-runner.js';
 import type { Driver, DriverEntry, EntryOutcome } from '../../driver.js';
 import { ClientCache } from '../../http/client-cache.js';
-import type { RetryPolicy } from '../../http/retry.js';
 import { KeyedSerialQueue } from '../../keyed-serial-queue.js';
 import { errorMessage, failed, succeeded } from '../../outcomes.js';
 import { FortimanagerClient, type FmgFamily } from './fortimanager-client.js';
+import { type VendorDriverOptions, clientTuning, requiredSecret, requiredText } from '../../vendor-driver-kit.js';
+import { logFailedEntries } from '../../vendor-outcome.js';
 
-export interface FortimanagerDriverOptions {
-  logger: Logger;
-  timeoutMs?: number;
-  retry?: Partial<RetryPolicy>;
+export interface FortimanagerDriverOptions extends VendorDriverOptions {
   /** How often an install task is polled (tests: 0). */
   pollMs?: number;
 }
@@ -115,7 +113,7 @@ export class FortimanagerDriver implements Driver<'fortimanager'> {
       }),
     );
     await this.#installIfNeeded(target, changed, items, outcomes);
-    this.#logFailures(knoc, 'apply', outcomes);
+    logFailedEntries(this.#logger, this.type, knoc, 'apply', outcomes);
     return outcomes;
   }
 
@@ -145,7 +143,7 @@ export class FortimanagerDriver implements Driver<'fortimanager'> {
       }),
     );
     await this.#installIfNeeded(target, changed, items, outcomes);
-    this.#logFailures(knoc, 'remove', outcomes);
+    logFailedEntries(this.#logger, this.type, knoc, 'remove', outcomes);
     return outcomes;
   }
 
@@ -275,8 +273,8 @@ export class FortimanagerDriver implements Driver<'fortimanager'> {
   #target(knoc: AgentKnocOf<'fortimanager'>): FmgTarget {
     const { Hostname, Insecure, ApiKey } = knoc.backend;
     const name = (knoc.acl.Name ?? '').trim();
-    if (Hostname === undefined || Hostname.trim() === '') throw new Error('fortimanager: the backend has no Hostname');
-    if (ApiKey === undefined || ApiKey === '') throw new Error('fortimanager: the backend has no ApiKey');
+    const hostname = requiredText(Hostname, 'fortimanager: the backend has no Hostname');
+    const apiKey = requiredSecret(ApiKey, 'fortimanager: the backend has no ApiKey');
     const slash = name.indexOf('/');
     const adom = slash < 0 ? DEFAULT_ADOM : name.slice(0, slash).trim();
     const group = slash < 0 ? name : name.slice(slash + 1).trim();
@@ -284,28 +282,16 @@ export class FortimanagerDriver implements Driver<'fortimanager'> {
       throw new Error(`fortimanager: knoc ${knoc.aclId} names no address group (Name: <group> or <ADOM>/<group>)`);
     const client = this.#clients.get(knoc.backendId, knoc.backend, () => {
       return new FortimanagerClient({
-        hostname: Hostname.trim(),
+        hostname,
         insecure: Insecure === true,
-        apiKey: ApiKey,
+        apiKey,
         logger: this.#logger,
-        ...(this.#options.timeoutMs === undefined ? {} : { timeoutMs: this.#options.timeoutMs }),
-        ...(this.#options.retry === undefined ? {} : { retry: this.#options.retry }),
+        ...clientTuning(this.#options),
         ...(this.#options.pollMs === undefined ? {} : { pollMs: this.#options.pollMs }),
       });
     });
     const installKey = JSON.stringify([knoc.backendId, adom]);
     return { client, adom, group, key: installKey, installKey };
-  }
-
-  #logFailures(knoc: AgentKnocOf<'fortimanager'>, action: string, outcomes: readonly EntryOutcome[]): void {
-    const failures = outcomes.filter((outcome) => !outcome.ok);
-    if (failures.length > 0) {
-      // Outcome errors come from the client, which has already redacted the key.
-      this.#logger.warn(
-        { aclId: knoc.aclId, action, failed: failures.length, first: failures[0]?.error },
-        'fortimanager entries failed',
-      );
-    }
   }
 }
 

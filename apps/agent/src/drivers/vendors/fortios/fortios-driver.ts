@@ -3,18 +3,20 @@ import type { Logger } from 'pino';
 import { parseAddress, type ParsedAddress } from '../../addresses.js';
 import type { Driver, DriverEntry, EntryOutcome } from '../../driver.js';
 import { ClientCache } from '../../http/client-cache.js';
-import type { RetryPolicy } from '../../http/retry.js';
 import { KeyedSerialQueue } from '../../keyed-serial-queue.js';
 import { errorMessage, failed, succeeded } from '../../outcomes.js';
 import { FortiosClient, type FortiosFamily } from './fortios-client.js';
+import {
+  type VendorDriverOptions,
+  clientTuning,
+  parseEntries,
+  removeAllListed,
+  requiredSecret,
+  requiredText,
+} from '../../vendor-driver-kit.js';
+import { logFailedEntries } from '../../vendor-outcome.js';
 
-export interface FortiosDriverOptions {
-  logger: Logger;
-  /** One HTTP try taking longer than this is given up (default: the client's 15 s). */
-  timeoutMs?: number;
-  /** Tests shorten the back-off. */
-  retry?: Partial<RetryPolicy>;
-}
+export type FortiosDriverOptions = VendorDriverOptions;
 
 /** The default object name prefix (the spec's, and Knocknoc's). */
 export const DEFAULT_FORTIOS_PREFIX = 'kk_';
@@ -80,7 +82,7 @@ export class FortiosDriver implements Driver<'fortios'> {
           if (outcomes[index].ok) present.add(name);
         }
       }
-      this.#logFailures(knoc, 'apply', outcomes);
+      logFailedEntries(this.#logger, this.type, knoc, 'apply', outcomes);
       return outcomes;
     });
   }
@@ -99,7 +101,7 @@ export class FortiosDriver implements Driver<'fortios'> {
           outcomes[index] = failed(ip, errorMessage(error));
         }
       }
-      this.#logFailures(knoc, 'remove', outcomes);
+      logFailedEntries(this.#logger, this.type, knoc, 'remove', outcomes);
       return outcomes;
     });
   }
@@ -121,13 +123,7 @@ export class FortiosDriver implements Driver<'fortios'> {
   }
 
   async flush(knoc: AgentKnocOf<'fortios'>): Promise<void> {
-    const held = await this.list(knoc);
-    const outcomes = await this.remove(
-      knoc,
-      held.map((ip) => ({ ip, ttlSeconds: 1, userName: '' })),
-    );
-    const failure = outcomes.find((outcome) => !outcome.ok);
-    if (failure !== undefined) throw new Error(`fortios: could not remove ${failure.ip}: ${failure.error}`);
+    await removeAllListed(this, knoc);
   }
 
   async close(): Promise<void> {
@@ -163,56 +159,28 @@ export class FortiosDriver implements Driver<'fortios'> {
   /** The knoc's client, prefix and group; throws when the configuration cannot work at all. */
   #target(knoc: AgentKnocOf<'fortios'>): FortiosTarget {
     const { Url, Bearer, Insecure, VDOM } = knoc.backend;
-    const group = (knoc.acl.Name ?? '').trim();
     const prefix = (knoc.backend.Prefix ?? DEFAULT_FORTIOS_PREFIX).trim();
-    if (Url === undefined || Url.trim() === '') throw new Error('fortios: the backend has no Url');
-    if (Bearer === undefined || Bearer === '') throw new Error('fortios: the backend has no Bearer token');
-    if (group === '') throw new Error(`fortios: knoc ${knoc.aclId} names no address group (Name)`);
+    const url = requiredText(Url, 'fortios: the backend has no Url');
+    const bearer = requiredSecret(Bearer, 'fortios: the backend has no Bearer token');
+    const group = requiredText(knoc.acl.Name, `fortios: knoc ${knoc.aclId} names no address group (Name)`);
     // Without a prefix every object in the group would look like Postern's, and flush would empty it.
     if (prefix === '')
       throw new Error('fortios: the backend Prefix must not be empty: it marks the objects Postern owns');
     const vdom = (VDOM ?? '').trim();
     const client = this.#clients.get(knoc.backendId, knoc.backend, () => {
       return new FortiosClient({
-        url: Url.trim(),
+        url,
         insecure: Insecure === true,
-        token: Bearer,
+        token: bearer,
         vdom,
         logger: this.#logger,
-        ...(this.#options.timeoutMs === undefined ? {} : { timeoutMs: this.#options.timeoutMs }),
-        ...(this.#options.retry === undefined ? {} : { retry: this.#options.retry }),
+        ...clientTuning(this.#options),
       });
     });
     return { client, prefix, group, key: JSON.stringify([knoc.backendId, vdom, group]) };
-  }
-
-  #logFailures(knoc: AgentKnocOf<'fortios'>, action: string, outcomes: readonly EntryOutcome[]): void {
-    const failures = outcomes.filter((outcome) => !outcome.ok);
-    if (failures.length > 0) {
-      // Outcome errors come from the client, which has already redacted the token.
-      this.#logger.warn(
-        { aclId: knoc.aclId, action, failed: failures.length, first: failures[0]?.error },
-        'fortios entries failed',
-      );
-    }
   }
 }
 
 function missingGroup(group: string, family: FortiosFamily): string {
   return `fortios: address group ${group} does not exist${family === 'ipv6' ? ' as an IPv6 group (addrgrp6)' : ''} on the FortiGate`;
-}
-
-/** The entries' addresses by position, and outcomes with the unparsable ones already failed. */
-function parseEntries(entries: readonly DriverEntry[]): {
-  outcomes: EntryOutcome[];
-  addresses: Map<number, ParsedAddress>;
-} {
-  const outcomes = entries.map((entry) => succeeded(entry.ip));
-  const addresses = new Map<number, ParsedAddress>();
-  entries.forEach((entry, index) => {
-    const parsed = parseAddress(entry.ip);
-    if (parsed === null) outcomes[index] = failed(entry.ip, `${entry.ip} is not an IPv4 or IPv6 address`);
-    else addresses.set(index, parsed);
-  });
-  return { outcomes, addresses };
 }

@@ -3,21 +3,23 @@ import type { Logger } from 'pino';
 import { parseAddress, type ParsedAddress } from '../../addresses.js';
 import type { Driver, DriverEntry, EntryOutcome } from '../../driver.js';
 import { ClientCache } from '../../http/client-cache.js';
-import type { RetryPolicy } from '../../http/retry.js';
 import { KeyedSerialQueue } from '../../keyed-serial-queue.js';
-import { errorMessage, failed, succeeded } from '../../outcomes.js';
+import { errorMessage, failed } from '../../outcomes.js';
 import { PanosClient, type PanosScope } from './panos-client.js';
 import { isAlreadyAbsent, isAlreadyPresent, type UidEntryMessage } from './panos-responses.js';
 import { escapeXml } from './panos-xml.js';
 import { RefreshCoalescer } from './refresh-coalescer.js';
+import {
+  type VendorDriverOptions,
+  clientTuning,
+  parseEntries,
+  removeAllListed,
+  requiredSecret,
+  requiredText,
+} from '../../vendor-driver-kit.js';
+import { logFailedEntries } from '../../vendor-outcome.js';
 
-export interface PanosDriverOptions {
-  logger: Logger;
-  /** One HTTP try taking longer than this is given up (default: the client's 15 s). */
-  timeoutMs?: number;
-  /** Tests shorten the back-off. */
-  retry?: Partial<RetryPolicy>;
-}
+export type PanosDriverOptions = VendorDriverOptions;
 
 /** Marks the tags Postern registers (VENDORS.md 1.3: `kk-<knoc>`): the driver owns only its own tag. */
 export const PANOS_TAG_PREFIX = 'kk-';
@@ -77,7 +79,7 @@ export class PanosDriver implements Driver<'panos'> {
     const { mode } = target;
     if (mode.kind === 'passive') await this.#refresh(target, mode.edl, entries, addresses, outcomes);
     else await this.#queue.run(target.key, () => this.#register(target, mode.tag, entries, addresses, outcomes));
-    this.#logFailures(knoc, 'apply', outcomes);
+    logFailedEntries(this.#logger, this.type, knoc, 'apply', outcomes);
     return outcomes;
   }
 
@@ -88,7 +90,7 @@ export class PanosDriver implements Driver<'panos'> {
     const { mode } = target;
     if (mode.kind === 'passive') await this.#refresh(target, mode.edl, entries, addresses, outcomes);
     else await this.#queue.run(target.key, () => this.#unregister(target, mode.tag, entries, addresses, outcomes));
-    this.#logFailures(knoc, 'remove', outcomes);
+    logFailedEntries(this.#logger, this.type, knoc, 'remove', outcomes);
     return outcomes;
   }
 
@@ -116,13 +118,7 @@ export class PanosDriver implements Driver<'panos'> {
       }
       return;
     }
-    const held = await this.list(knoc);
-    const outcomes = await this.remove(
-      knoc,
-      held.map((ip) => ({ ip, ttlSeconds: 1, userName: '' })),
-    );
-    const failure = outcomes.find((outcome) => !outcome.ok);
-    if (failure !== undefined) throw new Error(`panos: could not remove ${failure.ip}: ${failure.error}`);
+    await removeAllListed(this, knoc);
   }
 
   async close(): Promise<void> {
@@ -138,37 +134,7 @@ export class PanosDriver implements Driver<'panos'> {
     addresses: ReadonlyMap<number, ParsedAddress>,
     outcomes: EntryOutcome[],
   ): Promise<void> {
-    const registers = new Map<string, string>();
-    const logins: string[] = [];
-    for (const [index, address] of addresses) {
-      const entry = entries[index];
-      if (entry === undefined || registers.has(address.canonical)) continue;
-      const timeout = clamp(Math.ceil(entry.ttlSeconds), 1, PANOS_MAX_TAG_TIMEOUT);
-      const ip = escapeXml(address.canonical);
-      registers.set(
-        address.canonical,
-        `<entry ip="${ip}"><tag><member timeout="${timeout}">${escapeXml(tag)}</member></tag></entry>`,
-      );
-      if (target.mapUser && entry.userName !== '') {
-        const minutes = Math.max(1, Math.ceil(timeout / 60));
-        logins.push(`<entry name="${escapeXml(entry.userName)}" ip="${ip}" timeout="${minutes}"/>`);
-      }
-    }
-    const payload =
-      `<register>${[...registers.values()].join('')}</register>` +
-      (logins.length === 0 ? '' : `<login>${logins.join('')}</login>`);
-    let messages: UidEntryMessage[];
-    try {
-      messages = await target.client.userId(target.scope, payload, `register the addresses with tag ${tag}`);
-    } catch (error) {
-      failAll(entries, addresses, outcomes, errorMessage(error));
-      return;
-    }
-    const refused = this.#entryFailures(target, messages, 'register', isAlreadyPresent);
-    for (const [index, address] of addresses) {
-      const reason = refused.get(address.canonical);
-      if (reason !== undefined) outcomes[index] = failed(entries[index]?.ip ?? address.canonical, reason);
-    }
+    if (!(await this.#sendUserId(USER_ID_OPERATIONS.register, target, tag, entries, addresses, outcomes))) return;
     if (![...addresses.keys()].some((index) => outcomes[index]?.ok === true)) return;
     let held: Set<string>;
     try {
@@ -197,32 +163,54 @@ export class PanosDriver implements Driver<'panos'> {
     addresses: ReadonlyMap<number, ParsedAddress>,
     outcomes: EntryOutcome[],
   ): Promise<void> {
-    const unregisters = new Map<string, string>();
-    const logouts: string[] = [];
+    await this.#sendUserId(USER_ID_OPERATIONS.unregister, target, tag, entries, addresses, outcomes);
+  }
+
+  /**
+   * One `<uid-message>` doing `operation` for every address (one entry per address, however often it
+   * is given), with the user mapping section when MapUser is on; the entries the firewall refuses
+   * fail. False when the call as a whole failed (every entry has failed then).
+   */
+  async #sendUserId(
+    operation: UserIdOperation,
+    target: PanosTarget,
+    tag: string,
+    entries: readonly DriverEntry[],
+    addresses: ReadonlyMap<number, ParsedAddress>,
+    outcomes: EntryOutcome[],
+  ): Promise<boolean> {
+    const tagEntries = new Map<string, string>();
+    const userEntries: string[] = [];
     for (const [index, address] of addresses) {
       const entry = entries[index];
-      if (entry === undefined || unregisters.has(address.canonical)) continue;
+      if (entry === undefined || tagEntries.has(address.canonical)) continue;
+      const timeout = clamp(Math.ceil(entry.ttlSeconds), 1, PANOS_MAX_TAG_TIMEOUT);
       const ip = escapeXml(address.canonical);
-      unregisters.set(address.canonical, `<entry ip="${ip}"><tag><member>${escapeXml(tag)}</member></tag></entry>`);
+      tagEntries.set(
+        address.canonical,
+        `<entry ip="${ip}"><tag>${operation.tagMember(escapeXml(tag), timeout)}</tag></entry>`,
+      );
       if (target.mapUser && entry.userName !== '') {
-        logouts.push(`<entry name="${escapeXml(entry.userName)}" ip="${ip}"/>`);
+        userEntries.push(`<entry name="${escapeXml(entry.userName)}" ip="${ip}"${operation.userTimeout(timeout)}/>`);
       }
     }
+    const { section, userSection } = operation;
     const payload =
-      `<unregister>${[...unregisters.values()].join('')}</unregister>` +
-      (logouts.length === 0 ? '' : `<logout>${logouts.join('')}</logout>`);
+      `<${section}>${[...tagEntries.values()].join('')}</${section}>` +
+      (userEntries.length === 0 ? '' : `<${userSection}>${userEntries.join('')}</${userSection}>`);
     let messages: UidEntryMessage[];
     try {
-      messages = await target.client.userId(target.scope, payload, `unregister the addresses from tag ${tag}`);
+      messages = await target.client.userId(target.scope, payload, operation.describe(tag));
     } catch (error) {
       failAll(entries, addresses, outcomes, errorMessage(error));
-      return;
+      return false;
     }
-    const refused = this.#entryFailures(target, messages, 'unregister', isAlreadyAbsent);
+    const refused = this.#entryFailures(target, messages, section, operation.fine);
     for (const [index, address] of addresses) {
       const reason = refused.get(address.canonical);
       if (reason !== undefined) outcomes[index] = failed(entries[index]?.ip ?? address.canonical, reason);
     }
+    return true;
   }
 
   /**
@@ -284,8 +272,8 @@ export class PanosDriver implements Driver<'panos'> {
   /** The knoc's client, scope and mode; throws when the configuration cannot work at all. */
   #target(knoc: AgentKnocOf<'panos'>): PanosTarget {
     const { Hostname, ApiKey, Insecure, VSys, DeviceGroup, MapUser } = knoc.backend;
-    if (Hostname === undefined || Hostname.trim() === '') throw new Error('panos: the backend has no Hostname');
-    if (ApiKey === undefined || ApiKey === '') throw new Error('panos: the backend has no ApiKey');
+    const hostname = requiredText(Hostname, 'panos: the backend has no Hostname');
+    const apiKey = requiredSecret(ApiKey, 'panos: the backend has no ApiKey');
     const vsys = (VSys ?? '').trim() || 'vsys1';
     const serial = (knoc.acl.SerialNumber ?? '').trim();
     const deviceGroup = (DeviceGroup ?? '').trim();
@@ -295,11 +283,13 @@ export class PanosDriver implements Driver<'panos'> {
       );
     }
     const edl = (knoc.acl.EDLName ?? '').trim();
-    const group = (knoc.acl.GroupName ?? '').trim();
     let mode: Mode;
     if (edl !== '') mode = { kind: 'passive', edl };
     else {
-      if (group === '') throw new Error(`panos: knoc ${knoc.aclId} names no tag (GroupName) and no list (EDLName)`);
+      const group = requiredText(
+        knoc.acl.GroupName,
+        `panos: knoc ${knoc.aclId} names no tag (GroupName) and no list (EDLName)`,
+      );
       const tag = `${PANOS_TAG_PREFIX}${group}`;
       if (tag.length > MAX_TAG_LENGTH) {
         throw new Error(`panos: the tag ${tag} is longer than PAN-OS allows (${MAX_TAG_LENGTH} characters)`);
@@ -308,12 +298,11 @@ export class PanosDriver implements Driver<'panos'> {
     }
     const client = this.#clients.get(knoc.backendId, knoc.backend, () => {
       return new PanosClient({
-        hostname: Hostname.trim(),
+        hostname,
         insecure: Insecure === true,
-        apiKey: ApiKey,
+        apiKey,
         logger: this.#logger,
-        ...(this.#options.timeoutMs === undefined ? {} : { timeoutMs: this.#options.timeoutMs }),
-        ...(this.#options.retry === undefined ? {} : { retry: this.#options.retry }),
+        ...clientTuning(this.#options),
       });
     });
     const object = mode.kind === 'active' ? `tag:${mode.tag}` : `edl:${mode.edl}`;
@@ -325,18 +314,41 @@ export class PanosDriver implements Driver<'panos'> {
       key: JSON.stringify([knoc.backendId, serial, vsys, object]),
     };
   }
-
-  #logFailures(knoc: AgentKnocOf<'panos'>, action: string, outcomes: readonly EntryOutcome[]): void {
-    const failures = outcomes.filter((outcome) => !outcome.ok);
-    if (failures.length > 0) {
-      // Outcome errors come from the client, which has already redacted the key.
-      this.#logger.warn(
-        { aclId: knoc.aclId, action, failed: failures.length, first: failures[0]?.error },
-        'panos entries failed',
-      );
-    }
-  }
 }
+
+/** How a User-ID message spells adding an address to a tag, and taking it off. */
+interface UserIdOperation {
+  section: 'register' | 'unregister';
+  /** The user mapping that goes with it: a login adds the user, a logout removes it. */
+  userSection: 'login' | 'logout';
+  /** The tag's `<member>`; only a register carries the timeout (the grant's remaining time). */
+  tagMember: (tag: string, timeoutSeconds: number) => string;
+  /** A login's timeout attribute (in minutes, at least one); none for a logout. */
+  userTimeout: (timeoutSeconds: number) => string;
+  /** What the call does, for its error messages. */
+  describe: (tag: string) => string;
+  /** The per-entry answers that leave the address as wanted. */
+  fine: (message: string) => boolean;
+}
+
+const USER_ID_OPERATIONS: Readonly<Record<UserIdOperation['section'], UserIdOperation>> = {
+  register: {
+    section: 'register',
+    userSection: 'login',
+    tagMember: (tag, timeout) => `<member timeout="${timeout}">${tag}</member>`,
+    userTimeout: (timeout) => ` timeout="${Math.max(1, Math.ceil(timeout / 60))}"`,
+    describe: (tag) => `register the addresses with tag ${tag}`,
+    fine: isAlreadyPresent,
+  },
+  unregister: {
+    section: 'unregister',
+    userSection: 'logout',
+    tagMember: (tag) => `<member>${tag}</member>`,
+    userTimeout: () => '',
+    describe: (tag) => `unregister the addresses from tag ${tag}`,
+    fine: isAlreadyAbsent,
+  },
+};
 
 function clamp(value: number, min: number, max: number): number {
   return Math.min(max, Math.max(min, Number.isFinite(value) ? value : min));
@@ -350,19 +362,4 @@ function failAll(
   reason: string,
 ): void {
   for (const [index, address] of addresses) outcomes[index] = failed(entries[index]?.ip ?? address.canonical, reason);
-}
-
-/** The entries' addresses by position, and outcomes with the unparsable ones already failed. */
-function parseEntries(entries: readonly DriverEntry[]): {
-  outcomes: EntryOutcome[];
-  addresses: Map<number, ParsedAddress>;
-} {
-  const outcomes = entries.map((entry) => succeeded(entry.ip));
-  const addresses = new Map<number, ParsedAddress>();
-  entries.forEach((entry, index) => {
-    const parsed = parseAddress(entry.ip);
-    if (parsed === null) outcomes[index] = failed(entry.ip, `${entry.ip} is not an IPv4 or IPv6 address`);
-    else addresses.set(index, parsed);
-  });
-  return { outcomes, addresses };
 }

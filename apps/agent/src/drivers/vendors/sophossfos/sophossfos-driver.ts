@@ -3,19 +3,22 @@ import type { Logger } from 'pino';
 import { parseAddress, type ParsedAddress } from '../../addresses.js';
 import type { Driver, DriverEntry, EntryOutcome } from '../../driver.js';
 import { ClientCache } from '../../http/client-cache.js';
-import type { RetryPolicy } from '../../http/retry.js';
 import { KeyedSerialQueue } from '../../keyed-serial-queue.js';
-import { errorMessage, failed, succeeded } from '../../outcomes.js';
+import { errorMessage, failed } from '../../outcomes.js';
+import { removeUnusedObjects } from '../sophos/remove-unused.js';
 import { SophosSfosClient, type SfosHost } from './sophossfos-client.js';
 import { isAlreadyAbsent, isAlreadyPresent, isDone, type SfosEntityStatus } from './sophossfos-responses.js';
+import {
+  type VendorDriverOptions,
+  clientTuning,
+  parseEntries,
+  removeAllListed,
+  requiredSecret,
+  requiredText,
+} from '../../vendor-driver-kit.js';
+import { logFailedEntries } from '../../vendor-outcome.js';
 
-export interface SophosSfosDriverOptions {
-  logger: Logger;
-  /** One HTTP try taking longer than this is given up (default: the client's 15 s). */
-  timeoutMs?: number;
-  /** Tests shorten the back-off. */
-  retry?: Partial<RetryPolicy>;
-}
+export type SophosSfosDriverOptions = VendorDriverOptions;
 
 /** The name prefix marking Postern's IP hosts (the spec's, and Knocknoc's); SFOS backends have no Prefix field. */
 export const SOPHOS_SFOS_PREFIX = 'kk_';
@@ -65,7 +68,7 @@ export class SophosSfosDriver implements Driver<'sophossfos'> {
         const batch = [...addresses].filter(([, address]) => FAMILY[address.family] === family);
         if (batch.length > 0) await this.#applyFamily(target, family, batch, entries, outcomes);
       }
-      return this.#done(knoc, 'apply', outcomes);
+      return logFailedEntries(this.#logger, this.type, knoc, 'apply', outcomes);
     });
   }
 
@@ -99,7 +102,7 @@ export class SophosSfosDriver implements Driver<'sophossfos'> {
         }
       }
       if (leaving.length > 0) await this.#removeUnused(target.client, leaving);
-      return this.#done(knoc, 'remove', outcomes);
+      return logFailedEntries(this.#logger, this.type, knoc, 'remove', outcomes);
     });
   }
 
@@ -122,13 +125,7 @@ export class SophosSfosDriver implements Driver<'sophossfos'> {
   }
 
   async flush(knoc: AgentKnocOf<'sophossfos'>): Promise<void> {
-    const held = await this.list(knoc);
-    const outcomes = await this.remove(
-      knoc,
-      held.map((ip) => ({ ip, ttlSeconds: 1, userName: '' })),
-    );
-    const failure = outcomes.find((outcome) => !outcome.ok);
-    if (failure !== undefined) throw new Error(`sophossfos: could not remove ${failure.ip}: ${failure.error}`);
+    await removeAllListed(this, knoc);
   }
 
   async close(): Promise<void> {
@@ -200,55 +197,40 @@ export class SophosSfosDriver implements Driver<'sophossfos'> {
 
   /** Removes the hosts that left a group when no group still holds them; failures are only logged. */
   async #removeUnused(client: SophosSfosClient, names: readonly string[]): Promise<void> {
-    try {
-      const used = new Set((await client.groups()).flatMap((group) => group.hosts));
-      // Another knoc's group may hold the same address: its host stays.
-      const unused = names.filter((name) => !used.has(name));
-      if (unused.length === 0) return;
-      const statuses = await client.removeHosts(unused);
-      statuses.forEach((status, position) => {
-        if (!isDone(status) && !isAlreadyAbsent(status))
-          this.#logger.warn(
-            { host: unused[position], error: statusError('could not remove the IP host', status) },
-            'sophossfos could not remove an unused IP host',
-          );
-      });
-    } catch (error) {
-      // The addresses have left the group, which is what counts; a kept host is reused by name.
-      this.#logger.warn({ error: errorMessage(error) }, 'sophossfos could not remove unused IP hosts');
-    }
-  }
-
-  #done(knoc: AgentKnocOf<'sophossfos'>, action: string, outcomes: EntryOutcome[]): EntryOutcome[] {
-    const failures = outcomes.filter((outcome) => !outcome.ok);
-    if (failures.length > 0) {
-      // Outcome errors come from the client, which has already redacted the password.
-      this.#logger.warn(
-        { aclId: knoc.aclId, action, failed: failures.length, first: failures[0]?.error },
-        'sophossfos entries failed',
-      );
-    }
-    return outcomes;
+    await removeUnusedObjects({
+      leaving: names,
+      groupMembers: async () => (await client.groups()).map((group) => group.hosts),
+      remove: async (unused) => {
+        const statuses = await client.removeHosts(unused);
+        statuses.forEach((status, position) => {
+          if (!isDone(status) && !isAlreadyAbsent(status))
+            this.#logger.warn(
+              { host: unused[position], error: statusError('could not remove the IP host', status) },
+              'sophossfos could not remove an unused IP host',
+            );
+        });
+      },
+      logger: this.#logger,
+      failure: 'sophossfos could not remove unused IP hosts',
+    });
   }
 
   /** The knoc's client and groups; throws when the configuration cannot work at all. */
   #target(knoc: AgentKnocOf<'sophossfos'>): SfosTarget {
     const { Hostname, Insecure, Username, Password } = knoc.backend;
-    const v4 = (knoc.acl.GroupName ?? '').trim();
     const v6 = (knoc.acl.GroupNameV6 ?? '').trim();
-    if (Hostname === undefined || Hostname.trim() === '') throw new Error('sophossfos: the backend has no Hostname');
-    if (Username === undefined || Username.trim() === '') throw new Error('sophossfos: the backend has no Username');
-    if (Password === undefined || Password === '') throw new Error('sophossfos: the backend has no Password');
-    if (v4 === '') throw new Error(`sophossfos: knoc ${knoc.aclId} names no IP host group (GroupName)`);
+    const hostname = requiredText(Hostname, 'sophossfos: the backend has no Hostname');
+    const username = requiredText(Username, 'sophossfos: the backend has no Username');
+    const password = requiredSecret(Password, 'sophossfos: the backend has no Password');
+    const v4 = requiredText(knoc.acl.GroupName, `sophossfos: knoc ${knoc.aclId} names no IP host group (GroupName)`);
     const client = this.#clients.get(knoc.backendId, knoc.backend, () => {
       return new SophosSfosClient({
-        hostname: Hostname.trim(),
+        hostname,
         insecure: Insecure === true,
-        username: Username.trim(),
-        password: Password,
+        username,
+        password,
         logger: this.#logger,
-        ...(this.#options.timeoutMs === undefined ? {} : { timeoutMs: this.#options.timeoutMs }),
-        ...(this.#options.retry === undefined ? {} : { retry: this.#options.retry }),
+        ...clientTuning(this.#options),
       });
     });
     // One writer per backend (see the class comment), which also serialises each group.
@@ -275,19 +257,4 @@ function dottedMask(prefix: number): string {
 
 function statusError(what: string, status: SfosEntityStatus): string {
   return `sophossfos: ${what}: ${status.code === '' ? '' : `${status.code} `}${status.text}`.trim();
-}
-
-/** The entries' addresses by position, and outcomes with the unparsable ones already failed. */
-function parseEntries(entries: readonly DriverEntry[]): {
-  outcomes: EntryOutcome[];
-  addresses: Map<number, ParsedAddress>;
-} {
-  const outcomes = entries.map((entry) => succeeded(entry.ip));
-  const addresses = new Map<number, ParsedAddress>();
-  entries.forEach((entry, index) => {
-    const parsed = parseAddress(entry.ip);
-    if (parsed === null) outcomes[index] = failed(entry.ip, `${entry.ip} is not an IPv4 or IPv6 address`);
-    else addresses.set(index, parsed);
-  });
-  return { outcomes, addresses };
 }

@@ -3,18 +3,21 @@ import type { Logger } from 'pino';
 import { parseAddress, type ParsedAddress } from '../../addresses.js';
 import type { Driver, DriverEntry, EntryOutcome } from '../../driver.js';
 import { ClientCache } from '../../http/client-cache.js';
-import type { RetryPolicy } from '../../http/retry.js';
 import { KeyedSerialQueue } from '../../keyed-serial-queue.js';
-import { errorMessage, failed, succeeded } from '../../outcomes.js';
+import { errorMessage, failed } from '../../outcomes.js';
+import { removeUnusedObjects } from '../sophos/remove-unused.js';
 import { SophosUtmClient, type UtmObject, type UtmObjectKind } from './sophosutm-client.js';
+import {
+  type VendorDriverOptions,
+  clientTuning,
+  parseEntries,
+  removeAllListed,
+  requiredSecret,
+  requiredText,
+} from '../../vendor-driver-kit.js';
+import { logFailedEntries } from '../../vendor-outcome.js';
 
-export interface SophosUtmDriverOptions {
-  logger: Logger;
-  /** One HTTP try taking longer than this is given up (default: the client's 15 s). */
-  timeoutMs?: number;
-  /** Tests shorten the back-off. */
-  retry?: Partial<RetryPolicy>;
-}
+export type SophosUtmDriverOptions = VendorDriverOptions;
 
 /** The name prefix marking Postern's objects (the spec's, and Knocknoc's); UTM backends have no Prefix field. */
 export const SOPHOS_UTM_PREFIX = 'kk_';
@@ -82,7 +85,7 @@ export class SophosUtmDriver implements Driver<'sophosutm'> {
         wanted.set(index, ref);
         if (!members.includes(ref)) members.push(ref);
       }
-      if (wanted.size === 0) return this.#done(knoc, 'apply', outcomes);
+      if (wanted.size === 0) return logFailedEntries(this.#logger, this.type, knoc, 'apply', outcomes);
       let after = before;
       try {
         if (members.length !== before.members.length) {
@@ -92,7 +95,7 @@ export class SophosUtmDriver implements Driver<'sophosutm'> {
         }
       } catch (error) {
         for (const index of wanted.keys()) outcomes[index] = failed(entries[index]?.ip ?? '', errorMessage(error));
-        return this.#done(knoc, 'apply', outcomes);
+        return logFailedEntries(this.#logger, this.type, knoc, 'apply', outcomes);
       }
       for (const [index, ref] of wanted) {
         if (!after.members.includes(ref)) {
@@ -104,7 +107,7 @@ export class SophosUtmDriver implements Driver<'sophosutm'> {
           );
         }
       }
-      return this.#done(knoc, 'apply', outcomes);
+      return logFailedEntries(this.#logger, this.type, knoc, 'apply', outcomes);
     });
   }
 
@@ -117,14 +120,14 @@ export class SophosUtmDriver implements Driver<'sophosutm'> {
       try {
         const before = await client.group(group);
         // A group that is gone holds nothing: every address is absent from it.
-        if (before === null) return this.#done(knoc, 'remove', outcomes);
+        if (before === null) return logFailedEntries(this.#logger, this.type, knoc, 'remove', outcomes);
         const owned = await this.#owned(client);
         const leaving = new Map<string, UtmObjectKind>();
         for (const address of addresses.values()) {
           const object = owned.get(objectName(address));
           if (object !== undefined && before.members.includes(object.ref)) leaving.set(object.ref, object.kind);
         }
-        if (leaving.size === 0) return this.#done(knoc, 'remove', outcomes);
+        if (leaving.size === 0) return logFailedEntries(this.#logger, this.type, knoc, 'remove', outcomes);
         await client.setMembers(
           group,
           before.members.filter((ref) => !leaving.has(ref)),
@@ -133,7 +136,7 @@ export class SophosUtmDriver implements Driver<'sophosutm'> {
       } catch (error) {
         for (const index of addresses.keys()) outcomes[index] = failed(entries[index]?.ip ?? '', errorMessage(error));
       }
-      return this.#done(knoc, 'remove', outcomes);
+      return logFailedEntries(this.#logger, this.type, knoc, 'remove', outcomes);
     });
   }
 
@@ -153,13 +156,7 @@ export class SophosUtmDriver implements Driver<'sophosutm'> {
   }
 
   async flush(knoc: AgentKnocOf<'sophosutm'>): Promise<void> {
-    const held = await this.list(knoc);
-    const outcomes = await this.remove(
-      knoc,
-      held.map((ip) => ({ ip, ttlSeconds: 1, userName: '' })),
-    );
-    const failure = outcomes.find((outcome) => !outcome.ok);
-    if (failure !== undefined) throw new Error(`sophosutm: could not remove ${failure.ip}: ${failure.error}`);
+    await removeAllListed(this, knoc);
   }
 
   async close(): Promise<void> {
@@ -180,45 +177,33 @@ export class SophosUtmDriver implements Driver<'sophosutm'> {
 
   /** Deletes the objects that left the group when no other group still holds them; failures are only logged. */
   async #deleteUnused(client: SophosUtmClient, leaving: ReadonlyMap<string, UtmObjectKind>): Promise<void> {
-    try {
-      const used = new Set((await client.groups()).flatMap((group) => group.members));
-      for (const [ref, kind] of leaving) {
-        // Another knoc's group may hold the same address: its object stays.
-        if (!used.has(ref)) await client.delete(kind, ref);
-      }
-    } catch (error) {
-      // The addresses have left the group, which is what counts; a kept object is reused by name.
-      this.#logger.warn({ error: errorMessage(error) }, 'sophosutm could not delete an unused network object');
-    }
-  }
-
-  #done(knoc: AgentKnocOf<'sophosutm'>, action: string, outcomes: EntryOutcome[]): EntryOutcome[] {
-    const failures = outcomes.filter((outcome) => !outcome.ok);
-    if (failures.length > 0) {
-      // Outcome errors come from the client, which has already redacted the token.
-      this.#logger.warn(
-        { aclId: knoc.aclId, action, failed: failures.length, first: failures[0]?.error },
-        'sophosutm entries failed',
-      );
-    }
-    return outcomes;
+    await removeUnusedObjects({
+      leaving: [...leaving.keys()],
+      groupMembers: async () => (await client.groups()).map((group) => group.members),
+      remove: async (unused) => {
+        for (const ref of unused) await client.delete(leaving.get(ref) ?? 'host', ref);
+      },
+      logger: this.#logger,
+      failure: 'sophosutm could not delete an unused network object',
+    });
   }
 
   /** The knoc's client and group; throws when the configuration cannot work at all. */
   #target(knoc: AgentKnocOf<'sophosutm'>): UtmTarget {
     const { Hostname, Insecure, ApiKey } = knoc.backend;
-    const group = (knoc.acl.GroupReference ?? '').trim();
-    if (Hostname === undefined || Hostname.trim() === '') throw new Error('sophosutm: the backend has no Hostname');
-    if (ApiKey === undefined || ApiKey === '') throw new Error('sophosutm: the backend has no ApiKey');
-    if (group === '') throw new Error(`sophosutm: knoc ${knoc.aclId} names no network group (GroupReference)`);
+    const hostname = requiredText(Hostname, 'sophosutm: the backend has no Hostname');
+    const apiKey = requiredSecret(ApiKey, 'sophosutm: the backend has no ApiKey');
+    const group = requiredText(
+      knoc.acl.GroupReference,
+      `sophosutm: knoc ${knoc.aclId} names no network group (GroupReference)`,
+    );
     const client = this.#clients.get(knoc.backendId, knoc.backend, () => {
       return new SophosUtmClient({
-        hostname: Hostname.trim(),
+        hostname,
         insecure: Insecure === true,
-        apiKey: ApiKey,
+        apiKey,
         logger: this.#logger,
-        ...(this.#options.timeoutMs === undefined ? {} : { timeoutMs: this.#options.timeoutMs }),
-        ...(this.#options.retry === undefined ? {} : { retry: this.#options.retry }),
+        ...clientTuning(this.#options),
       });
     });
     // One writer per backend (see the class comment), which also serialises each group.
@@ -261,19 +246,4 @@ function failAll(
 ): EntryOutcome[] {
   for (const index of addresses.keys()) outcomes[index] = failed(entries[index]?.ip ?? '', error);
   return outcomes;
-}
-
-/** The entries' addresses by position, and outcomes with the unparsable ones already failed. */
-function parseEntries(entries: readonly DriverEntry[]): {
-  outcomes: EntryOutcome[];
-  addresses: Map<number, ParsedAddress>;
-} {
-  const outcomes = entries.map((entry) => succeeded(entry.ip));
-  const addresses = new Map<number, ParsedAddress>();
-  entries.forEach((entry, index) => {
-    const parsed = parseAddress(entry.ip);
-    if (parsed === null) outcomes[index] = failed(entry.ip, `${entry.ip} is not an IPv4 or IPv6 address`);
-    else addresses.set(index, parsed);
-  });
-  return { outcomes, addresses };
 }

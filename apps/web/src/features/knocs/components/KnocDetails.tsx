@@ -1,10 +1,9 @@
-import { useTranslation } from 'react-i18next';
 import type { KnocRecord } from '@postern/protocol';
 import { knocDetails } from '../knoc-types';
+import { useTextRef } from './use-knoc-labels';
 
 /** The knoc's Details text: its set names, proxy ACL, vendor group or "Allowlist". */
 export function KnocDetails({ knoc }: { knoc: KnocRecord }) {
-  const { t } = useTranslation();
-  const details = knocDetails(knoc);
-  return <>{t(details.key, details.values)}</>;
+  const translate = useTextRef();
+  return <>{translate(knocDetails(knoc))}</>;
 }
