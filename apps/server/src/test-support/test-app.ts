@@ -147,7 +147,8 @@ export async function createTestApp(kind: TestStoreKind, options: TestAppOptions
  * same SQLite file, or the same PostgreSQL schema), its own data directory, the same secret key.
  * It is built from a fresh copy of the server's modules, so it shares no module-level state with
  * the primary either: whatever one replica knows that the other must know has to be in the store.
- * Closed by its own close(), or at the latest by the primary's.
+ * Closed by its own close(), or at the latest by the primary's. (It empties vitest's module registry:
+ * a dynamic import later in the same test file loads a fresh copy too.)
  */
 export async function createTestReplica(primary: TestApp, options: TestAppOptions = {}): Promise<TestApp> {
   vi.resetModules();
