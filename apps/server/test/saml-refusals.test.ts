@@ -1,25 +1,10 @@
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { sql } from 'kysely';
-import type { FastifyInstance } from 'fastify';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { AuditActions } from '@postern/protocol';
 import { freePort } from '@postern/test-support';
-import type { TestApp, TestStoreKind } from '../src/test-support/test-app.js';
+import { createTestReplica, type TestApp } from '../src/test-support/test-app.js';
 import { givenAdmin, givenUser } from '../src/test-support/factories.js';
-import { buildApp } from '../src/app.js';
-import { openStore } from '../src/store/store.js';
 import type { SamlPostForm } from './support/simplesamlphp.js';
-import {
-  ADMIN,
-  MINUTE_MS,
-  PASSWORD,
-  USER,
-  describeSamlSignIn,
-  server,
-  spEntries,
-  ensureSamlRoutes,
-} from './support/saml-sign-in.js';
+import { ADMIN, MINUTE_MS, PASSWORD, USER, describeSamlSignIn, server, spEntries } from './support/saml-sign-in.js';
 
 /**
  * SAML single sign-on end to end, the responses Postern must refuse: replays, tampering, the wrong
@@ -28,7 +13,7 @@ import {
  */
 
 describeSamlSignIn((saml) => {
-  const { kind, putAuthentication, idpResponse, postToAcs, signIn, expectRefused, usersNamed, lastAudit } = saml;
+  const { putAuthentication, idpResponse, postToAcs, signIn, expectRefused, usersNamed, lastAudit } = saml;
   let t: TestApp, publicUrl: string, certs: { user: string; admin: string };
   beforeEach(() => {
     ({ t, publicUrl, certs } = saml.current());
@@ -65,7 +50,7 @@ describeSamlSignIn((saml) => {
     });
 
     it('shares requests and spent responses between replicas on one store', async () => {
-      const replica = await secondReplica(t, kind);
+      const replica = await createTestReplica(t);
       try {
         // Started on this replica, finished on the other.
         const form = await idpResponse(USER, 'alice');
@@ -73,6 +58,10 @@ describeSamlSignIn((saml) => {
         expect(accepted.headers.location).toBe('/home/new');
         // The same response back at the first replica: refused.
         expectRefused(await postToAcs(USER.acs, form), USER);
+        // And the other way round: finished here, replayed there.
+        const again = await idpResponse(USER, 'alice');
+        expect((await postToAcs(USER.acs, again)).headers.location).toBe('/home/new');
+        expectRefused(await postToAcs(USER.acs, again, replica.app), USER);
       } finally {
         await replica.close();
       }
@@ -185,33 +174,3 @@ describeSamlSignIn((saml) => {
     });
   });
 });
-
-/** A second app (a replica) on the same store as `t`: same database, same secret key, its own process state. */
-async function secondReplica(
-  t: TestApp,
-  kind: TestStoreKind,
-): Promise<{ app: FastifyInstance; close(): Promise<void> }> {
-  const store =
-    kind === 'sqlite'
-      ? await openStore({ kind: 'sqlite', file: path.join(t.ctx.config.dataDir, 'postern.db') })
-      : await openStore(
-          { kind: 'postgres', url: process.env.POSTERN_TEST_DATABASE_URL ?? '' },
-          {
-            postgresSchema: (await sql<{ schema: string }>`select current_schema() as schema`.execute(t.ctx.db)).rows[0]
-              ?.schema,
-          },
-        );
-  const ctx = { ...t.ctx, db: store.db };
-  const app = await buildApp(ctx, {
-    dir: path.join(tmpdir(), 'postern-test-no-web-app'),
-    current: () => ({ indexHtml: null, bundleHash: 'test-bundle' }),
-  });
-  ensureSamlRoutes(app, { ctx });
-  return {
-    app,
-    close: async () => {
-      await app.close();
-      await store.close();
-    },
-  };
-}

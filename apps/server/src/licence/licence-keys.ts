@@ -24,6 +24,12 @@ const fileKeys = new Map<string, { stamp: string; keys: KeyObject[] }>();
  * server too; it is re-read only when its size or modification time changed (a stat is a few
  * microseconds, a read a trip through the thread pool on every status and grant call). A line that
  * is not a key is skipped with a warning rather than breaking status.
+ *
+ * The file belongs to one server's data directory, not to the store: replicas on one store trust
+ * the same keys only when each is configured alike, so give every replica the keys in
+ * POSTERN_LICENCE_PUBLIC_KEYS (a key only in one replica's file makes the licence valid there alone).
+ * Keys stay out of the store on purpose: whoever may write the store must not be able to trust a
+ * key of their own and sign themselves a licence.
  */
 export function trustedLicenceKeys(ctx: AppContext): KeyObject[] {
   const fromConfig = configuredKeys(ctx.config.licencePublicKeys);

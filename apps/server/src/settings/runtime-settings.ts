@@ -20,10 +20,14 @@ const WARNING_ACTIONS = new Set<string>([
 ]);
 
 /**
- * Applies the settings that change how the server runs, on every replica, by reading them a few
- * times a minute: DebugMode raises the log level; GELFListenerURL sends the audit log to a GELF
- * listener. Forwarding reads committed entries from the store after a high-water mark, so nothing
- * rolled back is sent, nothing is lost across restarts, and replicas do not send an entry twice.
+ * Applies the settings that change how the server runs, on every replica, by reading them from the
+ * store every `start` interval (2 s): DebugMode raises the log level; GELFListenerURL sends the audit
+ * log to a GELF listener. The replica that saved a change applies it at once (onConfigChanged); every
+ * other replica within one interval plus one pass, so no replica runs on a stale value for longer.
+ * (Every other setting is read from the store by the request that needs it: no replica caches one.)
+ *
+ * Forwarding reads committed entries from the store after a high-water mark, so nothing rolled back
+ * is sent, nothing is lost across restarts, and replicas do not send an entry twice.
  */
 export class RuntimeSettings {
   readonly #ctx: AppContext;

@@ -10,7 +10,12 @@ export const TEST_LICENCE_KEYS = [Buffer.from(publicKeyBase64(signer.publicKey),
 /** Installs a valid licence (100 users, 10 sessions each) signed by the test key. */
 export async function givenLicence(ctx: AppContext): Promise<void> {
   const now = ctx.clock.now();
-  const text = issueLicence(
+  await writeSetting(ctx.db, 'License', testLicenceText(now), now);
+}
+
+/** The text of givenLicence's licence, valid at `now`. */
+export function testLicenceText(now: number): string {
+  return issueLicence(
     {
       ID: 'lic-test-grants',
       Licensee: 'Test',
@@ -23,5 +28,4 @@ export async function givenLicence(ctx: AppContext): Promise<void> {
     },
     signer.privateKey,
   );
-  await writeSetting(ctx.db, 'License', text, now);
 }

@@ -17,6 +17,7 @@ import { SecretBox } from '../secrets/secret-box.js';
 import { UnreadableSecretReports } from '../secrets/unreadable-secrets.js';
 import { SessionEvents } from '../sessions/session-events.js';
 import { randomBytes } from 'node:crypto';
+import { vi } from 'vitest';
 
 export type TestStoreKind = 'sqlite' | 'postgres';
 
@@ -87,6 +88,8 @@ export interface TestApp {
   /** The agent hub; agents connect when the app listens (see listen in agent tests). */
   hub: AgentHub;
   clock: ManualClock;
+  /** What another replica of this app shares with it (see createTestReplica). */
+  replicaSeed: ReplicaSeed;
   close(): Promise<void>;
 }
 
@@ -97,16 +100,27 @@ export interface TestAppOptions {
   logger?: AppContext['logger'];
 }
 
+/**
+ * What the replicas of one installation share: the store, the secret key (POSTERN_SECRET_KEY) and
+ * the configuration; and, in tests, one clock, so that moving it moves every replica's time alike.
+ */
+export interface ReplicaSeed {
+  location: PosternConfig['store'];
+  postgresSchema: string | null;
+  secretKey: Buffer;
+  config: AppContext['config'];
+  clock: ManualClock;
+  /** Closes the replicas still open, before the store they use goes away. */
+  replicas: Set<() => Promise<void>>;
+}
+
 /** The real HTTP app on a real, empty, migrated store, with a clock the test moves. */
 export async function createTestApp(kind: TestStoreKind, options: TestAppOptions = {}): Promise<TestApp> {
   const testStore = await createTestStore(kind);
-  const clock = new ManualClock(Date.UTC(2026, 10, 22, 9, 0, 0));
-  const logger = options.logger ?? pino({ level: process.env.POSTERN_TEST_LOG_LEVEL ?? 'silent' });
-  const base: HubContext = {
-    db: testStore.store.db,
-    dialect: testStore.store.dialect,
-    clock,
-    logger,
+  const seed: ReplicaSeed = {
+    location: testStore.location,
+    postgresSchema: testStore.postgresSchema,
+    secretKey: randomBytes(32),
     config: {
       insecureHttp: false,
       trustedProxies: [],
@@ -119,7 +133,62 @@ export async function createTestApp(kind: TestStoreKind, options: TestAppOptions
       experimentalFeatures: [],
       ...options.config,
     },
-    secrets: new SecretBox([randomBytes(32)]),
+    clock: new ManualClock(Date.UTC(2026, 10, 22, 9, 0, 0)),
+    replicas: new Set(),
+  };
+  return appOn(testStore.store, seed, options, async () => {
+    for (const closeReplica of [...seed.replicas]) await closeReplica();
+    await testStore.dispose();
+  });
+}
+
+/**
+ * A second server process of `primary`'s installation: its own connection to the same store (the
+ * same SQLite file, or the same PostgreSQL schema), its own data directory, the same secret key.
+ * It is built from a fresh copy of the server's modules, so it shares no module-level state with
+ * the primary either: whatever one replica knows that the other must know has to be in the store.
+ * Closed by its own close(), or at the latest by the primary's. (It empties vitest's module registry:
+ * a dynamic import later in the same test file loads a fresh copy too.)
+ */
+export async function createTestReplica(primary: TestApp, options: TestAppOptions = {}): Promise<TestApp> {
+  vi.resetModules();
+  const fresh = await import('./test-app.js');
+  return fresh.replicaOf(primary.replicaSeed, options);
+}
+
+/** A replica on the seed's store, built by this copy of the modules (see createTestReplica). */
+export async function replicaOf(seed: ReplicaSeed, options: TestAppOptions): Promise<TestApp> {
+  const store = await openStore(
+    seed.location,
+    seed.postgresSchema === null ? {} : { postgresSchema: seed.postgresSchema },
+  );
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'postern-test-replica-'));
+  const replicaSeed = { ...seed, config: { ...seed.config, dataDir, ...options.config } };
+  let closing: Promise<void> | null = null;
+  const closeStore = () => {
+    seed.replicas.delete(close);
+    return store.close().finally(() => rmSync(dataDir, { recursive: true, force: true }));
+  };
+  const replica = await appOn(store, replicaSeed, options, closeStore);
+  const close = () => (closing ??= replica.close());
+  seed.replicas.add(close);
+  return { ...replica, close };
+}
+
+async function appOn(
+  store: Store,
+  seed: ReplicaSeed,
+  options: TestAppOptions,
+  closeStore: () => Promise<void>,
+): Promise<TestApp> {
+  const logger = options.logger ?? pino({ level: process.env.POSTERN_TEST_LOG_LEVEL ?? 'silent' });
+  const base: HubContext = {
+    db: store.db,
+    dialect: store.dialect,
+    clock: seed.clock,
+    logger,
+    config: seed.config,
+    secrets: new SecretBox([seed.secretKey]),
     unreadableSecrets: new UnreadableSecretReports(),
     sessionEvents: new SessionEvents(logger),
   };
@@ -131,12 +200,13 @@ export async function createTestApp(kind: TestStoreKind, options: TestAppOptions
     app,
     ctx,
     hub,
-    clock,
+    clock: seed.clock,
+    replicaSeed: seed,
     close: async () => {
       await hub.close();
       await app.close();
       stopForwarding();
-      await testStore.dispose();
+      await closeStore();
     },
   };
 }
