@@ -43,6 +43,8 @@ import { loadAgentDistribution, type AgentDistribution } from './agents/agent-di
 import { uuidv7 } from './lib/ids.js';
 import { discoveryBase, discoveryConnectSource, withConnectSource } from './ip-discovery/discovery-url.js';
 import { readSetting } from './settings/settings.js';
+import { installOpenApi, registerOpenApiRoutes } from './openapi/openapi.js';
+import { registerArea } from './openapi/api-areas.js';
 
 /** Request bodies larger than this are refused with 413 (logo uploads raise it on their route). */
 const BODY_LIMIT_BYTES = 256 * 1024;
@@ -87,6 +89,8 @@ export async function buildApp(
   installErrorHandler(app);
   installUnreadableSecretAudit(app, ctx);
   recordRouteTable(app);
+  // Before any route, so the OpenAPI document sees them all.
+  await installOpenApi(app, ctx);
   // Before anything else a route does: a forwarded client address that is one, one spelling of
   // every path, then the Origin rule.
   installForwardedForRule(app, trustedProxy);
@@ -165,7 +169,8 @@ export async function buildApp(
  * learns nothing of which admin routes exist; an admin gets a 404.
  */
 function registerUnknownAdminRoutes(scope: FastifyInstance): void {
-  scope.all('/api/admin/*', () => Promise.reject(new NotFoundError()));
+  // Hidden from the OpenAPI document: it answers paths that are no operation.
+  scope.all('/api/admin/*', { schema: { hide: true } }, () => Promise.reject(new NotFoundError()));
 }
 
 async function registerRoutes(
@@ -175,46 +180,59 @@ async function registerRoutes(
   options: BuildAppOptions,
 ): Promise<void> {
   await registerAccessScope(app, ctx, 'public', async (scope) => {
-    registerSignInRoutes(scope, ctx);
-    registerSamlRoutes(scope, ctx);
-    registerPublicStatusRoutes(scope, ctx, webApp);
-    registerBrandingRoutes(scope, ctx);
-    registerAgentInstallRoutes(scope, ctx, options.agentDistribution ?? loadAgentDistribution());
-    registerDocsRoutes(scope);
-    await registerWebApp(scope, webApp);
+    await registerArea(scope, 'Sign-in', (area) => registerSignInRoutes(area, ctx));
+    await registerArea(scope, 'SAML', (area) => registerSamlRoutes(area, ctx));
+    await registerArea(scope, 'Status', (area) => registerPublicStatusRoutes(area, ctx, webApp));
+    await registerArea(scope, 'Branding', (area) => registerBrandingRoutes(area, ctx));
+    await registerArea(scope, 'Agent installation', (area) =>
+      registerAgentInstallRoutes(area, ctx, options.agentDistribution ?? loadAgentDistribution()),
+    );
+    await registerArea(scope, 'Documentation', (area) => {
+      registerDocsRoutes(area);
+      registerOpenApiRoutes(area);
+    });
+    await registerArea(scope, 'Web app', (area) => registerWebApp(area, webApp));
   });
-  await registerAccessScope(app, ctx, 'user-any-stage', (scope) => registerUserOtpRoutes(scope, ctx));
-  await registerAccessScope(app, ctx, 'user', (scope) => {
-    registerUserStatusRoutes(scope, ctx);
-    registerGrantRoutes(scope, ctx);
-    registerPasswordRoutes(scope, ctx);
+  await registerAccessScope(app, ctx, 'user-any-stage', (scope) =>
+    registerArea(scope, 'Second factor', (area) => registerUserOtpRoutes(area, ctx)),
+  );
+  await registerAccessScope(app, ctx, 'user', async (scope) => {
+    await registerArea(scope, 'Status', (area) => registerUserStatusRoutes(area, ctx));
+    await registerArea(scope, 'Grants', (area) => registerGrantRoutes(area, ctx));
+    await registerArea(scope, 'Password', (area) => registerPasswordRoutes(area, ctx));
   });
-  await registerAccessScope(app, ctx, 'admin-any-stage', (scope) => {
-    registerAdminSessionRoutes(scope, ctx);
-    registerAdminOtpRoutes(scope, ctx);
+  await registerAccessScope(app, ctx, 'admin-any-stage', async (scope) => {
+    await registerArea(scope, 'Admin session', (area) => registerAdminSessionRoutes(area, ctx));
+    await registerArea(scope, 'Second factor', (area) => registerAdminOtpRoutes(area, ctx));
   });
-  await registerAccessScope(app, ctx, 'admin', (scope) => {
-    registerAdminStatusRoutes(scope, ctx);
-    registerSessionRoutes(scope, ctx);
-    registerUserRoutes(scope, ctx);
-    registerAdminRoutes(scope, ctx);
-    registerLicenceRoutes(scope, ctx);
-    registerGroupRoutes(scope, ctx);
-    registerApiKeyRoutes(scope, ctx);
-    registerLogRoutes(scope, ctx);
-    registerSettingsRoutes(scope, ctx, options.onConfigChanged ?? (() => Promise.resolve()));
-    registerBackendRoutes(scope, ctx);
-    registerKnocRoutes(scope, ctx);
-    registerBreakGlassRoutes(scope, ctx);
-    registerAgentRoutes(scope, ctx);
+  await registerAccessScope(app, ctx, 'admin', async (scope) => {
+    await registerArea(scope, 'Status', (area) => registerAdminStatusRoutes(area, ctx));
+    await registerArea(scope, 'Sessions', (area) => registerSessionRoutes(area, ctx));
+    await registerArea(scope, 'Users', (area) => registerUserRoutes(area, ctx));
+    await registerArea(scope, 'Administrators', (area) => registerAdminRoutes(area, ctx));
+    await registerArea(scope, 'Licence', (area) => registerLicenceRoutes(area, ctx));
+    await registerArea(scope, 'Groups', (area) => registerGroupRoutes(area, ctx));
+    await registerArea(scope, 'API keys', (area) => registerApiKeyRoutes(area, ctx));
+    await registerArea(scope, 'Audit log', (area) => registerLogRoutes(area, ctx));
+    await registerArea(scope, 'Settings', (area) =>
+      registerSettingsRoutes(area, ctx, options.onConfigChanged ?? (() => Promise.resolve())),
+    );
+    await registerArea(scope, 'Backends', (area) => registerBackendRoutes(area, ctx));
+    await registerArea(scope, 'Knocs', (area) => registerKnocRoutes(area, ctx));
+    await registerArea(scope, 'Break-glass grants', (area) => registerBreakGlassRoutes(area, ctx));
+    await registerArea(scope, 'Agents', (area) => registerAgentRoutes(area, ctx));
     registerUnknownAdminRoutes(scope);
   });
   // /api/v1, the API for machines: authenticated by API keys (or, for allowlists, by address) instead of
   // sessions. All GETs, so the Origin check does not apply.
-  await registerAccessScope(app, ctx, 'api-key', (scope) => {
-    registerAllowlistRoutes(scope, ctx);
-    registerUserSessionRoutes(scope, ctx);
+  await registerAccessScope(app, ctx, 'api-key', async (scope) => {
+    await registerArea(scope, 'Allowlists', (area) => registerAllowlistRoutes(area, ctx));
+    await registerArea(scope, 'User sessions (v1)', (area) => registerUserSessionRoutes(area, ctx));
   });
   const hub = options.agentHub;
-  if (hub !== undefined) await registerAccessScope(app, ctx, 'agent', (scope) => hub.register(scope));
+  if (hub !== undefined) {
+    await registerAccessScope(app, ctx, 'agent', (scope) =>
+      registerArea(scope, 'Agent connection', (area) => hub.register(area)),
+    );
+  }
 }

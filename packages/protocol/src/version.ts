@@ -9,3 +9,6 @@ export const MINIMUM_AGENT_VERSION = '1.6.0';
  * text; apps/server/src/docs/docs.routes.ts). The console's documentation links point here.
  */
 export const AGENT_DOCS_PATH = '/api/docs/agents';
+
+/** Where the server serves docs/api.md: using the API with an API key (the OpenAPI document names it). */
+export const API_DOCS_PATH = '/api/docs/api';

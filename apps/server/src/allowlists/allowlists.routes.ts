@@ -12,6 +12,12 @@ const AllowlistParams = z.object({ aclId: z.string(), token: z.string() });
 type AllowlistParams = z.infer<typeof AllowlistParams>;
 
 /**
+ * For the OpenAPI document: an API key (Basic or Bearer), or no credentials at all when the knoc
+ * allows the caller's address.
+ */
+const ALLOWLIST_SECURITY: Record<string, string[]>[] = [{ apiKeyBasic: [] }, { apiKeyBearer: [] }, {}];
+
+/**
  * The published allowlists, outside any session (firewalls poll them):
  *
  * - `GET /api/v1/allowlists/{aclId}/{token}.txt`: `text/plain`, a `# Postern allowlist for …` and a
@@ -41,7 +47,7 @@ export function registerAllowlistRoutes(app: FastifyInstance, ctx: AppContext): 
 
   routes.get(
     '/api/v1/allowlists/:aclId/:token.txt',
-    { schema: { params: AllowlistParams } },
+    { schema: { params: AllowlistParams, security: ALLOWLIST_SECURITY } },
     async (request, reply) => {
       const answer = await read(request, 'txt');
       if (sentNotModified(reply, answer)) return reply;
@@ -52,7 +58,7 @@ export function registerAllowlistRoutes(app: FastifyInstance, ctx: AppContext): 
 
   routes.get(
     '/api/v1/allowlists/:aclId/:token.json',
-    { schema: { params: AllowlistParams, response: { 200: AllowlistResponse } } },
+    { schema: { params: AllowlistParams, security: ALLOWLIST_SECURITY, response: { 200: AllowlistResponse } } },
     async (request, reply) => {
       const answer = await read(request, 'json');
       if (sentNotModified(reply, answer)) return reply;

@@ -31,7 +31,12 @@ export function registerSignInRoutes(app: FastifyInstance, ctx: AppContext): voi
 
   routes.post(
     '/api/login',
-    { schema: { body: LoginBody, response: { 200: LoginResponse, 401: ApiErrorBody, 403: ApiErrorBody } } },
+    {
+      schema: {
+        body: LoginBody,
+        response: { 200: LoginResponse, 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody },
+      },
+    },
     async (request, reply) => {
       const outcome = await signInUser(ctx, request.body, requestMeta(request), previousTokens(request));
       switch (outcome.kind) {

@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AGENT_DOCS_PATH, ErrorCodes } from '@postern/protocol';
+import { AGENT_DOCS_PATH, API_DOCS_PATH, ErrorCodes } from '@postern/protocol';
 import { installErrorHandler } from '../http/error-handler.js';
 import { createTestApp, type TestApp } from '../test-support/test-app.js';
-import { AGENT_DOCS_FILE, DEFAULT_DOCS_DIR, registerDocsRoutes } from './docs.routes.js';
+import { AGENT_DOCS_FILE, API_DOCS_FILE, DEFAULT_DOCS_DIR, registerDocsRoutes } from './docs.routes.js';
 
 describe('the agent documentation', () => {
   let t: TestApp;
@@ -31,14 +31,26 @@ describe('the agent documentation', () => {
     }
   });
 
+  it('serves the API documentation, docs/api.md, the same way', async () => {
+    const response = await t.app.inject({ method: 'GET', url: API_DOCS_PATH });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(response.body).toBe(readFileSync(path.join(DEFAULT_DOCS_DIR, API_DOCS_FILE), 'utf8'));
+    for (const subject of ['/api/openapi.json', 'apiuser', 'Authorization: Bearer', '"Err"']) {
+      expect(response.body).toContain(subject);
+    }
+  });
+
   it('answers 404 when an installation lacks the file', async () => {
     const app = Fastify();
     installErrorHandler(app);
     registerDocsRoutes(app, path.join(DEFAULT_DOCS_DIR, 'no-such-directory'));
     try {
-      const response = await app.inject({ method: 'GET', url: AGENT_DOCS_PATH });
-      expect(response.statusCode).toBe(404);
-      expect(response.json()).toMatchObject({ Err: ErrorCodes.notFound });
+      for (const url of [AGENT_DOCS_PATH, API_DOCS_PATH]) {
+        const response = await app.inject({ method: 'GET', url });
+        expect(response.statusCode).toBe(404);
+        expect(response.json()).toMatchObject({ Err: ErrorCodes.notFound });
+      }
     } finally {
       await app.close();
     }

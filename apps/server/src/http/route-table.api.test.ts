@@ -38,6 +38,9 @@ const PUBLIC_ROUTES = [
   'GET /api/agent/postern-agent.mjs',
   // The agent documentation shipped in docs/: the repository's public text, nothing of this install.
   'GET /api/docs/agents',
+  'GET /api/docs/api',
+  // The OpenAPI document: describes the routes (as the source does), holds no data of this install.
+  'GET /api/openapi.json',
   'GET /',
   'GET /*',
 ];

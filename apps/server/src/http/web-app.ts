@@ -71,6 +71,8 @@ export async function registerWebApp(app: FastifyInstance, webApp: WebApp): Prom
     index: false,
     // Our setHeaders decides caching; the plugin's default would override it with max-age=0.
     cacheControl: false,
+    // Listed in the OpenAPI document like every other route (the plugin hides its route by default).
+    schemaHide: false,
     setHeaders(response, filePath) {
       // Vite puts content hashes in asset names, so they never change; everything else is revalidated.
       const immutable = filePath.includes(`${path.sep}assets${path.sep}`);

@@ -72,3 +72,69 @@ describe.each(testStoreKinds())('SAML sign-in while the IdP metadata URL fails (
     }
   });
 });
+
+describe.each(testStoreKinds())('the user SAML login’s kioskMode parameter (%s)', (kind) => {
+  let t: TestApp;
+  let idp: Server;
+
+  beforeEach(async () => {
+    const idpCertificate = createSelfSignedCertificate({
+      commonName: 'idp',
+      days: 1,
+      privateKey: generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey,
+    }).certificatePem;
+    const metadata = `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="https://idp.example/metadata">
+  <md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">
+    <md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>${idpCertificate.replace(/-----[^-]+-----|\s+/g, '')}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>
+    <md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp.example/sso"/>
+  </md:IDPSSODescriptor>
+</md:EntityDescriptor>`;
+    idp = createServer((_request, response) => response.writeHead(200).end(metadata));
+    await new Promise<void>((resolve) => idp.listen(0, '127.0.0.1', resolve));
+    t = await createTestApp(kind);
+    const admin = await givenAdmin(t.ctx);
+    const cookie = await signInAdmin(t.app, admin.userName, admin.password);
+    const configured = await t.app.inject({
+      method: 'PUT',
+      url: '/api/admin/settings/authentication',
+      headers: { cookie },
+      payload: {
+        PublicURL: 'https://access.example.com',
+        SAMLMetadataURL: `http://127.0.0.1:${(idp.address() as AddressInfo).port}/metadata`,
+        AdminSAMLMetadataURL: '',
+        SAMLKeyFile: spKeys.privateKeyPem,
+        SAMLKeyFileSet: true,
+        SAMLCertFile: spKeys.certificatePem,
+        SAMLCertFileSet: true,
+        LDAPURL: '',
+        LDAPStartTLS: false,
+        LDAPSkipVerifyTLS: false,
+      },
+    });
+    expect(configured.statusCode, configured.body).toBe(200);
+  });
+  afterEach(async () => {
+    await t.close();
+    idp.closeAllConnections();
+    await new Promise((resolve) => idp.close(resolve));
+  });
+
+  /** The RelayState the login sends the browser to the IdP with. */
+  const relayStateFor = async (query: string) => {
+    const answer = await t.app.inject({ method: 'GET', url: `${SAML_PATHS.user.login}${query}` });
+    expect(answer.statusCode, answer.body).toBe(302);
+    const location = new URL(String(answer.headers.location));
+    expect(location.origin + location.pathname).toBe('https://idp.example/sso');
+    return location.searchParams.get('RelayState');
+  };
+
+  it('starts a kiosk sign-in for true or 1, and an ordinary one otherwise, never refusing the browser', async () => {
+    expect(await relayStateFor('?kioskMode=true')).toBe('kiosk=1');
+    expect(await relayStateFor('?kioskMode=1')).toBe('kiosk=1');
+    expect(await relayStateFor('')).toBe('kiosk=0');
+    expect(await relayStateFor('?kioskMode=yes')).toBe('kiosk=0');
+    // Given twice it is not a clear yes: an ordinary sign-in, still a redirect rather than a 400.
+    expect(await relayStateFor('?kioskMode=true&kioskMode=true')).toBe('kiosk=0');
+    expect(await relayStateFor('?kioskMode=true&other=x')).toBe('kiosk=1');
+  });
+});

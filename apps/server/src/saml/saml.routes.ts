@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { ErrorCodes } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
 import { ApiError, NotFoundError } from '../errors.js';
@@ -14,6 +16,13 @@ import { SamlService, type AcsForm } from './saml.service.js';
  */
 const ACS_BODY_LIMIT_BYTES = 256 * 1024;
 const REALMS: readonly SamlRealm[] = ['user', 'admin'];
+
+/**
+ * The login's query: on the user realm, `kioskMode=true` (or `1`) starts a kiosk sign-in. Any other
+ * value, or the parameter given twice, is simply not kiosk mode: this route answers browsers with
+ * redirects, so it refuses nothing here.
+ */
+const SamlLoginQuery = z.object({ kioskMode: z.union([z.string(), z.array(z.string())]).optional() });
 
 /**
  * SAML single sign-on for users and admins: SP metadata, the redirect to the IdP, and the assertion
@@ -32,8 +41,9 @@ export function registerSamlRoutes(app: FastifyInstance, ctx: AppContext): void 
       return reply.type('application/samlmetadata+xml; charset=utf-8').send(xml);
     });
 
-    app.get(paths.login, async (request, reply) => {
-      const kiosk = realm === 'user' && isTrue((request.query as Record<string, unknown>).kioskMode);
+    const schema = { querystring: SamlLoginQuery };
+    app.withTypeProvider<ZodTypeProvider>().get(paths.login, { schema }, async (request, reply) => {
+      const kiosk = realm === 'user' && isTrue(request.query.kioskMode);
       try {
         return reply.redirect(await saml.loginRedirect(realm, kiosk), 302);
       } catch (error) {
@@ -106,6 +116,6 @@ function readForm(body: unknown): AcsForm {
   return { SAMLResponse: single('SAMLResponse'), RelayState: single('RelayState') };
 }
 
-function isTrue(value: unknown): boolean {
+function isTrue(value: string | string[] | undefined): boolean {
   return value === 'true' || value === '1';
 }
