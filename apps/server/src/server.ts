@@ -22,6 +22,8 @@ import { loadStoreSecretBox } from './key-check/store-secret-key.js';
 import { UnreadableSecretReports } from './secrets/unreadable-secrets.js';
 import { SessionEvents } from './sessions/session-events.js';
 import { BOOTSTRAP_ADMIN_USERNAME } from '@postern/protocol';
+import { ServerMetrics } from './metrics/server-metrics.js';
+import { startMetricsListener, type MetricsListener } from './metrics/metrics-listener.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -68,7 +70,15 @@ export async function contextFor(config: PosternConfig, store: Store, logger: Lo
     secrets,
     unreadableSecrets: new UnreadableSecretReports(),
     sessionEvents: new SessionEvents(logger),
+    metrics: metricsFor(store, logger),
   };
+}
+
+/** The metrics of this process, their store gauges reading `store`. */
+function metricsFor(store: Store, logger: Logger): ServerMetrics {
+  const metrics = new ServerMetrics();
+  metrics.watchStore(store.db, systemClock, logger);
+  return metrics;
 }
 
 /** The context for work without agents (the command line's commands): nothing here has agents to tell. */
@@ -84,12 +94,15 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
     throw error;
   });
   const agentHub = new AgentHub(base);
+  base.metrics.watchAgents(agentHub);
+  base.metrics.collectProcessMetrics();
   const ctx: AppContext = { ...base, agentSync: agentHub };
   const runtime = new RuntimeSettings(ctx);
   let app: FastifyInstance | undefined;
   let sweeper: { stop(): Promise<void> } | undefined;
   let grantSweeper: { stop(): Promise<void> } | undefined;
   let discovery: DiscoveryResponder | undefined;
+  let metricsListener: MetricsListener | undefined;
   const stopForwarding = forwardEndedSessionsToAgents(ctx);
   /**
    * Stops in the order that leaves nothing reading or writing the store once it closes: the timed
@@ -101,6 +114,7 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
     await grantSweeper?.stop();
     await sweeper?.stop();
     await discovery?.stop();
+    await metricsListener?.close();
     await agentHub.close();
     await app?.close();
     stopForwarding();
@@ -117,6 +131,7 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
     runtime.start();
     app = await buildApp(ctx, webApp, { onConfigChanged: () => runtime.applyOnce(), agentHub });
     await listen(app, config);
+    if (config.metrics !== null) metricsListener = await startMetricsListener(config.metrics, ctx.metrics, logger);
     sweeper = startSessionSweeper(ctx);
     grantSweeper = startGrantSweeper(ctx);
     const attestor = ipAttestor(ctx.secrets);

@@ -38,6 +38,9 @@ const PUBLIC_ROUTES = [
   'GET /api/agent/postern-agent.mjs',
   // The agent documentation shipped in docs/: the repository's public text, nothing of this install.
   'GET /api/docs/agents',
+  // Liveness and readiness for load balancers and systemd: "up" or "not ready", nothing else.
+  'GET /healthz',
+  'GET /readyz',
   'GET /',
   'GET /*',
 ];

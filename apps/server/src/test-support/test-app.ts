@@ -17,6 +17,7 @@ import { SecretBox } from '../secrets/secret-box.js';
 import { UnreadableSecretReports } from '../secrets/unreadable-secrets.js';
 import { SessionEvents } from '../sessions/session-events.js';
 import { randomBytes } from 'node:crypto';
+import { ServerMetrics } from '../metrics/server-metrics.js';
 
 export type TestStoreKind = 'sqlite' | 'postgres';
 
@@ -122,8 +123,11 @@ export async function createTestApp(kind: TestStoreKind, options: TestAppOptions
     secrets: new SecretBox([randomBytes(32)]),
     unreadableSecrets: new UnreadableSecretReports(),
     sessionEvents: new SessionEvents(logger),
+    metrics: new ServerMetrics(),
   };
+  base.metrics.watchStore(testStore.store.db, clock, logger);
   const hub = new AgentHub(base);
+  base.metrics.watchAgents(hub);
   const ctx: AppContext = { ...base, agentSync: hub };
   const stopForwarding = forwardEndedSessionsToAgents(ctx);
   const app = await buildApp(ctx, options.webApp ?? NO_WEB_APP, { agentHub: hub });
