@@ -326,7 +326,7 @@ export class AgentConnection {
       case 'result': {
         if (!this.#ready) return;
         const recorded = await untilStored(this.#retryScope(), this.#resultsOutage, () =>
-          recordResults(this.ctx.db, this.agentId, message.results, this.ctx.clock.now()),
+          recordResults(this.ctx.db, this.agentId, message.results, this.ctx.clock.now(), this.ctx.metrics),
         );
         if (!recorded) {
           this.log.info(
