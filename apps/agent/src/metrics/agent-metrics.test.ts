@@ -15,11 +15,7 @@ afterEach(async () => {
 });
 
 async function listen(): Promise<AgentMetricsListener> {
-  const listener = await startAgentMetricsListener(
-    { host: '127.0.0.1', port: 0 },
-    agentMetrics,
-    memoryLogger().logger,
-  );
+  const listener = await startAgentMetricsListener({ host: '127.0.0.1', port: 0 }, agentMetrics, memoryLogger().logger);
   closers.push(() => listener.close());
   return listener;
 }

@@ -24,13 +24,14 @@ export class AgentMetrics {
 
   constructor() {
     const registers = [this.registry];
-    const metrics = this;
+    // `collect` runs on every scrape, with the gauge as `this`.
+    const connected = () => this.#connected();
     new Gauge({
       name: 'postern_agent_connected',
       help: '1 while the agent holds a connection to the Postern server, else 0.',
       registers,
       collect() {
-        this.set(metrics.#connected() ? 1 : 0);
+        this.set(connected() ? 1 : 0);
       },
     });
     this.#applied = new Counter({

@@ -113,7 +113,10 @@ export class AgentHub implements AgentSync {
   connectedAgents(): { name: string; lastMessageAt: number }[] {
     return [...this.#connections.entries()]
       .filter(([, connection]) => connection.ready)
-      .map(([agentId, connection]) => ({ name: this.#names.get(agentId) ?? agentId, lastMessageAt: connection.lastMessageAt }));
+      .map(([agentId, connection]) => ({
+        name: this.#names.get(agentId) ?? agentId,
+        lastMessageAt: connection.lastMessageAt,
+      }));
   }
 
   /** Whether this server holds a connection to the agent that has said hello. */

@@ -66,7 +66,11 @@ export async function recordResults(
           .where('expiresAt', '>', now);
         // Grants that change status are counted once; a repeated report only refreshes the row.
         const changed = await running
-          .where('status', 'in', RUNNING_STATUSES.filter((status) => status !== target))
+          .where(
+            'status',
+            'in',
+            RUNNING_STATUSES.filter((status) => status !== target),
+          )
           .returning('createdAt')
           .execute();
         await running.where('status', '=', target).execute();
@@ -94,7 +98,8 @@ export async function recordResults(
 /** Counts the grants whose entry the agent removed, by why they ended. */
 function countRevokes(metrics: ServerMetrics, backendType: string, ended: readonly { endReason: string | null }[]) {
   const byReason = new Map<string, number>();
-  for (const { endReason } of ended) byReason.set(endReason ?? 'unknown', (byReason.get(endReason ?? 'unknown') ?? 0) + 1);
+  for (const { endReason } of ended)
+    byReason.set(endReason ?? 'unknown', (byReason.get(endReason ?? 'unknown') ?? 0) + 1);
   for (const [reason, count] of byReason) metrics.grantsEnded(reason, backendType, count);
 }
 

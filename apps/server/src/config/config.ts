@@ -284,7 +284,10 @@ function parseMetricsListener(listen: string, tokenText: string): MetricsListene
   }
   const token = tokenText.trim() === '' ? null : tokenText.trim();
   if (token !== null && token.length < 16) {
-    throw new ConfigError(SETTINGS.metricsToken.env, 'must be at least 16 characters (for example: openssl rand -hex 32)');
+    throw new ConfigError(
+      SETTINGS.metricsToken.env,
+      'must be at least 16 characters (for example: openssl rand -hex 32)',
+    );
   }
   if (token === null && !isLoopbackHost(host)) {
     throw new ConfigError(

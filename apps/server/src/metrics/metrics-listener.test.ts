@@ -13,7 +13,11 @@ describe('the metrics listener with a bearer token', () => {
   });
 
   const get = async (path: string, authorization?: string) => {
-    listener ??= await startMetricsListener({ host: '127.0.0.1', port: 0, token: TOKEN }, source, pino({ level: 'silent' }));
+    listener ??= await startMetricsListener(
+      { host: '127.0.0.1', port: 0, token: TOKEN },
+      source,
+      pino({ level: 'silent' }),
+    );
     return fetch(`http://127.0.0.1:${listener.port}${path}`, {
       headers: authorization === undefined ? {} : { authorization },
     });

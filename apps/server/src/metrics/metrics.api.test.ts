@@ -20,8 +20,11 @@ function samples(body: string): Sample[] {
     .map((line) => {
       const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
       if (match === null) throw new Error(`not a sample line: ${line}`);
-      const labels = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]));
-      return { name: match[1] ?? '', labels: labels as Record<string, string>, value: Number(match[3]) };
+      const labels: Record<string, string> = {};
+      for (const [, key = '', value = ''] of (match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) {
+        labels[key] = value;
+      }
+      return { name: match[1] ?? '', labels, value: Number(match[3]) };
     });
 }
 

@@ -163,8 +163,9 @@ export class ServerMetrics {
   }
 
   #registerScrapeTimeGauges(registers: Registry[]): void {
-    // `collect` runs on every scrape; `this` inside it is the gauge.
-    const metrics = this;
+    // `collect` runs on every scrape, with the gauge as `this`.
+    const fromStore = <T>(read: (store: WatchedStore) => Promise<T[]>) => this.#fromStore(read);
+    const connectedAgents = () => this.#agents?.connectedAgents() ?? [];
     new Gauge({
       name: 'postern_active_grants',
       help: 'Running grants by backend type (from the store: the same on every replica).',
@@ -172,7 +173,7 @@ export class ServerMetrics {
       registers,
       async collect() {
         this.reset();
-        const rows = await metrics.#fromStore((store) => activeGrantsByBackendType(store.db, store.clock.now()));
+        const rows = await fromStore((store) => activeGrantsByBackendType(store.db, store.clock.now()));
         for (const row of rows) this.set({ backend_type: row.backendType }, row.count);
       },
     });
@@ -183,7 +184,7 @@ export class ServerMetrics {
       registers,
       async collect() {
         this.reset();
-        const rows = await metrics.#fromStore((store) => activeSessionsByRole(store.db, store.clock.now()));
+        const rows = await fromStore((store) => activeSessionsByRole(store.db, store.clock.now()));
         for (const row of rows) this.set({ role: row.role }, row.count);
       },
     });
@@ -192,7 +193,7 @@ export class ServerMetrics {
       help: 'Agents connected to this replica (sum over replicas for the total).',
       registers,
       collect() {
-        this.set(metrics.#agents?.connectedAgents().length ?? 0);
+        this.set(connectedAgents().length);
       },
     });
     new Gauge({
@@ -203,7 +204,7 @@ export class ServerMetrics {
       collect() {
         this.reset();
         const now = Date.now();
-        for (const agent of metrics.#agents?.connectedAgents() ?? []) {
+        for (const agent of connectedAgents()) {
           this.set({ agent: agent.name }, Math.max(0, (now - agent.lastMessageAt) / 1000));
         }
       },
