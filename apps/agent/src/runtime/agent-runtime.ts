@@ -14,8 +14,8 @@ import { SerialQueue } from './serial-queue.js';
 import { openingDrivers } from './sealed-secrets.js';
 import { ServerConnection, type ServerLink } from './server-connection.js';
 import { loadStateFile } from './state-file.js';
-import { agentMetrics } from '../metrics/agent-metrics.js';
 import { StateFileWriter } from './state-file-writer.js';
+import { agentMetrics } from '../metrics/agent-metrics.js';
 
 /** What {@link startAgentRuntime} needs; everything but config and logger has a real default. */
 export interface AgentRuntimeOptions {

@@ -77,7 +77,7 @@ export async function recordResults(
         for (const grant of changed) {
           if (group.ok) metrics.grantApplied(backendType, (now - grant.createdAt) / 1000);
         }
-        if (!group.ok) metrics.grantsRequested('error', backendType, changed.length);
+        if (!group.ok) metrics.countGrants('error', backendType, changed.length);
       } else {
         const ended = await base
           .set(

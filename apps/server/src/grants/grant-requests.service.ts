@@ -72,7 +72,7 @@ export async function grantAcl(
     return await grantAclOf(ctx, caller, aclId, discovered, asked);
   } catch (error) {
     // Refused (4xx): counted as denied. A store outage or a fault is no decision about the grant.
-    if (error instanceof ApiError && error.statusCode < 500) ctx.metrics.grantsRequested('denied', asked.backendType);
+    if (error instanceof ApiError && error.statusCode < 500) ctx.metrics.countGrants('denied', asked.backendType);
     throw error;
   }
 }

@@ -12,7 +12,7 @@ import { activeGrantsByBackendType, activeSessionsByRole } from './store-gauges.
 export type SignInMethod = 'local' | 'ldap' | 'saml' | 'oidc' | 'passkey';
 /** `banned`: refused by the sign-in throttle before the password was looked at. */
 export type SignInResult = 'success' | 'failure' | 'banned';
-/** `applied`: the agent confirmed (or the server published) the entry; `denied`: the request was refused. */
+/** `applied`: the agent confirmed the entry; `error`: the device refused it; `denied`: the request was refused. */
 export type GrantResult = 'applied' | 'error' | 'denied';
 
 /** What the scrape reads from the agent hub of this replica. */
@@ -58,13 +58,13 @@ export class ServerMetrics {
     const registers = [this.registry];
     this.#grants = new Counter({
       name: 'postern_grants_total',
-      help: 'Grants by outcome: applied (confirmed by the agent or published), error (the device refused), denied (the request was refused).',
+      help: 'Grants by outcome: applied (confirmed by the agent), error (the device refused the entry), denied (the grant request was refused).',
       labelNames: ['result', 'backend_type'],
       registers,
     });
     this.#revokes = new Counter({
       name: 'postern_revokes_total',
-      help: 'Grants ended, by why they ended.',
+      help: 'Ended grants whose entry the agent confirmed removed, by why they ended.',
       labelNames: ['reason', 'backend_type'],
       registers,
     });
@@ -124,7 +124,8 @@ export class ServerMetrics {
     this.#agents = agents;
   }
 
-  grantsRequested(result: GrantResult, backendType: string, count = 1): void {
+  /** Grants refused (denied) or failed on their device (error); applied ones go through {@link grantApplied}. */
+  countGrants(result: Exclude<GrantResult, 'applied'>, backendType: string, count = 1): void {
     if (count > 0) this.#grants.inc({ result, backend_type: backendType }, count);
   }
 
