@@ -43,6 +43,7 @@ const server = spawn(process.execPath, [path.join(ROOT, 'apps/server/dist/main.j
     POSTERN_PORT: String(port),
     POSTERN_LOG_LEVEL: 'warn',
     POSTERN_IP_DISCOVERY_PORTS: 'off',
+    POSTERN_METRICS_LISTEN: 'off',
   },
   stdio: ['ignore', 'pipe', 'inherit'],
 });

@@ -45,6 +45,7 @@ export async function startServer(settings = {}) {
         POSTERN_HOST: '127.0.0.1',
         POSTERN_LOG_LEVEL: 'warn',
         POSTERN_IP_DISCOVERY_PORTS: 'off',
+        POSTERN_METRICS_LISTEN: 'off',
         ...settings,
       }),
     },

@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import type { AgentConfig } from './config/config.js';
 import { startAgentRuntime } from './runtime/index.js';
+import { agentMetrics } from './metrics/agent-metrics.js';
+import { startAgentMetricsListener } from './metrics/metrics-listener.js';
 
 /** A started agent. */
 export interface RunningAgent {
@@ -19,5 +21,21 @@ export interface RunningAgent {
  */
 export async function startAgent(config: AgentConfig, logger: Logger): Promise<RunningAgent> {
   const runtime = await startAgentRuntime({ config, logger });
-  return { stop: () => runtime.stop() };
+  agentMetrics.watchConnection(() => runtime.isConnected());
+  let listener: Awaited<ReturnType<typeof startAgentMetricsListener>> | null = null;
+  if (config.metrics.listen !== null) {
+    agentMetrics.collectProcessMetrics();
+    try {
+      listener = await startAgentMetricsListener(config.metrics.listen, agentMetrics, logger);
+    } catch (error) {
+      await runtime.stop();
+      throw error;
+    }
+  }
+  return {
+    stop: async () => {
+      await listener?.close();
+      await runtime.stop();
+    },
+  };
 }

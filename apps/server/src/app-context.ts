@@ -8,6 +8,7 @@ import type { SecretBox } from './secrets/secret-box.js';
 import type { UnreadableSecretReports } from './secrets/unreadable-secrets.js';
 import type { SessionEvents } from './sessions/session-events.js';
 import type { AgentSync } from './grants/agent-sync.js';
+import type { ServerMetrics } from './metrics/server-metrics.js';
 
 /** What every service needs: the store, the time and the settings that shape behaviour. */
 export interface AppContext {
@@ -33,6 +34,8 @@ export interface AppContext {
   unreadableSecrets: UnreadableSecretReports;
   /** Announces ended user sessions (the grant engine revokes their grants). */
   sessionEvents: SessionEvents;
+  /** The Prometheus counters (metrics/server-metrics.ts), counted where their events happen. */
+  metrics: ServerMetrics;
   /** Tells connected agents about committed changes to grants, knocs and backends. */
   agentSync: AgentSync;
 }

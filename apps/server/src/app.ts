@@ -39,6 +39,7 @@ import { registerUserSessionRoutes } from './sessions/user-sessions.routes.js';
 import { registerAgentRoutes } from './agents/agents.routes.js';
 import { registerAgentInstallRoutes } from './agents/agent-install.routes.js';
 import { registerDocsRoutes } from './docs/docs.routes.js';
+import { registerHealthRoutes } from './health/health.routes.js';
 import { loadAgentDistribution, type AgentDistribution } from './agents/agent-distribution.js';
 import { uuidv7 } from './lib/ids.js';
 import { discoveryBase, discoveryConnectSource, withConnectSource } from './ip-discovery/discovery-url.js';
@@ -191,6 +192,7 @@ async function registerRoutes(
       registerDocsRoutes(area);
       registerOpenApiRoutes(area);
     });
+    await registerArea(scope, 'Health', (area) => registerHealthRoutes(area, ctx));
     await registerArea(scope, 'Web app', (area) => registerWebApp(area, webApp));
   });
   await registerAccessScope(app, ctx, 'user-any-stage', (scope) =>

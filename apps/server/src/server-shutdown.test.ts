@@ -53,6 +53,8 @@ describe('server shutdown', { timeout: 30_000 }, () => {
       supportUrl: null,
       licensingUrl: null,
       experimentalFeatures: [],
+      // Port 0: the system picks one; the shutdown closes this listener too.
+      metrics: { host: '127.0.0.1', port: 0, token: null },
     };
   }
 

@@ -24,6 +24,8 @@ import { SessionEvents } from './sessions/session-events.js';
 import { BOOTSTRAP_ADMIN_USERNAME } from '@postern/protocol';
 import { ChangeListener } from './cluster/change-listener.js';
 import { Lease } from './cluster/lease.js';
+import { ServerMetrics } from './metrics/server-metrics.js';
+import { startMetricsListener, type MetricsListener } from './metrics/metrics-listener.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -70,7 +72,15 @@ export async function contextFor(config: PosternConfig, store: Store, logger: Lo
     secrets,
     unreadableSecrets: new UnreadableSecretReports(),
     sessionEvents: new SessionEvents(logger),
+    metrics: metricsFor(store, logger),
   };
+}
+
+/** The metrics of this process, their store gauges reading `store`. */
+function metricsFor(store: Store, logger: Logger): ServerMetrics {
+  const metrics = new ServerMetrics();
+  metrics.watchStore(store.db, systemClock, logger);
+  return metrics;
 }
 
 /** The context for work without agents (the command line's commands): nothing here has agents to tell. */
@@ -86,6 +96,8 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
     throw error;
   });
   const agentHub = new AgentHub(base);
+  base.metrics.watchAgents(agentHub);
+  base.metrics.collectProcessMetrics();
   const ctx: AppContext = { ...base, agentSync: agentHub };
   const runtime = new RuntimeSettings(ctx);
   let app: FastifyInstance | undefined;
@@ -96,6 +108,7 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
   // The sweepers run on one server at a time: the one holding this lease (SQLite: always this one).
   const sweepLease = new Lease(ctx, 'sweepers', store.replicaId);
   let leaseKeeper: { stop(): Promise<void> } | undefined;
+  let metricsListener: MetricsListener | undefined;
   const stopForwarding = forwardEndedSessionsToAgents(ctx);
   /**
    * Stops in the order that leaves nothing reading or writing the store once it closes: the timed
@@ -109,6 +122,7 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
     await leaseKeeper?.stop();
     await discovery?.stop();
     await changeListener?.stop();
+    await metricsListener?.close();
     await agentHub.close();
     await app?.close();
     stopForwarding();
@@ -132,6 +146,7 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
     leaseKeeper = sweepLease.keep();
     sweeper = startSessionSweeper(ctx, undefined, () => sweepLease.held);
     grantSweeper = startGrantSweeper(ctx, undefined, () => sweepLease.held);
+    if (config.metrics !== null) metricsListener = await startMetricsListener(config.metrics, ctx.metrics, logger);
     const attestor = ipAttestor(ctx.secrets);
     discovery = await startDiscoveryResponder(config.host, config.ipDiscoveryPorts, logger, (ip, port) =>
       attestor.issue({ ip, port }, ctx.clock.now()),

@@ -16,9 +16,16 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
 
-/** The runner's environment minus any Postern setting, pointed at this test's data directory. */
+/**
+ * The runner's environment minus any Postern setting, pointed at this test's data directory. The
+ * metrics listener is off: its fixed default port may be taken by another test's server.
+ */
 function env(extra: Record<string, string> = {}) {
-  return cleanEnv(['POSTERN_', 'DATABASE_URL'], { POSTERN_DATA_DIR: path.join(dataDir, 'data'), ...extra });
+  return cleanEnv(['POSTERN_', 'DATABASE_URL'], {
+    POSTERN_DATA_DIR: path.join(dataDir, 'data'),
+    POSTERN_METRICS_LISTEN: 'off',
+    ...extra,
+  });
 }
 
 function postern(args: string[], extra: Record<string, string> = {}, input?: string): Promise<Finished> {
@@ -57,6 +64,10 @@ describe('postern command line', { timeout: 60_000 }, () => {
     [
       { DATABASE_URL: 'postgres://postern:hunter2@127.0.0.1:1/postern' },
       /^postern: DATABASE_URL: cannot connect to PostgreSQL 127\.0\.0\.1:1\/postern \(ECONNREFUSED/,
+    ],
+    [
+      { POSTERN_METRICS_LISTEN: '0.0.0.0:9464' },
+      /^postern: POSTERN_METRICS_LISTEN: 0\.0\.0\.0 is not a loopback address: set POSTERN_METRICS_TOKEN/,
     ],
     [
       { POSTERN_TRUSTED_PROXIES: 'everyone' },

@@ -57,6 +57,9 @@ describe.each(testStoreKinds())('LDAP sign-in (%s)', { timeout: 60_000 }, (kind)
     await useLdap(ldap().ldapUrl);
     await givenUser(t.ctx, { userName: 'ada', authType: 'LDAP', passwordHash: null, ldapDn: ldap().dnOf('ada') });
     expect((await login('/api/login', 'ada', 'guess')).json()).toEqual({ Err: ErrorCodes.invalidCredentials });
+    expect((await t.ctx.metrics.scrape()).body).toContain(
+      'postern_auth_attempts_total{method="ldap",result="failure"} 1\n',
+    );
     // An empty password never reaches the directory (it would be an anonymous bind); the API refuses it first.
     expect((await login('/api/login', 'ada', '')).statusCode).toBe(400);
   });
@@ -80,6 +83,10 @@ describe.each(testStoreKinds())('LDAP sign-in (%s)', { timeout: 60_000 }, (kind)
     // An outage locks nobody out: once the directory is back, the same person signs in.
     await useLdap(ldap().ldapUrl);
     expect((await login('/api/login', 'ada', 'directory secret')).statusCode).toBe(200);
+    // Nor is it a failed attempt in the metrics: only the one sign-in that reached the directory counts.
+    const { body } = await t.ctx.metrics.scrape();
+    expect(body).toContain('postern_auth_attempts_total{method="ldap",result="success"} 1\n');
+    expect(body).not.toContain('result="failure"');
   });
 
   it('signs an LDAP admin in', async () => {

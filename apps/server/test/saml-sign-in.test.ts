@@ -63,6 +63,9 @@ describeSamlSignIn((saml) => {
       expect(await groupsOf(alice?.ID ?? '')).toEqual(['engineering:dynamic', 'vpn-users:saml']);
       expect(await lastAudit(AuditActions.UserCreatedBySaml)).toMatchObject({ UserName: 'alice' });
       expect(await lastAudit(AuditActions.UserLogin)).toMatchObject({ UserName: 'alice' });
+      expect((await t.ctx.metrics.scrape()).body).toContain(
+        'postern_auth_attempts_total{method="saml",result="success"} 1\n',
+      );
     });
 
     it('reuses the user at the next sign-in', async () => {
@@ -120,6 +123,9 @@ describeSamlSignIn((saml) => {
       await givenUser(t.ctx, { userName: 'alice', authType: 'SAML', passwordHash: null, disabled: true });
       const { response } = await signIn(USER, 'alice');
       expectRefused(response, USER, ErrorCodes.accountDisabled);
+      const { body } = await t.ctx.metrics.scrape();
+      expect(body).toContain('postern_auth_attempts_total{method="saml",result="failure"} 1\n');
+      expect(body).not.toContain('method="saml",result="success"');
     });
 
     it('never takes over a local account with the same user name', async () => {

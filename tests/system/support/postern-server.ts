@@ -84,6 +84,7 @@ export async function spawnPosternServer(
       POSTERN_HOST: '127.0.0.1',
       POSTERN_LOG_LEVEL: 'warn',
       POSTERN_IP_DISCOVERY_PORTS: 'off',
+      POSTERN_METRICS_LISTEN: 'off',
       ...settings,
     }),
     stdio: ['ignore', 'pipe', 'pipe'],

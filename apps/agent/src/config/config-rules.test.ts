@@ -160,6 +160,12 @@ const REFUSED: RefusedCase[] = [
     setting: named('POSTERN_AGENT_SCRIPTS_TIMEOUT'),
     problem: `${TIMEOUT} (got "${value}")`,
   })),
+  ...['0.0.0.0:9465', '10.0.0.5:9465', '127.0.0.1', '[::]:9465', '127.0.0.1:0'].map((value) => ({
+    name: `metrics on ${value}`,
+    given: env({ POSTERN_AGENT_METRICS_LISTEN: value }),
+    setting: named('POSTERN_AGENT_METRICS_LISTEN'),
+    problem: `must be "off" or a loopback host:port such as 127.0.0.1:9465 or [::1]:9465 (got "${value}")`,
+  })),
   ...['4', '301', '15s'].map((value) => ({
     name: `a heartbeat of ${value}`,
     given: env({ POSTERN_AGENT_HEARTBEAT_SECONDS: value }),
@@ -370,6 +376,15 @@ describe('configuration rules', () => {
           ? config.driftCheckSeconds
           : config.scripts.timeoutSeconds;
     expect(actual).toBe(expected);
+  });
+
+  it.each([
+    ['off', null],
+    ['127.0.0.1:9465', { host: '127.0.0.1', port: 9465 }],
+    ['[::1]:9465', { host: '::1', port: 9465 }],
+    ['localhost:9100', { host: 'localhost', port: 9100 }],
+  ])('takes metrics on %s (loopback only)', (value, expected) => {
+    expect(f.load({ env: { POSTERN_AGENT_METRICS_LISTEN: value } }).config.metrics.listen).toEqual(expected);
   });
 
   it('reads allowed ipsets from a comma-separated variable, trimmed and without duplicates', () => {

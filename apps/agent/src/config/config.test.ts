@@ -40,6 +40,7 @@ describe('defaults', () => {
       },
       heartbeatSeconds: 15,
       driftCheckSeconds: 300,
+      metrics: { listen: 'off' },
       logLevel: 'info',
     });
   });

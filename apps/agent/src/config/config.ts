@@ -54,6 +54,8 @@ export interface AgentConfig {
   heartbeatSeconds: number;
   /** How often devices are checked for drift between desired states; 0: only on each state. */
   driftCheckSeconds: number;
+  /** Where GET /metrics is served (loopback only); null: off. */
+  metrics: { listen: { host: string; port: number } | null };
   logLevel: LogLevel;
 }
 
@@ -133,6 +135,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     },
     heartbeatSeconds: settings.required('heartbeatSeconds'),
     driftCheckSeconds: settings.required('driftCheckSeconds'),
+    metrics: { listen: settings.value('metrics.listen') ?? null },
     logLevel: settings.required('logLevel'),
   };
 

@@ -25,12 +25,18 @@ export function describeConfig(config: AgentConfig) {
     azure: { ...config.azure },
     heartbeatSeconds: config.heartbeatSeconds,
     driftCheckSeconds: config.driftCheckSeconds,
+    metrics: { listen: config.metrics.listen === null ? 'off' : formatListen(config.metrics.listen) },
     logLevel: config.logLevel,
   };
 }
 
 /** The effective configuration as {@link describeConfig} shows it. */
 export type EffectiveConfig = ReturnType<typeof describeConfig>;
+
+/** A listen address as an operator writes it: host:port, [v6]:port. */
+function formatListen(listen: { host: string; port: number }): string {
+  return `${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`;
+}
 
 /** A socket as an operator writes it (and as the agent reports it to the server as socket_location). */
 export function formatHaproxySocket(socket: HaproxySocket): string {

@@ -186,6 +186,23 @@ const azureEndpoint = () =>
   });
 
 /**
+ * "off", or a loopback address and port for the metrics listener: 127.0.0.1:9465, [::1]:9465 or
+ * localhost:9465. The agent's metrics have no token, so only this host may read them.
+ */
+const metricsListen = () =>
+  z.string().transform((raw, ctx): { host: string; port: number } | null => {
+    const value = raw.trim();
+    if (value.toLowerCase() === 'off' || value === '') return null;
+    const match = /^(?:\[(::1)\]|(127(?:\.\d{1,3}){3}|localhost)):(\d{1,5})$/.exec(value);
+    const port = Number(match?.[3]);
+    if (match === null || port < 1 || port > 65535) {
+      ctx.addIssue({ code: 'custom', input: raw });
+      return z.NEVER;
+    }
+    return { host: match[1] ?? match[2] ?? '127.0.0.1', port };
+  });
+
+/**
  * Every setting, keyed by its dotted name in the JSON config file. Sources override each other in
  * the order config file < environment < flags; a value's default applies when no source gives one.
  */
@@ -339,6 +356,13 @@ export const SETTINGS = {
     expect: 'must be 0 (off) or a whole number of seconds from 10 to 86400',
     help: 'how often the agent lists its devices and puts back lost grants or removes addresses nobody granted',
     schema: () => integerIn(0, 86400).refine((seconds) => seconds === 0 || seconds >= 10),
+  }),
+  'metrics.listen': setting({
+    env: 'POSTERN_AGENT_METRICS_LISTEN',
+    default: 'off',
+    expect: 'must be "off" or a loopback host:port such as 127.0.0.1:9465 or [::1]:9465',
+    help: 'serve Prometheus metrics (postern_agent_*) at http://<this>/metrics; loopback only; off by default',
+    schema: metricsListen,
   }),
   logLevel: setting({
     env: 'POSTERN_AGENT_LOG_LEVEL',

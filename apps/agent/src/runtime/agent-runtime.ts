@@ -15,6 +15,7 @@ import { openingDrivers } from './sealed-secrets.js';
 import { ServerConnection, type ServerLink } from './server-connection.js';
 import { loadStateFile } from './state-file.js';
 import { StateFileWriter } from './state-file-writer.js';
+import { agentMetrics } from '../metrics/agent-metrics.js';
 
 /** What {@link startAgentRuntime} needs; everything but config and logger has a real default. */
 export interface AgentRuntimeOptions {
@@ -92,7 +93,9 @@ export async function startAgentRuntime(options: AgentRuntimeOptions): Promise<A
 
   let connection: ServerConnection | null = null;
   let stopped = false;
+  // Counts every result (sent or not: an expiry while offline is a removal too), then sends it if it can.
   const sendResults = (link: Pick<ServerLink, 'send'> | null, generation: number, results: EntryResult[]) => {
+    agentMetrics.entryResults(results, (aclId) => store.knocs.get(aclId)?.backendType);
     link?.send({ type: 'result', version: AGENT_PROTOCOL_VERSION, generation, results });
   };
 
@@ -101,8 +104,8 @@ export async function startAgentRuntime(options: AgentRuntimeOptions): Promise<A
     void queue
       .run(() => reconciler.expireDue())
       .then((results) => {
-        if (results.length > 0 && connection?.connected === true) {
-          sendResults(connection, store.generation, results);
+        if (results.length > 0) {
+          sendResults(connection?.connected === true ? connection : null, store.generation, results);
         }
       })
       .catch((error: unknown) => logger.error({ error: errorMessage(error) }, 'expiry failed'));
@@ -164,8 +167,8 @@ export async function startAgentRuntime(options: AgentRuntimeOptions): Promise<A
       .run(() => reconciler.repairDrift())
       .then((report) => {
         // A grant put back confirms itself; one the device refused shows as the grant's error.
-        if (report.results.length > 0 && connection?.connected === true) {
-          sendResults(connection, store.generation, report.results);
+        if (report.results.length > 0) {
+          sendResults(connection?.connected === true ? connection : null, store.generation, report.results);
         }
       })
       .catch((error: unknown) => logger.error({ error: errorMessage(error) }, 'drift check failed'));

@@ -5,6 +5,7 @@ import type { DriverEntry, DriverSet } from '../drivers/driver.js';
 import type { Clock } from './clock.js';
 import { callDriver, errorMessage } from './driver-calls.js';
 import type { EntryStore, HeldEntry } from './entry-store.js';
+import { agentMetrics } from '../metrics/agent-metrics.js';
 
 /** What one drift check found and did, for the log and the tests. */
 export interface DriftReport {
@@ -61,6 +62,8 @@ export async function repairDrift(options: {
     const removed = await takeOff(drivers, knoc, extras);
     report.readded += readded.filter((result) => result.ok).length;
     report.removed += removed.ok;
+    agentMetrics.driftRepaired(knoc.backendType, 'added', readded.filter((result) => result.ok).length);
+    agentMetrics.driftRepaired(knoc.backendType, 'removed', removed.ok);
     report.failed += readded.filter((result) => !result.ok).length + removed.failed;
     report.results.push(...readded);
     if (lost.length > 0 || extras.length > 0) {

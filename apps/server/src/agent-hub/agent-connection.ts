@@ -111,6 +111,11 @@ export class AgentConnection {
     this.#send({ type: 'challenge', version: AGENT_PROTOCOL_VERSION, nonce: this.#nonce });
   }
 
+  /** When the agent last sent anything (wall time; heartbeats come every few seconds). */
+  get lastMessageAt(): number {
+    return this.#lastMessageAt;
+  }
+
   /** The agent's key was accepted and its hello handled: it receives state. */
   get ready(): boolean {
     return this.#ready;
@@ -321,7 +326,7 @@ export class AgentConnection {
       case 'result': {
         if (!this.#ready) return;
         const recorded = await untilStored(this.#retryScope(), this.#resultsOutage, () =>
-          recordResults(this.ctx.db, this.agentId, message.results, this.ctx.clock.now()),
+          recordResults(this.ctx.db, this.agentId, message.results, this.ctx.clock.now(), this.ctx.metrics),
         );
         if (!recorded) {
           this.log.info(

@@ -44,6 +44,8 @@ declare module 'fastify' {
 export class AgentHub implements AgentSync {
   /** Admitted connections, one per agent. */
   readonly #connections = new Map<string, AgentConnection>();
+  /** The admin-given names of the admitted agents (the heartbeat metric's label). */
+  readonly #names = new Map<string, string>();
   /** Connections that have not proved the key yet. */
   readonly #pending = new Set<AgentConnection>();
   /** Admitted connections whose connection id was written to the store (their close is recorded). */
@@ -139,6 +141,16 @@ export class AgentHub implements AgentSync {
     for (const pending of this.#pending) {
       if (pending.agentId === agentId) pending.close(AgentCloseCodes.unauthorised, reason);
     }
+  }
+
+  /** The agents connected here that have said hello, by name, with when each last sent anything (metrics). */
+  connectedAgents(): { name: string; lastMessageAt: number }[] {
+    return [...this.#connections.entries()]
+      .filter(([, connection]) => connection.ready)
+      .map(([agentId, connection]) => ({
+        name: this.#names.get(agentId) ?? agentId,
+        lastMessageAt: connection.lastMessageAt,
+      }));
   }
 
   /** Whether this server holds a connection to the agent that has said hello. */
@@ -245,6 +257,7 @@ export class AgentHub implements AgentSync {
     // A newer proven connection replaces an older one: the agent restarted or its network changed.
     this.#connections.get(agent.id)?.close(AgentCloseCodes.replaced, 'replaced by a newer connection');
     this.#connections.set(agent.id, connection);
+    this.#names.set(agent.id, agent.name);
     log.info({ address }, 'agent connected');
     return null;
   }
@@ -261,7 +274,10 @@ export class AgentHub implements AgentSync {
 
   async #closed(connection: AgentConnection, agent: IdentifiedAgent): Promise<void> {
     this.#pending.delete(connection);
-    if (this.#connections.get(agent.id) === connection) this.#connections.delete(agent.id);
+    if (this.#connections.get(agent.id) === connection) {
+      this.#connections.delete(agent.id);
+      this.#names.delete(agent.id);
+    }
     // A connection that never proved the key was never the agent's: nothing to record.
     if (!this.#recorded.has(connection)) return;
     await this.#disconnects.record({

@@ -1,20 +1,27 @@
 import type { Kysely } from 'kysely';
 import { GrantStatus, type EntryResult } from '@postern/protocol';
 import type { Database } from '../store/schema.js';
+import type { ServerMetrics } from '../metrics/server-metrics.js';
 
 const CHUNK = 500;
+
+/** The statuses of a grant that is running, whatever its agent last said. */
+const RUNNING_STATUSES = [GrantStatus.Pending, GrantStatus.AgentOffline, GrantStatus.GrantError, GrantStatus.Granted];
 
 /**
  * Records what an agent reported about entries on the grants they belong to:
  * add ok → running grants Granted; add failed → GrantError with the device's message;
  * remove ok → ended grants still Revoking become Revoked; remove failed → error on revoke.
  * Only knocs the agent drives are touched, so an agent cannot write another agent's grants.
+ * Each grant that changes status is counted once in the metrics (applied with its time from request
+ * to confirmation, error, or revoked with its end reason); a repeated report is not counted again.
  */
 export async function recordResults(
   db: Kysely<Database>,
   agentId: string,
   results: readonly EntryResult[],
   now: number,
+  metrics: ServerMetrics,
 ): Promise<void> {
   const groups = new Map<
     string,
@@ -29,40 +36,50 @@ export async function recordResults(
   }
   if (groups.size === 0) return;
 
-  const ownAcls = new Set(
+  // The agent's knocs with their backend type (the metrics' label).
+  const ownAcls = new Map(
     (
       await db
         .selectFrom('knocs')
         .innerJoin('backends', 'backends.id', 'knocs.backendId')
-        .select('knocs.id')
+        .select(['knocs.id', 'backends.type'])
         .where('backends.agentId', '=', agentId)
         .execute()
-    ).map((row) => row.id),
+    ).map((row) => [row.id, row.type]),
   );
 
   for (const group of groups.values()) {
-    if (!ownAcls.has(group.aclId)) continue;
+    const backendType = ownAcls.get(group.aclId);
+    if (backendType === undefined) continue;
     for (let i = 0; i < group.ips.length; i += CHUNK) {
       const ips = group.ips.slice(i, i + CHUNK);
       const base = db.updateTable('grants').where('aclId', '=', group.aclId).where('ip', 'in', ips);
       if (group.action === 'add') {
-        await base
+        const target = group.ok ? GrantStatus.Granted : GrantStatus.GrantError;
+        const running = base
           .set(
             group.ok
               ? { status: GrantStatus.Granted, error: '', updatedAt: now }
               : { status: GrantStatus.GrantError, error: group.error, updatedAt: now },
           )
           .where('endedAt', 'is', null)
-          .where('expiresAt', '>', now)
-          .where('status', 'in', [
-            GrantStatus.Pending,
-            GrantStatus.AgentOffline,
-            GrantStatus.GrantError,
-            GrantStatus.Granted,
-          ])
+          .where('expiresAt', '>', now);
+        // Grants that change status are counted once; a repeated report only refreshes the row.
+        const changed = await running
+          .where(
+            'status',
+            'in',
+            RUNNING_STATUSES.filter((status) => status !== target),
+          )
+          .returning('createdAt')
           .execute();
+        await running.where('status', '=', target).execute();
+        for (const grant of changed) {
+          if (group.ok) metrics.grantApplied(backendType, (now - grant.createdAt) / 1000);
+        }
+        if (!group.ok) metrics.countGrants('error', backendType, changed.length);
       } else {
-        await base
+        const ended = await base
           .set(
             group.ok
               ? { status: GrantStatus.Revoked, error: '', updatedAt: now }
@@ -70,10 +87,20 @@ export async function recordResults(
           )
           .where('endedAt', 'is not', null)
           .where('status', 'in', [GrantStatus.Revoking, GrantStatus.RevokeError])
+          .returning('endReason')
           .execute();
+        if (group.ok) countRevokes(metrics, backendType, ended);
       }
     }
   }
+}
+
+/** Counts the grants whose entry the agent removed, by why they ended. */
+function countRevokes(metrics: ServerMetrics, backendType: string, ended: readonly { endReason: string | null }[]) {
+  const byReason = new Map<string, number>();
+  for (const { endReason } of ended)
+    byReason.set(endReason ?? 'unknown', (byReason.get(endReason ?? 'unknown') ?? 0) + 1);
+  for (const [reason, count] of byReason) metrics.grantsEnded(reason, backendType, count);
 }
 
 /**
@@ -92,6 +119,6 @@ export async function recordKnocNotSent(
     .where('aclId', '=', aclId)
     .where('endedAt', 'is', null)
     .where('expiresAt', '>', now)
-    .where('status', 'in', [GrantStatus.Pending, GrantStatus.AgentOffline, GrantStatus.GrantError, GrantStatus.Granted])
+    .where('status', 'in', RUNNING_STATUSES)
     .execute();
 }

@@ -120,6 +120,12 @@ describe.each(testStoreKinds())('published allowlists (%s)', (kind) => {
       ]);
       const row = await t.ctx.db.selectFrom('apiKeys').select('lastUsedAt').where('id', '=', key.id).executeTakeFirst();
       expect(row?.lastUsedAt).toBe(t.clock.now());
+      // The consumer health board: by the knoc's name, never its id or the caller's address.
+      const { body } = await t.ctx.metrics.scrape();
+      expect(body).toContain('postern_allowlist_fetches_total{acl="Office VPN",result="served"} 1\n');
+      expect(body).toContain(
+        `postern_allowlist_last_fetch_timestamp_seconds{acl="Office VPN"} ${t.clock.now() / 1000}\n`,
+      );
     });
 
     it('marks the published grants Read once the firewall has fetched them', async () => {

@@ -110,6 +110,8 @@ export class AllowlistPublisher {
         .where('createdAt', '<=', now)
         .execute();
     });
+    // Labelled by the knoc's name, which admins keep bounded: the "when did the firewall last fetch" board.
+    ctx.metrics.allowlistFetched(knoc.description, 'served', now);
     return {
       etag,
       notModified: etagMatches(request.ifNoneMatch, etag),
@@ -134,6 +136,8 @@ export class AllowlistPublisher {
     const { ctx } = this;
     const now = ctx.clock.now();
     await countFailure(ctx, request.address);
+    // Only for a knoc that exists: a label from a made-up id in the URL would be unbounded.
+    if (knoc !== null) ctx.metrics.allowlistFetched(knoc.description, 'refused', now);
     // Gated per throttle subject (an IPv6 /64 as one), so stepping through a /64 floods nothing.
     if (this.#refusals.admit(throttleSubject(request.address), now)) {
       const detail: AuditDetail = { IpAddress: request.address, ErrorMessage: reason };

@@ -7,7 +7,8 @@ import {
   type UserSessionInfo,
 } from '@postern/protocol';
 import type { AppContext, RequestMeta } from '../app-context.js';
-import { ForbiddenError, TooManyRequestsError, UnauthenticatedError } from '../errors.js';
+import { ApiError, ForbiddenError, TooManyRequestsError, UnauthenticatedError } from '../errors.js';
+import type { SignInMethod } from '../metrics/server-metrics.js';
 import { recordAudit } from '../audit/audit.js';
 import { readSettings } from '../settings/settings.js';
 import { findUserByUserName, type User } from '../users/users.repo.js';
@@ -59,11 +60,23 @@ export async function signInUser(
   meta: RequestMeta,
   previous: PreviousTokens,
 ): Promise<UserSignInOutcome> {
+  const attempt: SignInAttempt = { method: 'local' };
+  return countedSignIn(ctx, attempt, signInUserOf(ctx, body, meta, previous, attempt));
+}
+
+async function signInUserOf(
+  ctx: AppContext,
+  body: LoginBody,
+  meta: RequestMeta,
+  previous: PreviousTokens,
+  attempt: SignInAttempt,
+): Promise<UserSignInOutcome> {
   const keys = signInKeys(body.UserName, meta.ipAddress);
   await refuseWhileBlocked(ctx, keys);
   const user = await findUserByUserName(ctx.db, body.UserName);
   // No such user: the name may be an administrator's, who are sent to their console (spec: unauthorised).
   const admin = user === null ? await findAdminByUserName(ctx.db, body.UserName) : null;
+  if ((user ?? admin)?.authType === 'LDAP') attempt.method = 'ldap';
   const matched = await passwordMatches(ctx, user ?? admin, body.Password);
   if (!matched) {
     await countFailure(ctx, keys, meta, { UserName: body.UserName });
@@ -84,9 +97,21 @@ export async function signInAdmin(
   meta: RequestMeta,
   previous: PreviousTokens,
 ): Promise<AdminSignInOutcome> {
+  const attempt: SignInAttempt = { method: 'local' };
+  return countedSignIn(ctx, attempt, signInAdminOf(ctx, body, meta, previous, attempt));
+}
+
+async function signInAdminOf(
+  ctx: AppContext,
+  body: AdminLoginBody,
+  meta: RequestMeta,
+  previous: PreviousTokens,
+  attempt: SignInAttempt,
+): Promise<AdminSignInOutcome> {
   const keys = signInKeys(body.UserName, meta.ipAddress);
   await refuseWhileBlocked(ctx, keys);
   const admin = await findAdminByUserName(ctx.db, body.UserName);
+  if (admin?.authType === 'LDAP') attempt.method = 'ldap';
   if (!(await passwordMatches(ctx, admin, body.Password)) || admin === null) {
     await countFailure(ctx, keys, meta, { AdminName: body.UserName });
     throw new UnauthenticatedError({ code: ErrorCodes.invalidCredentials });
@@ -172,6 +197,31 @@ export async function signOutAdmin(ctx: AppContext, token: string, meta: Request
       });
     }
   });
+}
+
+/**
+ * How a password-form sign-in is counted: local until the account turns out to be an LDAP one. A
+ * throttled attempt is refused before the account is looked up, so it is counted as local (the form).
+ */
+interface SignInAttempt {
+  method: SignInMethod;
+}
+
+/**
+ * Counts a sign-in's outcome in the metrics: success (signed in, or on to the second factor),
+ * banned (the throttle refused it), failure (any other refusal). A store or directory outage
+ * (5xx) is not an attempt that failed, and is not counted.
+ */
+async function countedSignIn<T>(ctx: AppContext, attempt: SignInAttempt, signIn: Promise<T>): Promise<T> {
+  try {
+    const outcome = await signIn;
+    ctx.metrics.signIn(attempt.method, 'success');
+    return outcome;
+  } catch (error) {
+    if (error instanceof TooManyRequestsError) ctx.metrics.signIn(attempt.method, 'banned');
+    else if (error instanceof ApiError && error.statusCode < 500) ctx.metrics.signIn(attempt.method, 'failure');
+    throw error;
+  }
 }
 
 /**

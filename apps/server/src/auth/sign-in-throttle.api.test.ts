@@ -49,6 +49,11 @@ describe.each(testStoreKinds())('brute-force protection at sign-in (%s)', (kind)
 
       t.clock.advance(15 * MINUTE);
       expect((await login(url, account.userName, account.password, STRANGER)).statusCode).toBe(200);
+
+      const { body } = await t.ctx.metrics.scrape();
+      expect(body).toContain('postern_auth_attempts_total{method="local",result="failure"} 5\n');
+      expect(body).toContain('postern_auth_attempts_total{method="local",result="banned"} 2\n');
+      expect(body).toContain('postern_auth_attempts_total{method="local",result="success"} 2\n');
     },
   );
 

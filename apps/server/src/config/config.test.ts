@@ -33,7 +33,14 @@ describe('configuration', () => {
       supportUrl: null,
       licensingUrl: null,
       experimentalFeatures: [],
+      metrics: { host: '127.0.0.1', port: 9464, token: null },
     });
+  });
+
+  it('takes the metrics listener off, or on loopback without a token', () => {
+    expect(load({ POSTERN_METRICS_LISTEN: 'off' }).metrics).toBeNull();
+    expect(load({ POSTERN_METRICS_LISTEN: '[::1]:9100' }).metrics).toEqual({ host: '::1', port: 9100, token: null });
+    expect(load({ POSTERN_METRICS_LISTEN: 'localhost:9100' }).metrics?.token).toBeNull();
   });
 
   it('reads every setting from the environment', () => {
@@ -55,6 +62,8 @@ describe('configuration', () => {
       POSTERN_SUPPORT_URL: 'https://help.example.com/postern',
       POSTERN_LICENSING_URL: ' https://shop.example.com/licences?product=postern ',
       POSTERN_EXPERIMENTAL_FEATURES: 'Enhanced-Custom-Script, enhanced-custom-script',
+      POSTERN_METRICS_LISTEN: '[::]:9100',
+      POSTERN_METRICS_TOKEN: ' 0123456789abcdef0123 ',
     });
     expect(config).toEqual({
       host: '0.0.0.0',
@@ -73,6 +82,7 @@ describe('configuration', () => {
       supportUrl: 'https://help.example.com/postern',
       licensingUrl: 'https://shop.example.com/licences?product=postern',
       experimentalFeatures: ['enhanced-custom-script'],
+      metrics: { host: '::', port: 9100, token: '0123456789abcdef0123' },
     });
     expect(load({ POSTERN_IP_DISCOVERY_PORTS: 'off' }).ipDiscoveryPorts).toEqual([]);
   });
@@ -131,6 +141,20 @@ describe('configuration', () => {
       'POSTERN_EXPERIMENTAL_FEATURES: "enhanced-custom-scripts" is not an experimental feature (known: enhanced-custom-script)',
     ],
     [{ POSTERN_INSECURE_HTTP: 'maybe' }, 'POSTERN_INSECURE_HTTP: must be true or false (got "maybe")'],
+    [
+      { POSTERN_METRICS_LISTEN: '9464' },
+      'POSTERN_METRICS_LISTEN: must be "off" or host:port, such as 127.0.0.1:9464 or [::1]:9464 (got "9464")',
+    ],
+    [{ POSTERN_METRICS_LISTEN: '127.0.0.1:70000' }, 'POSTERN_METRICS_LISTEN: must be "off" or host:port'],
+    [{ POSTERN_METRICS_LISTEN: '::1:9464' }, 'POSTERN_METRICS_LISTEN: must be "off" or host:port'],
+    [
+      { POSTERN_METRICS_LISTEN: '0.0.0.0:9464' },
+      'POSTERN_METRICS_LISTEN: 0.0.0.0 is not a loopback address: set POSTERN_METRICS_TOKEN so scrapers must present it, or listen on 127.0.0.1',
+    ],
+    [
+      { POSTERN_METRICS_LISTEN: '10.0.0.5:9464', POSTERN_METRICS_TOKEN: 'short' },
+      'POSTERN_METRICS_TOKEN: must be at least 16 characters',
+    ],
     [
       { POSTERN_LOG_LEVEL: 'loud' },
       'POSTERN_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent (got "loud")',

@@ -33,6 +33,8 @@ const SETTINGS = {
   supportUrl: { env: 'POSTERN_SUPPORT_URL', default: '' },
   licensingUrl: { env: 'POSTERN_LICENSING_URL', default: '' },
   experimentalFeatures: { env: 'POSTERN_EXPERIMENTAL_FEATURES', default: '' },
+  metricsListen: { env: 'POSTERN_METRICS_LISTEN', default: '127.0.0.1:9464' },
+  metricsToken: { env: 'POSTERN_METRICS_TOKEN', default: '' },
 } as const;
 
 type SettingKey = keyof typeof SETTINGS;
@@ -75,6 +77,15 @@ export interface PosternConfig {
   licensingUrl: string | null;
   /** Experimental features turned on, reported to the console in the admin status. */
   experimentalFeatures: ExperimentalFeature[];
+  /** The Prometheus /metrics listener (see metrics/metrics-listener.ts); null: off. */
+  metrics: MetricsListenerConfig | null;
+}
+
+export interface MetricsListenerConfig {
+  host: string;
+  port: number;
+  /** When set, scrapes must send `Authorization: Bearer <token>`. */
+  token: string | null;
 }
 
 type RawSettings = Record<SettingKey, string>;
@@ -99,6 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     supportUrl: parseLinkUrl('supportUrl', raw.supportUrl),
     licensingUrl: parseLinkUrl('licensingUrl', raw.licensingUrl),
     experimentalFeatures: parseExperimentalFeatures(raw.experimentalFeatures),
+    metrics: parseMetricsListener(raw.metricsListen, raw.metricsToken),
   };
 }
 
@@ -151,11 +163,11 @@ function nonEmpty(key: SettingKey, value: string): string {
   return value;
 }
 
-function parseHost(value: string): string {
+function parseHost(value: string, env: string = SETTINGS.host.env): string {
   const host = value.trim();
   // A host name, an IPv4 or an IPv6 literal; no scheme, no port, no path.
   if (host === '' || (!isIP(host) && !/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(host))) {
-    throw new ConfigError(SETTINGS.host.env, `must be a host name or IP address (got "${value}")`);
+    throw new ConfigError(env, `must be a host name or IP address (got "${value}")`);
   }
   return host;
 }
@@ -276,6 +288,42 @@ function parseExperimentalFeatures(value: string): ExperimentalFeature[] {
     return feature;
   });
   return [...new Set(features)];
+}
+
+/**
+ * "off", or host:port ([v6]:port for IPv6) for the metrics listener. Metrics tell an onlooker how
+ * many people are signed in and which agents are up: a listener beyond loopback needs a token.
+ */
+function parseMetricsListener(listen: string, tokenText: string): MetricsListenerConfig | null {
+  const env = SETTINGS.metricsListen.env;
+  const value = listen.trim();
+  if (value.toLowerCase() === 'off' || value === '') return null;
+  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(value);
+  const host = match?.[1] ?? match?.[2];
+  const port = Number(match?.[3]);
+  if (host === undefined || (match?.[1] !== undefined && isIP(host) !== 6) || port < 1 || port > 65535) {
+    throw new ConfigError(env, `must be "off" or host:port, such as 127.0.0.1:9464 or [::1]:9464 (got "${listen}")`);
+  }
+  const token = tokenText.trim() === '' ? null : tokenText.trim();
+  if (token !== null && token.length < 16) {
+    throw new ConfigError(
+      SETTINGS.metricsToken.env,
+      'must be at least 16 characters (for example: openssl rand -hex 32)',
+    );
+  }
+  if (token === null && !isLoopbackHost(host)) {
+    throw new ConfigError(
+      env,
+      `${host} is not a loopback address: set POSTERN_METRICS_TOKEN so scrapers must present it, or listen on 127.0.0.1`,
+    );
+  }
+  return { host: parseHost(host, env), port, token };
+}
+
+/** Whether only this machine can reach a listener on `host`. */
+export function isLoopbackHost(host: string): boolean {
+  if (host === 'localhost' || host === '::1') return true;
+  return isIP(host) === 4 && host.startsWith('127.');
 }
 
 function parseSecretKey(value: string): Buffer | null {

@@ -3,7 +3,8 @@ import type { AppContext } from '../app-context.js';
 import type { GrantOrigin } from '../store/schema.js';
 import { usersAreLicensed } from '../licence/licence.js';
 import { recordAudit } from '../audit/audit.js';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
+import { ApiError, BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
+import { UNKNOWN_BACKEND_TYPE } from '../metrics/server-metrics.js';
 import type { AgentEntryKey } from './agent-sync.js';
 import { endGrants, grantsShapingEntry, loggedSessionAddresses } from './grants.repo.js';
 import { knocOfUserWithChildren, type GrantableKnoc } from './knoc-access.js';
@@ -66,10 +67,29 @@ export async function grantAcl(
   aclId: string,
   discovered: readonly DiscoveredIp[],
 ): Promise<AclEntry> {
+  const asked = { backendType: UNKNOWN_BACKEND_TYPE };
+  try {
+    return await grantAclOf(ctx, caller, aclId, discovered, asked);
+  } catch (error) {
+    // Refused (4xx): counted as denied. A store outage or a fault is no decision about the grant.
+    if (error instanceof ApiError && error.statusCode < 500) ctx.metrics.countGrants('denied', asked.backendType);
+    throw error;
+  }
+}
+
+/** grantAcl's work; `asked` learns the knoc's backend type once it is known (the metrics' label). */
+async function grantAclOf(
+  ctx: AppContext,
+  caller: GrantCaller,
+  aclId: string,
+  discovered: readonly DiscoveredIp[],
+  asked: { backendType: string },
+): Promise<AclEntry> {
   const now = ctx.clock.now();
   // A valid licence and users within its limit.
   if (!(await usersAreLicensed(ctx))) throw new ForbiddenError({ code: ErrorCodes.licenceRequired });
   const { knoc, children } = await knocOfCaller(ctx, caller, aclId, now);
+  asked.backendType = knoc.backendType ?? UNKNOWN_BACKEND_TYPE;
   if (!addressAllowed(knoc.ipExclusions, caller.address) && knoc.grantType.Type === 'userIp') {
     throw new ForbiddenError({ code: ErrorCodes.aclDisabledForUser });
   }

@@ -30,6 +30,7 @@ export const API_AREAS = {
   Allowlists: 'Published allowlists that firewalls poll.',
   'User sessions (v1)': 'The running user sessions, for monitoring.',
   Documentation: 'The documentation shipped with Postern, and this OpenAPI document.',
+  Health: 'Liveness and readiness, for load balancers and service managers.',
   'Web app': 'The browser application’s pages and files.',
 } as const;
 

@@ -80,8 +80,11 @@ export class SamlService {
     previousToken: string | undefined,
   ): Promise<AcsSuccess> {
     try {
-      return await this.#consume(realm, form, meta, previousToken);
+      const success = await this.#consume(realm, form, meta, previousToken);
+      this.ctx.metrics.signIn('saml', 'success');
+      return success;
     } catch (error) {
+      this.ctx.metrics.signIn('saml', 'failure');
       const refusal = asAcsRefusal(error);
       if (!(error instanceof SamlRefusal || error instanceof SamlMessageError)) {
         this.ctx.logger.error({ err: error, realm }, 'SAML sign-in failed');

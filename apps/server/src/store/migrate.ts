@@ -67,6 +67,23 @@ async function unknownAppliedMigrations(db: Kysely<unknown>): Promise<string[]> 
   return names.filter((name) => !MIGRATION_NAMES.includes(name));
 }
 
+/**
+ * Migrations this release has that the store has not applied (none recorded: all of them). One
+ * small read of the bookkeeping table, cheap enough for every readiness probe.
+ */
+export async function pendingMigrations<DB>(typedDb: Kysely<DB>): Promise<string[]> {
+  const db = untyped(typedDb);
+  let applied: Set<string>;
+  try {
+    const rows = await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE)}`.execute(db);
+    applied = new Set(rows.rows.map((row) => row.name));
+  } catch (error) {
+    if (isMissingTable(error)) return [...MIGRATION_NAMES];
+    throw error;
+  }
+  return MIGRATION_NAMES.filter((name) => !applied.has(name));
+}
+
 function isMissingTable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = 'code' in error ? error.code : undefined;

@@ -18,6 +18,7 @@ import { UnreadableSecretReports } from '../secrets/unreadable-secrets.js';
 import { SessionEvents } from '../sessions/session-events.js';
 import { randomBytes } from 'node:crypto';
 import { vi } from 'vitest';
+import { ServerMetrics } from '../metrics/server-metrics.js';
 
 export type TestStoreKind = 'sqlite' | 'postgres';
 
@@ -191,8 +192,11 @@ async function appOn(
     secrets: new SecretBox([seed.secretKey]),
     unreadableSecrets: new UnreadableSecretReports(),
     sessionEvents: new SessionEvents(logger),
+    metrics: new ServerMetrics(),
   };
+  base.metrics.watchStore(store.db, seed.clock, logger);
   const hub = new AgentHub(base);
+  base.metrics.watchAgents(hub);
   const ctx: AppContext = { ...base, agentSync: hub };
   const stopForwarding = forwardEndedSessionsToAgents(ctx);
   const app = await buildApp(ctx, options.webApp ?? NO_WEB_APP, { agentHub: hub });

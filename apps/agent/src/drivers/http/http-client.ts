@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import type { Authenticator } from './auth/authenticator.js';
 import { Redactor } from './redact.js';
 import { type AttemptResult, DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from './retry.js';
+import { agentMetrics, vendorApiOutcome } from '../../metrics/agent-metrics.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 
@@ -174,6 +175,17 @@ export class HttpClient {
    * whatever its status. Throws {@link HttpError} when no answer came.
    */
   async request(request: HttpRequest): Promise<HttpResponse> {
+    try {
+      const response = await this.#request(request);
+      agentMetrics.vendorRequest(this.name, vendorApiOutcome(request.method, response.status));
+      return response;
+    } catch (error) {
+      agentMetrics.vendorRequest(this.name, 'error');
+      throw error;
+    }
+  }
+
+  async #request(request: HttpRequest): Promise<HttpResponse> {
     const idempotent = request.idempotent ?? (request.method !== 'POST' && request.method !== 'PATCH');
     const first = await this.#authorized(request, idempotent);
     if (first.response.status !== 401 || this.#auth === null) return first.response;
