@@ -35,6 +35,11 @@ const POSTGRES_CONNECT_TIMEOUT_MS = 5_000;
  */
 export const SQLITE_LOCK_WAIT_MS = 1_000;
 const PG_INT8_OID = 20;
+/**
+ * How Postern's connections name themselves to PostgreSQL (pg_stat_activity): a restore looks for
+ * them to refuse while servers are running.
+ */
+export const POSTGRES_APPLICATION_NAME = 'postern';
 
 export async function openStore(location: PosternConfig['store'], options: OpenStoreOptions = {}): Promise<Store> {
   return location.kind === 'sqlite' ? openSqlite(location.file) : openPostgres(location.url, options);
@@ -90,6 +95,7 @@ async function openPostgres(url: string, options: OpenStoreOptions): Promise<Sto
     connectionString: url,
     max: 10,
     connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS,
+    application_name: POSTGRES_APPLICATION_NAME,
     // Instants are epoch milliseconds in int8 columns; pg would hand them over as strings.
     types: { getTypeParser: parserWithNumericInt8 },
     ...(options.postgresSchema === undefined ? {} : { options: `-c search_path=${options.postgresSchema}` }),
