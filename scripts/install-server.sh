@@ -102,7 +102,7 @@ fi
 # shellcheck disable=SC2086 # the owner options are words on purpose
 install -d -m 0755 "$ROOT$PREFIX" "$ROOT$(dirname "$UNIT")" "$ROOT$(dirname "$COMMAND")"
 # shellcheck disable=SC2086
-install -d -m 0750 $OWNER "$ROOT$DATA" "$ROOT$BACKUPS"
+install -d -m 0700 $OWNER "$ROOT$DATA" "$ROOT$BACKUPS"
 # shellcheck disable=SC2086
 install -d -m 0750 $ETC_OWNER "$ROOT$ETC"
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RECORDED } from '@postern/protocol';
+import { BACKEND_CONFIG_SCHEMAS, RECORDED } from '@postern/protocol';
 import { REPO_ROOT } from '@postern/test-support';
 import { loadConfig, type PosternConfig } from '../../apps/server/src/config/config.js';
 import { openStore } from '../../apps/server/src/store/store.js';
@@ -15,9 +15,11 @@ import { NO_AGENT_SYNC } from '../../apps/server/src/grants/agent-sync.js';
 import { UnreadableSecretReports } from '../../apps/server/src/secrets/unreadable-secrets.js';
 import { SessionEvents } from '../../apps/server/src/sessions/session-events.js';
 import type { AppContext } from '../../apps/server/src/app-context.js';
-import { givenAdmin, givenKnoc, givenUser } from '../../apps/server/src/test-support/factories.js';
+import { givenAdmin, givenUser } from '../../apps/server/src/test-support/factories.js';
 import { givenAgent } from '../../apps/server/src/test-support/agent-factories.js';
-import { givenBackend } from '../../apps/server/src/test-support/knoc-factories.js';
+import { givenBackend, givenEnforcedKnoc } from '../../apps/server/src/test-support/knoc-factories.js';
+import { insertBackendRow } from '../../apps/server/src/backends/backends.repo.js';
+import { uuidv7 } from '../../apps/server/src/lib/ids.js';
 import { givenSessionRow } from '../../apps/server/src/test-support/v1-rows.js';
 import { AdminApi } from './support/admin-api.js';
 import { createPostgresSchema, spawnPosternServer, type PosternServer } from './support/postern-server.js';
@@ -60,17 +62,23 @@ async function writePreviousReleaseStore(config: PosternConfig): Promise<Written
       sessionEvents: new SessionEvents(logger),
       agentSync: NO_AGENT_SYNC,
     };
-    await givenAdmin(ctx, { userName: 'postern-admin', password: ADMIN_PASSWORD });
+    // As the first start makes it: two-factor on, to be enrolled at the first sign-in.
+    await givenAdmin(ctx, {
+      userName: 'postern-admin',
+      password: ADMIN_PASSWORD,
+      totpEnabled: true,
+      totpVerified: false,
+    });
     const user = await givenUser(ctx, { userName: 'alice' });
     await givenSessionRow(ctx, user.id);
     const agent = await givenAgent(ctx, { name: 'edge-agent', sealing: false });
-    const backend = await givenBackend(ctx, {
-      type: 'fortios',
-      agentId: agent.id,
-      name: 'edge-fortigate',
-      config: { Url: 'https://fw.example.net', Bearer: 'bearer-of-the-previous-release', VDOM: 'root' },
+    const backend = await givenServerSealedBackend(ctx, agent.id);
+    const allowlist = await givenBackend(ctx, { type: 'allowlist', name: 'partner-allowlist' });
+    const knoc = await givenEnforcedKnoc(ctx, {
+      backendId: allowlist.id,
+      type: 'allowlist',
+      options: { Description: 'Intranet of the previous release' },
     });
-    const knoc = await givenKnoc(ctx, { description: 'Intranet of the previous release' });
     return {
       userId: user.id,
       userName: user.userName,
@@ -85,6 +93,30 @@ async function writePreviousReleaseStore(config: PosternConfig): Promise<Written
 
 /** PostgreSQL too when POSTERN_TEST_DATABASE_URL names a server (CI sets it). */
 const STORES = process.env.POSTERN_TEST_DATABASE_URL ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const);
+
+/**
+ * A FortiOS backend as the previous release stored it: its bearer token sealed with the server key
+ * (this release seals to the agent's key instead, and re-seals such values when the agent registers one).
+ */
+async function givenServerSealedBackend(ctx: AppContext, agentId: string): Promise<{ name: string }> {
+  const now = ctx.clock.now();
+  const id = uuidv7(now);
+  const secret = 'bearer-of-the-previous-release';
+  const fields = BACKEND_CONFIG_SCHEMAS.fortios.parse({ Url: 'https://fw.example.net', Bearer: secret, VDOM: 'root' });
+  const bearer = ctx.secrets.seal(secret, { table: 'backends', column: 'config.Bearer', rowId: id });
+  const name = 'edge-fortigate';
+  await insertBackendRow(ctx.db, {
+    id,
+    name,
+    agentId,
+    type: 'fortios',
+    config: { ...fields, Bearer: bearer },
+    createdAt: now,
+    updatedAt: now,
+    lastModifiedBy: 'previous release',
+  });
+  return { name };
+}
 
 describe.each(STORES)('a store of the previous release (%s)', (kind) => {
   const missing = missingBuild(REPO_ROOT);
