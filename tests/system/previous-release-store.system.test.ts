@@ -136,7 +136,7 @@ describe.each(STORES)('a store of the previous release (%s)', (kind) => {
 
   it('is migrated by the built server of this release, which serves what it holds', async () => {
     const schema = kind === 'postgres' ? await createPostgresSchema() : null;
-    dropSchema = schema === null ? null : schema.drop;
+    dropSchema = schema === null ? null : () => schema.drop();
     const settings = { POSTERN_DATA_DIR: dataDir, ...(schema === null ? {} : { DATABASE_URL: schema.url }) };
     const written = await writePreviousReleaseStore(loadConfig(settings));
 
