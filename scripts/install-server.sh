@@ -174,8 +174,8 @@ ProtectControlGroups=yes
 ProtectClock=yes
 ProtectHostname=yes
 ProtectProc=invisible
-ProcSubset=pid
-RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX
+# AF_NETLINK: glibc's getaddrinfo asks the kernel which address families are configured.
+RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX AF_NETLINK
 RestrictNamespaces=yes
 RestrictRealtime=yes
 RestrictSUIDSGID=yes
@@ -195,7 +195,6 @@ chmod 0644 "$ROOT$UNIT"
 cat >"$ROOT$COMMAND" <<EOF
 #!/bin/sh
 # Written by scripts/install-server.sh: runs the installed server's command line as the service user.
-cd $APP || exit 1
 if [ "\$(id -u)" -eq 0 ]; then
   exec runuser -u $SERVICE_USER -- $NODE --env-file=$ENV_FILE $APP/apps/server/dist/main.js "\$@"
 fi

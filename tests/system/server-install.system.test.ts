@@ -56,6 +56,12 @@ describe('the server install script', { timeout: 120_000 }, () => {
     expect(mode(at('var/lib/postern'))).toBe(0o700);
     expect(mode(at('var/backups/postern'))).toBe(0o700);
     expect(mode(at('usr/local/bin/postern'))).toBe(0o755);
+    // The command runs as the service user with the service's settings (and resolves paths from where it is run).
+    const command = readFileSync(at('usr/local/bin/postern'), 'utf8');
+    expect(command).toContain(
+      `exec runuser -u postern -- ${process.execPath} --env-file=/etc/postern/postern.env /opt/postern/app/apps/server/dist/main.js "$@"`,
+    );
+    expect(command).not.toMatch(/^cd /m);
 
     const unit = readFileSync(at('etc/systemd/system/postern.service'), 'utf8');
     for (const line of [
@@ -69,7 +75,7 @@ describe('the server install script', { timeout: 120_000 }, () => {
       'PrivateTmp=yes',
       'NoNewPrivileges=yes',
       'CapabilityBoundingSet=CAP_NET_BIND_SERVICE',
-      'RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX',
+      'RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX AF_NETLINK',
       'SystemCallFilter=@system-service',
       'WantedBy=multi-user.target',
     ]) {
