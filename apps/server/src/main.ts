@@ -9,7 +9,8 @@ import { BackupError } from './backup/backup-file.js';
 
 /**
  * Entry point of the `postern` command. Problems the operator can fix (settings, command line, a store
- * from a newer release, a SQLite store in use by another server) end with one line and exit code 2; nothing here prints a stack trace.
+ * from a newer release, a SQLite store another server holds) end with one line and exit code 2; a
+ * failed migration, backup or restore with one line and exit code 1. Nothing here prints a stack trace.
  */
 try {
   await buildCli().parseAsync(process.argv);

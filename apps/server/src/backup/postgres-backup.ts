@@ -109,10 +109,15 @@ function runTool(
     let feederFailure: string | null = null;
     if (feed !== undefined && child.stdin !== null) {
       const stdin = child.stdin;
+      // A psql that ended early closes its input; its exit code says why, not this write's EPIPE.
+      stdin.on('error', () => undefined);
       stdin.write(feed.input);
       const [feedCommand, feedArgs] = feed.then;
       const feeder = spawn(feedCommand, feedArgs, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      feeder.on('error', (error) => reject(missingTool(feedCommand, error)));
+      feeder.on('error', (error) => {
+        child.kill('SIGTERM');
+        reject(missingTool(feedCommand, error));
+      });
       let feederErr = '';
       feeder.stderr?.setEncoding('utf8').on('data', (chunk: string) => (feederErr += chunk));
       // psql commits what it was given when its input ends: it is ended only after the feeder
