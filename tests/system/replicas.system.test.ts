@@ -16,7 +16,7 @@ import {
   type GrantTopology,
 } from './support/grant-topology.js';
 import { missingNetnsSupport } from './support/netns.js';
-import { createSchema, spawnPosternServer, type PosternServer } from './support/postern-server.js';
+import { createPostgresSchema, spawnPosternServer, type PosternServer } from './support/postern-server.js';
 import { missingBuild, requireTool } from './support/requirements.js';
 import { PORTAL_SETTINGS, installLicence } from './support/user-portal.js';
 
@@ -146,7 +146,7 @@ describe('two servers on one PostgreSQL, with a real agent', () => {
 
   beforeAll(async () => {
     if (missing !== null) return;
-    schema = await createSchema();
+    schema = await createPostgresSchema();
     sharedKey = randomBytes(32).toString('base64');
     replicaA = await startReplica('a', true);
     replicaB = await startReplica('b');

@@ -12,6 +12,7 @@ import { prepareDataDir } from './config/data-dir.js';
 import { openStore, type Store } from './store/store.js';
 import { migrateToLatest } from './store/migrate.js';
 import { whenStoreFree } from './store/start-up-wait.js';
+import { takeProcessLock, type ProcessLock } from './store/single-process-lock.js';
 import { buildApp } from './app.js';
 import { loadWebApp } from './http/web-app.js';
 import { ensureBootstrapAdmin } from './admins/admins.service.js';
@@ -34,11 +35,22 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** Opens (and if needed migrates) the store, then the data directory and store are ready to use. */
-export async function openPreparedStore(config: PosternConfig, logger: Logger): Promise<Store> {
+/**
+ * Opens (and if needed migrates) the store, then the data directory and store are ready to use.
+ * `asServer`: on the embedded SQLite store, first take the data directory's single-process lock (see
+ * single-process-lock.ts), held until the store is closed; another holder stops us here.
+ */
+export async function openPreparedStore(config: PosternConfig, logger: Logger, asServer = false): Promise<Store> {
   const { warning } = prepareDataDir(config.dataDir);
   if (warning !== null) logger.warn(warning);
-  const store = await openStore(config.store, { logger });
+  const lock = asServer && config.store.kind === 'sqlite' ? takeProcessLock(config.dataDir, 'serve') : null;
+  const store = await openStore(config.store, { logger }).then(
+    (opened) => (lock === null ? opened : withLockReleasedOnClose(opened, lock)),
+    (error: unknown) => {
+      lock?.release();
+      throw error;
+    },
+  );
   try {
     const applied = await whenStoreFree(() => migrateToLatest(store.db), { logger, store: store.description });
     if (applied.length > 0) logger.info({ migrations: applied, store: store.description }, 'store migrated');
@@ -47,6 +59,19 @@ export async function openPreparedStore(config: PosternConfig, logger: Logger): 
     throw error;
   }
   return store;
+}
+
+function withLockReleasedOnClose(store: Store, lock: ProcessLock): Store {
+  return {
+    ...store,
+    close: async () => {
+      try {
+        await store.close();
+      } finally {
+        lock.release();
+      }
+    },
+  };
 }
 
 /**
@@ -90,7 +115,7 @@ export async function contextWithoutAgents(config: PosternConfig, store: Store, 
 
 /** Starts the portal: store, first admin, background jobs, HTTP listener. */
 export async function startServer(config: PosternConfig, logger: Logger): Promise<RunningServer> {
-  const store = await openPreparedStore(config, logger);
+  const store = await openPreparedStore(config, logger, true);
   const base = await contextFor(config, store, logger).catch(async (error: unknown) => {
     await store.close();
     throw error;

@@ -36,7 +36,7 @@ export async function startPosternServer(
   commandPrefix: readonly string[] = [],
 ): Promise<PosternServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'postern-system-'));
-  const postgres = storeChoice === 'postgres' ? await createSchema() : null;
+  const postgres = storeChoice === 'postgres' ? await createPostgresSchema() : null;
   const { process: running, url } = await spawnPosternServer(
     dataDir,
     { ...(postgres === null ? {} : { DATABASE_URL: postgres.url }), ...settings },
@@ -92,8 +92,11 @@ export async function spawnPosternServer(
   return { process: capture(child), url: `http://127.0.0.1:${port}` };
 }
 
-/** A new schema on the test PostgreSQL and a DATABASE_URL whose search path is that schema. */
-export async function createSchema(): Promise<{ url: string; drop(): Promise<void> } | null> {
+/**
+ * A new schema on the test PostgreSQL and a DATABASE_URL whose search path is that schema; null when
+ * POSTERN_TEST_DATABASE_URL is unset.
+ */
+export async function createPostgresSchema(): Promise<{ url: string; drop(): Promise<void> } | null> {
   const base = process.env.POSTERN_TEST_DATABASE_URL;
   if (base === undefined || base === '') return null;
   const schema = `postern_system_${randomBytes(6).toString('hex')}`;

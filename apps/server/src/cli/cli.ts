@@ -6,6 +6,7 @@ import { contextWithoutAgents, openPreparedStore, startServer } from '../server.
 import { createAdminFromCli, resetAdminPassword } from '../admins/admins.service.js';
 import { readPasswordFromStdin } from './read-stdin.js';
 import { registerLicenceCommands } from '../licence/licence-cli.js';
+import { registerBackupCommands } from './backup-cli.js';
 import type { AppContext } from '../app-context.js';
 
 const SETTINGS_HELP = [
@@ -80,6 +81,7 @@ export function buildCli(): Command {
       });
     });
 
+  registerBackupCommands(program);
   registerLicenceCommands(program, withContext);
   return program;
 }

@@ -43,9 +43,15 @@ const POSTGRES_CONNECT_TIMEOUT_MS = 5_000;
  */
 export const SQLITE_LOCK_WAIT_MS = 1_000;
 const PG_INT8_OID = 20;
+/**
+ * How Postern's connections name themselves to PostgreSQL (pg_stat_activity): `postern-<replica>`,
+ * one name per process. A restore looks for them to refuse while servers are running; the store's
+ * doorbells name the writer by it.
+ */
+export const POSTGRES_APPLICATION_NAME = 'postern';
 
 export async function openStore(location: PosternConfig['store'], options: OpenStoreOptions = {}): Promise<Store> {
-  const replicaId = `postern-${randomBytes(6).toString('hex')}`;
+  const replicaId = `${POSTGRES_APPLICATION_NAME}-${randomBytes(6).toString('hex')}`;
   return location.kind === 'sqlite'
     ? openSqlite(location.file, replicaId)
     : openPostgres(location.url, replicaId, options);
