@@ -1,6 +1,7 @@
 // "Many agents" (issue 17 item 9): the built server with a fleet of protocol-level stand-in agents
 // (FakeAgent, test code, hence run from source through tsx by scripts/bench.mjs). Fleet size from
 // POSTERN_BENCH_FLEET (default 10,000). Prints progress on stderr and one JSON line of rows on stdout:
+// - agents made: a sample through the admin API (its rate), the rest copied in the store;
 // - connect: all agents open their connection at once, as a fleet's agents do when they start
 //   together (postern-agent connects at once on start; only its reconnects wait a jittered back-off);
 //   done when every one has proved its key, said hello and received its first state;
@@ -110,6 +111,9 @@ async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T
   );
 }
 
+/** Why connection attempts failed, and how often: printed on stderr after each stage. */
+const failureReasons = new Map<string, number>();
+
 /**
  * Connects the agent, waiting `jitterMs` at random first; a failed attempt waits postern-agent's
  * back-off and tries again. Resolves with the number of failed attempts.
@@ -120,9 +124,11 @@ async function connectLikeAnAgent(agent: FakeAgent, jitterMs: number): Promise<n
     try {
       await agent.connect();
       return failures;
-    } catch {
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      failureReasons.set(reason, (failureReasons.get(reason) ?? 0) + 1);
       agent.terminate();
-      if (failures > 20) throw new Error('an agent could not connect in 20 attempts');
+      if (failures > 20) throw new Error('an agent could not connect in 20 attempts', { cause: error });
       await sleep(Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** failures));
     }
   }
@@ -132,6 +138,8 @@ async function connectLikeAnAgent(agent: FakeAgent, jitterMs: number): Promise<n
 async function connectFleet(agents: FakeAgent[], jitterMs: number): Promise<{ ms: number; failed: number }> {
   const started = performance.now();
   const failures = await Promise.all(agents.map((agent) => connectLikeAnAgent(agent, jitterMs)));
+  for (const [reason, count] of failureReasons) log(`  ${count}× ${reason}`);
+  failureReasons.clear();
   return { ms: performance.now() - started, failed: failures.reduce((sum, n) => sum + n, 0) };
 }
 
@@ -240,6 +248,15 @@ try {
   const rssIdle = vmRssMiB(pid);
   for (const { token } of tokens) agents.push(new FakeAgent(baseUrl, token, { waitLimitMs: 60_000 }));
 
+  // Heartbeats as postern-agent sends them, each agent at its own phase, from the start: the server
+  // drops a connection that stays silent for 60 s, and connecting thousands can take longer.
+  for (const agent of agents) {
+    const phase = setTimeout(
+      () => heartbeats.push(setInterval(() => agent.heartbeat(), HEARTBEAT_MS)),
+      Math.random() * HEARTBEAT_MS,
+    );
+    heartbeats.push(phase);
+  }
   log(`connecting ${FLEET} agents at once`);
   const connect = await withinLimit('connecting the fleet', connectFleet(agents, 0));
   row(
@@ -274,14 +291,6 @@ try {
   });
   const userCookie = await signInUser(client, 'fleet-user', PASSWORD, USER_ADDRESS);
 
-  // Heartbeats as postern-agent sends them, each agent at its own phase.
-  for (const agent of agents) {
-    const phase = setTimeout(
-      () => heartbeats.push(setInterval(() => agent.heartbeat(), HEARTBEAT_MS)),
-      Math.random() * HEARTBEAT_MS,
-    );
-    heartbeats.push(phase);
-  }
   await sleep(2_000);
   const rssConnected = vmRssMiB(pid);
   row('server memory (VmRSS): idle / fleet connected', `${rssIdle.toFixed(0)} MiB / ${rssConnected.toFixed(0)} MiB`);
