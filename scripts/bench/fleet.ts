@@ -13,6 +13,8 @@
 // While the list is fetched and during the storms a worker thread asks GET /api/theme every 10 ms:
 // the worst answer is how long the server's event loop was unavailable (plus this process's own lag
 // on a shared machine).
+// Each agent holds one socket here and one in the server: 10,000 need `ulimit -n` above about 10,100
+// in the shell that runs the benchmark (both processes inherit it).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
