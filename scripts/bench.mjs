@@ -1,6 +1,8 @@
 // npm run bench: starts the built server on a fresh store and prints figures: start-up time, memory,
 // sign-in latency, request throughput and the web app's initial JavaScript weight; then the grant
-// engine's figures (scripts/bench/grants.mjs), and writes them all to docs/benchmarks.md. Figures
+// engine's figures (scripts/bench/grants.mjs), the vendor drivers' (scripts/bench/vendor-drivers.ts)
+// and a fleet of stand-in agents' (scripts/bench/fleet.ts; POSTERN_BENCH_FLEET agents, default
+// 10,000), and writes them all to docs/benchmarks.md. Figures
 // only (a missed target does not fail the run); the tests never assert timings.
 //
 // For digging into the grant figures: POSTERN_BENCH_PROFILE_DIR=<dir> makes the grant benchmark's
@@ -107,9 +109,16 @@ try {
   );
   process.exit(1);
 }
-const sections = [{ title: 'Server', rows: serverRows }, ...grants.sections, vendorDriverSection(), agentListSection()];
+const fleet = fleetSection();
+const sections = [
+  { title: 'Server', rows: serverRows },
+  ...grants.sections,
+  vendorDriverSection(),
+  agentListSection(),
+  fleet.section,
+];
 printSections(sections, grants.skipped);
-const written = writeMarkdown(ROOT, sections, grants.skipped, grants.notes);
+const written = writeMarkdown(ROOT, sections, grants.skipped, [...grants.notes, fleet.note]);
 console.log(`\nWritten to ${path.relative(ROOT, written)}`);
 
 /**
@@ -171,6 +180,28 @@ function tsxFigures(script, what) {
     process.exit(1);
   }
   return JSON.parse(line);
+}
+
+/**
+ * Many agents (scripts/bench/fleet.ts, through tsx: its stand-in agents are the server's test code).
+ * Its progress goes to the terminal; its rows come back as the last line of its output.
+ */
+function fleetSection() {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/bench/fleet.ts')], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const line = run.stdout.trim().split('\n').pop() ?? '';
+  if (run.status !== 0 || !line.startsWith('{')) {
+    console.error('The fleet benchmark broke (its output is above).');
+    process.exit(1);
+  }
+  const { fleet, rows } = JSON.parse(line);
+  return {
+    section: { title: `Many agents (${fleet.toLocaleString('en')} stand-in agents on loopback)`, rows },
+    note: `Many agents: ${fleet.toLocaleString('en')} protocol-level stand-ins (apps/server/src/test-support/fake-agent.ts: real WebSocket, key proof, hello, results; heartbeats sent by the benchmark every 15 s, postern-agent's default) in one Node.js process next to the server. 200 agents are made through POST /api/admin/agents (its rate is a row), the rest copied from the first straight into the store with their own tokens, hashed and sealed with the server's key as the API does (through the API 10,000 would take minutes). Connects are all at once, as agents started together do (postern-agent connects at once on start); a failed attempt retries after postern-agent's back-off (full jitter from 0.5 s). Memory is the server's VmRSS, CPU its utime+stime over 10 s. Grant → apply: POST /api/grant by a signed-in user until the stand-in behind the knoc has the apply message, then a revoke, 20 rounds. The storms cut every socket without a closing handshake, wait until the store shows none connected, then reconnect all (at once, then each after a random 0–5 s). A worker thread meanwhile asks GET /api/theme every 10 ms; its slowest answer includes the benchmark process's own lag on the shared cores. Fleet size: POSTERN_BENCH_FLEET.`,
+  };
 }
 
 function request(method, url, body, cookie) {

@@ -47,7 +47,7 @@ export function cleanUpGrantBench() {
 }
 
 /** A licence for this run, signed with a key made now and trusted through the server's environment. */
-async function benchLicence() {
+export async function benchLicence() {
   const format = await import(pathToFileURL(path.join(ROOT, 'apps/server/dist/licence/licence-format.js')).href);
   const signer = format.generateLicenceKeyPair();
   const now = Date.now();

@@ -76,7 +76,7 @@ export class HttpClient {
   }
 
   /** Resolves with { status, headers, text } once the whole response has arrived. */
-  request(method, url, { body, cookie, forwardedFor } = {}) {
+  request(method, url, { body, cookie, forwardedFor, headers = {} } = {}) {
     return new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : JSON.stringify(body);
       const req = http.request(
@@ -90,6 +90,7 @@ export class HttpClient {
             ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
             ...(cookie ? { cookie } : {}),
             ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}),
+            ...headers,
           },
         },
         (response) => {
@@ -126,7 +127,7 @@ export function cookieFrom(response, name) {
   return cookie.split(';')[0];
 }
 
-/** Signs in as postern-admin, postpones its TOTP enrolment, and returns a caller of the admin API. */
+/** Signs in as postern-admin, postpones its TOTP enrolment, and returns a caller of the admin API and its session cookie. */
 export async function signInAdmin(client, password) {
   const login = await client.request('POST', '/api/admin/login', {
     body: { UserName: 'postern-admin', Password: password },
@@ -137,7 +138,7 @@ export async function signInAdmin(client, password) {
     cookie: pending,
   });
   const cookie = cookieFrom(deferred, '__Host-postern_admin_session');
-  return { call: (method, url, body) => client.call(method, url, { body, cookie }) };
+  return { cookie, call: (method, url, body) => client.call(method, url, { body, cookie }) };
 }
 
 /** Signs a local user in from `address` (through the trusted proxy header); returns the cookie. */

@@ -10,6 +10,9 @@ const dist = (file) => import(pathToFileURL(path.join(ROOT, 'apps/server/dist', 
 const { loadSqliteDriver } = await dist('store/sqlite-driver.js');
 const { uuidv7 } = await dist('lib/ids.js');
 const { newSessionToken } = await dist('sessions/session-tokens.js');
+const { agentTokenSecretContext, generateAgentToken, hashAgentToken } = await dist('agents/agent-token.js');
+const { SecretBox } = await dist('secrets/secret-box.js');
+const { readSecretKeyFile } = await dist('secrets/secret-key.js');
 
 /** Opens the store file with the driver the server uses on this Node.js. */
 export function openStore(file) {
@@ -77,6 +80,29 @@ export async function sessionIdOfToken(db, token) {
   const row = db.prepare('select id from user_sessions where token_hash = ?').get(hashSessionToken(token));
   if (row === undefined) throw new Error('no session row for the template user');
   return row.id;
+}
+
+/**
+ * Makes `count` agents like the template agent, each with its own new token stored as the admin API
+ * stores it (SHA-256 for the lookup, sealed with the server's key from `secretKeyFile` for showing it
+ * again). Returns their ids and tokens.
+ */
+export function cloneAgents(db, { templateAgentId, secretKeyFile, count }) {
+  const secrets = new SecretBox([readSecretKeyFile(secretKeyFile)]);
+  const now = Date.now();
+  const agents = Array.from({ length: count }, (_, i) => ({
+    id: uuidv7(now),
+    name: `bench-agent-${String(i).padStart(5, '0')}`,
+    token: generateAgentToken(),
+  }));
+  const rows = agents.map(({ id, name, token }) => ({
+    id,
+    name,
+    token_hash: hashAgentToken(token),
+    token_secret: secrets.seal(token, agentTokenSecretContext(id)),
+  }));
+  db.transaction(() => cloneRows(db, 'agents', 'id', templateAgentId, rows))();
+  return agents.map(({ id, token }) => ({ id, token }));
 }
 
 /**

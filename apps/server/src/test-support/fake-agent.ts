@@ -68,13 +68,20 @@ export class FakeAgent {
   constructor(
     private readonly baseUrl: string,
     private readonly token: string,
-    options: { key?: FakeAgentKey; sealing?: boolean } = {},
+    options: {
+      key?: FakeAgentKey;
+      sealing?: boolean;
+      /** How long {@link waitFor} waits (default 5 s; a benchmark of thousands of agents needs more). */
+      waitLimitMs?: number;
+    } = {},
   ) {
     this.key = options.key ?? fakeAgentKey();
     this.#sealing = options.sealing ?? true;
+    this.#waitLimitMs = options.waitLimitMs ?? 5_000;
   }
 
   readonly #sealing: boolean;
+  readonly #waitLimitMs: number;
 
   /**
    * Connects, waits for the challenge and says hello with a proof of its key; resolves when the
@@ -164,6 +171,16 @@ export class FakeAgent {
     return this.closed as { code: number; reason: string };
   }
 
+  /** Drops the connection without a closing handshake, as a crashed agent or a cut network does. */
+  terminate(): void {
+    this.#socket?.terminate();
+  }
+
+  /** Sends a heartbeat, as postern-agent does every POSTERN_AGENT_HEARTBEAT_SECONDS (this one never does on its own). */
+  heartbeat(): void {
+    if (this.isOpen()) this.send({ type: 'heartbeat', version: AGENT_PROTOCOL_VERSION });
+  }
+
   /** Whether the current connection is open. */
   isOpen(): boolean {
     return this.#socket?.readyState === WebSocket.OPEN;
@@ -185,9 +202,9 @@ export class FakeAgent {
     return this.messages.filter((message) => message.type === 'goodbye');
   }
 
-  /** Resolves once `condition` holds, checking after every message (5 s at most). */
+  /** Resolves once `condition` holds, checking after every message (5 s at most unless told). */
   async waitFor(condition: () => boolean, what = 'a condition'): Promise<void> {
-    const deadline = Date.now() + 5_000;
+    const deadline = Date.now() + this.#waitLimitMs;
     while (!condition()) {
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
       await new Promise<void>((resolve) => {
