@@ -1,3 +1,4 @@
+import { ServerMetrics } from '../../apps/server/src/metrics/server-metrics.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -60,6 +61,7 @@ async function writePreviousReleaseStore(config: PosternConfig): Promise<Written
       secrets,
       unreadableSecrets: new UnreadableSecretReports(),
       sessionEvents: new SessionEvents(logger),
+      metrics: new ServerMetrics(),
       agentSync: NO_AGENT_SYNC,
     };
     // As the first start makes it: two-factor on, to be enrolled at the first sign-in.

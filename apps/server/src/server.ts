@@ -198,6 +198,7 @@ async function listenForChanges(store: Store, ctx: AppContext, agents: AgentHub)
     replicaId: store.replicaId,
     openClient: store.openDedicatedClient,
     agents,
+    counters: { notification: () => ctx.metrics.changeBusNotified(), resync: () => ctx.metrics.changeBusResynced() },
   });
   await listener.start();
   return listener;
