@@ -10,6 +10,7 @@ import { startPosternServer, type PosternServer } from './support/postern-server
 import { missingBuild, requireTool } from './support/requirements.js';
 import {
   VENDOR,
+  VENDOR_TYPES,
   startVendorAgent,
   startVendorFakes,
   vendorHolds,
@@ -38,16 +39,7 @@ const knocIds: Record<string, string> = {};
 let passivePlusId: string;
 const password = 'correct horse battery staple';
 
-const VENDORS: VendorType[] = [
-  'fortios',
-  'fortimanager',
-  'panos',
-  'firepower',
-  'sophosutm',
-  'sophossfos',
-  'aws',
-  'azure',
-];
+const VENDORS = VENDOR_TYPES;
 const holdsClient = (vendor: VendorType) => vendorHolds(fakes, vendor, CLIENT);
 
 async function signIn(userName: string): Promise<string> {

@@ -41,9 +41,18 @@ export const VENDOR = {
   dynamicObject: '005056b3-5f6a-0ed3-0000-000000001234',
 } as const;
 
-/** The backend types the fakes stand in for. */
-export type VendorType =
-  'fortios' | 'fortimanager' | 'panos' | 'firepower' | 'sophosutm' | 'sophossfos' | 'aws' | 'azure';
+/** The backend types the fakes stand in for: every vendor backend of the spec. */
+export const VENDOR_TYPES = [
+  'fortios',
+  'fortimanager',
+  'panos',
+  'firepower',
+  'sophosutm',
+  'sophossfos',
+  'aws',
+  'azure',
+] as const;
+export type VendorType = (typeof VENDOR_TYPES)[number];
 
 /** The eight fakes, running. */
 export interface VendorFakes {

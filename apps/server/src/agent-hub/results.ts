@@ -98,8 +98,10 @@ export async function recordResults(
 /** Counts the grants whose entry the agent removed, by why they ended. */
 function countRevokes(metrics: ServerMetrics, backendType: string, ended: readonly { endReason: string | null }[]) {
   const byReason = new Map<string, number>();
-  for (const { endReason } of ended)
-    byReason.set(endReason ?? 'unknown', (byReason.get(endReason ?? 'unknown') ?? 0) + 1);
+  for (const { endReason } of ended) {
+    const reason = endReason ?? 'unknown';
+    byReason.set(reason, (byReason.get(reason) ?? 0) + 1);
+  }
   for (const [reason, count] of byReason) metrics.grantsEnded(reason, backendType, count);
 }
 
