@@ -1,6 +1,7 @@
 // npm run bench: starts the built server on a fresh store and prints figures: start-up time, memory,
 // sign-in latency, request throughput and the web app's initial JavaScript weight; then the grant
-// engine's figures (scripts/bench/grants.mjs), the vendor drivers' (scripts/bench/vendor-drivers.ts)
+// engine's figures (scripts/bench/grants.mjs), the same across two replicas on PostgreSQL
+// (scripts/bench/replicas.mjs), the vendor drivers' (scripts/bench/vendor-drivers.ts)
 // and a fleet of stand-in agents' (scripts/bench/fleet.ts; POSTERN_BENCH_FLEET agents, default
 // 10,000), and writes them all to docs/benchmarks.md. Figures
 // only (a missed target does not fail the run); the tests never assert timings.
@@ -23,6 +24,7 @@ build();
 
 // Loaded after the build: they import the built server's modules.
 const { cleanUpGrantBench, runGrantBenchmarks } = await import('./bench/grants.mjs');
+const { runReplicaBenchmark } = await import('./bench/replicas.mjs');
 const { printSections, writeMarkdown } = await import('./bench/report.mjs');
 // Ctrl-C: stop what was started and delete the namespaces before leaving.
 let interrupted = false;
@@ -99,26 +101,36 @@ try {
 }
 
 let grants;
+let replicas;
 try {
   grants = await runGrantBenchmarks();
+  const singleServerP50 = grants.sections
+    .flatMap((section) => section.rows)
+    .find((row) => row.name.startsWith('grant → in the kernel set, '))?.value;
+  replicas = await runReplicaBenchmark({ singleServerP50 });
 } catch (error) {
   await cleanUpGrantBench();
   if (interrupted) process.exit(130);
-  console.error(
-    `The grant benchmark broke: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-  );
+  console.error(`A grant benchmark broke: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   process.exit(1);
 }
+await cleanUpGrantBench();
 const fleet = fleetSection();
 const sections = [
   { title: 'Server', rows: serverRows },
   ...grants.sections,
+  ...(replicas.section === undefined ? [] : [replicas.section]),
   vendorDriverSection(),
   agentListSection(),
   fleet.section,
 ];
-printSections(sections, grants.skipped);
-const written = writeMarkdown(ROOT, sections, grants.skipped, [...grants.notes, fleet.note]);
+const skipped = [...grants.skipped, ...(replicas.skipped === undefined ? [] : [replicas.skipped])];
+printSections(sections, skipped);
+const written = writeMarkdown(ROOT, sections, skipped, [
+  ...grants.notes,
+  ...(replicas.note === undefined ? [] : [replicas.note]),
+  fleet.note,
+]);
 console.log(`\nWritten to ${path.relative(ROOT, written)}`);
 
 /**

@@ -64,7 +64,10 @@ async function startProber(topology) {
 
 const elapsedMs = (from, to) => Number(to - from) / 1e6;
 
-/** Runs the rounds; returns the rows of the figure and notes on how it was taken. */
+/**
+ * Runs the rounds; returns the rows of the figure, notes on how it was taken, and the samples in ms
+ * ({ grant, revoke }, each { total, response, server, relay, agent }).
+ */
 export async function measureGrantLatency({ topology, client, cookie, aclId }) {
   const prober = await startProber(topology);
   const grant = { total: [], response: [], server: [], relay: [], agent: [] };
@@ -111,8 +114,6 @@ export async function measureGrantLatency({ topology, client, cookie, aclId }) {
     await prober.stop();
   }
   const resolutionMs = probingMs / attempts;
-  const describe = (values) =>
-    `p50 ${ms(percentile(values, 0.5))}, p95 ${ms(percentile(values, 0.95))}, p99 ${ms(percentile(values, 0.99))}, max ${ms(Math.max(...values))}`;
   const rows = [
     {
       name: `grant → in the kernel set, ${GRANTS} grants: p50`,
@@ -126,16 +127,16 @@ export async function measureGrantLatency({ topology, client, cookie, aclId }) {
       target: '< 20 ms',
       met: percentile(grant.total, 0.99) < 20,
     },
-    { name: 'grant → in the kernel set: all', value: describe(grant.total) },
-    { name: '  server: POST sent → apply message leaves for the agent', value: describe(grant.server) },
-    { name: '  test relays between server and agent', value: describe(grant.relay) },
-    { name: '  agent: apply message → in the kernel set', value: describe(grant.agent) },
-    { name: '  POST /api/grant response time', value: describe(grant.response) },
-    { name: `revoke → out of the kernel set, ${GRANTS} revokes`, value: describe(revoke.total) },
-    { name: '  server: DELETE sent → apply message leaves for the agent', value: describe(revoke.server) },
-    { name: '  test relays between server and agent', value: describe(revoke.relay) },
-    { name: '  agent: apply message → out of the kernel set', value: describe(revoke.agent) },
-    { name: '  DELETE response time', value: describe(revoke.response) },
+    { name: 'grant → in the kernel set: all', value: describeLatencies(grant.total) },
+    { name: '  server: POST sent → apply message leaves for the agent', value: describeLatencies(grant.server) },
+    { name: '  test relays between server and agent', value: describeLatencies(grant.relay) },
+    { name: '  agent: apply message → in the kernel set', value: describeLatencies(grant.agent) },
+    { name: '  POST /api/grant response time', value: describeLatencies(grant.response) },
+    { name: `revoke → out of the kernel set, ${GRANTS} revokes`, value: describeLatencies(revoke.total) },
+    { name: '  server: DELETE sent → apply message leaves for the agent', value: describeLatencies(revoke.server) },
+    { name: '  test relays between server and agent', value: describeLatencies(revoke.relay) },
+    { name: '  agent: apply message → out of the kernel set', value: describeLatencies(revoke.agent) },
+    { name: '  DELETE response time', value: describeLatencies(revoke.response) },
     { name: 'probe resolution (mean time per connection attempt)', value: ms(resolutionMs, 3) },
   ];
   const notes = [
@@ -143,5 +144,10 @@ export async function measureGrantLatency({ topology, client, cookie, aclId }) {
     `Timing: the benchmark reads the monotonic clock just before sending the request; a prober process in the client namespace (nice ${PROBER_NICE}) connects back to back from the client address to the protected listener (a refused attempt is answered with a TCP reset by iptables) and reads the same clock at the first connection that succeeds (grant) or is refused (revoke). The "probe resolution" row is the mean time of one attempt: the figures are late by at most that.`,
     "The agent's WebSocket runs through two small relays (the protected namespace's 127.0.0.1 → a unix socket → the server's 127.0.0.1) that a real deployment does not have; HTTP uses a keep-alive connection, as a browser does. The split uses the moments the server's `apply` frame passed each relay (the one in the benchmark process, then the one inside the protected namespace just before the agent): the server part ends when the frame left the server, the agent part starts when it was handed to the agent's socket, and the relay row between them is an artefact of this topology. The response rows are the request's own time as the client sees it (server work plus loopback); the apply message may leave before or after the response.",
   ];
-  return { rows, notes };
+  return { rows, notes, samples: { grant, revoke } };
+}
+
+/** p50, p95, p99 and max of latencies in milliseconds, as the figures print them. */
+export function describeLatencies(values) {
+  return `p50 ${ms(percentile(values, 0.5))}, p95 ${ms(percentile(values, 0.95))}, p99 ${ms(percentile(values, 0.99))}, max ${ms(Math.max(...values))}`;
 }

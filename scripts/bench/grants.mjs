@@ -42,8 +42,16 @@ export function cleanUpGrantBench() {
     }
     killStarted();
     await removeAllNamespaces();
-  })();
+  })().finally(() => {
+    // Done: later sections register cleanups of their own, undone by the next call.
+    cleaning = null;
+  });
   return cleaning;
+}
+
+/** Registers an undo step for {@link cleanUpGrantBench} (run newest first). */
+export function onCleanUp(cleanup) {
+  cleanups.push(cleanup);
 }
 
 /** A licence for this run, signed with a key made now and trusted through the server's environment. */
@@ -84,7 +92,7 @@ const STAND_IN_CAPABILITIES = {
 };
 
 /** Starts the agent inside the protected namespace, as its systemd unit would run it. */
-function agentStarter(topology, token) {
+export function agentStarter(topology, token) {
   const stateDir = mkdtempSync(path.join(tmpdir(), 'postern-bench-agent-'));
   cleanups.push(() => rmSync(stateDir, { recursive: true, force: true }));
   return ({ logLevel = 'warn' } = {}) => {
@@ -110,7 +118,7 @@ function agentStarter(topology, token) {
 }
 
 /** Waits until the agent is connected and has said hello (Capabilities arrive with the hello). */
-async function agentReady(admin, agentId, agent) {
+export async function agentReady(admin, agentId, agent) {
   await waitUntil(
     async () => {
       const record = await admin.call('GET', `/api/admin/agents/${agentId}`);
@@ -124,7 +132,7 @@ async function agentReady(admin, agentId, agent) {
 }
 
 /** One ipset backend on the agent and a knoc per set; returns the knocs' ids, the grant knoc first. */
-async function createKnocs(admin, agentId) {
+export async function createKnocs(admin, agentId) {
   const backend = await admin.call('POST', '/api/admin/backends', {
     Name: 'bench ipset',
     AgentID: agentId,
@@ -143,7 +151,7 @@ async function createKnocs(admin, agentId) {
 }
 
 /** A local user made through the admin API, in a new local group holding `knocIds`. */
-async function createUserWithKnocs(admin, userName, knocIds) {
+export async function createUserWithKnocs(admin, userName, knocIds) {
   const { User: user } = await admin.call('POST', '/api/admin/users', {
     Name: `${userName} (benchmark)`,
     UserName: userName,

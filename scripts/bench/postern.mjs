@@ -4,7 +4,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../lib.mjs';
-import { freePort, startProcess } from './processes.mjs';
+import { freePort, startProcess, waitUntil } from './processes.mjs';
 
 const PASSWORD_LINE = /shown only this once:\n\n\s+(\S+)\n/;
 
@@ -29,10 +29,12 @@ function cleanEnv(extra) {
 }
 
 /**
- * Starts `node apps/server/dist/main.js serve` on 127.0.0.1, a free port and a new data directory.
- * Returns { port, adminPassword, dbFile, stop() }.
+ * Starts `node apps/server/dist/main.js serve` on 127.0.0.1, a free port and a new data directory
+ * (the SQLite store's, unless `settings` names a DATABASE_URL). On a new store it waits for the first
+ * admin's password; with `firstAdmin: false` (a second replica on a store that has its admin) for
+ * /readyz. Returns { port, adminPassword, dbFile (null on PostgreSQL), process, stop() }.
  */
-export async function startServer(settings = {}) {
+export async function startServer(settings = {}, { firstAdmin = true } = {}) {
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'postern-bench-grants-'));
   const server = startProcess(
@@ -55,17 +57,31 @@ export async function startServer(settings = {}) {
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    await server.waitFor(PASSWORD_LINE, 30_000);
+    if (firstAdmin) await server.waitFor(PASSWORD_LINE, 30_000);
+    else await waitUntil(() => isReady(port, server), `the server on port ${port} to be ready`, 30_000);
   } catch (error) {
     await stop();
     throw error;
   }
+  const adminPassword = firstAdmin ? PASSWORD_LINE.exec(server.output())[1] : null;
+  if (settings.DATABASE_URL !== undefined) return { port, adminPassword, dbFile: null, process: server, stop };
   const dbFile = path.join(dataDir, 'postern.db');
   if (!existsSync(dbFile)) {
     await stop();
     throw new Error(`the server's SQLite store is not at ${dbFile}`);
   }
-  return { port, adminPassword: PASSWORD_LINE.exec(server.output())[1], dbFile, process: server, stop };
+  return { port, adminPassword, dbFile, process: server, stop };
+}
+
+/** Whether the server answers /readyz with 200; throws with its output once it has ended. */
+async function isReady(port, server) {
+  if (!server.running) throw new Error(`the server ended before it was ready; output:\n${server.output()}`);
+  try {
+    const response = await fetch(`http://127.0.0.1:${port}/readyz`);
+    return response.status === 200;
+  } catch {
+    return false;
+  }
 }
 
 /** HTTP/1.1 with keep-alive to one server, as a browser talks to it. */

@@ -51,7 +51,7 @@ require('node:net')
 
 /**
  * Builds the topology; returns { client, protectedNs, agentServerUrl, applyMessageAfter(since),
- * setCount(set), dispose() }.
+ * retarget(port), setCount(set), dispose() }.
  * On failure everything made so far is removed before the error is rethrown.
  */
 export async function createTopology(serverPort) {
@@ -61,6 +61,8 @@ export async function createTopology(serverPort) {
   const namespaces = [];
   const processes = [];
   let relay;
+  /** The server new agent connections are relayed to (a load balancer's choice; see retarget). */
+  let targetPort = serverPort;
   const dispose = async () => {
     for (const started of processes) await started.stop('SIGKILL');
     await new Promise((resolve) => (relay ? relay.close(() => resolve()) : resolve()));
@@ -91,7 +93,7 @@ export async function createTopology(serverPort) {
     await listener.waitFor(/listening/);
 
     relay = createServer((inbound) => {
-      const outbound = connect(serverPort, '127.0.0.1');
+      const outbound = connect(targetPort, '127.0.0.1');
       outbound.setNoDelay(true);
       // When the server's incremental changes pass on their way to the agent: splits the grant
       // latency into the server's part and the agent's. (Server frames are unmasked JSON text.)
@@ -133,6 +135,13 @@ export async function createTopology(serverPort) {
         const host = applyMessages.find((at) => at > since);
         const inner = innerApplyMessages.find((at) => at > since);
         return host === undefined || inner === undefined ? null : { host, inner };
+      },
+      /**
+       * Relays connections opened from now on to the server on `port` (as a load balancer sends an
+       * agent to another replica); open connections stay where they are.
+       */
+      retarget(port) {
+        targetPort = port;
       },
       /** The set's "Number of entries" as `ipset list -t` reports it. */
       async setCount(set = GRANT_SET) {
