@@ -61,6 +61,11 @@ describe('sealing to an agent', () => {
     expect(deriveSealingKey(identity).publicKey).toBe(a.publicKey);
     expect(parseSealingPublicKey(a.publicKey)).not.toBeNull();
     expect(parseSealingPublicKey(`${a.publicKey}A`)).toBeNull();
+    expect(parseSealingPublicKey(a.publicKey)?.export({ format: 'der', type: 'spki' }).toString('base64url')).toBe(
+      a.publicKey,
+    );
+    const ed25519 = generateKeyPairSync('ed25519').publicKey.export({ format: 'der', type: 'spki' });
+    expect(parseSealingPublicKey(ed25519.toString('base64url'))).toBeNull();
     expect(agentSealingKey().publicKey).not.toBe(a.publicKey);
   });
 });

@@ -37,6 +37,16 @@ describe('agent key proofs', () => {
     const padded = Buffer.concat([Buffer.from(key.publicKey, 'base64url'), Buffer.from([0])]);
     expect(parseAgentPublicKey(padded.toString('base64url'))).toBeNull();
     expect(parseAgentPublicKey('not-a-key')).toBeNull();
+    const x25519 = generateKeyPairSync('x25519').publicKey;
+    expect(parseAgentPublicKey(x25519.export({ format: 'der', type: 'spki' }).toString('base64url'))).toBeNull();
+    // The same bytes in another spelling: padded base64, and base64 with + and /.
+    expect(parseAgentPublicKey(Buffer.from(key.publicKey, 'base64url').toString('base64'))).toBeNull();
+    expect(parseAgentPublicKey(`${key.publicKey}=`)).toBeNull();
+  });
+
+  it('builds from the key the same key Node parses from its DER', () => {
+    const parsed = parseAgentPublicKey(key.publicKey);
+    expect(parsed?.export({ format: 'der', type: 'spki' }).toString('base64url')).toBe(key.publicKey);
   });
 
   it('fingerprints a key as SHA256: and the unpadded base64 digest of its DER', () => {

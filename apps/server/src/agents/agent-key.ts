@@ -1,4 +1,5 @@
-import { createHash, createPublicKey, randomBytes, verify, type KeyObject } from 'node:crypto';
+import { createHash, randomBytes, verify, type KeyObject } from 'node:crypto';
+import { parseOkpPublicKey } from '@postern/protocol/sealing';
 import { agentProofPayload, type AgentKeyProof } from '@postern/protocol';
 
 /** Bytes of a challenge nonce: 256 bits, so no two connections ever share one. */
@@ -17,15 +18,7 @@ export function newAgentNonce(): string {
  * means one key has one spelling, so comparing with the registered key is a string comparison.
  */
 export function parseAgentPublicKey(publicKey: string): KeyObject | null {
-  let key: KeyObject;
-  try {
-    key = createPublicKey({ key: Buffer.from(publicKey, 'base64url'), format: 'der', type: 'spki' });
-  } catch {
-    return null;
-  }
-  if (key.asymmetricKeyType !== 'ed25519') return null;
-  const canonical = key.export({ format: 'der', type: 'spki' }).toString('base64url');
-  return canonical === publicKey ? key : null;
+  return parseOkpPublicKey(publicKey, 'Ed25519');
 }
 
 /**
