@@ -23,17 +23,23 @@ const LAST_SEEN_WRITE_MS = 5_000;
 /** An agent that has not proved its key in a hello this long after connecting is dropped. */
 const HELLO_TIMEOUT_MS = 10_000;
 
+/**
+ * The hub's decision on a hello: admitted (the connection is the agent's, its hello recorded, and
+ * generations up to `reservedGeneration` reserved for its messages), or refused with the reason (the
+ * hub has audited it).
+ */
+export type AdmitDecision = { reservedGeneration: number } | { refusal: string };
+
 /** What a connection asks of the hub, which alone decides who may hold an agent's slot. */
 export interface AgentConnectionHooks {
-  /**
-   * Decides on the hello's key proof for this connection's nonce: null admits the connection (the
-   * hub has made it the agent's), a text refuses it with that reason (the hub has audited it).
-   */
-  admit(connection: AgentConnection, hello: HelloMessage, nonce: string): Promise<string | null>;
+  /** Decides on the hello's key proof for this connection's nonce. */
+  admit(connection: AgentConnection, hello: HelloMessage, nonce: string): Promise<AdmitDecision>;
   /** No proof arrived in time; the connection closes. */
   timedOut(connection: AgentConnection): void;
   /** The socket has closed (called once). */
   closed(connection: AgentConnection): void;
+  /** Runs a connection's set-up (admission and first state), a few at a time across the hub. */
+  setUp(work: () => Promise<void>): Promise<void>;
 }
 
 /**
@@ -270,43 +276,9 @@ export class AgentConnection {
       case 'hello': {
         this.#helloReceived = true;
         clearTimeout(this.#helloTimer);
-        let refusal: string | null;
-        try {
-          refusal = await this.hooks.admit(this, message, this.#nonce);
-        } catch (error) {
-          // The store failed us; the agent retries, and nothing was sent meanwhile.
-          this.log.error({ err: error }, 'could not check the agent key proof');
-          return this.close(1011, 'server error');
-        }
-        if (refusal !== null) return this.close(AgentCloseCodes.unauthorised, refusal);
-        // Closed while the proof was checked (a rotation, a newer connection, shutdown).
-        if (this.closing) return;
-        await this.ctx.db
-          .updateTable('agents')
-          .set((eb) => ({
-            version: message.agentVersion,
-            capabilities: JSON.stringify(message.capabilities),
-            lastSeen: now,
-            // An agent that has applied a later generation than the store knows (the store was
-            // restored from a backup) would refuse everything at or below it: move past it.
-            generation: eb
-              .case()
-              .when('generation', '<', message.generation)
-              .then(message.generation)
-              .else(eb.ref('generation'))
-              .end(),
-          }))
-          .where('id', '=', this.agentId)
-          .execute();
-        this.#lastSeenWritten = Date.now();
-        // Reserve afresh above whatever the store now holds.
-        this.#generations.reset();
-        this.log.info(
-          { agentVersion: message.agentVersion, applied: message.applied.length, generation: message.generation },
-          'agent said hello',
-        );
-        this.#ready = true;
-        this.resendState();
+        // A few connections at a time across the hub: a reconnecting fleet must not queue thousands
+        // of admissions and states in the store ahead of a person's request.
+        await this.hooks.setUp(() => this.#admitAndSendState(message));
         return;
       }
       case 'heartbeat': {
@@ -345,6 +317,34 @@ export class AgentConnection {
         return;
       }
     }
+  }
+
+  /**
+   * The hello's key proof decided on (the hub admits the connection, recording the hello's report,
+   * or refuses it), and the agent's whole state sent: the work one connection's set-up costs.
+   */
+  async #admitAndSendState(message: HelloMessage): Promise<void> {
+    let decision: AdmitDecision;
+    try {
+      decision = await this.hooks.admit(this, message, this.#nonce);
+    } catch (error) {
+      // The store failed us; the agent retries, and nothing was sent meanwhile.
+      this.log.error({ err: error }, 'could not check the agent key proof');
+      return this.close(1011, 'server error');
+    }
+    if ('refusal' in decision) return this.close(AgentCloseCodes.unauthorised, decision.refusal);
+    // Closed while the proof was checked (a rotation, a newer connection, shutdown).
+    if (this.closing) return;
+    this.#lastSeenWritten = Date.now();
+    this.#generations.startWith(decision.reservedGeneration);
+    this.log.info(
+      { agentVersion: message.agentVersion, applied: message.applied.length, generation: message.generation },
+      'agent said hello',
+    );
+    this.#ready = true;
+    // The first state, sent now (this runs in the serial queue, as a flush does).
+    this.#fullStatePending = true;
+    await this.#flush();
   }
 
   /** This connection as untilStored sees it: retries stop once it closes. */

@@ -7,14 +7,26 @@ import type { AgentEntryKey, AgentSync } from '../grants/agent-sync.js';
 import { clientAddress } from '../lib/client-address.js';
 import { NotFoundError } from '../errors.js';
 import { uuidv7 } from '../lib/ids.js';
+import { Semaphore } from '../lib/semaphore.js';
 import { findAgentByToken } from '../agents/agents.repo.js';
 import { AgentRefusals, admitAgentConnection } from '../agents/agent-enrolment.js';
 import { RefusedConnectionAudit } from '../agents/refused-connection-audit.js';
-import { AgentConnection } from './agent-connection.js';
+import { AgentConnection, type AdmitDecision } from './agent-connection.js';
+import { GENERATION_BLOCK } from './generations.js';
 import { DisconnectRecorder } from './disconnect-recorder.js';
 
 /** Largest message an agent may send (a hello listing every applied entry of a big agent). */
 const MAX_AGENT_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Connection set-ups (the token looked up; the key proof admitted with the first state sent) the hub
+ * runs at once. A fleet reconnecting together (a network blip, a server restart) brings thousands at
+ * a time; run all at once, their store work queued ahead of every person's request for seconds, and
+ * the SQLite store's synchronous answers ran them back to back without the event loop turning. A few
+ * at a time, each in its own turn of the event loop, keeps the server answering; the fleet comes
+ * back as fast, since the work is the same.
+ */
+const SET_UP_CONCURRENCY = 4;
 
 /** The agent a token names. Not yet authenticated: that takes the key proof inside the socket. */
 interface IdentifiedAgent {
@@ -57,6 +69,7 @@ export class AgentHub implements AgentSync {
   readonly #tasks = new Set<Promise<void>>();
   /** close() was called: the server is stopping, and new connections are turned away. */
   #stopping = false;
+  readonly #setUps = new Semaphore(SET_UP_CONCURRENCY, { yieldBetween: true });
 
   constructor(private readonly ctx: HubContext) {
     this.#refusals = new RefusedConnectionAudit(ctx);
@@ -188,7 +201,8 @@ export class AgentHub implements AgentSync {
   async #authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const header = request.headers.authorization ?? '';
     const match = /^Bearer ([^\s]{1,512})$/.exec(header);
-    const row = match?.[1] === undefined ? null : await findAgentByToken(this.ctx.db, match[1]);
+    const token = match?.[1];
+    const row = token === undefined ? null : await this.#setUps.run(() => findAgentByToken(this.ctx.db, token));
     if (row === null) {
       request.log.warn({ address: clientAddress(request) }, 'agent connection refused: unknown token');
       await reply.code(401).send({ Err: ErrorCodes.unauthorised });
@@ -214,6 +228,7 @@ export class AgentHub implements AgentSync {
       admit: (candidate, hello, nonce) => this.#admit(candidate, agent, address, hello, nonce, log),
       timedOut: () => this.#track(this.#refused(agent, address, AgentRefusals.timeout, null, log)),
       closed: (closed) => this.#track(this.#closed(closed, agent)),
+      setUp: (work) => this.#setUps.run(work),
     });
     this.#pending.add(connection);
     log.debug({ address }, 'agent connection opened; challenge sent');
@@ -221,7 +236,7 @@ export class AgentHub implements AgentSync {
 
   /**
    * Admits a connection whose hello proves the agent's key (enrolling it when none is registered),
-   * and gives it the agent's slot; refuses (and audits) any other. Returns the refusal, or null.
+   * and gives it the agent's slot; refuses (and audits) any other.
    */
   async #admit(
     connection: AgentConnection,
@@ -230,7 +245,7 @@ export class AgentHub implements AgentSync {
     hello: HelloMessage,
     nonce: string,
     log: Logger,
-  ): Promise<string | null> {
+  ): Promise<AdmitDecision> {
     const outcome = await admitAgentConnection(this.ctx, {
       agentId: agent.id,
       tokenHash: agent.tokenHash,
@@ -239,11 +254,17 @@ export class AgentHub implements AgentSync {
       sealingKey: hello.sealingKey,
       connectionId: connection.connectionId,
       address,
+      report: {
+        agentVersion: hello.agentVersion,
+        capabilities: hello.capabilities,
+        appliedGeneration: hello.generation,
+      },
+      generationBlock: GENERATION_BLOCK,
     });
     if (!outcome.admitted) {
       this.#pending.delete(connection);
       await this.#refused(agent, address, outcome.refusal, outcome.fingerprint, log);
-      return outcome.refusal;
+      return { refusal: outcome.refusal };
     }
     this.#pending.delete(connection);
     this.#recorded.add(connection);
@@ -252,14 +273,14 @@ export class AgentHub implements AgentSync {
     // slot. Its close is recorded when the socket closes, or now if that has already happened.
     if (connection.closing) {
       if (connection.socketClosed) await this.#closed(connection, agent);
-      return null;
+      return { reservedGeneration: outcome.reservedGeneration };
     }
     // A newer proven connection replaces an older one: the agent restarted or its network changed.
     this.#connections.get(agent.id)?.close(AgentCloseCodes.replaced, 'replaced by a newer connection');
     this.#connections.set(agent.id, connection);
     this.#names.set(agent.id, agent.name);
     log.info({ address }, 'agent connected');
-    return null;
+    return { reservedGeneration: outcome.reservedGeneration };
   }
 
   async #refused(

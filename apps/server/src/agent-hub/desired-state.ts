@@ -75,9 +75,13 @@ const runningGrantsOfEntry = preparedQuery((db, agentId: string, aclId: string, 
   runningGrantsOfAgent(db, agentId, now).where('grants.aclId', '=', aclId).where('grants.ip', '=', ip),
 );
 
+const runningGrantsOfAgentPrepared = preparedQuery((db, agentId: string, now: number) =>
+  runningGrantsOfAgent(db, agentId, now),
+);
+
 /** Every entry the agent must hold now. */
 export async function desiredEntries(db: Kysely<Database>, agentId: string, now: number): Promise<DesiredEntry[]> {
-  return foldEntries(await runningGrantsOfAgent(db, agentId, now).execute(), now);
+  return foldEntries(await runningGrantsOfAgentPrepared(db, agentId, now), now);
 }
 
 /**
@@ -118,6 +122,21 @@ export async function desiredForKeys(
   return { add, remove };
 }
 
+// Prepared: every agent connection's first state reads them (a reconnecting fleet, thousands at once).
+const backendsOfAgent = preparedQuery((db, agentId: string) =>
+  db.selectFrom('backends').selectAll().where('agentId', '=', agentId),
+);
+const sealingKeyOfAgent = preparedQuery((db, agentId: string) =>
+  db.selectFrom('agents').select('sealingKey').where('id', '=', agentId),
+);
+const knocsOfAgent = preparedQuery((db, agentId: string) =>
+  db
+    .selectFrom('knocs')
+    .innerJoin('backends', 'backends.id', 'knocs.backendId')
+    .selectAll('knocs')
+    .where('backends.agentId', '=', agentId),
+);
+
 /** The knocs an agent can be sent, and those it cannot because a secret of theirs cannot be opened. */
 export interface AgentKnocs {
   knocs: AgentKnoc[];
@@ -133,20 +152,12 @@ export interface AgentKnocs {
  */
 export async function agentKnocs(ctx: HubContext, db: Kysely<Database>, agentId: string): Promise<AgentKnocs> {
   const unreadable = new Map<string, string>();
-  const backends = await db.selectFrom('backends').selectAll().where('agentId', '=', agentId).execute();
+  const backends = await backendsOfAgent(db, agentId);
   if (backends.length === 0) return { knocs: [], unreadable };
   // Secrets go to the agent sealed to this key, and only to it.
-  const agent = await db.selectFrom('agents').select('sealingKey').where('id', '=', agentId).executeTakeFirst();
+  const [agent] = await sealingKeyOfAgent(db, agentId);
   const sealingKey = agent?.sealingKey ?? null;
-  const knocs = await db
-    .selectFrom('knocs')
-    .selectAll()
-    .where(
-      'backendId',
-      'in',
-      backends.map((backend) => backend.id),
-    )
-    .execute();
+  const knocs = await knocsOfAgent(db, agentId);
   const byId = new Map(backends.map((row) => [row.id, row]));
   const result: AgentKnoc[] = [];
   for (const knocRow of knocs) {

@@ -4,7 +4,7 @@ import type { HubContext } from '../app-context.js';
  * Generations reserved in the store at once. A reconnect skips what its predecessor left unused, so
  * this bounds the waste: at a million reconnects a day the numbers last for longer than any agent.
  */
-const GENERATION_BLOCK = 1_000;
+export const GENERATION_BLOCK = 1_000;
 
 /**
  * The generations of one connection's messages to its agent. Generations are reserved in the store a
@@ -40,9 +40,12 @@ export class Generations {
     return this.#next;
   }
 
-  /** Forgets the reserved block: the next take reserves afresh above whatever the store now holds. */
-  reset(): void {
-    this.#next = 0;
-    this.#reservedUpTo = 0;
+  /**
+   * Starts from a block reserved in the store by someone else (the admission's write): generations
+   * above `reservedUpTo - GENERATION_BLOCK` up to `reservedUpTo` are this connection's.
+   */
+  startWith(reservedUpTo: number): void {
+    this.#reservedUpTo = reservedUpTo;
+    this.#next = reservedUpTo - GENERATION_BLOCK;
   }
 }

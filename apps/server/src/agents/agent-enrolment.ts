@@ -3,7 +3,7 @@ import type { HubContext } from '../app-context.js';
 import { recordAudit } from '../audit/audit.js';
 import { agentKeyFingerprint, verifyAgentProof } from './agent-key.js';
 import { SealingKeyRefusals, decideSealingKey } from './agent-sealing-key.js';
-import { enrolAgentKey, findAgentCredentials, recordAgentConnection } from './agents.repo.js';
+import { enrolAgentKey, findAgentCredentials, recordAdmittedConnection, type AgentHelloReport } from './agents.repo.js';
 
 /**
  * Why a connection was refused. Each text is sent to the agent in its goodbye (and logged there)
@@ -34,19 +34,26 @@ export interface AdmissionRequest {
   connectionId: string;
   /** The agent's address, as the audit log shows it. */
   address: string;
+  /** What the hello reports about the agent, recorded when it is admitted. */
+  report: AgentHelloReport;
+  /** How many generations to reserve for the connection's first messages. */
+  generationBlock: number;
 }
 
-/** Admitted (and whether this connection enrolled the key), or refused with the reason. */
+/**
+ * Admitted (whether this connection enrolled the key, and the highest generation reserved for its
+ * messages), or refused with the reason.
+ */
 export type AdmissionOutcome =
-  | { admitted: true; enrolled: boolean; fingerprint: string }
+  | { admitted: true; enrolled: boolean; fingerprint: string; reservedGeneration: number }
   | { admitted: false; refusal: AgentRefusal; fingerprint: string | null };
 
 /**
  * Decides whether a connection is the agent its token names. The proof must verify for this
  * connection's nonce; then, in one transaction, the token must still be the agent's, and the key
  * must be the registered one, or, when none is registered (never enrolled, or rotated since),
- * becomes it (audited as AgentEnrolled). An admitted connection is recorded as the agent's and
- * audited as AgentConnected. The hello's sealing key is decided on in the same transaction (see
+ * becomes it (audited as AgentEnrolled). An admitted connection is recorded as the agent's, with
+ * its hello's report and its first block of generations, in one write, and audited as AgentConnected. The hello's sealing key is decided on in the same transaction (see
  * decideSealingKey). Refusals are not audited here: the caller throttles them.
  */
 export async function admitAgentConnection(ctx: HubContext, request: AdmissionRequest): Promise<AdmissionOutcome> {
@@ -88,12 +95,14 @@ export async function admitAgentConnection(ctx: HubContext, request: AdmissionRe
         Description: registrations.join('; '),
       });
     }
-    await recordAgentConnection(trx, agent.id, {
-      connectionId: request.connectionId,
-      externalIp: request.address,
-      lastSeen: now,
-    });
+    const reservedGeneration = await recordAdmittedConnection(
+      trx,
+      agent.id,
+      { connectionId: request.connectionId, externalIp: request.address, lastSeen: now },
+      request.report,
+      request.generationBlock,
+    );
     await recordAudit(trx, now, AuditActions.AgentConnected, { AgentName: agent.name, IpAddress: request.address });
-    return { admitted: true, enrolled, fingerprint };
+    return { admitted: true, enrolled, fingerprint, reservedGeneration };
   });
 }

@@ -14,7 +14,7 @@ import { signInAdmin, signInUser } from '../test-support/http.js';
 import { recentAudit } from '../audit/audit.js';
 import { uuidv7 } from '../lib/ids.js';
 import type { AgentSync } from '../grants/agent-sync.js';
-import { findAgentByToken, recordAgentConnection } from './agents.repo.js';
+import { findAgentByToken, recordAdmittedConnection } from './agents.repo.js';
 
 const UNKNOWN_ID = '01890000-0000-7000-8000-000000000000';
 
@@ -316,11 +316,13 @@ describe.each(testStoreKinds())('agents API (%s)', (kind) => {
       let etag = await currentEtag();
 
       t.clock.advance(1_000);
-      await recordAgentConnection(t.ctx.db, agent.id, {
-        connectionId: 'connection-1',
-        externalIp: '203.0.113.5',
-        lastSeen: t.clock.now(),
-      });
+      await recordAdmittedConnection(
+        t.ctx.db,
+        agent.id,
+        { connectionId: 'connection-1', externalIp: '203.0.113.5', lastSeen: t.clock.now() },
+        { agentVersion: '1.9.0', capabilities: {}, appliedGeneration: 0 },
+        1_000,
+      );
       etag = await changedFrom(etag);
 
       t.clock.advance(1_000);

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { AgentsTable, Database } from '../store/schema.js';
 import { inBatches } from '../store/batches.js';
+import { preparedQuery } from '../store/prepared-query.js';
 import { hashAgentToken } from './agent-token.js';
 
 /** An agent row as the services use it; `tokenSecret` is still sealed. */
@@ -61,11 +62,14 @@ export async function findAgentRow(db: Kysely<Database>, id: string): Promise<Ag
  * The agent whose token this is, or null. The token is hashed and the hash looked up by the store's
  * unique index, so no comparison ever runs on the secret itself (nothing to time).
  */
+/** Prepared, as the rest of an agent connection's set-up: a reconnecting fleet runs it thousands of times. */
+const agentByTokenHash = preparedQuery((db, tokenHash: string) =>
+  db.selectFrom('agents').select(AGENT_COLUMNS).where('tokenHash', '=', tokenHash),
+);
+
 export async function findAgentByToken(db: Kysely<Database>, token: string): Promise<AgentRow | null> {
-  const tokenHash = hashAgentToken(token);
-  return (
-    (await db.selectFrom('agents').select(AGENT_COLUMNS).where('tokenHash', '=', tokenHash).executeTakeFirst()) ?? null
-  );
+  const [row] = await agentByTokenHash(db, hashAgentToken(token));
+  return row ?? null;
 }
 
 export async function insertAgentRow(db: Kysely<Database>, agent: NewAgentRow): Promise<void> {
@@ -112,14 +116,13 @@ export interface AgentCredentialsRow {
 }
 
 /** The agent's token hash and registered keys, or null when the agent is gone. */
+const agentCredentials = preparedQuery((db, id: string) =>
+  db.selectFrom('agents').select(['id', 'name', 'tokenHash', 'publicKey', 'sealingKey']).where('id', '=', id),
+);
+
 export async function findAgentCredentials(db: Kysely<Database>, id: string): Promise<AgentCredentialsRow | null> {
-  return (
-    (await db
-      .selectFrom('agents')
-      .select(['id', 'name', 'tokenHash', 'publicKey', 'sealingKey'])
-      .where('id', '=', id)
-      .executeTakeFirst()) ?? null
-  );
+  const [row] = await agentCredentials(db, id);
+  return row ?? null;
 }
 
 /**
@@ -141,13 +144,74 @@ export async function enrolAgentKey(
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Records the connection now holding the agent, where it came from, and that it was just seen. */
-export async function recordAgentConnection(
+/** What an admitted connection's hello reports, recorded with the connection. */
+export interface AgentHelloReport {
+  agentVersion: string;
+  capabilities: unknown;
+  /** The highest generation the agent has applied. */
+  appliedGeneration: number;
+}
+
+const admittedConnectionUpdate = preparedQuery(
+  (
+    db,
+    id: string,
+    connectionId: string,
+    externalIp: string,
+    lastSeen: number,
+    version: string,
+    capabilities: string,
+    appliedGeneration: number,
+    aboveApplied: number,
+    generationBlock: number,
+  ) =>
+    db
+      .updateTable('agents')
+      .set((eb) => ({
+        connectionId,
+        externalIp,
+        lastSeen,
+        version,
+        capabilities,
+        generation: eb
+          .case()
+          .when('generation', '<', appliedGeneration)
+          .then(aboveApplied)
+          .else(eb('generation', '+', generationBlock))
+          .end(),
+      }))
+      .where('id', '=', id)
+      .returning('generation'),
+);
+
+/**
+ * Records the connection now holding the agent, where it came from, that it was just seen and what
+ * its hello reports, in one write, and
+ * reserves the connection's first block of `generationBlock` generations above both the store's
+ * and the agent's own (an agent ahead of the store, restored from a backup, would refuse everything
+ * at or below what it applied). Returns the highest generation reserved.
+ */
+export async function recordAdmittedConnection(
   db: Kysely<Database>,
   id: string,
   fields: { connectionId: string; externalIp: string; lastSeen: number },
-): Promise<void> {
-  await db.updateTable('agents').set(fields).where('id', '=', id).execute();
+  report: AgentHelloReport,
+  generationBlock: number,
+): Promise<number> {
+  const [row] = await admittedConnectionUpdate(
+    db,
+    id,
+    fields.connectionId,
+    fields.externalIp,
+    fields.lastSeen,
+    report.agentVersion,
+    JSON.stringify(report.capabilities),
+    report.appliedGeneration,
+    report.appliedGeneration + generationBlock,
+    generationBlock,
+  );
+  if (row === undefined) throw new Error(`agent ${id} is not in the store`);
+  return Number(row.generation);
 }
 
 /** Deletes the agent row; true when it existed. Backends must have been detached first. */
