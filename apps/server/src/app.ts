@@ -36,11 +36,16 @@ import { registerBreakGlassRoutes, registerGrantRoutes } from './grants/grants.r
 import type { AgentHub } from './agent-hub/agent-hub.js';
 import { registerAllowlistRoutes } from './allowlists/allowlists.routes.js';
 import { registerUserSessionRoutes } from './sessions/user-sessions.routes.js';
+import { registerKeySignInRoutes } from './auth/key-sign-in.routes.js';
 import { registerAgentRoutes } from './agents/agents.routes.js';
 import { registerAgentInstallRoutes } from './agents/agent-install.routes.js';
 import { registerDocsRoutes } from './docs/docs.routes.js';
 import { registerHealthRoutes } from './health/health.routes.js';
-import { loadAgentDistribution, type AgentDistribution } from './agents/agent-distribution.js';
+import {
+  DEFAULT_CLIENT_DISTRIBUTION_PATHS,
+  loadAgentDistribution,
+  type AgentDistribution,
+} from './agents/agent-distribution.js';
 import { uuidv7 } from './lib/ids.js';
 import { discoveryBase, discoveryConnectSource, withConnectSource } from './ip-discovery/discovery-url.js';
 import { readSetting } from './settings/settings.js';
@@ -58,6 +63,8 @@ export interface BuildAppOptions {
   agentHub?: AgentHub;
   /** The agent installer and bundle; the build beside the server by default. */
   agentDistribution?: AgentDistribution;
+  /** postern-client's installer and bundle; the build beside the server by default. */
+  clientDistribution?: AgentDistribution;
 }
 
 /**
@@ -186,7 +193,10 @@ async function registerRoutes(
     await registerArea(scope, 'Status', (area) => registerPublicStatusRoutes(area, ctx, webApp));
     await registerArea(scope, 'Branding', (area) => registerBrandingRoutes(area, ctx));
     await registerArea(scope, 'Agent installation', (area) =>
-      registerAgentInstallRoutes(area, ctx, options.agentDistribution ?? loadAgentDistribution()),
+      registerAgentInstallRoutes(area, ctx, {
+        agent: options.agentDistribution ?? loadAgentDistribution(),
+        client: options.clientDistribution ?? loadAgentDistribution(DEFAULT_CLIENT_DISTRIBUTION_PATHS),
+      }),
     );
     await registerArea(scope, 'Documentation', (area) => {
       registerDocsRoutes(area);
@@ -226,10 +236,12 @@ async function registerRoutes(
     registerUnknownAdminRoutes(scope);
   });
   // /api/v1, the API for machines: authenticated by API keys (or, for allowlists, by address) instead of
-  // sessions. All GETs, so the Origin check does not apply.
+  // sessions. The one POST (the machine sign-in) gets the Origin check like any other, which a
+  // non-browser client, sending no Origin, passes.
   await registerAccessScope(app, ctx, 'api-key', async (scope) => {
     await registerArea(scope, 'Allowlists', (area) => registerAllowlistRoutes(area, ctx));
     await registerArea(scope, 'User sessions (v1)', (area) => registerUserSessionRoutes(area, ctx));
+    await registerArea(scope, 'Machine sign-in (v1)', (area) => registerKeySignInRoutes(area, ctx));
   });
   const hub = options.agentHub;
   if (hub !== undefined) {

@@ -123,6 +123,10 @@ export const ErrorCodes = {
   groupTypeFixed: 'err.groupTypeFixed',
   apiKeyFieldFixed: 'err.apiKeyFieldFixed',
   apiKeyAddressNotAllowed: 'err.apiKeyAddressNotAllowed',
+  /** A machine sign-in with a real key whose ExpiredAfter has passed (an unknown key gets err.unauthorised). */
+  apiKeyExpired: 'err.apiKeyExpired',
+  /** A machine sign-in with a key whose user is not an API-key user (a person signs in with their password). */
+  apiKeySignInNotAllowed: 'err.apiKeySignInNotAllowed',
   cannotDeleteSelf: 'err.cannotDeleteSelf',
   userLimitReached: 'err.userLimitReached',
   passwordChangeNotAllowed: 'err.passwordChangeNotAllowed',

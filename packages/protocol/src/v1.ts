@@ -3,8 +3,8 @@ import { dataEnvelope } from './envelope.js';
 import { Id } from './common.js';
 
 /**
- * The machine API under /api/v1, used with API keys instead of sessions: published allowlists and
- * the running user sessions.
+ * The machine API under /api/v1, used with API keys instead of sessions: published allowlists, the
+ * running user sessions, and the machine sign-in.
  */
 
 /** The fixed HTTP Basic user name that goes with an API key as the password (the spec's 'apiuser'). */
@@ -49,3 +49,12 @@ export const V1UserSession = z.object({
 });
 export type V1UserSession = z.infer<typeof V1UserSession>;
 export const V1UserSessionListResponse = dataEnvelope(z.array(V1UserSession));
+
+/**
+ * POST /api/v1/login: a script or server signs in with an API key scoped `user.auth:{user ID}`, sent
+ * in the Authorization header (`Bearer <key>`, or HTTP Basic `apiuser` + key), never in the URL. The
+ * key's user (AuthType apikey) gets a normal user session, exactly as POST /api/login gives a person:
+ * the same answer (LoginResponse) and session cookie, then the user API (/api/status, /api/grant,
+ * DELETE /api/sessions/current/granted-acls/{id}, /api/logout) with that cookie.
+ */
+export const V1_LOGIN_PATH = '/api/v1/login';

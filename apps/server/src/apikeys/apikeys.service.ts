@@ -199,6 +199,36 @@ export async function verifyApiKey(
   sourceAddress: string,
   requiredScope: string,
 ): Promise<ApiKeyVerdict> {
+  return verifyKey(ctx, plaintext, sourceAddress, (scopes) => scopes.includes(requiredScope));
+}
+
+const USER_AUTH_SCOPE_PREFIX = 'user.auth:';
+
+/**
+ * A key that acts as a user (a machine signing in): checked like {@link verifyApiKey}, where the scope
+ * rule is that the key names exactly one user with `user.auth:{user ID}`. `userId` is that user when
+ * the key passed every check, else null.
+ */
+export async function verifyUserAuthKey(
+  ctx: AppContext,
+  plaintext: string,
+  sourceAddress: string,
+): Promise<{ verdict: ApiKeyVerdict; userId: string | null }> {
+  let userId: string | null = null;
+  const verdict = await verifyKey(ctx, plaintext, sourceAddress, (scopes) => {
+    const users = scopes.filter((scope) => scope.startsWith(USER_AUTH_SCOPE_PREFIX));
+    userId = users.length === 1 ? (users[0] as string).slice(USER_AUTH_SCOPE_PREFIX.length) : null;
+    return userId !== null;
+  });
+  return { verdict, userId: verdict.ok ? userId : null };
+}
+
+async function verifyKey(
+  ctx: AppContext,
+  plaintext: string,
+  sourceAddress: string,
+  scopeAllows: (scopes: readonly string[]) => boolean,
+): Promise<ApiKeyVerdict> {
   if (!API_KEY_FORMAT.test(plaintext)) return { ok: false, refusal: 'unknown' };
   // The lookup is by the SHA-256 of the key: its timing can only reveal hash prefixes, which say
   // nothing about any key.
@@ -206,7 +236,7 @@ export async function verifyApiKey(
   if (row === null) return { ok: false, refusal: 'unknown' };
   const key = toRecord(row);
   if (row.expiresAt !== null && row.expiresAt <= ctx.clock.now()) return { ok: false, refusal: 'expired', key };
-  if (!row.scopes.includes(requiredScope)) return { ok: false, refusal: 'scope', key };
+  if (!scopeAllows(row.scopes)) return { ok: false, refusal: 'scope', key };
   const prefixes = row.allowedFrom.map((entry) => entry.Prefix);
   if (!addressInAnyCidr(sourceAddress, prefixes)) return { ok: false, refusal: 'address', key };
   return { ok: true, key };
@@ -241,7 +271,7 @@ async function checkScopes(db: Kysely<Database>, scopes: readonly string[]): Pro
   const named = (prefix: string) =>
     scopes.filter((scope) => scope.startsWith(prefix)).map((scope) => ({ scope, id: scope.slice(prefix.length) }));
   const aclScopes = named('allowlist.read:');
-  const userScopes = named('user.auth:');
+  const userScopes = named(USER_AUTH_SCOPE_PREFIX);
   const knocIds = aclScopes.map((entry) => entry.id);
   const knocs = await existingKnocIds(db, knocIds);
   const unknownAcl = aclScopes.find((entry) => !knocs.has(entry.id));

@@ -24,7 +24,7 @@ import {
   type IssuedSession,
 } from './session-issue.js';
 import { endAdminSessions, endUserSessions } from '../sessions/sessions.repo.js';
-import { blockedFor, clearFailures, recordFailure, signInKeys, type SignInKeys } from './throttle.js';
+import { blockedFor, clearFailures, recordFailure, signInKeys, type SignInKeys, type ThrottleKey } from './throttle.js';
 
 /** The cookies a request carried, which a sign-in replaces. */
 export interface PreviousTokens {
@@ -203,7 +203,7 @@ export async function signOutAdmin(ctx: AppContext, token: string, meta: Request
  * How a password-form sign-in is counted: local until the account turns out to be an LDAP one. A
  * throttled attempt is refused before the account is looked up, so it is counted as local (the form).
  */
-interface SignInAttempt {
+export interface SignInAttempt {
   method: SignInMethod;
 }
 
@@ -212,7 +212,7 @@ interface SignInAttempt {
  * banned (the throttle refused it), failure (any other refusal). A store or directory outage
  * (5xx) is not an attempt that failed, and is not counted.
  */
-async function countedSignIn<T>(ctx: AppContext, attempt: SignInAttempt, signIn: Promise<T>): Promise<T> {
+export async function countedSignIn<T>(ctx: AppContext, attempt: SignInAttempt, signIn: Promise<T>): Promise<T> {
   try {
     const outcome = await signIn;
     ctx.metrics.signIn(attempt.method, 'success');
@@ -228,8 +228,8 @@ async function countedSignIn<T>(ctx: AppContext, attempt: SignInAttempt, signIn:
  * 429 with Retry-After while the account from this address, the address or the account's ceiling
  * holds attempts back; the password is not even looked at.
  */
-export async function refuseWhileBlocked(ctx: AppContext, keys: SignInKeys): Promise<void> {
-  const waitMs = await blockedFor(ctx.db, keys.all, ctx.clock.now());
+export async function refuseWhileBlocked(ctx: AppContext, keys: SignInKeys | readonly ThrottleKey[]): Promise<void> {
+  const waitMs = await blockedFor(ctx.db, 'all' in keys ? keys.all : keys, ctx.clock.now());
   if (waitMs > 0) throw new TooManyRequestsError({ retryAfterSeconds: waitMs / 1000 });
 }
 

@@ -58,6 +58,8 @@ export async function startUserSession(
     sessionLimit: number | null;
     /** A shorter length asked for by the sign-in (a SAML sessionDuration), in minutes. */
     maxMinutes?: number | undefined;
+    /** How the user signed in, when the audit entry should say (an API key's name). */
+    signInDescription?: string | undefined;
   },
 ): Promise<StartedUserSession> {
   const { user, kiosk, now } = args;
@@ -68,7 +70,11 @@ export async function startUserSession(
   const issued = await insertUser(trx, user, kiosk, endsAt, 'active', args);
   ended.push(...(await enforceSessionLimit(trx, user, args.sessionLimit, issued.sessionId, now)));
   await recordUserLogin(trx, user.id, now);
-  await recordAudit(trx, now, AuditActions.UserLogin, { UserName: user.userName, IpAddress: args.meta.ipAddress });
+  await recordAudit(trx, now, AuditActions.UserLogin, {
+    UserName: user.userName,
+    IpAddress: args.meta.ipAddress,
+    ...(args.signInDescription === undefined ? {} : { Description: args.signInDescription }),
+  });
   return { ...issued, ended };
 }
 

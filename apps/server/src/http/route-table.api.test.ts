@@ -36,6 +36,8 @@ const PUBLIC_ROUTES = [
   'GET /api/branding/logo/:variant',
   'GET /api/agent/install.sh',
   'GET /api/agent/postern-agent.mjs',
+  'GET /api/agent/install-client.sh',
+  'GET /api/agent/postern-client.mjs',
   // The agent documentation shipped in docs/: the repository's public text, nothing of this install.
   'GET /api/docs/agents',
   'GET /api/docs/api',

@@ -9,7 +9,7 @@ import { activeGrantsByBackendType, activeSessionsByRole } from './store-gauges.
  * How a person proved who they are. `oidc` and `passkey` are the spec's names for sign-ins Postern
  * does not offer yet; they are listed so dashboards can be built once.
  */
-export type SignInMethod = 'local' | 'ldap' | 'saml' | 'oidc' | 'passkey';
+export type SignInMethod = 'local' | 'ldap' | 'saml' | 'apikey' | 'oidc' | 'passkey';
 /** `banned`: refused by the sign-in throttle before the password was looked at. */
 export type SignInResult = 'success' | 'failure' | 'banned';
 /** `applied`: the agent confirmed the entry; `error`: the device refused it; `denied`: the request was refused. */

@@ -29,6 +29,8 @@ export const API_AREAS = {
   'Agent connection': 'The WebSocket agents connect to.',
   Allowlists: 'Published allowlists that firewalls poll.',
   'User sessions (v1)': 'The running user sessions, for monitoring.',
+  'Machine sign-in (v1)':
+    'Scripts and servers signing in with an API key scoped user.auth:{user ID} (postern-client); then the user API.',
   Documentation: 'The documentation shipped with Postern, and this OpenAPI document.',
   Health: 'Liveness and readiness, for load balancers and service managers.',
   'Web app': 'The browser application’s pages and files.',

@@ -40,7 +40,8 @@ export const CALLER_ADDRESS = '198.51.100.23';
 /**
  * A world in which every kind of caller exists: a user and an admin (sessions are made fresh for each
  * call, straight in the store, so a route that ends sessions cannot spoil the next), an API key that
- * may read an allowlist and the sessions API, and an agent with its token.
+ * may read an allowlist and the sessions API and sign in as an API-key user, and an agent with its
+ * token.
  */
 export class RouteCallers {
   private constructor(
@@ -57,7 +58,8 @@ export class RouteCallers {
     const user = await givenUser(ctx);
     const admin = await givenAdmin(ctx);
     const list = await givenAllowlistKnoc(ctx);
-    const key = await givenApiKey(ctx, [`allowlist.read:${list.id}`, 'user.sessions']);
+    const machine = await givenUser(ctx, { authType: 'apikey', passwordHash: null });
+    const key = await givenApiKey(ctx, [`allowlist.read:${list.id}`, 'user.sessions', `user.auth:${machine.id}`]);
     const agent = await givenAgent(ctx);
     return new RouteCallers(ctx, user.id, admin.id, key.plaintext, agent.token, {
       aclId: list.id,

@@ -115,6 +115,8 @@ export const err: MirroredResource<typeof english> = {
   groupTypeFixed: 'Der Typ einer Gruppe kann nach dem Anlegen nicht mehr geändert werden',
   apiKeyFieldFixed: 'Dieses Feld eines API-Schlüssels kann nach dem Anlegen nicht mehr geändert werden',
   apiKeyAddressNotAllowed: 'Dieser API-Schlüssel darf von Ihrer Adresse aus nicht verwendet werden',
+  apiKeyExpired: 'Dieser API-Schlüssel ist abgelaufen',
+  apiKeySignInNotAllowed: 'Der Benutzer dieses API-Schlüssels meldet sich nicht mit einem Schlüssel an',
   cannotDeleteSelf: 'Sie können Ihr eigenes Konto weder löschen noch deaktivieren',
   userLimitReached: 'Die Benutzergrenze der Lizenz ist erreicht',
   passwordChangeNotAllowed: 'Nur lokale Konten können ihr Passwort hier ändern',

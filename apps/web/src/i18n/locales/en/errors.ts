@@ -110,6 +110,8 @@ export const err: ErrorTexts = {
   groupTypeFixed: 'The type of a group cannot be changed after it is created',
   apiKeyFieldFixed: 'This field of an API key cannot be changed after it is created',
   apiKeyAddressNotAllowed: 'This API key may not be used from your address',
+  apiKeyExpired: 'This API key has expired',
+  apiKeySignInNotAllowed: 'This API key’s user does not sign in with a key',
   cannotDeleteSelf: 'You cannot delete or disable your own account',
   userLimitReached: 'The licence’s user limit has been reached',
   passwordChangeNotAllowed: 'Only local accounts can change their password here',
