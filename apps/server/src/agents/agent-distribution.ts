@@ -3,18 +3,18 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The built single-file agent. */
+/** A built single-file program: the agent, or the machine client (postern-client). */
 export interface AgentBundle {
   bytes: Buffer;
   /** Hex SHA-256 of `bytes`: the install script verifies the download against it. */
   sha256: string;
 }
 
-/** What the server hands to hosts installing an agent. */
+/** What the server hands to hosts installing a program (the agent, or the client beside it). */
 export interface AgentDistribution {
   /** The install script with its placeholders, or null when the file is missing. */
   installTemplate(): string | null;
-  /** The agent bundle, or null when it has not been built. */
+  /** The program's bundle, or null when it has not been built. */
   bundle(): AgentBundle | null;
 }
 
@@ -26,6 +26,8 @@ export interface AgentDistributionPaths {
 
 /** apps/agent beside this package, whether we run from src (tests) or dist (production). */
 const AGENT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../agent');
+/** apps/client, the machine client installed beside agents. */
+const CLIENT_DIR = path.resolve(AGENT_DIR, '../client');
 
 export const DEFAULT_AGENT_DISTRIBUTION_PATHS: AgentDistributionPaths = {
   // Made by apps/agent/scripts/bundle.mjs during `npm run build`.
@@ -33,8 +35,14 @@ export const DEFAULT_AGENT_DISTRIBUTION_PATHS: AgentDistributionPaths = {
   installTemplateFile: path.join(AGENT_DIR, 'install', 'install.sh'),
 };
 
+export const DEFAULT_CLIENT_DISTRIBUTION_PATHS: AgentDistributionPaths = {
+  // Made by apps/client/scripts/bundle.mjs during `npm run build`.
+  bundleFile: path.join(CLIENT_DIR, 'dist', 'postern-client.mjs'),
+  installTemplateFile: path.join(CLIENT_DIR, 'install', 'install.sh'),
+};
+
 /**
- * Reads the bundle and the script template when first asked and again whenever a file's size or
+ * Reads a program's bundle (the agent's by default) and its install script template when first asked and again whenever a file's size or
  * modification time changes, so a rebuild is served (with its new checksum) without a restart.
  */
 export function loadAgentDistribution(

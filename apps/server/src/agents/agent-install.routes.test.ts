@@ -8,12 +8,42 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorCodes, POSTERN_VERSION } from '@postern/protocol';
 import { createTestApp, type TestApp } from '../test-support/test-app.js';
 import { installErrorHandler } from '../http/error-handler.js';
-import { DEFAULT_AGENT_DISTRIBUTION_PATHS, loadAgentDistribution } from './agent-distribution.js';
-import { AGENT_BUNDLE_SHA256_HEADER, registerAgentInstallRoutes } from './agent-install.routes.js';
+import {
+  DEFAULT_AGENT_DISTRIBUTION_PATHS,
+  DEFAULT_CLIENT_DISTRIBUTION_PATHS,
+  loadAgentDistribution,
+} from './agent-distribution.js';
+import {
+  AGENT_BUNDLE_SHA256_HEADER,
+  CLIENT_BUNDLE_SHA256_HEADER,
+  registerAgentInstallRoutes,
+} from './agent-install.routes.js';
 import { INSTALL_PLACEHOLDERS, renderInstallScript, safeServerUrl } from './install-script.js';
 
 const BUNDLE = Buffer.from('#!/usr/bin/env node\nconsole.log("a stand-in agent bundle");\n');
 const BUNDLE_SHA256 = createHash('sha256').update(BUNDLE).digest('hex');
+const CLIENT_BUNDLE = Buffer.from('#!/usr/bin/env node\nconsole.log("a stand-in client bundle");\n');
+const CLIENT_BUNDLE_SHA256 = createHash('sha256').update(CLIENT_BUNDLE).digest('hex');
+
+/** The two programs the routes hand out: where each is served and what the stand-in bundle is. */
+const PROGRAMS = [
+  {
+    program: 'agent',
+    script: '/api/agent/install.sh',
+    bundle: '/api/agent/postern-agent.mjs',
+    header: AGENT_BUNDLE_SHA256_HEADER,
+    bytes: BUNDLE,
+    sha256: BUNDLE_SHA256,
+  },
+  {
+    program: 'client',
+    script: '/api/agent/install-client.sh',
+    bundle: '/api/agent/postern-client.mjs',
+    header: CLIENT_BUNDLE_SHA256_HEADER,
+    bytes: CLIENT_BUNDLE,
+    sha256: CLIENT_BUNDLE_SHA256,
+  },
+] as const;
 
 /** The embedded default of the served script. */
 function embeddedServerUrl(script: string): string | undefined {
@@ -52,20 +82,28 @@ describe('install script rendering', () => {
     expect(safeServerUrl(value)).toBeNull();
   });
 
-  it('fills every placeholder of the real template, and the result is valid sh', () => {
-    const template = loadAgentDistribution().installTemplate();
-    expect(template).not.toBeNull();
-    const script = renderInstallScript(template ?? '', {
-      serverUrl: 'https://portal.example',
-      bundleSha256: BUNDLE_SHA256,
-      version: POSTERN_VERSION,
-    });
-    for (const placeholder of Object.values(INSTALL_PLACEHOLDERS)) expect(script).not.toContain(placeholder);
-    expect(embeddedServerUrl(script)).toBe('https://portal.example');
-    expect(script).toContain(`BUNDLE_SHA256='${BUNDLE_SHA256}'`);
-    expect(script).toContain(`POSTERN_VERSION='${POSTERN_VERSION}'`);
-    execFileSync('sh', ['-n'], { input: script });
-  });
+  it.each([
+    ['agent', DEFAULT_AGENT_DISTRIBUTION_PATHS, INSTALL_PLACEHOLDERS.bundleSha256],
+    ['client', DEFAULT_CLIENT_DISTRIBUTION_PATHS, INSTALL_PLACEHOLDERS.clientBundleSha256],
+  ] as const)(
+    'fills every placeholder of the real %s template, and the result is valid sh',
+    (_, paths, checksumPlaceholder) => {
+      const template = loadAgentDistribution(paths).installTemplate();
+      expect(template).not.toBeNull();
+      expect(template).toContain(checksumPlaceholder);
+      const script = renderInstallScript(template ?? '', {
+        serverUrl: 'https://portal.example',
+        bundleSha256: BUNDLE_SHA256,
+        version: POSTERN_VERSION,
+        checksumPlaceholder,
+      });
+      for (const placeholder of Object.values(INSTALL_PLACEHOLDERS)) expect(script).not.toContain(placeholder);
+      expect(embeddedServerUrl(script)).toBe('https://portal.example');
+      expect(script).toContain(`BUNDLE_SHA256='${BUNDLE_SHA256}'`);
+      expect(script).toContain(`POSTERN_VERSION='${POSTERN_VERSION}'`);
+      execFileSync('sh', ['-n'], { input: script });
+    },
+  );
 
   it.each([
     ['server URL', { serverUrl: "https://x'; reboot; '" }],
@@ -91,11 +129,18 @@ describe('install routes', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'postern-agent-dist-'));
     cleanups.push(() => Promise.resolve(rmSync(dir, { recursive: true, force: true })));
     const bundleFile = path.join(dir, 'postern-agent.mjs');
-    if (options.built ?? true) writeFileSync(bundleFile, BUNDLE);
+    const clientBundleFile = path.join(dir, 'postern-client.mjs');
+    if (options.built ?? true) {
+      writeFileSync(bundleFile, BUNDLE);
+      writeFileSync(clientBundleFile, CLIENT_BUNDLE);
+    }
     const app = Fastify({ trustProxy: options.trustProxy ?? false });
     cleanups.push(() => app.close());
     installErrorHandler(app);
-    registerAgentInstallRoutes(app, t.ctx, loadAgentDistribution({ ...DEFAULT_AGENT_DISTRIBUTION_PATHS, bundleFile }));
+    registerAgentInstallRoutes(app, t.ctx, {
+      agent: loadAgentDistribution({ ...DEFAULT_AGENT_DISTRIBUTION_PATHS, bundleFile }),
+      client: loadAgentDistribution({ ...DEFAULT_CLIENT_DISTRIBUTION_PATHS, bundleFile: clientBundleFile }),
+    });
     return app;
   }
 
@@ -144,31 +189,41 @@ describe('install routes', () => {
     expect(response.body).not.toContain('reboot');
   });
 
-  it('serves the bundle with its checksum as ETag and header, and 304 for a matching If-None-Match', async () => {
-    const server = await serve();
-    const response = await server.inject({ url: '/api/agent/postern-agent.mjs' });
+  it.each(PROGRAMS)(
+    'serves the $program bundle with its checksum as ETag and header, and 304 for a matching If-None-Match',
+    async ({ bundle, header, bytes, sha256 }) => {
+      const server = await serve();
+      const response = await server.inject({ url: bundle });
+      expect(response.statusCode).toBe(200);
+      expect(response.rawPayload.equals(bytes)).toBe(true);
+      expect(response.headers['content-type']).toBe('text/javascript; charset=utf-8');
+      expect(response.headers.etag).toBe(`"${sha256}"`);
+      expect(response.headers[header]).toBe(sha256);
+      const again = await server.inject({ url: bundle, headers: { 'if-none-match': `"${sha256}"` } });
+      expect(again.statusCode).toBe(304);
+      expect(again.body).toBe('');
+    },
+  );
+
+  it('fills the client script with the client bundle’s checksum, not the agent’s', async () => {
+    const server = await serve({ publicUrl: 'https://portal.example' });
+    const response = await server.inject({ url: '/api/agent/install-client.sh' });
     expect(response.statusCode).toBe(200);
-    expect(response.rawPayload.equals(BUNDLE)).toBe(true);
-    expect(response.headers['content-type']).toBe('text/javascript; charset=utf-8');
-    expect(response.headers.etag).toBe(`"${BUNDLE_SHA256}"`);
-    expect(response.headers[AGENT_BUNDLE_SHA256_HEADER]).toBe(BUNDLE_SHA256);
-    const again = await server.inject({
-      url: '/api/agent/postern-agent.mjs',
-      headers: { 'if-none-match': `"${BUNDLE_SHA256}"` },
-    });
-    expect(again.statusCode).toBe(304);
-    expect(again.body).toBe('');
+    expect(response.body).toContain(CLIENT_BUNDLE_SHA256);
+    expect(response.body).not.toContain(BUNDLE_SHA256);
+    expect(embeddedServerUrl(response.body)).toBe('https://portal.example');
+    expect(response.body).not.toContain('@POSTERN_');
   });
 
-  it.each(['/api/agent/postern-agent.mjs', '/api/agent/install.sh'])(
-    'answers %s with 404 and a clear reason when the bundle is not built',
-    async (url) => {
+  it.each(PROGRAMS.flatMap(({ program, script, bundle }) => [script, bundle].map((url) => ({ program, url }))))(
+    'answers $url with 404 and a clear reason when the $program bundle is not built',
+    async ({ program, url }) => {
       const server = await serve({ built: false });
       const response = await server.inject({ url });
       expect(response.statusCode).toBe(404);
       expect(response.json()).toEqual({
         Err: ErrorCodes.notFound,
-        Extra: 'the agent bundle has not been built on this server; run npm run build',
+        Extra: `the ${program} bundle has not been built on this server; run npm run build`,
       });
     },
   );
@@ -176,7 +231,7 @@ describe('install routes', () => {
   it('is registered on the real app without authentication', async () => {
     const t: TestApp = await createTestApp('sqlite');
     cleanups.push(() => t.close());
-    for (const url of ['/api/agent/install.sh', '/api/agent/postern-agent.mjs']) {
+    for (const url of PROGRAMS.flatMap((program) => [program.script, program.bundle])) {
       expect(t.app.hasRoute({ method: 'GET', url })).toBe(true);
       const response = await t.app.inject({ url });
       expect([200, 404]).toContain(response.statusCode);

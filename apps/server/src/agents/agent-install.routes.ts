@@ -3,46 +3,81 @@ import { POSTERN_VERSION } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import type { AgentDistribution } from './agent-distribution.js';
-import { renderInstallScript, safeServerUrl } from './install-script.js';
-
-/** Where the install script and the bundle are served; the console's one-liner names the first. */
-const AGENT_INSTALL_SCRIPT_PATH = '/api/agent/install.sh';
-const AGENT_BUNDLE_PATH = '/api/agent/postern-agent.mjs';
+import { INSTALL_PLACEHOLDERS, renderInstallScript, safeServerUrl } from './install-script.js';
 
 /** The bundle's hex SHA-256, for tools that want it without an ETag's quotes. */
 export const AGENT_BUNDLE_SHA256_HEADER = 'x-postern-agent-sha256';
+export const CLIENT_BUNDLE_SHA256_HEADER = 'x-postern-client-sha256';
 
-const NOT_BUILT = 'the agent bundle has not been built on this server; run npm run build';
+/** Where one program's install script and bundle are served, and how its script names the checksum. */
+interface ProgramRoutes {
+  scriptPath: string;
+  bundlePath: string;
+  checksumHeader: string;
+  checksumPlaceholder: typeof INSTALL_PLACEHOLDERS.bundleSha256 | typeof INSTALL_PLACEHOLDERS.clientBundleSha256;
+  notBuilt: string;
+}
+
+/** The agent; the console's one-liner names its script. */
+const AGENT_ROUTES: ProgramRoutes = {
+  scriptPath: '/api/agent/install.sh',
+  bundlePath: '/api/agent/postern-agent.mjs',
+  checksumHeader: AGENT_BUNDLE_SHA256_HEADER,
+  checksumPlaceholder: INSTALL_PLACEHOLDERS.bundleSha256,
+  notBuilt: 'the agent bundle has not been built on this server; run npm run build',
+};
+
+/** postern-client, the machine client, installed beside agents (docs/client.md). */
+const CLIENT_ROUTES: ProgramRoutes = {
+  scriptPath: '/api/agent/install-client.sh',
+  bundlePath: '/api/agent/postern-client.mjs',
+  checksumHeader: CLIENT_BUNDLE_SHA256_HEADER,
+  checksumPlaceholder: INSTALL_PLACEHOLDERS.clientBundleSha256,
+  notBuilt: 'the client bundle has not been built on this server; run npm run build',
+};
+
+/** The programs the server hands out. */
+export interface Distributions {
+  agent: AgentDistribution;
+  client: AgentDistribution;
+}
 
 /**
- * The install script and the agent bundle. Public: neither holds a secret (the token is the admin's
- * to paste into the command), and a host being installed has no session.
+ * The install scripts and bundles of the agent and of postern-client. Public: none holds a secret
+ * (the token or key is the admin's to give the host), and a host being installed has no session.
  */
-export function registerAgentInstallRoutes(
+export function registerAgentInstallRoutes(app: FastifyInstance, ctx: AppContext, distributions: Distributions): void {
+  registerProgramRoutes(app, ctx, AGENT_ROUTES, distributions.agent);
+  registerProgramRoutes(app, ctx, CLIENT_ROUTES, distributions.client);
+}
+
+function registerProgramRoutes(
   app: FastifyInstance,
   ctx: AppContext,
+  routes: ProgramRoutes,
   distribution: AgentDistribution,
 ): void {
-  app.get(AGENT_INSTALL_SCRIPT_PATH, async (request, reply) => {
+  app.get(routes.scriptPath, async (request, reply) => {
     const template = distribution.installTemplate();
     const bundle = distribution.bundle();
-    if (template === null || bundle === null) throw new NotFoundError({ extra: NOT_BUILT });
+    if (template === null || bundle === null) throw new NotFoundError({ extra: routes.notBuilt });
     const script = renderInstallScript(template, {
       serverUrl: serverUrlFor(ctx, request),
       bundleSha256: bundle.sha256,
       version: POSTERN_VERSION,
+      checksumPlaceholder: routes.checksumPlaceholder,
     });
     return reply.type('text/x-shellscript; charset=utf-8').send(script);
   });
 
-  app.get(AGENT_BUNDLE_PATH, async (request, reply) => {
+  app.get(routes.bundlePath, async (request, reply) => {
     const bundle = distribution.bundle();
-    if (bundle === null) throw new NotFoundError({ extra: NOT_BUILT });
+    if (bundle === null) throw new NotFoundError({ extra: routes.notBuilt });
     const etag = `"${bundle.sha256}"`;
     void reply
       .header('etag', etag)
-      .header(AGENT_BUNDLE_SHA256_HEADER, bundle.sha256)
-      // Revalidated every time: a rebuilt server must not hand out yesterday's agent from a cache.
+      .header(routes.checksumHeader, bundle.sha256)
+      // Revalidated every time: a rebuilt server must not hand out yesterday's program from a cache.
       .header('cache-control', 'no-cache');
     if (request.headers['if-none-match'] === etag) return reply.code(304).send();
     return reply.type('text/javascript; charset=utf-8').send(bundle.bytes);
@@ -50,9 +85,10 @@ export function registerAgentInstallRoutes(
 }
 
 /**
- * The server URL the script connects the agent to: the configured public URL, else what this request
- * was addressed to (X-Forwarded-* only from trusted proxies, as Fastify was told). A Host header that
- * is not a plain host name is refused rather than embedded in a script someone runs as root.
+ * The server URL the script connects the program to: the configured public URL, else what this
+ * request was addressed to (X-Forwarded-* only from trusted proxies, as Fastify was told). A Host
+ * header that is not a plain host name is refused rather than embedded in a script someone runs as
+ * root.
  */
 function serverUrlFor(ctx: AppContext, request: FastifyRequest): string {
   const configured = ctx.config.publicUrl;

@@ -1,15 +1,21 @@
-/** The placeholders of apps/agent/install/install.sh, each inside single quotes there. */
+/**
+ * The placeholders of apps/agent/install/install.sh and apps/client/install/install.sh, each inside
+ * single quotes there. Each script names its own bundle's checksum.
+ */
 export const INSTALL_PLACEHOLDERS = {
   serverUrl: '@POSTERN_SERVER_URL@',
   bundleSha256: '@POSTERN_AGENT_SHA256@',
+  clientBundleSha256: '@POSTERN_CLIENT_SHA256@',
   version: '@POSTERN_VERSION@',
 } as const;
 
-/** What the server fills into the install script. */
+/** What the server fills into an install script. */
 export interface InstallScriptValues {
   serverUrl: string;
   bundleSha256: string;
   version: string;
+  /** Where the template wants the checksum: the agent's placeholder unless given. */
+  checksumPlaceholder?: typeof INSTALL_PLACEHOLDERS.bundleSha256 | typeof INSTALL_PLACEHOLDERS.clientBundleSha256;
 }
 
 const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
@@ -52,10 +58,10 @@ export function safeServerUrl(value: string): string | null {
 export function renderInstallScript(template: string, values: InstallScriptValues): string {
   const serverUrl = safeServerUrl(values.serverUrl);
   if (serverUrl === null) throw new Error('unsafe server URL for the install script');
-  if (!SHA256_HEX.test(values.bundleSha256)) throw new Error('the agent bundle checksum is not a SHA-256');
+  if (!SHA256_HEX.test(values.bundleSha256)) throw new Error('the bundle checksum is not a SHA-256');
   if (!VERSION.test(values.version)) throw new Error('unsafe version for the install script');
   return template
     .replaceAll(INSTALL_PLACEHOLDERS.serverUrl, serverUrl)
-    .replaceAll(INSTALL_PLACEHOLDERS.bundleSha256, values.bundleSha256)
+    .replaceAll(values.checksumPlaceholder ?? INSTALL_PLACEHOLDERS.bundleSha256, values.bundleSha256)
     .replaceAll(INSTALL_PLACEHOLDERS.version, values.version);
 }
