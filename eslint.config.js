@@ -4,9 +4,10 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 
 /*
- * The layering rules that hold today, kept by lint: web ↛ server, agent; agent ↛ server, web;
- * protocol ↛ server, web, agent; server repos ↛ routes, services, http/; server lib/ ↛ the rest of
- * the server; agent drivers ↛ runtime; web features ↛ pages. Each rule names its forbidden imports twice: as a workspace package (`@postern/server`) and as the relative
+ * The layering rules that hold today, kept by lint: web ↛ server, agent, client; agent ↛ server, web,
+ * client; client ↛ server, agent, web; protocol ↛ server, web, agent, client; server repos ↛ routes,
+ * services, http/; server lib/ ↛ the rest of the server; agent drivers ↛ runtime; web features ↛
+ * pages. Each rule names its forbidden imports twice: as a workspace package (`@postern/server`) and as the relative
  * path that would reach the same folder (`../../../server/src/...`, `../../apps/server/...`).
  * tests/lint/layering.test.ts proves every rule still fires.
  */
@@ -18,6 +19,7 @@ const LAYER_PATTERNS = {
   server: { ...importOf('server'), message: 'Layering: only the server imports server code.' },
   web: { ...importOf('web'), message: 'Layering: only the web app imports web code.' },
   agent: { ...importOf('agent'), message: 'Layering: only the agent imports agent code.' },
+  client: { ...importOf('client'), message: 'Layering: only the client imports client code.' },
   routesAndServices: {
     regex: '\\.(routes|service)(\\.[cm]?[jt]s)?$',
     message: 'Layering: a repo never imports routes or services; they call the repo.',
@@ -85,11 +87,13 @@ export default tseslint.config(
     files: ['scripts/**', '.ci/**'],
     rules: { 'no-console': 'off' },
   },
-  layering(['apps/web/**'], 'server', 'agent'),
-  layering(['apps/web/src/features/**'], 'server', 'agent', 'webPages'),
-  layering(['apps/agent/**'], 'server', 'web'),
-  layering(['apps/agent/src/drivers/**'], 'server', 'web', 'agentRuntime'),
-  layering(['packages/protocol/**'], 'server', 'web', 'agent'),
+  layering(['apps/web/**'], 'server', 'agent', 'client'),
+  layering(['apps/web/src/features/**'], 'server', 'agent', 'client', 'webPages'),
+  layering(['apps/agent/**'], 'server', 'web', 'client'),
+  layering(['apps/agent/src/drivers/**'], 'server', 'web', 'client', 'agentRuntime'),
+  // The machine client speaks to the server only through the API and the protocol package.
+  layering(['apps/client/**'], 'server', 'agent', 'web'),
+  layering(['packages/protocol/**'], 'server', 'web', 'agent', 'client'),
   layering(['apps/server/**/*.repo.ts'], 'routesAndServices', 'serverHttp'),
   layering(['apps/server/src/lib/**'], 'serverFeatures'),
 );

@@ -12,6 +12,7 @@ export default defineConfig({
       'packages/protocol',
       'apps/server',
       'apps/agent',
+      'apps/client',
       'apps/web',
       'apps/web/vitest.isolated.config.ts',
       // Tests of the repository's own tooling (the layering lint rules).

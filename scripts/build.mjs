@@ -1,4 +1,4 @@
-// npm run build [-- --force]: builds the protocol, server, agent and web app where sources changed.
+// npm run build [-- --force]: builds the protocol, server, agent, client and web app where sources changed.
 import { build, ensureDependencies, ensureNodeVersion } from './lib.mjs';
 
 ensureNodeVersion();

@@ -91,6 +91,16 @@ const TARGETS = [
       run('node', [path.join(ROOT, 'apps/agent/scripts/bundle.mjs')]),
   },
   {
+    name: 'client',
+    dir: 'apps/client',
+    inputs: ['apps/client/src', 'apps/client/scripts', 'apps/client/package.json', 'apps/client/tsconfig.build.json'],
+    // Then the single-file bundle the server hands to the client's install script.
+    build: () =>
+      tsc('apps/client') ||
+      makeExecutable('apps/client/dist/main.js') ||
+      run('node', [path.join(ROOT, 'apps/client/scripts/bundle.mjs')]),
+  },
+  {
     name: 'web',
     dir: 'apps/web',
     // The whole app folder (newestMtime skips node_modules and dist): sources, public files, configs.

@@ -8,7 +8,15 @@ import { countVitestReport, printCounts, RESULTS_DIR, writeSummary } from './res
 ensureNodeVersion();
 ensureDependencies();
 
-const WORKSPACES = ['packages/protocol', 'packages/test-support', 'apps/server', 'apps/agent', 'apps/web', '.'];
+const WORKSPACES = [
+  'packages/protocol',
+  'packages/test-support',
+  'apps/server',
+  'apps/agent',
+  'apps/client',
+  'apps/web',
+  '.',
+];
 const checks = [
   ...WORKSPACES.map((workspace) => ({ name: `typecheck ${workspace}`, command: ['npx', 'tsc', '-p', workspace] })),
   { name: 'lint', command: ['npx', 'eslint', '.'] },
