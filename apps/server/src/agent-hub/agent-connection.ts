@@ -18,8 +18,6 @@ import { Generations } from './generations.js';
 import { recordResults } from './results.js';
 import { STORE_RETRY, untilStored, type RetryScope } from './store-retry.js';
 
-/** Heartbeats refresh LastSeen in the store at most this often. */
-const LAST_SEEN_WRITE_MS = 5_000;
 /** An agent that has not proved its key in a hello this long after connecting is dropped. */
 const HELLO_TIMEOUT_MS = 10_000;
 
@@ -40,6 +38,8 @@ export interface AgentConnectionHooks {
   closed(connection: AgentConnection): void;
   /** Runs a connection's set-up (admission and first state), a few at a time across the hub. */
   setUp(work: () => Promise<void>): Promise<void>;
+  /** The admitted agent sent a heartbeat: the hub writes it as seen (LastSeen) with the others. */
+  heard(): void;
 }
 
 /**
@@ -65,7 +65,6 @@ export class AgentConnection {
   readonly #socketClosed = new Promise<void>((resolve) => (this.#resolveSocketClosed = resolve));
   /** This connection's challenge; it never leaves the connection, so there is nothing to replay. */
   readonly #nonce = newAgentNonce();
-  #lastSeenWritten = 0;
   #lastMessageAt: number;
   /** The generations of messages to the agent, reserved in the store a block at a time. */
   readonly #generations: Generations;
@@ -76,7 +75,6 @@ export class AgentConnection {
   /** Aborted when the connection closes: ends waits between retries of store work. */
   readonly #closingSignal = new AbortController();
   readonly #resultsOutage: StoreOutageLog;
-  readonly #lastSeenOutage: StoreOutageLog;
   readonly #flushOutage: StoreOutageLog;
   /** Failed flushes in a row (the store was unavailable), for the back-off before the next. */
   #flushFailures = 0;
@@ -92,7 +90,6 @@ export class AgentConnection {
     this.#lastMessageAt = Date.now();
     this.#generations = new Generations(ctx, agentId);
     this.#resultsOutage = new StoreOutageLog(log, 'recording agent results');
-    this.#lastSeenOutage = new StoreOutageLog(log, 'the agent LastSeen update');
     this.#flushOutage = new StoreOutageLog(log, 'sending changes to the agent');
     socket.on('message', (data, isBinary) => {
       this.#lastMessageAt = Date.now();
@@ -283,16 +280,7 @@ export class AgentConnection {
       }
       case 'heartbeat': {
         this.#send({ type: 'heartbeat-ack', version: AGENT_PROTOCOL_VERSION });
-        if (Date.now() - this.#lastSeenWritten >= LAST_SEEN_WRITE_MS) {
-          try {
-            await this.ctx.db.updateTable('agents').set({ lastSeen: now }).where('id', '=', this.agentId).execute();
-            this.#lastSeenWritten = Date.now();
-            this.#lastSeenOutage.succeeded();
-          } catch (error) {
-            // LastSeen is only a display and an offline hint: the next heartbeat writes it.
-            if (!this.#lastSeenOutage.failed(error)) throw error;
-          }
-        }
+        this.hooks.heard();
         return;
       }
       case 'result': {
@@ -335,7 +323,6 @@ export class AgentConnection {
     if ('refusal' in decision) return this.close(AgentCloseCodes.unauthorised, decision.refusal);
     // Closed while the proof was checked (a rotation, a newer connection, shutdown).
     if (this.closing) return;
-    this.#lastSeenWritten = Date.now();
     this.#generations.startWith(decision.reservedGeneration);
     this.log.info(
       { agentVersion: message.agentVersion, applied: message.applied.length, generation: message.generation },

@@ -14,6 +14,7 @@ import { RefusedConnectionAudit } from '../agents/refused-connection-audit.js';
 import { AgentConnection, type AdmitDecision } from './agent-connection.js';
 import { GENERATION_BLOCK } from './generations.js';
 import { DisconnectRecorder } from './disconnect-recorder.js';
+import { LastSeenRecorder } from './last-seen-recorder.js';
 
 /** Largest message an agent may send (a hello listing every applied entry of a big agent). */
 const MAX_AGENT_MESSAGE_BYTES = 64 * 1024 * 1024;
@@ -70,14 +71,18 @@ export class AgentHub implements AgentSync {
   /** close() was called: the server is stopping, and new connections are turned away. */
   #stopping = false;
   readonly #setUps = new Semaphore(SET_UP_CONCURRENCY, { yieldBetween: true });
+  /** Writes the connected agents' heartbeats as LastSeen, all at once every few seconds. */
+  readonly #lastSeen: LastSeenRecorder;
 
   constructor(private readonly ctx: HubContext) {
     this.#refusals = new RefusedConnectionAudit(ctx);
     this.#disconnects = new DisconnectRecorder(ctx);
+    this.#lastSeen = new LastSeenRecorder(ctx);
   }
 
   /** Registers the WebSocket endpoint. Call before the app is ready. */
   async register(app: FastifyInstance): Promise<void> {
+    this.#lastSeen.start();
     await app.register(fastifyWebsocket, { options: { maxPayload: MAX_AGENT_MESSAGE_BYTES } });
     app.route({
       method: 'GET',
@@ -189,6 +194,7 @@ export class AgentHub implements AgentSync {
     await Promise.all(open.map((connection) => connection.whenClosed()));
     await Promise.all(open.map((connection) => connection.idle()));
     while (this.#tasks.size > 0) await Promise.allSettled([...this.#tasks]);
+    await this.#lastSeen.stop();
   }
 
   /** Keeps a store write the hub started (not awaited by anyone) until it ends, for close(). */
@@ -229,6 +235,7 @@ export class AgentHub implements AgentSync {
       timedOut: () => this.#track(this.#refused(agent, address, AgentRefusals.timeout, null, log)),
       closed: (closed) => this.#track(this.#closed(closed, agent)),
       setUp: (work) => this.#setUps.run(work),
+      heard: () => this.#lastSeen.heard(agent.id),
     });
     this.#pending.add(connection);
     log.debug({ address }, 'agent connection opened; challenge sent');
