@@ -43,8 +43,11 @@ export async function decideSealingKey(
   offered: AgentSealingKey | undefined,
 ): Promise<SealingKeyOutcome> {
   if (offered === undefined) return { ok: true, registered: null };
-  if (!sealingKeySigned(identityPublicKey, offered)) return { ok: false, refusal: SealingKeyRefusals.badSealingKey };
+  // The registered key again (every reconnection): its signature was checked when it was registered,
+  // by this same identity key (a new identity key needs a token rotation, which drops both), so the
+  // check is not repeated for each of a fleet's thousands of reconnections.
   if (agent.sealingKey === offered.publicKey) return { ok: true, registered: null };
+  if (!sealingKeySigned(identityPublicKey, offered)) return { ok: false, refusal: SealingKeyRefusals.badSealingKey };
   if (agent.sealingKey !== null) return { ok: false, refusal: SealingKeyRefusals.sealingKeyMismatch };
   const now = ctx.clock.now();
   const result = await trx

@@ -36,7 +36,7 @@ import {
 } from './agents.repo.js';
 
 /** How many agents are read and turned into JSON between two yields to the event loop. */
-const LIST_PAGE = 250;
+const LIST_PAGE = 100;
 
 /**
  * The strong ETag of the admin agent list, from one aggregate per table: no row is read, decrypted

@@ -14,4 +14,11 @@ describe('uuidv7', () => {
     expect([...ids].sort()).toEqual(ids);
     expect(new Set(ids).size).toBe(ids.length);
   });
+
+  it('gives every id its own random bits, also across refills of the random pool', () => {
+    const at = Date.UTC(2030, 0, 1);
+    // 1,000 ids take four pools' worth of random bytes; the random tail never repeats.
+    const tails = Array.from({ length: 1_000 }, () => uuidv7(at).slice(-12));
+    expect(new Set(tails).size).toBe(tails.length);
+  });
 });

@@ -1,7 +1,25 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 let lastMs = -1;
 let sequence = 0;
+
+/**
+ * Random bytes taken 16 at a time from a pool filled 4 KiB at once: one call into OpenSSL per 256
+ * ids instead of one each (an agent reconnect storm makes several ids per connection).
+ */
+const POOL_BYTES = 4096;
+const pool = Buffer.alloc(POOL_BYTES);
+let poolOffset = POOL_BYTES;
+
+function sixteenRandomBytes(): Buffer {
+  if (poolOffset === POOL_BYTES) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const bytes = Buffer.from(pool.subarray(poolOffset, poolOffset + 16));
+  poolOffset += 16;
+  return bytes;
+}
 
 /**
  * A UUID version 7 (RFC 9562): 48 bits of epoch milliseconds, a 12-bit sequence, then randomness.
@@ -22,7 +40,7 @@ export function uuidv7(nowMs: number = Date.now()): string {
     sequence = 0;
   }
   lastMs = ms;
-  const bytes = randomBytes(16);
+  const bytes = sixteenRandomBytes();
   bytes.writeUIntBE(ms, 0, 6);
   bytes[6] = 0x70 | (sequence >> 8);
   bytes[7] = sequence & 0xff;
