@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,15 +20,16 @@ import {
 import { startLoadBalancer, type LoadBalancer } from './support/load-balancer.js';
 
 /**
- * Issue 18 end to end: the built postern-client, run inside the client namespace, signs in with an
- * API key through a load balancer in front of the built server, and opens a port that a real agent
- * enforces with a real ipset and iptables in the protected namespace (support/grant-topology.ts).
- * With --persist it keeps the grant on the client's new address when its address changes, and closes
- * it when stopped with SIGTERM. A revoked key stops the next sign-in, and each failure has its exit
- * code.
+ * Issue 18 end to end: postern-client, installed from the built server by its install script and run
+ * inside the client namespace, signs in with an API key through a load balancer in front of the
+ * built server, and opens a port that a real agent enforces with a real ipset and iptables in the
+ * protected namespace (support/grant-topology.ts). With --persist it keeps the grant on the client's
+ * new address when its address changes, and closes it when stopped with SIGTERM. A revoked key
+ * stops the next sign-in, and each failure has its exit code.
  */
 
-const CLIENT = path.join(REPO_ROOT, 'apps/client/dist/postern-client.mjs');
+/** The bundle `npm run build` makes, which the server hands out. */
+const BUILT_CLIENT = path.join(REPO_ROOT, 'apps/client/dist/postern-client.mjs');
 const [FIRST_ADDRESS, SECOND_ADDRESS] = CLIENT_ADDRESSES;
 const LOAD_BALANCER_PORT = 18_443;
 const KNOC = 'Backup DB';
@@ -46,14 +47,20 @@ describe('postern-client on a real firewall', () => {
   let admin: AdminApi;
   let dir: string;
   let aclId: string;
+  /** The client as the server's install script installed it (below a --root of the test's own). */
+  let installedClient: string;
 
   /** Runs postern-client inside the client namespace; `input` goes to its stdin. */
   const client = (args: readonly string[], input?: string): RunningProcess => {
-    const child = spawn('ip', ['netns', 'exec', topology?.client.name ?? '', process.execPath, CLIENT, ...args], {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', HOME: dir },
-      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      'ip',
+      ['netns', 'exec', topology?.client.name ?? '', process.execPath, installedClient, ...args],
+      {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', HOME: dir },
+        stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      },
+    );
     if (input !== undefined) child.stdin?.end(input);
     return capture(child);
   };
@@ -117,6 +124,17 @@ describe('postern-client on a real firewall', () => {
       serverPort,
       path.join(dir, 'balancer.sock'),
     );
+    // Installed as a host would: the server's one-liner, fetched through the load balancer, checks
+    // the download against the checksum the server filled in.
+    const root = path.join(dir, 'root');
+    mkdirSync(root);
+    await topology.client.exec([
+      'sh',
+      '-c',
+      `curl -fsSL ${balancer.url}/api/agent/install-client.sh | sh -s -- --root '${root}'`,
+    ]);
+    installedClient = path.join(root, 'opt/postern-agent/postern-client.mjs');
+    expect(readFileSync(installedClient).equals(readFileSync(BUILT_CLIENT))).toBe(true);
     // Deleting the client's first address must leave its second one (a secondary address of the same
     // subnet is otherwise deleted with the primary).
     await topology.client.exec(['sysctl', '-qw', 'net.ipv4.conf.veth-cli.promote_secondaries=1']);
