@@ -268,7 +268,6 @@ export class AgentConnection {
     }
     if (message.type === 'hello' && this.#helloReceived)
       return this.close(AgentCloseCodes.protocolError, 'hello twice');
-    const now = this.ctx.clock.now();
     switch (message.type) {
       case 'hello': {
         this.#helloReceived = true;
