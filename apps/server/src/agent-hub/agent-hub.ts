@@ -15,6 +15,7 @@ import { AgentConnection, type AdmitDecision } from './agent-connection.js';
 import { GENERATION_BLOCK } from './generations.js';
 import { DisconnectRecorder } from './disconnect-recorder.js';
 import { LastSeenRecorder } from './last-seen-recorder.js';
+import { paceUpgrades } from './upgrade-pacer.js';
 
 /** Largest message an agent may send (a hello listing every applied entry of a big agent). */
 const MAX_AGENT_MESSAGE_BYTES = 64 * 1024 * 1024;
@@ -84,6 +85,8 @@ export class AgentHub implements AgentSync {
   async register(app: FastifyInstance): Promise<void> {
     this.#lastSeen.start();
     await app.register(fastifyWebsocket, { options: { maxPayload: MAX_AGENT_MESSAGE_BYTES } });
+    // A reconnecting fleet's upgrades are routed a few per turn of the event loop (see paceUpgrades).
+    app.addHook('onReady', async () => paceUpgrades(app.server));
     app.route({
       method: 'GET',
       url: AGENT_CONNECT_PATH,

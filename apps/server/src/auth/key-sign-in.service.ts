@@ -10,7 +10,7 @@ import { findUserById, type User } from '../users/users.repo.js';
 import { countedSignIn, refuseWhileBlocked } from './login.service.js';
 import { userSessionInfo } from './session-info.js';
 import { effectiveSessionLimit, startUserSession, type IssuedSession } from './session-issue.js';
-import { recordFailure, signInKeys, type ThrottleKey } from './throttle.js';
+import { recordFailure, signInAddressKey, type ThrottleKey } from './throttle.js';
 
 /** A machine signed in: its session (for the cookie) and the answer POST /api/login would give. */
 export interface KeySignInOutcome {
@@ -45,7 +45,7 @@ async function signIn(
   meta: RequestMeta,
 ): Promise<KeySignInOutcome> {
   // A wrong key counts against the address as a wrong password does (there is no account to name).
-  const throttle = [signInKeys('', meta.ipAddress).address];
+  const throttle = [signInAddressKey(meta.ipAddress)];
   await refuseWhileBlocked(ctx, throttle);
   const credentials = readCredentials(authorization);
   if (credentials.kind !== 'key') {

@@ -95,9 +95,17 @@ export function signInKeys(userName: string, address: string): SignInKeys {
   const account = userName.trim().toLowerCase();
   const subject = throttleSubject(address);
   const pair = { key: `pair:${subject} ${account}`, policy: PAIR_POLICY };
-  const byAddress = { key: `address:${subject}`, policy: ADDRESS_POLICY };
+  const byAddress = signInAddressKey(address);
   const byAccount = { key: `account:${account}`, policy: ACCOUNT_CEILING };
   return { pair, address: byAddress, account: byAccount, all: [pair, byAddress, byAccount] };
+}
+
+/**
+ * The address's own key, whatever the account: a sign-in with an API key, which names no account
+ * until the key is known, counts here as a wrong password does.
+ */
+export function signInAddressKey(address: string): ThrottleKey {
+  return { key: `address:${throttleSubject(address)}`, policy: ADDRESS_POLICY };
 }
 
 /**

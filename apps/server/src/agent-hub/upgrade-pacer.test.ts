@@ -1,0 +1,56 @@
+import { createServer, type IncomingMessage } from 'node:http';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { paceUpgrades } from './upgrade-pacer.js';
+
+/** Spends about `ms` of the event loop, as routing an upgrade does. */
+function busy(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // The work of the request's hooks.
+  }
+}
+
+const upgrade = (path: string) => ({ request: { url: path } as IncomingMessage, socket: new PassThrough() });
+
+describe('paceUpgrades', () => {
+  it('hands every upgrade to the listener, in order, a few per turn of the event loop', async () => {
+    const server = createServer();
+    const routed: string[] = [];
+    server.on('upgrade', (request: IncomingMessage) => {
+      busy(1);
+      routed.push(request.url ?? '');
+    });
+    paceUpgrades(server);
+
+    const burst = Array.from({ length: 40 }, (_, index) => upgrade(`/agent/${index}`));
+    for (const { request, socket } of burst) server.emit('upgrade', request, socket, Buffer.alloc(0));
+    expect(routed).toEqual([]);
+    // A request arriving with the burst gets a turn long before the burst is through.
+    const routedWhenAnswered = await new Promise<number>((resolve) => setImmediate(() => resolve(routed.length)));
+    expect(routedWhenAnswered).toBeGreaterThan(0);
+    expect(routedWhenAnswered).toBeLessThan(burst.length);
+
+    await new Promise<void>((resolve) => {
+      const check = () => (routed.length === burst.length ? resolve() : setTimeout(check, 5));
+      check();
+    });
+    expect(routed).toEqual(burst.map(({ request }) => request.url));
+  });
+
+  it('drops a socket that closed while it waited, and survives its error', async () => {
+    const server = createServer();
+    const routed: string[] = [];
+    server.on('upgrade', (request: IncomingMessage) => routed.push(request.url ?? ''));
+    paceUpgrades(server);
+
+    const gone = upgrade('/gone');
+    const kept = upgrade('/kept');
+    server.emit('upgrade', gone.request, gone.socket, Buffer.alloc(0));
+    server.emit('upgrade', kept.request, kept.socket, Buffer.alloc(0));
+    gone.socket.destroy(new Error('connection reset by peer'));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+
+    expect(routed).toEqual(['/kept']);
+  });
+});
