@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
@@ -13,7 +14,7 @@ import { requireAdmin } from '../http/request-auth.js';
 import { etagMatches } from '../http/etag.js';
 import {
   agentListEtag,
-  agentListJson,
+  agentListPieces,
   createAgent,
   deleteAgent,
   getAgent,
@@ -32,7 +33,7 @@ export function registerAgentRoutes(app: FastifyInstance, ctx: AppContext): void
   // next poll gets the list again), never older. `private, no-cache`: the browser keeps the copy for
   // its own revalidation only; no shared cache may store an admin's list.
   routes.get('/api/admin/agents', { schema: { response: { 200: AgentListResponse } } }, async (request, reply) =>
-    sendAgentList(reply, request.headers['if-none-match'], await agentListEtag(ctx), () => agentListJson(ctx)),
+    sendAgentList(reply, request.headers['if-none-match'], await agentListEtag(ctx), () => agentListPieces(ctx)),
   );
 
   routes.get(
@@ -79,10 +80,10 @@ async function sendAgentList(
   reply: FastifyReply,
   ifNoneMatch: string | undefined,
   etag: string,
-  list: () => Promise<string>,
+  list: () => Promise<string[]>,
 ): Promise<FastifyReply> {
   void reply.header('etag', etag).header('cache-control', 'private, no-cache');
   if (etagMatches(ifNoneMatch, etag)) return reply.code(304).send();
-  // Already JSON text (built in chunks, see agentListJson): sent as it is, not serialised again.
-  return reply.type('application/json; charset=utf-8').send(await list());
+  // Already JSON text (see agentListPieces), sent piece by piece, not serialised again.
+  return reply.type('application/json; charset=utf-8').send(Readable.from(await list()));
 }
