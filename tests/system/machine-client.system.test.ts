@@ -4,7 +4,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { capture, REPO_ROOT, waitFor, type Finished, type RunningProcess } from '@postern/test-support';
 import { spawn } from 'node:child_process';
-import { generateLicenceKeyPair, issueLicence, publicKeyBase64 } from '../../apps/server/src/licence/licence-format.js';
 import { AdminApi } from './support/admin-api.js';
 import { startPosternServer, type PosternServer } from './support/postern-server.js';
 import { missingBuild } from './support/requirements.js';
@@ -18,6 +17,7 @@ import {
   type GrantTopology,
 } from './support/grant-topology.js';
 import { startLoadBalancer, type LoadBalancer } from './support/load-balancer.js';
+import { PORTAL_SETTINGS, installLicence } from './support/user-portal.js';
 
 /**
  * Issue 18 end to end: postern-client, installed from the built server by its install script and run
@@ -33,7 +33,6 @@ const BUILT_CLIENT = path.join(REPO_ROOT, 'apps/client/dist/postern-client.mjs')
 const [FIRST_ADDRESS, SECOND_ADDRESS] = CLIENT_ADDRESSES;
 const LOAD_BALANCER_PORT = 18_443;
 const KNOC = 'Backup DB';
-const licenceSigner = generateLicenceKeyPair();
 
 const missing =
   missingNetnsSupport({ ipset: 'ipset', iptables: 'iptables', haproxy: 'haproxy', curl: 'curl' }) ??
@@ -111,10 +110,7 @@ describe('postern-client on a real firewall', () => {
   beforeAll(async () => {
     if (missing !== null) return;
     dir = mkdtempSync(path.join(tmpdir(), 'postern-client-test-'));
-    server = await startPosternServer({
-      POSTERN_TRUSTED_PROXIES: '127.0.0.1',
-      POSTERN_LICENCE_PUBLIC_KEYS: publicKeyBase64(licenceSigner.publicKey),
-    });
+    server = await startPosternServer(PORTAL_SETTINGS);
     const serverPort = Number(new URL(server.url).port);
     topology = await createGrantTopology(serverPort);
     balancer = await startLoadBalancer(
@@ -139,22 +135,7 @@ describe('postern-client on a real firewall', () => {
     // subnet is otherwise deleted with the primary).
     await topology.client.exec(['sysctl', '-qw', 'net.ipv4.conf.veth-cli.promote_secondaries=1']);
     admin = await AdminApi.signIn(server);
-    const now = Date.now();
-    await admin.call('PUT', '/api/admin/settings/license', {
-      License: issueLicence(
-        {
-          ID: 'lic-system-client',
-          Licensee: 'Postern tests',
-          UserLimit: 10,
-          UserLimitOveragePercentage: 0,
-          SessionLimit: 5,
-          MaxMachines: 5,
-          IssuedAt: new Date(now - 86_400_000).toISOString(),
-          Expires: new Date(now + 30 * 86_400_000).toISOString(),
-        },
-        licenceSigner.privateKey,
-      ),
-    });
+    await installLicence(admin);
     const created = await admin.call<{ ID: string; Token: string }>('POST', '/api/admin/agents', {
       Name: 'db-firewall',
     });
