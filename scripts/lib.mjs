@@ -83,7 +83,13 @@ const TARGETS = [
   {
     name: 'agent',
     dir: 'apps/agent',
-    inputs: ['apps/agent/src', 'apps/agent/scripts', 'apps/agent/package.json', 'apps/agent/tsconfig.build.json'],
+    inputs: [
+      'apps/agent/src',
+      'apps/agent/scripts',
+      'apps/agent/package.json',
+      'apps/agent/tsconfig.build.json',
+      'scripts/bundle-node-program.mjs',
+    ],
     // Then the single-file bundle the server hands to the install script.
     build: () =>
       tsc('apps/agent') ||
@@ -93,7 +99,13 @@ const TARGETS = [
   {
     name: 'client',
     dir: 'apps/client',
-    inputs: ['apps/client/src', 'apps/client/scripts', 'apps/client/package.json', 'apps/client/tsconfig.build.json'],
+    inputs: [
+      'apps/client/src',
+      'apps/client/scripts',
+      'apps/client/package.json',
+      'apps/client/tsconfig.build.json',
+      'scripts/bundle-node-program.mjs',
+    ],
     // Then the single-file bundle the server hands to the client's install script.
     build: () =>
       tsc('apps/client') ||
