@@ -76,11 +76,13 @@ export class FakeAgent {
     } = {},
   ) {
     this.key = options.key ?? fakeAgentKey();
-    this.#sealing = options.sealing ?? true;
+    // Made once, when the agent starts, as postern-agent makes it from its key file.
+    this.#sealingKey = (options.sealing ?? true) ? sealingKeyOf(this.key) : null;
     this.#waitLimitMs = options.waitLimitMs ?? 5_000;
   }
 
-  readonly #sealing: boolean;
+  /** The sealing key every hello carries (null: none, as an agent from before sealing). */
+  readonly #sealingKey: AgentSealingKey | null;
   readonly #waitLimitMs: number;
 
   /**
@@ -94,7 +96,7 @@ export class FakeAgent {
       capabilities,
       generation,
       proof: proveKey(this.key, nonce),
-      sealingKey: this.#sealing ? sealingKeyOf(this.key) : null,
+      sealingKey: this.#sealingKey,
     });
     await this.waitFor(() => {
       if (this.#socket?.readyState === WebSocket.CLOSED) {
