@@ -15,7 +15,7 @@ import { AgentConnection, type AdmitDecision } from './agent-connection.js';
 import { GENERATION_BLOCK } from './generations.js';
 import { DisconnectRecorder } from './disconnect-recorder.js';
 import { LastSeenRecorder } from './last-seen-recorder.js';
-import { paceUpgrades } from './upgrade-pacer.js';
+import { paceUpgrades, type UpgradePacer } from './upgrade-pacer.js';
 
 /** Largest message an agent may send (a hello listing every applied entry of a big agent). */
 const MAX_AGENT_MESSAGE_BYTES = 64 * 1024 * 1024;
@@ -86,7 +86,17 @@ export class AgentHub implements AgentSync {
     this.#lastSeen.start();
     await app.register(fastifyWebsocket, { options: { maxPayload: MAX_AGENT_MESSAGE_BYTES } });
     // A reconnecting fleet's upgrades are routed a few per turn of the event loop (see paceUpgrades).
-    app.addHook('onReady', async () => paceUpgrades(app.server));
+    let pacer: UpgradePacer | null = null;
+    app.addHook('onReady', (done) => {
+      pacer = paceUpgrades(app.server);
+      done();
+    });
+    // Before the server stops listening (and waits for every socket to end): an upgrade still
+    // waiting would otherwise be routed into a closing app and hold the close up.
+    app.addHook('preClose', (done) => {
+      pacer?.stop();
+      done();
+    });
     app.route({
       method: 'GET',
       url: AGENT_CONNECT_PATH,

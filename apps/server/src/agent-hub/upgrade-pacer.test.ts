@@ -53,4 +53,22 @@ describe('paceUpgrades', () => {
 
     expect(routed).toEqual(['/kept']);
   });
+
+  it('closes the waiting and the new upgrades once stopped (the app is closing)', async () => {
+    const server = createServer();
+    const routed: string[] = [];
+    server.on('upgrade', (request: IncomingMessage) => routed.push(request.url ?? ''));
+    const pacer = paceUpgrades(server);
+
+    const waiting = upgrade('/waiting');
+    server.emit('upgrade', waiting.request, waiting.socket, Buffer.alloc(0));
+    pacer.stop();
+    const late = upgrade('/late');
+    server.emit('upgrade', late.request, late.socket, Buffer.alloc(0));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+
+    expect(routed).toEqual([]);
+    expect(waiting.socket.destroyed).toBe(true);
+    expect(late.socket.destroyed).toBe(true);
+  });
 });
