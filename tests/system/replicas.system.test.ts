@@ -17,6 +17,7 @@ import {
 } from './support/grant-topology.js';
 import { missingNetnsSupport } from './support/netns.js';
 import { createPostgresSchema, spawnPosternServer, type PosternServer } from './support/postern-server.js';
+import { endSessionsSoon } from './support/session-end.js';
 import { missingBuild, requireTool } from './support/requirements.js';
 import { PORTAL_SETTINGS, installLicence } from './support/user-portal.js';
 
@@ -178,7 +179,7 @@ describe('two servers on one PostgreSQL, with a real agent', () => {
     for (const [userName, Duration] of [
       ['alice', 480],
       ['carol', 480],
-      // Bob's sessions last one minute: his grant expires while the test watches.
+      // Bob's sessions are the shortest a user can have; the lease test ends his sooner still.
       ['bob', 1],
     ] as const) {
       const user = (await admin.createLocalUser(userName, PASSWORD, { TOTPEnabled: false, Duration })) as {
@@ -275,11 +276,14 @@ describe('two servers on one PostgreSQL, with a real agent', () => {
   it('ends an expired grant on time when the sweepers’ lease holder dies', async () => {
     replicaB = await startReplica('b2');
     const bob = await signedIn(replicaA, 'bob', BOB_IP);
+    // Ends after A is gone and about when B can take the lease over (LEASE_TTL_MS after A's last renewal).
+    const bobEnds = await endSessionsSoon({ kind: 'postgres', url: schema?.url ?? '' }, 'bob', 15_000);
     expect((await userCall(replicaA, bob, 'POST', '/api/grant', { ACLID: aclId, IPs: [] })).status).toBe(200);
-    await waitFor(() => inSet(BOB_IP), "bob's one-minute grant", 10_000);
+    await waitFor(() => inSet(BOB_IP), "bob's grant", 10_000);
     // A started first and holds the lease; the agent moves to B once A is gone.
     balancedTo = () => replicaB;
     await kill(replicaA);
+    expect(Date.now()).toBeLessThan(bobEnds);
 
     await waitFor(
       async () => {

@@ -61,6 +61,7 @@ describe('secrets sealed to the agent (system)', () => {
       url: spawned.url,
       adminPassword: PASSWORD_LINE.exec(spawned.process.stdout())?.[1] ?? '',
       store: 'sqlite',
+      storeLocation: { kind: 'sqlite', file: path.join(dataDir, 'postern.db') },
       process: spawned.process,
       stop: async () => {
         await spawned.process.stop();

@@ -42,6 +42,7 @@ describe('the secret key at start-up', () => {
         url: server.url,
         adminPassword,
         store: 'sqlite',
+        storeLocation: { kind: 'sqlite', file: path.join(dataDir, 'postern.db') },
         process: server.process,
         stop: () => Promise.resolve(),
       });

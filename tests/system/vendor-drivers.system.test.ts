@@ -7,6 +7,7 @@ import { AdminApi } from './support/admin-api.js';
 import { installLicence, PORTAL_SETTINGS } from './support/user-portal.js';
 import { stopAgent } from './support/grant-topology.js';
 import { startPosternServer, type PosternServer } from './support/postern-server.js';
+import { endSessionsSoon } from './support/session-end.js';
 import { missingBuild, requireTool } from './support/requirements.js';
 import {
   VENDOR,
@@ -241,12 +242,16 @@ describe('a FortiOS knoc through the real server and agent', () => {
 
   it('takes grants off every vendor when their session ends, with the server killed', async () => {
     const bob = await signIn('bob');
+    if (server === undefined) throw new Error('no server');
+    const bobEnds = await endSessionsSoon(server.storeLocation, 'bob', 15_000);
     for (const vendor of VENDORS) await userCall(bob, 'POST', '/api/grant', { ACLID: knocIds[vendor], IPs: [] });
-    await waitFor(() => VENDORS.every(holdsClient), 'the grants on every vendor', 15_000);
-    if (server?.process.child.pid !== undefined) process.kill(server.process.child.pid, 'SIGKILL');
+    await waitFor(() => VENDORS.every(holdsClient), 'the grants on every vendor', 10_000);
+    if (server.process.child.pid !== undefined) process.kill(server.process.child.pid, 'SIGKILL');
+    await server.process.finished.catch(() => undefined);
+    expect(Date.now()).toBeLessThan(bobEnds);
 
-    // Bob's one-minute session ends; only the agent's own timers can take the address off now.
-    await waitFor(() => !VENDORS.some(holdsClient), 'the agent to expire the grants on its own', 75_000);
+    // Bob's session ends; only the agent's own timers can take the address off now.
+    await waitFor(() => !VENDORS.some(holdsClient), 'the agent to expire the grants on its own', 30_000);
     expect(fakes.fortios.members(VENDOR.group)).toEqual(['none']);
   }, 90_000);
 });

@@ -13,6 +13,8 @@ export interface PosternServer {
   adminPassword: string;
   /** Which store it runs on. */
   store: 'sqlite' | 'postgres';
+  /** Where that store is: the SQLite file, or a PostgreSQL URL whose search path is its schema. */
+  storeLocation: StoreLocation;
   process: RunningProcess;
   stop(): Promise<void>;
 }
@@ -22,6 +24,8 @@ export interface PosternServer {
  * server named by POSTERN_TEST_DATABASE_URL (CI sets it), falling back to SQLite when there is none.
  */
 export type StoreChoice = 'sqlite' | 'postgres';
+
+export type StoreLocation = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
 
 const PASSWORD_LINE = /Its password is shown only this once:\n\n\s+(\S+)\n/;
 
@@ -58,6 +62,10 @@ export async function startPosternServer(
     url,
     adminPassword,
     store: postgres === null ? 'sqlite' : 'postgres',
+    storeLocation:
+      postgres === null
+        ? { kind: 'sqlite', file: path.join(settings.POSTERN_DATA_DIR ?? dataDir, 'postern.db') }
+        : { kind: 'postgres', url: postgres.url },
     process: running,
     stop,
   };
