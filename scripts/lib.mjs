@@ -1,5 +1,5 @@
 // Helpers for the root npm scripts. Plain Node only: these run before dependencies are installed.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +24,42 @@ export function run(command, args, options = {}) {
     return 1;
   }
   return result.status ?? 1;
+}
+
+/**
+ * Runs commands (`{ name, command: [file, ...args] }`), at most `parallelism` at a time, each one's
+ * output held back and printed whole under its name when it ends, so parallel output never
+ * interleaves. Resolves to each command's success, in the order given.
+ */
+export async function runInParallel(commands, parallelism) {
+  const results = new Array(commands.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < commands.length) {
+      const index = next++;
+      results[index] = await runHeldBack(commands[index]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(parallelism, commands.length)) }, worker));
+  return results;
+}
+
+function runHeldBack({ name, command: [file, ...args] }) {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const output = [];
+    const child = spawn(file, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.on('data', (chunk) => output.push(chunk));
+    child.stderr.on('data', (chunk) => output.push(chunk));
+    const finish = (ok, note = '') => {
+      const seconds = ((Date.now() - started) / 1000).toFixed(0);
+      process.stdout.write(`\n> ${name} (${seconds} s)\n${Buffer.concat(output).toString()}${note}`);
+      if (!ok) console.error(`${name} failed`);
+      resolve(ok);
+    };
+    child.on('error', (error) => finish(false, `could not run ${file}: ${error.message}\n`));
+    child.on('close', (code) => finish(code === 0));
+  });
 }
 
 /** Runs a command and stops the script when it fails. */
