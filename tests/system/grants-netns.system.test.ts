@@ -251,7 +251,7 @@ describe.each<StoreChoice>(['sqlite', 'postgres'])('grants on a real firewall (%
     await opens(BOB_IP);
 
     await stopAgent(agent);
-    process.kill(server.process.child.pid ?? 0, 'SIGKILL');
+    if (server.process.child.pid !== undefined) process.kill(server.process.child.pid, 'SIGKILL');
     await server.process.finished.catch(() => undefined);
     expect(Date.now()).toBeLessThan(bobEnds);
 
