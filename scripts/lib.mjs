@@ -51,7 +51,11 @@ function runHeldBack({ name, command: [file, ...args] }) {
     const child = spawn(file, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.on('data', (chunk) => output.push(chunk));
     child.stderr.on('data', (chunk) => output.push(chunk));
+    let finished = false;
+    // A command that cannot start emits 'error' and then 'close': report it once.
     const finish = (ok, note = '') => {
+      if (finished) return;
+      finished = true;
       const seconds = ((Date.now() - started) / 1000).toFixed(0);
       process.stdout.write(`\n> ${name} (${seconds} s)\n${Buffer.concat(output).toString()}${note}`);
       if (!ok) console.error(`${name} failed`);
