@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { REPO_ROOT, capture, cleanEnv, waitFor, type RunningProcess } from '@postern/test-support';
-import { spawnPosternServer, type PosternServer } from './support/postern-server.js';
+import { spawnPosternServer, sqliteStoreIn, type PosternServer } from './support/postern-server.js';
 import { AdminApi } from './support/admin-api.js';
 import { installLicence, PORTAL_SETTINGS } from './support/user-portal.js';
 import { missingBuild, requireTool } from './support/requirements.js';
@@ -61,7 +61,7 @@ describe('secrets sealed to the agent (system)', () => {
       url: spawned.url,
       adminPassword: PASSWORD_LINE.exec(spawned.process.stdout())?.[1] ?? '',
       store: 'sqlite',
-      storeLocation: { kind: 'sqlite', file: path.join(dataDir, 'postern.db') },
+      storeLocation: sqliteStoreIn(dataDir),
       process: spawned.process,
       stop: async () => {
         await spawned.process.stop();

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { REPO_ROOT, waitFor, type Finished } from '@postern/test-support';
 import { AdminApi } from './support/admin-api.js';
-import { spawnPosternServer } from './support/postern-server.js';
+import { spawnPosternServer, sqliteStoreIn } from './support/postern-server.js';
 import { missingBuild, requireTool } from './support/requirements.js';
 
 const PASSWORD_LINE = /Its password is shown only this once:\n\n\s+(\S+)\n/;
@@ -42,7 +42,7 @@ describe('the secret key at start-up', () => {
         url: server.url,
         adminPassword,
         store: 'sqlite',
-        storeLocation: { kind: 'sqlite', file: path.join(dataDir, 'postern.db') },
+        storeLocation: sqliteStoreIn(dataDir),
         process: server.process,
         stop: () => Promise.resolve(),
       });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { capture, cleanEnv, freePort, REPO_ROOT, type RunningProcess } from '@postern/test-support';
+import type { PosternConfig } from '../../../apps/server/src/config/config.js';
 
 /** A built Postern server on its own port and fresh data directory (and store). */
 export interface PosternServer {
@@ -25,7 +26,13 @@ export interface PosternServer {
  */
 export type StoreChoice = 'sqlite' | 'postgres';
 
-export type StoreLocation = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
+/** A store's location as the server's configuration names it. */
+export type StoreLocation = PosternConfig['store'];
+
+/** The embedded store a server keeps in `dataDir` when DATABASE_URL is unset. */
+export function sqliteStoreIn(dataDir: string): StoreLocation {
+  return { kind: 'sqlite', file: path.join(dataDir, 'postern.db') };
+}
 
 const PASSWORD_LINE = /Its password is shown only this once:\n\n\s+(\S+)\n/;
 
@@ -63,9 +70,7 @@ export async function startPosternServer(
     adminPassword,
     store: postgres === null ? 'sqlite' : 'postgres',
     storeLocation:
-      postgres === null
-        ? { kind: 'sqlite', file: path.join(settings.POSTERN_DATA_DIR ?? dataDir, 'postern.db') }
-        : { kind: 'postgres', url: postgres.url },
+      postgres === null ? sqliteStoreIn(settings.POSTERN_DATA_DIR ?? dataDir) : { kind: 'postgres', url: postgres.url },
     process: running,
     stop,
   };

@@ -10,7 +10,7 @@ import type { AppContext, HubContext } from '../app-context.js';
 import type { PosternConfig } from '../config/config.js';
 import { openStore, type Store } from '../store/store.js';
 import { migrateToLatest } from '../store/migrate.js';
-import { createMigratedSchema } from './postgres-template.js';
+import { replayMigratedSchema } from './postgres-template.js';
 import { buildApp } from '../app.js';
 import type { WebApp } from '../http/web-app.js';
 import { ManualClock } from '../lib/clock.js';
@@ -60,12 +60,11 @@ export async function createTestStore(kind: TestStoreKind, { migrate = true } = 
   const url = process.env.POSTERN_TEST_DATABASE_URL ?? '';
   const schema = `postern_test_${randomBytes(6).toString('hex')}`;
   const admin = await openStore({ kind: 'postgres', url });
-  let migrated = false;
-  if (migrate) ({ migrated } = await createMigratedSchema(admin, url, schema));
-  else await sql`create schema ${sql.id(schema)}`.execute(admin.db);
+  const replayed = migrate && (await replayMigratedSchema(admin, url, schema));
+  if (!replayed) await sql`create schema ${sql.id(schema)}`.execute(admin.db);
   const location = { kind: 'postgres' as const, url };
   const store = await openStore(location, { postgresSchema: schema });
-  if (migrate && !migrated) await migrateToLatest(store.db);
+  if (migrate && !replayed) await migrateToLatest(store.db);
   return {
     store,
     location,
