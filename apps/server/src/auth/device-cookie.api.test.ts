@@ -17,6 +17,8 @@ const attacker = (n: number) => `10.0.${Math.floor(n / 5)}.1`;
 const NEW_PASSWORD = 'a brand new passphrase';
 
 type Realm = 'user' | 'admin';
+/** An account the tests sign in to: a user's or an administrator's. */
+type Account = { id: string; userName: string; password: string };
 const FORMS = [
   ['user', '/api/login'],
   ['admin', '/api/admin/login'],
@@ -67,6 +69,29 @@ describe.each(testStoreKinds())('device cookies at sign-in (%s)', (kind) => {
   const blockUntrusted = async (url: string, userName: string) => {
     for (let i = 0; i < 5; i += 1) expect((await login(t, url, userName, 'wrong', OWNER)).statusCode).toBe(401);
   };
+
+  /** A browser that signed in to `account` on `url`: it holds the account's device cookie. */
+  const knownBrowser = async (url: string, account: Account) => {
+    const known = browser();
+    expect((await known.login(url, account.userName, account.password)).statusCode).toBe(200);
+    return known;
+  };
+  /** A request of another administrator, signed in elsewhere. */
+  const asAdmin = async (method: 'PUT' | 'DELETE', url: string, payload?: object) => {
+    const admin = await givenAdmin(t.ctx);
+    const cookie = await signInAdmin(t.app, admin.userName, admin.password);
+    return t.app.inject({ method, url, headers: { cookie }, ...(payload === undefined ? {} : { payload }) });
+  };
+  const newPassword = { PlainPassword: NEW_PASSWORD, ConfirmPassword: NEW_PASSWORD };
+  /** The user behind the session `cookies` changes their password from the owner's address. */
+  const changePassword = (cookies: (string | undefined)[], ExistingPassword: string) =>
+    t.app.inject({
+      method: 'PUT',
+      url: '/api/password',
+      headers: { cookie: cookies.filter((cookie) => cookie !== undefined).join('; ') },
+      payload: { ExistingPassword, NewPassword: NEW_PASSWORD },
+      remoteAddress: OWNER,
+    });
 
   it.each(FORMS)(
     'signs the %s owner in at once from a known browser while strangers keep the account’s ceiling full, and still slows a new browser',
@@ -124,70 +149,49 @@ describe.each(testStoreKinds())('device cookies at sign-in (%s)', (kind) => {
     expect((await laptop.login('/api/login', user.userName, user.password)).statusCode).toBe(200);
   });
 
-  const untrustedCases: [
-    string,
-    Realm,
-    (name: string, password: string) => Promise<{ cookie?: string; password: string }>,
-  ][] = [
-    ['no device cookie', 'user', (_name, password) => Promise.resolve({ password })],
+  /** What each case's browser presents, and the password in force by then. */
+  type Presented = { cookie: string | undefined; password: string };
+  const untrustedCases: [string, Realm, (account: Account) => Promise<Presented>][] = [
+    ['no device cookie', 'user', (account) => Promise.resolve({ cookie: undefined, password: account.password })],
     [
       'a device cookie of another account',
       'user',
-      async (_name, password) => {
-        const other = await givenUser(t.ctx);
-        const elsewhere = browser();
-        await elsewhere.login('/api/login', other.userName, other.password);
-        return { cookie: elsewhere.device, password };
+      async (account) => {
+        const other = await knownBrowser('/api/login', await givenUser(t.ctx));
+        return { cookie: other.device, password: account.password };
       },
     ],
     [
       'a tampered device cookie',
       'user',
-      async (name, password) => {
-        const known = browser();
-        await known.login('/api/login', name, password);
-        const cookie = known.device ?? '';
-        return { cookie: `${cookie.slice(0, -2)}${cookie.endsWith('AA') ? 'BB' : 'AA'}`, password };
+      async (account) => {
+        const cookie = (await knownBrowser('/api/login', account)).device ?? '';
+        return { cookie: `${cookie.slice(0, -2)}${cookie.endsWith('AA') ? 'BB' : 'AA'}`, password: account.password };
       },
     ],
     [
       'an expired device cookie',
       'user',
-      async (name, password) => {
-        const known = browser();
-        await known.login('/api/login', name, password);
+      async (account) => {
+        const known = await knownBrowser('/api/login', account);
         t.clock.advance(DEVICE_COOKIE_LIFETIME_MS);
-        return { cookie: known.device, password };
+        return { cookie: known.device, password: account.password };
       },
     ],
     [
       'a device cookie issued before an administrator reset the password',
       'user',
-      async (name, password) => {
-        const known = browser();
-        await known.login('/api/login', name, password);
-        const admin = await givenAdmin(t.ctx);
-        const adminCookie = await signInAdmin(t.app, admin.userName, admin.password);
-        const user = await t.ctx.db
-          .selectFrom('users')
-          .select('id')
-          .where('userName', '=', name)
-          .executeTakeFirstOrThrow();
-        const reset = await t.app.inject({
-          method: 'PUT',
-          url: `/api/admin/users/${user.id}`,
-          headers: { cookie: adminCookie },
-          payload: {
-            ID: user.id,
-            Name: 'Reset',
-            UserName: name,
-            AuthType: 'local',
-            Company: 'Example',
-            Duration: 60,
-            AclIds: [],
-            PlainPassword: NEW_PASSWORD,
-            ConfirmPassword: NEW_PASSWORD,
-          },
+      async (account) => {
+        const known = await knownBrowser('/api/login', account);
+        const reset = await asAdmin('PUT', `/api/admin/users/${account.id}`, {
+          ID: account.id,
+          Name: 'Reset',
+          UserName: account.userName,
+          AuthType: 'local',
+          Company: 'Example',
+          Duration: 60,
+          AclIds: [],
+          ...newPassword,
         });
         expect(reset.statusCode).toBe(200);
         return { cookie: known.device, password: NEW_PASSWORD };
@@ -196,57 +200,34 @@ describe.each(testStoreKinds())('device cookies at sign-in (%s)', (kind) => {
     [
       'a device cookie issued before an administrator ended all user sessions',
       'user',
-      async (name, password) => {
-        const known = browser();
-        await known.login('/api/login', name, password);
-        const admin = await givenAdmin(t.ctx);
-        const adminCookie = await signInAdmin(t.app, admin.userName, admin.password);
-        const ended = await t.app.inject({
-          method: 'DELETE',
-          url: '/api/admin/sessions',
-          headers: { cookie: adminCookie },
-        });
-        expect(ended.statusCode).toBe(200);
-        return { cookie: known.device, password };
+      async (account) => {
+        const known = await knownBrowser('/api/login', account);
+        expect((await asAdmin('DELETE', '/api/admin/sessions')).statusCode).toBe(200);
+        return { cookie: known.device, password: account.password };
       },
     ],
     [
       'a device cookie issued before the command line reset the password',
       'admin',
-      async (name, password) => {
-        const known = browser();
-        await known.login('/api/admin/login', name, password);
+      async (account) => {
+        const known = await knownBrowser('/api/admin/login', account);
         // What `postern admin reset-password --password-stdin` runs.
-        await resetAdminPassword(t.ctx, name, NEW_PASSWORD);
+        await resetAdminPassword(t.ctx, account.userName, NEW_PASSWORD);
         return { cookie: known.device, password: NEW_PASSWORD };
       },
     ],
     [
       'a device cookie issued before another administrator reset the password',
       'admin',
-      async (name, password) => {
-        const known = browser();
-        await known.login('/api/admin/login', name, password);
-        const other = await givenAdmin(t.ctx);
-        const otherCookie = await signInAdmin(t.app, other.userName, other.password);
-        const target = await t.ctx.db
-          .selectFrom('admins')
-          .select('id')
-          .where('userName', '=', name)
-          .executeTakeFirstOrThrow();
-        const reset = await t.app.inject({
-          method: 'PUT',
-          url: `/api/admin/admins/${target.id}`,
-          headers: { cookie: otherCookie },
-          payload: {
-            ID: target.id,
-            Name: 'Reset',
-            UserName: name,
-            AuthType: 'local',
-            TOTPEnabled: false,
-            PlainPassword: NEW_PASSWORD,
-            ConfirmPassword: NEW_PASSWORD,
-          },
+      async (account) => {
+        const known = await knownBrowser('/api/admin/login', account);
+        const reset = await asAdmin('PUT', `/api/admin/admins/${account.id}`, {
+          ID: account.id,
+          Name: 'Reset',
+          UserName: account.userName,
+          AuthType: 'local',
+          TOTPEnabled: false,
+          ...newPassword,
         });
         expect(reset.statusCode).toBe(200);
         return { cookie: known.device, password: NEW_PASSWORD };
@@ -257,7 +238,7 @@ describe.each(testStoreKinds())('device cookies at sign-in (%s)', (kind) => {
   it.each(untrustedCases)('treats a sign-in with %s as an untrusted client', async (_name, realm, present) => {
     const url = realm === 'user' ? '/api/login' : '/api/admin/login';
     const account = await givenAccount(realm);
-    const { cookie, password } = await present(account.userName, account.password);
+    const { cookie, password } = await present(account);
     await blockUntrusted(url, account.userName);
     expectThrottled(await login(t, url, account.userName, password, OWNER, cookie), 900);
   });
@@ -265,18 +246,10 @@ describe.each(testStoreKinds())('device cookies at sign-in (%s)', (kind) => {
   it('revokes every device cookie of a user who changes their password, but renews the changing browser’s', async () => {
     const user = await givenUser(t.ctx);
     const laptop = browser();
-    const phone = browser();
-    const signedIn = await laptop.login('/api/login', user.userName, user.password);
-    await phone.login('/api/login', user.userName, user.password);
+    const session = cookieFrom(await laptop.login('/api/login', user.userName, user.password), 'postern_session');
+    const phone = await knownBrowser('/api/login', user);
 
-    const session = cookieFrom(signedIn, 'postern_session') ?? '';
-    const changed = await t.app.inject({
-      method: 'PUT',
-      url: '/api/password',
-      headers: { cookie: `${session}; ${laptop.device ?? ''}` },
-      payload: { ExistingPassword: user.password, NewPassword: NEW_PASSWORD },
-      remoteAddress: OWNER,
-    });
+    const changed = await changePassword([session, laptop.device], user.password);
     expect(changed.statusCode).toBe(200);
     const before = laptop.device;
     laptop.keep(changed);
@@ -290,29 +263,19 @@ describe.each(testStoreKinds())('device cookies at sign-in (%s)', (kind) => {
   it('lets a known browser change the password while untrusted clients at its address are blocked', async () => {
     const user = await givenUser(t.ctx);
     const known = browser();
-    const session = cookieFrom(await known.login('/api/login', user.userName, user.password), 'postern_session') ?? '';
+    const session = cookieFrom(await known.login('/api/login', user.userName, user.password), 'postern_session');
     await blockUntrusted('/api/login', user.userName);
-    const change = (cookie: string) =>
-      t.app.inject({
-        method: 'PUT',
-        url: '/api/password',
-        headers: { cookie },
-        payload: { ExistingPassword: user.password, NewPassword: NEW_PASSWORD },
-        remoteAddress: OWNER,
-      });
-    expectThrottled(await change(session), 900);
-    expect((await change(`${session}; ${known.device ?? ''}`)).statusCode).toBe(200);
+    expectThrottled(await changePassword([session], user.password), 900);
+    expect((await changePassword([session, known.device], user.password)).statusCode).toBe(200);
   });
 
   it('revokes every administrator’s device cookies when one ends all admin sessions, but keeps the asking browser known', async () => {
     const asking = await givenAdmin(t.ctx);
     const colleague = await givenAdmin(t.ctx);
     const asker = browser();
-    const otherBrowser = browser();
-    const colleagueBrowser = browser();
     const signedIn = await asker.login('/api/admin/login', asking.userName, asking.password);
-    await otherBrowser.login('/api/admin/login', asking.userName, asking.password);
-    await colleagueBrowser.login('/api/admin/login', colleague.userName, colleague.password);
+    const otherBrowser = await knownBrowser('/api/admin/login', asking);
+    const colleagueBrowser = await knownBrowser('/api/admin/login', colleague);
 
     const session = cookieFrom(signedIn, 'postern_admin_session') ?? '';
     const ended = await t.app.inject({
@@ -349,8 +312,7 @@ describe.each(testStoreKinds())('device cookies at sign-in (%s)', (kind) => {
 
   it('keeps an administrator’s device cookie on the user form too, where the name signs the admin in', async () => {
     const admin = await givenAdmin(t.ctx);
-    const known = browser();
-    expect((await known.login('/api/admin/login', admin.userName, admin.password)).statusCode).toBe(200);
+    const known = await knownBrowser('/api/admin/login', admin);
     await blockUntrusted('/api/admin/login', admin.userName);
     expectThrottled(await browser().login('/api/login', admin.userName, admin.password), 900);
     const onUserForm = await known.login('/api/login', admin.userName, admin.password);
@@ -410,6 +372,19 @@ describe.each(testStoreKinds())('device cookies at sign-in (%s)', (kind) => {
         'Secure',
       ].sort(),
     );
+  });
+
+  it('gives a kiosk sign-in a device cookie that dies with the browser, as its session cookie does', async () => {
+    const user = await givenUser(t.ctx);
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      payload: { UserName: user.userName, Password: user.password, KioskMode: true },
+    });
+    const device = setCookies(response).find((cookie) => cookie.startsWith('__Host-postern_device='));
+    expect(device).toContain('HttpOnly');
+    expect(device).not.toContain('Expires=');
+    expect(device).not.toContain('Max-Age=');
   });
 
   it('drops Secure and the __Host- prefix from the device cookie only in plain-HTTP development mode', async () => {

@@ -46,10 +46,10 @@ export interface DeviceEntry extends AccountRef {
   text: string;
 }
 
-/** A device cookie to set: its whole value and when the browser may drop it. */
+/** A device cookie to set: its whole value and when the browser may drop it (null: when it closes). */
 export interface IssuedDeviceCookie {
   value: string;
-  expiresAt: number;
+  expiresAt: number | null;
 }
 
 const ENTRY_SEPARATOR = '~';
@@ -117,12 +117,15 @@ export async function trustedDevice(
 /**
  * A fresh entry for `account` (new nonce, so a fresh budget, and the full lifetime from now) in front
  * of the browser's other entries, at most DEVICE_COOKIE_ENTRIES_MAX in all. Issued after the
- * account's revocation instant even when that is this very millisecond.
+ * account's revocation instant even when that is this very millisecond. A kiosk sign-in's cookie
+ * (`untilBrowserCloses`) dies with the browser, as its session cookie does: a shared terminal stays
+ * known only while it stays open.
  */
 export async function renewDeviceCookie(
   ctx: Pick<AppContext, 'db' | 'secrets' | 'clock'>,
   entries: readonly DeviceEntry[],
   account: AccountRef,
+  { untilBrowserCloses = false } = {},
 ): Promise<IssuedDeviceCookie> {
   const validAfter = (await devicesValidAfter(ctx.db, account)) ?? 0;
   const issuedAt = Math.max(ctx.clock.now(), validAfter + 1);
@@ -136,7 +139,7 @@ export async function renewDeviceCookie(
   const others = entries.filter((candidate) => !sameAccount(candidate, account)).map((other) => other.text);
   return {
     value: [entry, ...others].slice(0, DEVICE_COOKIE_ENTRIES_MAX).join(ENTRY_SEPARATOR),
-    expiresAt: issuedAt + DEVICE_COOKIE_LIFETIME_MS,
+    expiresAt: untilBrowserCloses ? null : issuedAt + DEVICE_COOKIE_LIFETIME_MS,
   };
 }
 

@@ -119,7 +119,15 @@ async function signInUserOf(
   // Neither an administrator nor a user: the password could not have matched.
   const account = user as User;
   const signedIn = await startUserSignIn(ctx, account, body.KioskMode, meta, previous.user);
-  return { ...signedIn, device: await renewDeviceCookie(ctx, budget.devices, { realm: 'user', id: account.id }) };
+  const device = await renewDeviceCookie(
+    ctx,
+    budget.devices,
+    { realm: 'user', id: account.id },
+    {
+      untilBrowserCloses: body.KioskMode,
+    },
+  );
+  return { ...signedIn, device };
 }
 
 /** The account a name on the user form signs in: a user, or else an administrator of that name. */

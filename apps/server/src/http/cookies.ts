@@ -40,8 +40,14 @@ export function deviceCookieName(insecureHttp: boolean): string {
 
 /**
  * HttpOnly and Secure like the session cookies; Strict, since only the sign-in forms' own requests read
- * it; it lives as long as its newest entry is honoured.
+ * it; it lives as long as its newest entry is honoured (a kiosk's: until the browser closes).
  */
-export function deviceCookieOptions(insecureHttp: boolean, expiresAt: number): CookieSerializeOptions {
-  return { path: '/', httpOnly: true, secure: !insecureHttp, sameSite: 'strict', expires: new Date(expiresAt) };
+export function deviceCookieOptions(insecureHttp: boolean, expiresAt: number | null): CookieSerializeOptions {
+  return {
+    path: '/',
+    httpOnly: true,
+    secure: !insecureHttp,
+    sameSite: 'strict',
+    ...(expiresAt === null ? {} : { expires: new Date(expiresAt) }),
+  };
 }
