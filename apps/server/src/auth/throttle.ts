@@ -60,11 +60,13 @@ export const ADDRESS_POLICY: WindowPolicy = {
 
 /**
  * One account across every address: a burst of 40 failures, then one a minute, so no hour holds more
- * than 100 (OWASP ASVS 2.2.1). One address cannot fill it (its pair allows about 20 an hour, less
- * than drains), so only an attack from many addresses does, and then everyone, the owner included,
- * waits at most a minute per attempt: a slowdown, never a lockout a stranger can impose. Attempts
- * already past the check when the bucket fills still count, so concurrent ones can overshoot it by a
- * few (each replica checks at most two passwords at once).
+ * than 100 from untrusted clients (OWASP ASVS 2.2.1), which every attacker is who has not stolen one
+ * of the owner's device cookies (a known browser's failures count on its own DEVICE_POLICY key only).
+ * One address cannot fill it (its pair allows about 20 an hour, less than drains), so only an attack
+ * from many addresses does, and then every untrusted client waits at most a minute per attempt: a
+ * slowdown, never a lockout; the owner's known browsers do not wait at all. Attempts already past the
+ * check when the bucket fills still count, so concurrent ones can overshoot it by a few (each replica
+ * checks at most two passwords at once).
  */
 export const ACCOUNT_CEILING: CeilingPolicy = { kind: 'ceiling', burst: 40, intervalMs: MINUTE_MS };
 
