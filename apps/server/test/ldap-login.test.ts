@@ -4,6 +4,7 @@ import { freePort } from '@postern/test-support';
 import { createTestApp, testStoreKinds, type TestApp } from '../src/test-support/test-app.js';
 import { givenAdmin, givenUser } from '../src/test-support/factories.js';
 import { writeSetting } from '../src/settings/settings.js';
+import { cookieFrom } from '../src/test-support/http.js';
 import { missingSlapd, requireSlapd, startSlapd, type Slapd } from './support/slapd.js';
 
 /** Sign-in through /api/login and /api/admin/login for accounts that live in a real slapd. */
@@ -87,6 +88,21 @@ describe.each(testStoreKinds())('LDAP sign-in (%s)', { timeout: 60_000 }, (kind)
     const { body } = await t.ctx.metrics.scrape();
     expect(body).toContain('postern_auth_attempts_total{method="ldap",result="success"} 1\n');
     expect(body).not.toContain('result="failure"');
+  });
+
+  it('judges an LDAP user’s known browser by its device cookie, as it does a local user’s', async () => {
+    await useLdap(ldap().ldapUrl);
+    await givenUser(t.ctx, { userName: 'ada', authType: 'LDAP', passwordHash: null, ldapDn: ldap().dnOf('ada') });
+    const device = cookieFrom(await login('/api/login', 'ada', 'directory secret'), 'postern_device') ?? '';
+    for (let i = 0; i < 5; i += 1) expect((await login('/api/login', 'ada', 'guess')).statusCode).toBe(401);
+    expect((await login('/api/login', 'ada', 'directory secret')).statusCode).toBe(429);
+    const known = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      payload: { UserName: 'ada', Password: 'directory secret' },
+      headers: { cookie: device },
+    });
+    expect(known.statusCode).toBe(200);
   });
 
   it('signs an LDAP admin in', async () => {

@@ -85,8 +85,13 @@ export async function insertAdmin(db: Kysely<Database>, admin: NewAdmin): Promis
     .execute();
 }
 
+/** Stores a new password; the device cookies issued until now stop counting as the account's (auth/device-cookie.ts). */
 export async function setAdminPasswordHash(db: Kysely<Database>, id: string, passwordHash: string, now: number) {
-  await db.updateTable('admins').set({ passwordHash, updatedAt: now }).where('id', '=', id).execute();
+  await db
+    .updateTable('admins')
+    .set({ passwordHash, deviceCookiesValidAfter: now, updatedAt: now })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function recordAdminLogin(db: Kysely<Database>, id: string, now: number): Promise<void> {
@@ -111,7 +116,12 @@ export interface AdminChanges {
 export async function updateAdmin(db: Kysely<Database>, id: string, changes: AdminChanges, now: number): Promise<void> {
   await db
     .updateTable('admins')
-    .set({ ...changes, updatedAt: now })
+    // A new password revokes the device cookies issued until now (auth/device-cookie.ts).
+    .set({
+      ...changes,
+      ...(changes.passwordHash === undefined ? {} : { deviceCookiesValidAfter: now }),
+      updatedAt: now,
+    })
     .where('id', '=', id)
     .execute();
 }

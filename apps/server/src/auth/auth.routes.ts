@@ -15,9 +15,11 @@ import { adminSessionInfo } from './session-info.js';
 import { signInAdmin, signInUser, signOutAdmin, signOutUser } from './login.service.js';
 import {
   clearSessionCookie,
+  presentedDeviceCookie,
   requestMeta,
   requireAdminAnyStage,
   sessionToken,
+  setDeviceCookie,
   setSessionCookie,
 } from '../http/request-auth.js';
 
@@ -27,6 +29,7 @@ export function registerSignInRoutes(app: FastifyInstance, ctx: AppContext): voi
   const previousTokens = (request: Parameters<typeof sessionToken>[1]) => ({
     user: sessionToken(ctx, request, 'user'),
     admin: sessionToken(ctx, request, 'admin'),
+    device: presentedDeviceCookie(ctx, request),
   });
 
   routes.post(
@@ -42,13 +45,16 @@ export function registerSignInRoutes(app: FastifyInstance, ctx: AppContext): voi
       switch (outcome.kind) {
         case 'signed-in':
           setSessionCookie(ctx, reply, 'user', outcome.session.token, outcome.kiosk ? null : outcome.session.endsAt);
+          setDeviceCookie(ctx, reply, outcome.device);
           return { data: outcome.info };
         case 'second-factor':
           // The pending sign-in's cookie lives only as long as it may wait for the code.
           setSessionCookie(ctx, reply, 'user', outcome.session.token, outcome.session.endsAt);
+          setDeviceCookie(ctx, reply, outcome.device);
           return reply.code(401).send(errorBody(outcome.error));
         case 'admin':
           setSessionCookie(ctx, reply, 'admin', outcome.session.token, outcome.session.endsAt);
+          setDeviceCookie(ctx, reply, outcome.device);
           return reply.code(403).send(errorBody(ErrorCodes.unauthorised));
       }
     },
@@ -67,6 +73,7 @@ export function registerSignInRoutes(app: FastifyInstance, ctx: AppContext): voi
     async (request, reply) => {
       const outcome = await signInAdmin(ctx, request.body, requestMeta(request), previousTokens(request));
       setSessionCookie(ctx, reply, 'admin', outcome.session.token, outcome.session.endsAt);
+      setDeviceCookie(ctx, reply, outcome.device);
       return { data: outcome.info };
     },
   );

@@ -24,16 +24,34 @@ import {
   type IssuedSession,
 } from './session-issue.js';
 import { endAdminSessions, endUserSessions } from '../sessions/sessions.repo.js';
-import { blockedFor, clearFailures, recordFailure, signInKeys, type SignInKeys, type ThrottleKey } from './throttle.js';
+import {
+  blockedFor,
+  clearFailures,
+  deviceKey,
+  recordFailure,
+  signInKeys,
+  type SignInKeys,
+  type ThrottleKey,
+} from './throttle.js';
+import {
+  readDeviceCookie,
+  renewDeviceCookie,
+  trustedDevice,
+  type AccountRef,
+  type DeviceEntry,
+  type IssuedDeviceCookie,
+} from './device-cookie.js';
 
 /** The cookies a request carried, which a sign-in replaces. */
 export interface PreviousTokens {
   user: string | undefined;
   admin: string | undefined;
+  /** The device cookie (device-cookie.ts): judged by its own budget when it is the account's; renewed. */
+  device: string | undefined;
 }
 
-/** What a user-form sign-in led to; the route turns each into an answer and a cookie. */
-export type UserSignInOutcome =
+/** What a user-form sign-in led to once the password matched. */
+type UserSignedIn =
   | { kind: 'signed-in'; session: IssuedSession; kiosk: boolean; info: UserSessionInfo }
   | {
       kind: 'second-factor';
@@ -43,16 +61,26 @@ export type UserSignInOutcome =
   /** An administrator used the user form: they are signed in to the console instead. */
   | { kind: 'admin'; session: IssuedSession; info: AdminSessionInfo };
 
-export interface AdminSignInOutcome {
+/**
+ * What a user-form sign-in led to; the route turns each into an answer and cookies. Each passed the
+ * password step, so each renews the browser's device cookie (OWASP issues it there, before a second
+ * factor: it governs password guessing only).
+ */
+export type UserSignInOutcome = UserSignedIn & { device: IssuedDeviceCookie };
+
+interface AdminSignedIn {
   session: IssuedSession;
   info: AdminSessionInfo;
 }
 
+/** An administrator's sign-in, with the browser's renewed device cookie. */
+export type AdminSignInOutcome = AdminSignedIn & { device: IssuedDeviceCookie };
+
 /**
- * Signs a person in on the user form. Order matters for security: a throttled attempt (its account
- * from this address, the address, or the account's ceiling) is refused before any password is
- * checked (so the right password gets the same answer as a wrong one), and whether an account is
- * disabled is said only after its password matched.
+ * Signs a person in on the user form. Order matters for security: a throttled attempt (a trusted
+ * device's own budget; for anyone else its account from this address, the address, or the account's
+ * ceiling) is refused before any password is checked (so the right password gets the same answer as
+ * a wrong one), and whether an account is disabled is said only after its password matched.
  */
 export async function signInUser(
   ctx: AppContext,
@@ -71,23 +99,48 @@ async function signInUserOf(
   previous: PreviousTokens,
   attempt: SignInAttempt,
 ): Promise<UserSignInOutcome> {
-  const keys = signInKeys(body.UserName, meta.ipAddress);
-  await refuseWhileBlocked(ctx, keys);
-  const user = await findUserByUserName(ctx.db, body.UserName);
-  // No such user: the name may be an administrator's, who are sent to their console (spec: unauthorised).
-  const admin = user === null ? await findAdminByUserName(ctx.db, body.UserName) : null;
+  const budget = await passwordBudget(ctx, body.UserName, meta, previous.device, async () =>
+    accountRef(await userFormAccount(ctx, body.UserName)),
+  );
+  await refuseWhileBlocked(ctx, budget.keys);
+  const { user, admin } = await userFormAccount(ctx, body.UserName);
   if ((user ?? admin)?.authType === 'LDAP') attempt.method = 'ldap';
   const matched = await passwordMatches(ctx, user ?? admin, body.Password);
   if (!matched) {
-    await countFailure(ctx, keys, meta, { UserName: body.UserName });
+    await countFailure(ctx, budget, meta, { UserName: body.UserName });
     throw new UnauthenticatedError({ code: ErrorCodes.invalidCredentials });
   }
-  await clearFailures(ctx.db, keys.pair);
+  await clearBudget(ctx, budget);
   if (admin !== null) {
     const signedIn = await startAdminSignIn(ctx, admin, meta, previous.admin);
-    return { kind: 'admin', ...signedIn };
+    const device = await renewDeviceCookie(ctx, budget.devices, { realm: 'admin', id: admin.id });
+    return { kind: 'admin', ...signedIn, device };
   }
-  return startUserSignIn(ctx, user as User, body.KioskMode, meta, previous.user);
+  // Neither an administrator nor a user: the password could not have matched.
+  const account = user as User;
+  const signedIn = await startUserSignIn(ctx, account, body.KioskMode, meta, previous.user);
+  const device = await renewDeviceCookie(
+    ctx,
+    budget.devices,
+    { realm: 'user', id: account.id },
+    {
+      untilBrowserCloses: body.KioskMode,
+    },
+  );
+  return { ...signedIn, device };
+}
+
+/** The account a name on the user form signs in: a user, or else an administrator of that name. */
+async function userFormAccount(ctx: AppContext, userName: string): Promise<{ user: User | null; admin: Admin | null }> {
+  const user = await findUserByUserName(ctx.db, userName);
+  // No such user: the name may be an administrator's, who are sent to their console (spec: unauthorised).
+  const admin = user === null ? await findAdminByUserName(ctx.db, userName) : null;
+  return { user, admin };
+}
+
+function accountRef({ user, admin }: { user: User | null; admin: Admin | null }): AccountRef | null {
+  if (user !== null) return { realm: 'user', id: user.id };
+  return admin === null ? null : { realm: 'admin', id: admin.id };
 }
 
 /** Signs an administrator in on the admin form. */
@@ -108,16 +161,20 @@ async function signInAdminOf(
   previous: PreviousTokens,
   attempt: SignInAttempt,
 ): Promise<AdminSignInOutcome> {
-  const keys = signInKeys(body.UserName, meta.ipAddress);
-  await refuseWhileBlocked(ctx, keys);
+  const budget = await passwordBudget(ctx, body.UserName, meta, previous.device, async () => {
+    const known = await findAdminByUserName(ctx.db, body.UserName);
+    return known === null ? null : { realm: 'admin', id: known.id };
+  });
+  await refuseWhileBlocked(ctx, budget.keys);
   const admin = await findAdminByUserName(ctx.db, body.UserName);
   if (admin?.authType === 'LDAP') attempt.method = 'ldap';
   if (!(await passwordMatches(ctx, admin, body.Password)) || admin === null) {
-    await countFailure(ctx, keys, meta, { AdminName: body.UserName });
+    await countFailure(ctx, budget, meta, { AdminName: body.UserName });
     throw new UnauthenticatedError({ code: ErrorCodes.invalidCredentials });
   }
-  await clearFailures(ctx.db, keys.pair);
-  return startAdminSignIn(ctx, admin, meta, previous.admin);
+  await clearBudget(ctx, budget);
+  const signedIn = await startAdminSignIn(ctx, admin, meta, previous.admin);
+  return { ...signedIn, device: await renewDeviceCookie(ctx, budget.devices, { realm: 'admin', id: admin.id }) };
 }
 
 async function startUserSignIn(
@@ -126,7 +183,7 @@ async function startUserSignIn(
   kiosk: boolean,
   meta: RequestMeta,
   previousToken: string | undefined,
-): Promise<UserSignInOutcome> {
+): Promise<UserSignedIn> {
   const now = ctx.clock.now();
   if (user.disabled || (user.validUntil !== null && user.validUntil <= now)) {
     throw new ForbiddenError({ code: ErrorCodes.accountDisabled });
@@ -156,7 +213,7 @@ async function startAdminSignIn(
   admin: Admin,
   meta: RequestMeta,
   previousToken: string | undefined,
-): Promise<AdminSignInOutcome> {
+): Promise<AdminSignedIn> {
   if (!admin.loginEnabled) throw new ForbiddenError({ code: ErrorCodes.loginNotPermitted });
   const now = ctx.clock.now();
   const stage = !requiresTotp(admin) ? 'active' : admin.totpVerified ? 'totp' : 'totp-enrol';
@@ -234,20 +291,70 @@ export async function refuseWhileBlocked(ctx: AppContext, keys: SignInKeys | rea
 }
 
 /**
- * Counts a failed password and audits it; the failure that starts a block is audited as
- * SignInBlocked, and the one that starts the account's slowdown as SignInSlowed.
+ * The throttle keys a password attempt is judged by. A browser presenting a valid device cookie for
+ * the very account (device-cookie.ts) is judged by that device cookie's own key alone: the keys that
+ * strangers fill (the account's pair, the address, the account's ceiling) neither hold it back nor
+ * count its failures. Every other client is untrusted and judged by those keys, as before.
+ */
+export interface PasswordBudget {
+  /** What holds the attempt back, and what a failure counts against. */
+  keys: readonly ThrottleKey[];
+  /** What a matching password clears: its account from this address, and the device's own key. */
+  clearedBySuccess: readonly ThrottleKey[];
+  /** The device cookie entry that made the browser trusted, or null for an untrusted client. */
+  trusted: DeviceEntry | null;
+  /** The presented device cookie's genuine entries, kept when a success renews it. */
+  devices: readonly DeviceEntry[];
+}
+
+/**
+ * The budget of an attempt on `userName` by a browser presenting `deviceCookie`. `account` finds the
+ * account the name signs in; it is asked only when the cookie holds a genuine entry, so an untrusted
+ * client is refused while blocked without the name being looked up.
+ */
+export async function passwordBudget(
+  ctx: AppContext,
+  userName: string,
+  meta: RequestMeta,
+  deviceCookie: string | undefined,
+  account: () => Promise<AccountRef | null>,
+): Promise<PasswordBudget> {
+  const keys = signInKeys(userName, meta.ipAddress);
+  const devices = readDeviceCookie(ctx.secrets, deviceCookie, ctx.clock.now());
+  const named = devices.length > 0 ? await account() : null;
+  const trusted = named === null ? null : await trustedDevice(ctx.db, devices, named);
+  if (trusted === null) return { keys: keys.all, clearedBySuccess: [keys.pair], trusted, devices };
+  const device = deviceKey(trusted.nonce);
+  return { keys: [device], clearedBySuccess: [keys.pair, device], trusted, devices };
+}
+
+/** Forgets what a matching password clears. */
+export async function clearBudget(ctx: AppContext, budget: PasswordBudget): Promise<void> {
+  for (const key of budget.clearedBySuccess) await clearFailures(ctx.db, key);
+}
+
+/** How the audit log tells a trusted browser's lockout from an untrusted client's block. */
+const DEVICE_LOCKOUT = 'device cookie locked out';
+
+/**
+ * Counts a failed password and audits it; the failure that starts a block (of the account's
+ * untrusted clients, or of one device cookie) is audited as SignInBlocked, and the one that starts
+ * the account's slowdown as SignInSlowed.
  */
 async function countFailure(
   ctx: AppContext,
-  keys: SignInKeys,
+  budget: PasswordBudget,
   meta: RequestMeta,
   who: { UserName: string } | { AdminName: string },
 ): Promise<void> {
   const now = ctx.clock.now();
-  const outcome = await recordFailure(ctx.db, keys.all, now);
+  const outcome = await recordFailure(ctx.db, budget.keys, now);
   const failedAction = 'AdminName' in who ? AuditActions.AdminLoginFailed : AuditActions.UserLoginFailed;
   const detail = { ...who, IpAddress: meta.ipAddress };
   await recordAudit(ctx.db, now, failedAction, detail);
-  if (outcome.blocked) await recordAudit(ctx.db, now, AuditActions.SignInBlocked, detail);
+  if (outcome.blocked) {
+    const blocked = budget.trusted === null ? detail : { ...detail, Description: DEVICE_LOCKOUT };
+    await recordAudit(ctx.db, now, AuditActions.SignInBlocked, blocked);
+  }
   if (outcome.slowed) await recordAudit(ctx.db, now, AuditActions.SignInSlowed, detail);
 }

@@ -6,13 +6,15 @@ import { setUserPasswordHash, type User } from '../users/users.repo.js';
 import type { UserSession } from '../sessions/sessions.repo.js';
 import { endUserSessions } from '../sessions/sessions.repo.js';
 import { hashPassword, verifyPassword } from '../lib/passwords.js';
-import { clearFailures, recordFailure, signInKeys } from './throttle.js';
-import { refuseWhileBlocked } from './login.service.js';
+import { recordFailure } from './throttle.js';
+import { clearBudget, passwordBudget, refuseWhileBlocked } from './login.service.js';
+import { renewDeviceCookie, type IssuedDeviceCookie } from './device-cookie.js';
 
 /**
  * PUT /api/password: a local user changes their own password. The current password is required and
- * its failures count like failed sign-ins; afterwards the user's other sessions end, so a thief who
- * had one is out, while this one carries on.
+ * its failures count like failed sign-ins (a trusted browser's against its device cookie); afterwards
+ * the user's other sessions end and every device cookie of the account is revoked, so a thief who had
+ * one is out, while this session and this browser carry on: the answer renews its device cookie.
  */
 export async function changeOwnPassword(
   ctx: AppContext,
@@ -20,17 +22,19 @@ export async function changeOwnPassword(
   session: UserSession,
   body: PasswordChangeBody,
   meta: RequestMeta,
-): Promise<void> {
+  deviceCookie: string | undefined,
+): Promise<IssuedDeviceCookie> {
   if (user.authType !== 'local' || user.passwordHash === null) {
     throw new ForbiddenError({ code: ErrorCodes.passwordChangeNotAllowed });
   }
-  const keys = signInKeys(user.userName, meta.ipAddress);
-  await refuseWhileBlocked(ctx, keys);
+  const account = { realm: 'user', id: user.id } as const;
+  const budget = await passwordBudget(ctx, user.userName, meta, deviceCookie, () => Promise.resolve(account));
+  await refuseWhileBlocked(ctx, budget.keys);
   if (!(await verifyPassword(user.passwordHash, body.ExistingPassword))) {
-    await recordFailure(ctx.db, keys.all, ctx.clock.now());
+    await recordFailure(ctx.db, budget.keys, ctx.clock.now());
     throw new BadRequestError({ code: ErrorCodes.invalidCredentials, extra: 'ExistingPassword' });
   }
-  await clearFailures(ctx.db, keys.pair);
+  await clearBudget(ctx, budget);
   const passwordHash = await hashPassword(body.NewPassword);
   const now = ctx.clock.now();
   const ended = await ctx.db.transaction().execute(async (trx) => {
@@ -39,4 +43,5 @@ export async function changeOwnPassword(
     return endUserSessions(trx, { userId: user.id, exceptSessionId: session.id }, 'account-changed', now);
   });
   await ctx.sessionEvents.userSessionsEnded(ended);
+  return renewDeviceCookie(ctx, budget.devices, account);
 }

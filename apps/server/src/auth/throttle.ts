@@ -4,7 +4,8 @@ import type { Database } from '../store/schema.js';
 
 /**
  * Brute-force protection, counted in the store so every replica shares it, one atomic statement per
- * key so concurrent attempts cannot lose counts. A sign-in attempt counts against three keys:
+ * key so concurrent attempts cannot lose counts. A sign-in attempt from an untrusted client (no valid
+ * device cookie for the account, see device-cookie.ts) counts against three keys:
  *
  * - the account from this address (the pair): 5 failures in 15 minutes block the pair for 15
  *   minutes. A stranger guessing from elsewhere never blocks the owner's own address.
@@ -13,6 +14,9 @@ import type { Database } from '../store/schema.js';
  * - the account across all addresses: a ceiling that slows rather than bans (see ACCOUNT_CEILING).
  *
  * Addresses are IPv4 addresses and IPv6 /64 networks: one host usually owns a whole /64.
+ *
+ * A browser that presents a valid device cookie for the account is judged by that device cookie's own
+ * key alone (DEVICE_POLICY), so strangers filling the account's keys never hold the owner back.
  */
 
 const MINUTE_MS = 60_000;
@@ -56,13 +60,28 @@ export const ADDRESS_POLICY: WindowPolicy = {
 
 /**
  * One account across every address: a burst of 40 failures, then one a minute, so no hour holds more
- * than 100 (OWASP ASVS 2.2.1). One address cannot fill it (its pair allows about 20 an hour, less
- * than drains), so only an attack from many addresses does, and then everyone, the owner included,
- * waits at most a minute per attempt: a slowdown, never a lockout a stranger can impose. Attempts
- * already past the check when the bucket fills still count, so concurrent ones can overshoot it by a
- * few (each replica checks at most two passwords at once).
+ * than 100 from untrusted clients (OWASP ASVS 2.2.1), which every attacker is who has not stolen one
+ * of the owner's device cookies (a known browser's failures count on its own DEVICE_POLICY key only).
+ * One address cannot fill it (its pair allows about 20 an hour, less than drains), so only an attack
+ * from many addresses does, and then every untrusted client waits at most a minute per attempt: a
+ * slowdown, never a lockout; the owner's known browsers do not wait at all. Attempts already past the
+ * check when the bucket fills still count, so concurrent ones can overshoot it by a few (each replica
+ * checks at most two passwords at once).
  */
 export const ACCOUNT_CEILING: CeilingPolicy = { kind: 'ceiling', burst: 40, intervalMs: MINUTE_MS };
+
+/**
+ * One device cookie, a browser that signed in to its account before (device-cookie.ts): 5 failures in
+ * 15 minutes lock that device cookie out for 15 minutes (OWASP's "lockout of the device cookie"). Its
+ * sign-ins count against this key only, never against the account's pair, address or ceiling keys,
+ * and are never held back by them: a stranger cannot lock out the owner's known browsers.
+ */
+export const DEVICE_POLICY: WindowPolicy = {
+  kind: 'window',
+  maxFailures: 5,
+  windowMs: 15 * MINUTE_MS,
+  blockMs: 15 * MINUTE_MS,
+};
 
 /** The most failures a ceiling lets through within any `spanMs`: the burst, plus what drains. */
 export function ceilingMaximum(policy: CeilingPolicy, spanMs: number = HOUR_MS): number {
@@ -106,6 +125,11 @@ export function signInKeys(userName: string, address: string): SignInKeys {
  */
 export function signInAddressKey(address: string): ThrottleKey {
   return { key: `address:${throttleSubject(address)}`, policy: ADDRESS_POLICY };
+}
+
+/** The key of one device cookie's own budget, named by the cookie's random nonce. */
+export function deviceKey(nonce: string): ThrottleKey {
+  return { key: `device:${nonce}`, policy: DEVICE_POLICY };
 }
 
 /**
@@ -244,7 +268,7 @@ export async function clearFailures(db: Kysely<Database>, key: ThrottleKey): Pro
 
 /** Removes rows that no longer hold anything back or count anything; the sweeper calls it. */
 export async function pruneThrottle(db: Kysely<Database>, now: number): Promise<void> {
-  const oldest = now - Math.max(PAIR_POLICY.windowMs, ADDRESS_POLICY.windowMs);
+  const oldest = now - Math.max(PAIR_POLICY.windowMs, ADDRESS_POLICY.windowMs, DEVICE_POLICY.windowMs);
   await db
     .deleteFrom('loginThrottle')
     .where('windowStartedAt', '<', oldest)

@@ -29,3 +29,25 @@ export function sessionCookieOptions(
     ...(expiresAt === null ? {} : { expires: new Date(expiresAt) }),
   };
 }
+
+/**
+ * The device cookie (auth/device-cookie.ts): one per browser, for every account that signed in on it,
+ * with the same `__Host-` rule as the session cookies.
+ */
+export function deviceCookieName(insecureHttp: boolean): string {
+  return insecureHttp ? 'postern_device' : '__Host-postern_device';
+}
+
+/**
+ * HttpOnly and Secure like the session cookies; Strict, since only the sign-in forms' own requests read
+ * it; it lives as long as its newest entry is honoured (a kiosk's: until the browser closes).
+ */
+export function deviceCookieOptions(insecureHttp: boolean, expiresAt: number | null): CookieSerializeOptions {
+  return {
+    path: '/',
+    httpOnly: true,
+    secure: !insecureHttp,
+    sameSite: 'strict',
+    ...(expiresAt === null ? {} : { expires: new Date(expiresAt) }),
+  };
+}

@@ -3,7 +3,14 @@ import type { AppContext, RequestMeta } from '../app-context.js';
 import { UnauthenticatedError } from '../errors.js';
 import { clientAddress } from '../lib/client-address.js';
 import { authenticateAdmin, authenticateUser, type WantedStage } from '../auth/authenticate.js';
-import { sessionCookieName, sessionCookieOptions, type SessionRealm } from './cookies.js';
+import type { IssuedDeviceCookie } from '../auth/device-cookie.js';
+import {
+  deviceCookieName,
+  deviceCookieOptions,
+  sessionCookieName,
+  sessionCookieOptions,
+  type SessionRealm,
+} from './cookies.js';
 
 /** Longest User-Agent kept with a session; enough to recognise a browser, bounded for storage. */
 const USER_AGENT_MAX_LENGTH = 512;
@@ -100,5 +107,19 @@ export function clearSessionCookie(ctx: AppContext, reply: FastifyReply, realm: 
   void reply.clearCookie(
     sessionCookieName(realm, ctx.config.insecureHttp),
     sessionCookieOptions(realm, ctx.config.insecureHttp, null),
+  );
+}
+
+/** The device cookie the request carried (auth/device-cookie.ts), unread: its entries are checked where it counts. */
+export function presentedDeviceCookie(ctx: AppContext, request: FastifyRequest): string | undefined {
+  return request.cookies[deviceCookieName(ctx.config.insecureHttp)];
+}
+
+/** Sets the browser's renewed device cookie. */
+export function setDeviceCookie(ctx: AppContext, reply: FastifyReply, issued: IssuedDeviceCookie): void {
+  void reply.setCookie(
+    deviceCookieName(ctx.config.insecureHttp),
+    issued.value,
+    deviceCookieOptions(ctx.config.insecureHttp, issued.expiresAt),
   );
 }

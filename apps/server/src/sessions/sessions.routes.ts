@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { EmptyResponse, SessionsEndedResponse, IdParams } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { requireAdmin } from '../http/request-auth.js';
+import { presentedDeviceCookie, requireAdmin, setDeviceCookie } from '../http/request-auth.js';
 import {
   invalidateAdminSession,
   invalidateAllUserSessions,
@@ -32,9 +32,12 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: AppContext): vo
   routes.delete(
     '/api/admin/adminsessions',
     { schema: { response: { 200: SessionsEndedResponse } } },
-    async (request) => {
+    async (request, reply) => {
       const { admin, session } = await requireAdmin(ctx, request);
-      return { data: { Ended: await invalidateOtherAdminSessions(ctx, admin, session) } };
+      const device = presentedDeviceCookie(ctx, request);
+      const { ended, device: renewed } = await invalidateOtherAdminSessions(ctx, admin, session, device);
+      if (renewed !== null) setDeviceCookie(ctx, reply, renewed);
+      return { data: { Ended: ended } };
     },
   );
 

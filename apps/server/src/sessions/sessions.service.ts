@@ -5,6 +5,13 @@ import { recordAudit } from '../audit/audit.js';
 import type { Admin } from '../admins/admins.repo.js';
 import { activeSessionsOfAdmin, activeSessionsOfUser, endAdminSessions, endUserSessions } from './sessions.repo.js';
 import type { AdminSession } from './sessions.repo.js';
+import {
+  readDeviceCookie,
+  renewDeviceCookie,
+  revokeDeviceCookies,
+  trustedDevice,
+  type IssuedDeviceCookie,
+} from '../auth/device-cookie.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -36,11 +43,15 @@ export async function listAdminSessions(
   }));
 }
 
-/** DELETE /api/admin/sessions: ends every user session; their grants follow through the session hook. */
+/**
+ * DELETE /api/admin/sessions: ends every user session; their grants follow through the session hook.
+ * Every user's device cookies are revoked too: no browser is trusted until it signs in again.
+ */
 export async function invalidateAllUserSessions(ctx: AppContext, actor: Admin): Promise<number> {
   const now = ctx.clock.now();
   const ended = await ctx.db.transaction().execute(async (trx) => {
     const endedNow = await endUserSessions(trx, { all: true }, 'invalidated', now);
+    await revokeDeviceCookies(trx, 'user', 'all', now);
     await recordAudit(trx, now, AuditActions.UserSessionsInvalidated, {
       AdminName: actor.userName,
       Description: `${endedNow.length} session(s) ended`,
@@ -65,22 +76,30 @@ export async function invalidateUserSession(ctx: AppContext, actor: Admin, sessi
 
 /**
  * DELETE /api/admin/adminsessions: ends every other admin session. The admin asking stays signed in,
- * so the action cannot lock the last person out of the console by accident.
+ * so the action cannot lock the last person out of the console by accident. Every administrator's
+ * device cookies are revoked, the asking one's included; only the browser asking, when it was a
+ * trusted device of the asking admin, is trusted still: its device cookie is renewed (`device`).
  */
 export async function invalidateOtherAdminSessions(
   ctx: AppContext,
   actor: Admin,
   current: AdminSession,
-): Promise<number> {
+  deviceCookie: string | undefined,
+): Promise<{ ended: number; device: IssuedDeviceCookie | null }> {
   const now = ctx.clock.now();
-  return ctx.db.transaction().execute(async (trx) => {
-    const ended = await endAdminSessions(trx, { allExcept: current.id }, 'invalidated', now);
+  const devices = readDeviceCookie(ctx.secrets, deviceCookie, now);
+  const account = { realm: 'admin', id: actor.id } as const;
+  const keepsTrust = (await trustedDevice(ctx.db, devices, account)) !== null;
+  const ended = await ctx.db.transaction().execute(async (trx) => {
+    const endedNow = await endAdminSessions(trx, { allExcept: current.id }, 'invalidated', now);
+    await revokeDeviceCookies(trx, 'admin', 'all', now);
     await recordAudit(trx, now, AuditActions.AdminSessionsInvalidated, {
       AdminName: actor.userName,
-      Description: `${ended} session(s) ended`,
+      Description: `${endedNow} session(s) ended`,
     });
-    return ended;
+    return endedNow;
   });
+  return { ended, device: keepsTrust ? await renewDeviceCookie(ctx, devices, account) : null };
 }
 
 /** DELETE /api/admin/adminsessions/{id}: any admin session, the asking one included (that signs out). */

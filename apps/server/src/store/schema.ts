@@ -23,6 +23,8 @@ export interface AdminsTable {
   createdAt: number;
   updatedAt: number;
   lastLogin: number | null;
+  /** Device cookies issued at or before this instant are not honoured (auth/device-cookie.ts). */
+  deviceCookiesValidAfter: Generated<number>;
 }
 
 export interface UsersTable {
@@ -47,6 +49,8 @@ export interface UsersTable {
   createdAt: number;
   updatedAt: number;
   lastLogin: number | null;
+  /** Device cookies issued at or before this instant are not honoured (auth/device-cookie.ts). */
+  deviceCookiesValidAfter: Generated<number>;
 }
 
 export interface UserSessionsTable {
@@ -232,7 +236,10 @@ export interface ApiKeysTable {
 }
 
 export interface LoginThrottleTable {
-  /** 'pair:<address> <name>', 'address:<address>' or 'apikey:address:<address>' (see auth/throttle.ts). */
+  /**
+   * 'pair:<address> <name>', 'address:<address>', 'device:<nonce>' or 'apikey:address:<address>'
+   * (see auth/throttle.ts).
+   */
   key: string;
   failures: number;
   windowStartedAt: number;

@@ -121,7 +121,12 @@ export interface UserChanges {
 export async function updateUser(db: Kysely<Database>, id: string, changes: UserChanges, now: number): Promise<void> {
   await db
     .updateTable('users')
-    .set({ ...changes, updatedAt: now })
+    // A new password revokes the device cookies issued until now (auth/device-cookie.ts).
+    .set({
+      ...changes,
+      ...(changes.passwordHash === undefined ? {} : { deviceCookiesValidAfter: now }),
+      updatedAt: now,
+    })
     .where('id', '=', id)
     .execute();
 }
@@ -130,8 +135,13 @@ export async function deleteUser(db: Kysely<Database>, id: string): Promise<void
   await db.deleteFrom('users').where('id', '=', id).execute();
 }
 
+/** Stores a new password; the device cookies issued until now stop counting as the account's (auth/device-cookie.ts). */
 export async function setUserPasswordHash(db: Kysely<Database>, id: string, passwordHash: string, now: number) {
-  await db.updateTable('users').set({ passwordHash, updatedAt: now }).where('id', '=', id).execute();
+  await db
+    .updateTable('users')
+    .set({ passwordHash, deviceCookiesValidAfter: now, updatedAt: now })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Each user's directly assigned ACL ids (group grants are separate). */
