@@ -60,7 +60,7 @@ export class AgentMetrics {
       registers,
     });
     this.#raisesRefused = new Counter({
-      name: 'postern_agent_entry_raises_refused_total',
+      name: 'postern_agent_raises_refused_total',
       help: 'Entries whose end a server message (or a restart) would have moved later without an extension, kept at the earlier end (a clock set back?); once per entry.',
       labelNames: ['backend_type'],
       registers,

@@ -98,7 +98,7 @@ const A = testKnoc('acl-a');
 
 /** The sum of the refused-raise counter over its labels. */
 async function refusedCount(): Promise<number> {
-  const metric = await agentMetrics.registry.getSingleMetric('postern_agent_entry_raises_refused_total')?.get();
+  const metric = await agentMetrics.registry.getSingleMetric('postern_agent_raises_refused_total')?.get();
   return (metric?.values ?? []).reduce((sum, value) => sum + value.value, 0);
 }
 
