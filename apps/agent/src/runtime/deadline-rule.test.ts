@@ -133,6 +133,21 @@ describe('Reconciler: an entry on a device is never lengthened except by an exte
     expect(ipset.ips('acl-a')).toEqual([]);
   });
 
+  it('gives a re-grant of an address whose removal failed the server’s time, not the device’s old timeout', async () => {
+    const ipset = new FakeDriver('ipset');
+    ipset.keepsTimeouts = true;
+    const t = reconcilerHarness([ipset]);
+    await t.state(1, [A], [{ ...testEntry('acl-a', '10.0.0.1', 60), endsAt: END }]);
+    ipset.fail = (action) => (action === 'remove' ? 'device busy' : null);
+    await t.apply(2, [], [{ aclId: 'acl-a', ip: '10.0.0.1' }]);
+    ipset.fail = () => null;
+
+    await t.state(3, [A], [{ ...testEntry('acl-a', '10.0.0.1', 3600), endsAt: END + HOUR }]);
+
+    expect(ipset.device.get('acl-a')?.get('10.0.0.1')?.ttlSeconds).toBe(3600);
+    expect(t.held()).toEqual(['acl-a 10.0.0.1']);
+  });
+
   it('applies a real extension: a shared address whose end moved later while the agent was offline', async () => {
     const t = reconcilerHarness();
     await t.state(1, [A], [{ ...testEntry('acl-a', '10.0.0.1', 600), endsAt: END }]);

@@ -132,15 +132,20 @@ export class EntryChanges {
     for (const addition of additions) batches.add(addition.knoc, addition);
     const results: EntryResult[] = [];
     for (const [knoc, batch] of batches) {
-      const unheld = batch.filter(({ entry }) => this.#heldFor(entry.aclId, entry.ip, knoc) === undefined);
-      const onDevice = readDevice && unheld.length > 0 ? await this.deviceDeadlines(knoc) : new Map<string, number>();
+      // Only an address the agent knows nothing of can be a leftover with a device timeout; one being
+      // removed that is desired again is a new grant (its failed removal left the old timeout).
+      const unknown = (entry: DesiredEntry) => !this.#store.entries.has(entryKey(entry.aclId, entry.ip));
+      const onDevice =
+        readDevice && batch.some(({ entry }) => unknown(entry))
+          ? await this.deviceDeadlines(knoc)
+          : new Map<string, number>();
       const planned = batch.map(({ entry }) => {
         const held = this.#heldFor(entry.aclId, entry.ip, knoc);
         const decision = allowedDeadline({
           offeredMs: receivedAtMs + entry.ttlSeconds * 1000,
           offeredEndsAt: entry.endsAt,
           held,
-          deviceDeadlineMs: held === undefined ? onDevice.get(canonicalAddress(entry.ip)) : undefined,
+          deviceDeadlineMs: unknown(entry) ? onDevice.get(canonicalAddress(entry.ip)) : undefined,
         });
         const refused = decision.refusedMs > RAISE_TOLERANCE_MS;
         if (refused)
