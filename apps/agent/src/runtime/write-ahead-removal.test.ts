@@ -7,7 +7,8 @@ import { reconcilerHarness } from '../test-support/reconciler-harness.js';
 import { testEntry, testKnoc } from '../test-support/runtime-fixtures.js';
 import { runtimeHarness } from '../test-support/runtime-harness.js';
 import { stateFileContentOf } from './entry-store.js';
-import { FAULT_POINTS, FaultPoints, type FaultPoint } from './fault-points.js';
+import { FAULT_POINTS, FaultPoints, TEST_ONLY_KILL_AT_ENV, type FaultPoint } from './fault-points.js';
+import { capturedLogger } from '../test-support/runtime-fixtures.js';
 import type { StateFileContent } from './state-file.js';
 
 const A = testKnoc('acl-a');
@@ -139,6 +140,20 @@ describe('write-ahead removal: the state file holds a removal before the device 
     expect(t.ipset.callsOf('apply')).toEqual([]);
     expect(t.ipset.ips('acl-a')).toEqual([]);
     expect(t.held()).toEqual([]);
+  });
+});
+
+describe('the test-only fault points', () => {
+  it('are off unless their variable names a point, and refuse a value that names none', () => {
+    const log = capturedLogger();
+    expect(FaultPoints.fromEnvironment({}, log.logger)).toBe(FaultPoints.none);
+    expect(() => FaultPoints.fromEnvironment({ [TEST_ONLY_KILL_AT_ENV]: 'before-remove' }, log.logger)).toThrow(
+      TEST_ONLY_KILL_AT_ENV,
+    );
+    expect(FaultPoints.fromEnvironment({ [TEST_ONLY_KILL_AT_ENV]: 'after-device-remove' }, log.logger)).not.toBe(
+      FaultPoints.none,
+    );
+    expect(log.find('test-only fault point is set')).toHaveLength(1);
   });
 });
 
