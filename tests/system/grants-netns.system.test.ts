@@ -10,6 +10,14 @@ import { AdminApi } from './support/admin-api.js';
 import { missingBuild, requireTool } from './support/requirements.js';
 import { missingNetnsSupport } from './support/netns.js';
 import {
+  UserClient,
+  agentOnline,
+  createAgent,
+  createIpsetKnoc,
+  createUsersWithKnocs,
+  type UserSession,
+} from './support/ipset-grants.js';
+import {
   CLIENT_ADDRESSES,
   SET_NAME,
   createGrantTopology,
@@ -26,42 +34,6 @@ import {
 
 const licenceSigner = generateLicenceKeyPair();
 const [ALICE_IP, BOB_IP] = CLIENT_ADDRESSES;
-
-/** A signed-in user seen by the server at `address` (through a trusted proxy header). */
-interface UserSession {
-  cookie: string;
-  address: string;
-}
-
-class UserClient {
-  constructor(private readonly server: PosternServer) {}
-
-  async signIn(userName: string, password: string, address: string): Promise<UserSession> {
-    const response = await fetch(`${this.server.url}/api/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
-      body: JSON.stringify({ UserName: userName, Password: password, KioskMode: false }),
-    });
-    if (response.status !== 200) throw new Error(`sign-in failed: ${response.status} ${await response.text()}`);
-    const cookie = response.headers.getSetCookie().find((value) => value.startsWith('__Host-postern_session='));
-    return { cookie: cookie?.split(';')[0] ?? '', address };
-  }
-
-  async call(session: UserSession, method: string, url: string, body?: unknown) {
-    const response = await fetch(`${this.server.url}${url}`, {
-      method,
-      headers: {
-        cookie: session.cookie,
-        'x-forwarded-for': session.address,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${method} ${url} answered ${response.status}: ${text}`);
-    return JSON.parse(text) as { data: { ACLs?: { ACLID: string; Status: number; ExpiredAfter: string | null }[] } };
-  }
-}
 
 const missing =
   missingNetnsSupport({ ipset: 'ipset', iptables: 'iptables', haproxy: 'haproxy', curl: 'curl' }) ??
@@ -108,37 +80,14 @@ describe.each<StoreChoice>(['sqlite', 'postgres'])('grants on a real firewall (%
         licenceSigner.privateKey,
       ),
     });
-    const created = await admin.call<{ ID: string; Token: string }>('POST', '/api/admin/agents', {
-      Name: 'edge-firewall',
-    });
-    agentToken = created.Token;
+    const created = await createAgent(admin, 'edge-firewall');
+    agentToken = created.token;
     agent = startTopologyAgent(topology, agentToken, path.join(stateDir, 'state.json'));
-    await waitFor(
-      async () => {
-        const seen = await admin.call<{ Online: boolean; Capabilities: unknown }>(
-          'GET',
-          `/api/admin/agents/${created.ID}`,
-        );
-        return seen.Online && seen.Capabilities !== null;
-      },
-      'the agent to connect and report its capabilities',
-      20_000,
-    );
-    const backend = await admin.call<{ ID: string }>('POST', '/api/admin/backends', {
-      Name: 'protected host ipset',
-      AgentID: created.ID,
-      Config: { ipset: {} },
-    });
-    aclId = (
-      await admin.call<{ ID: string }>('POST', '/api/admin/acls', {
-        Description: 'Protected service',
-        BackendID: backend.ID,
-        Config: { ipset: { V4SetName: SET_NAME } },
-      })
-    ).ID;
+    await agentOnline(admin, created.id);
+    aclId = await createIpsetKnoc(admin, created.id);
     const proxyBackend = await admin.call<{ ID: string }>('POST', '/api/admin/backends', {
       Name: 'protected host haproxy',
-      AgentID: created.ID,
+      AgentID: created.id,
       Config: { haproxy: { Protocol: 'unix', Address: topology.haproxy.socket } },
     });
     proxyAclId = (
@@ -148,19 +97,15 @@ describe.each<StoreChoice>(['sqlite', 'postgres'])('grants on a real firewall (%
         Config: { haproxy: { ID: topology.haproxy.aclId } },
       })
     ).ID;
-    const alice = (await admin.createLocalUser('alice', password, { TOTPEnabled: false, Duration: 480 })) as {
-      User: { ID: string };
-    };
     // Bob's sessions last one minute: his grants expire while the test watches.
-    const bob = (await admin.createLocalUser('bob', password, { TOTPEnabled: false, Duration: 1 })) as {
-      User: { ID: string };
-    };
-    await admin.call('POST', '/api/admin/groups', {
-      Name: 'protected service users',
-      Type: 'local',
-      ACLIDs: [aclId, proxyAclId],
-      UserIDs: [alice.User.ID, bob.User.ID],
-    });
+    await createUsersWithKnocs(
+      admin,
+      [
+        { userName: 'alice', password, durationMinutes: 480 },
+        { userName: 'bob', password, durationMinutes: 1 },
+      ],
+      [aclId, proxyAclId],
+    );
   }, 90_000);
 
   afterAll(async () => {

@@ -35,7 +35,7 @@ describe.each((process.env.POSTERN_TEST_DATABASE_URL ? ['sqlite', 'postgres'] : 
       expect(live.status).toBe(200);
       const ready = await fetch(`${server?.url ?? ''}/readyz`);
       expect(ready.status).toBe(200);
-      expect(await ready.json()).toEqual({ data: { Status: 'ready' } });
+      expect(await ready.json()).toEqual({ data: { Status: 'ready', Clock: 'ok' } });
     });
 
     it('serves metrics with the token only, and never on the API port', async () => {

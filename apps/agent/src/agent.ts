@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { AgentConfig } from './config/config.js';
 import { startAgentRuntime } from './runtime/index.js';
+import { FaultPoints } from './runtime/fault-points.js';
 import { agentMetrics } from './metrics/agent-metrics.js';
 import { startAgentMetricsListener } from './metrics/metrics-listener.js';
 
@@ -20,7 +21,9 @@ export interface RunningAgent {
  * key file cannot be made.
  */
 export async function startAgent(config: AgentConfig, logger: Logger): Promise<RunningAgent> {
-  const runtime = await startAgentRuntime({ config, logger });
+  // Read once, here: the test-only crash points of the system tests (never set in production).
+  const faults = FaultPoints.fromEnvironment(process.env, logger);
+  const runtime = await startAgentRuntime({ config, logger, faults });
   agentMetrics.watchConnection(() => runtime.isConnected());
   let listener: Awaited<ReturnType<typeof startAgentMetricsListener>> | null = null;
   if (config.metrics.listen !== null) {

@@ -41,6 +41,7 @@ import { registerAgentRoutes } from './agents/agents.routes.js';
 import { registerAgentInstallRoutes } from './agents/agent-install.routes.js';
 import { registerDocsRoutes } from './docs/docs.routes.js';
 import { registerHealthRoutes } from './health/health.routes.js';
+import type { ClockWatch } from './health/clock-watch.js';
 import {
   DEFAULT_CLIENT_DISTRIBUTION_PATHS,
   loadAgentDistribution,
@@ -61,6 +62,8 @@ export interface BuildAppOptions {
   onConfigChanged?: () => Promise<void>;
   /** Serves the agents' WebSocket endpoint when given (the server and tests that drive agents). */
   agentHub?: AgentHub;
+  /** The clock checks whose verdict /readyz shows (health/clock-watch.ts); none: no Clock field. */
+  clockWatch?: ClockWatch;
   /** The agent installer and bundle; the build beside the server by default. */
   agentDistribution?: AgentDistribution;
   /** postern-client's installer and bundle; the build beside the server by default. */
@@ -202,7 +205,7 @@ async function registerRoutes(
       registerDocsRoutes(area);
       registerOpenApiRoutes(area);
     });
-    await registerArea(scope, 'Health', (area) => registerHealthRoutes(area, ctx));
+    await registerArea(scope, 'Health', (area) => registerHealthRoutes(area, ctx, options.clockWatch));
     await registerArea(scope, 'Web app', (area) => registerWebApp(area, webApp));
   });
   await registerAccessScope(app, ctx, 'user-any-stage', (scope) =>

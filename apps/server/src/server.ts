@@ -18,7 +18,8 @@ import { loadWebApp } from './http/web-app.js';
 import { ensureBootstrapAdmin } from './admins/admins.service.js';
 import { startSessionSweeper } from './sessions/session-sweeper.js';
 import { RuntimeSettings } from './settings/runtime-settings.js';
-import { systemClock } from './lib/clock.js';
+import { systemClock, systemMonotonicClock } from './lib/clock.js';
+import { ClockWatch } from './health/clock-watch.js';
 import { loadStoreSecretBox } from './key-check/store-secret-key.js';
 import { UnreadableSecretReports } from './secrets/unreadable-secrets.js';
 import { SessionEvents } from './sessions/session-events.js';
@@ -124,6 +125,9 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
   base.metrics.watchAgents(agentHub);
   base.metrics.collectProcessMetrics();
   const ctx: AppContext = { ...base, agentSync: agentHub };
+  const clockWatch = new ClockWatch({ ...ctx, monotonic: systemMonotonicClock, agents: agentHub });
+  ctx.metrics.watchClock(clockWatch);
+  let clockChecks: { stop(): Promise<void> } | undefined;
   const runtime = new RuntimeSettings(ctx);
   let app: FastifyInstance | undefined;
   let sweeper: { stop(): Promise<void> } | undefined;
@@ -142,6 +146,7 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
    * those requests could still have started, and only then the store.
    */
   const stop = async () => {
+    await clockChecks?.stop();
     await grantSweeper?.stop();
     await sweeper?.stop();
     await leaseKeeper?.stop();
@@ -162,7 +167,7 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
     }
     await runtime.applyOnce();
     runtime.start();
-    app = await buildApp(ctx, webApp, { onConfigChanged: () => runtime.applyOnce(), agentHub });
+    app = await buildApp(ctx, webApp, { onConfigChanged: () => runtime.applyOnce(), agentHub, clockWatch });
     changeListener = await listenForChanges(store, ctx, agentHub);
     await listen(app, config);
     await sweepLease
@@ -171,6 +176,8 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
     leaseKeeper = sweepLease.keep();
     sweeper = startSessionSweeper(ctx, undefined, () => sweepLease.held);
     grantSweeper = startGrantSweeper(ctx, undefined, () => sweepLease.held);
+    await clockWatch.check();
+    clockChecks = clockWatch.start();
     if (config.metrics !== null) metricsListener = await startMetricsListener(config.metrics, ctx.metrics, logger);
     const attestor = ipAttestor(ctx.secrets);
     discovery = await startDiscoveryResponder(config.host, config.ipDiscoveryPorts, logger, (ip, port) =>

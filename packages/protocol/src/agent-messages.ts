@@ -31,6 +31,12 @@ export const DesiredEntry = EntryKey.extend({
   ttlSeconds: z.number().int().min(1),
   /** The user the entry was granted to (the first, when several sessions share the address). */
   userName: z.string(),
+  /**
+   * When the entry ends in the server's time (epoch ms: the latest ExpiresAt of its grants). A step
+   * of the server's clock changes `ttlSeconds` but not this, so the agent raises an entry's deadline
+   * only when this grew (an extension). Optional: an older server does not send it.
+   */
+  endsAt: z.number().int().min(0).optional(),
 });
 export type DesiredEntry = z.infer<typeof DesiredEntry>;
 
@@ -220,9 +226,16 @@ export const HelloMessage = z.object({
    * and receives no sealed secrets (the server refuses to store secrets for it).
    */
   sealingKey: AgentSealingKey.optional(),
+  /** The agent's wall clock when it sent this (epoch ms), for the server's clock checks. Optional: older agents. */
+  wallClockMs: z.number().int().min(0).optional(),
 });
 
-export const HeartbeatMessage = z.object({ type: z.literal('heartbeat'), version });
+export const HeartbeatMessage = z.object({
+  type: z.literal('heartbeat'),
+  version,
+  /** As in the hello: the agent's wall clock when it sent this (epoch ms). */
+  wallClockMs: z.number().int().min(0).optional(),
+});
 
 /** The outcome of one entry operation. */
 export const EntryResult = EntryKey.extend({

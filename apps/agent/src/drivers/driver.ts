@@ -35,6 +35,13 @@ export interface Driver<T extends BackendType = BackendType> {
   /** The addresses the device holds for this knoc now, for reconciling after a restart. */
   list(knoc: DriverKnoc<T>): Promise<string[]>;
   /**
+   * Optional, for devices that keep their own timeout per entry (ipset): the seconds each address
+   * the device holds for this knoc has left, by canonical address (addresses without a timeout are
+   * absent). The runtime never lets a message raise a timeout the device already has (see
+   * runtime/deadline-rule.ts).
+   */
+  remainingSeconds?(knoc: DriverKnoc<T>): Promise<ReadonlyMap<string, number>>;
+  /**
    * Optional (default true). Whether `list` reads this knoc's entries back from its device. False
    * where nothing can be read (a script; a PAN-OS list the firewall fetches from the server): drift
    * repair must then not take the empty listing as lost grants and apply them again.

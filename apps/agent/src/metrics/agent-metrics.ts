@@ -19,6 +19,7 @@ export class AgentMetrics {
   readonly #removed: Counter<'backend_type' | 'result'>;
   readonly #drift: Counter<'backend_type' | 'direction'>;
   readonly #vendorRequests: Counter<'vendor' | 'outcome'>;
+  readonly #raisesRefused: Counter<'backend_type'>;
   #connected: () => boolean = () => false;
   #processMetrics = false;
 
@@ -58,6 +59,12 @@ export class AgentMetrics {
       labelNames: ['vendor', 'outcome'],
       registers,
     });
+    this.#raisesRefused = new Counter({
+      name: 'postern_agent_raises_refused_total',
+      help: 'Entries whose end a server message (or a restart) would have moved later without an extension, kept at the earlier end (a clock set back?); once per entry.',
+      labelNames: ['backend_type'],
+      registers,
+    });
   }
 
   /** Adds prom-client's process metrics as postern_agent_* (once; the running agent only). */
@@ -82,6 +89,11 @@ export class AgentMetrics {
 
   driftRepaired(backendType: string, direction: 'added' | 'removed', count: number): void {
     if (count > 0) this.#drift.inc({ backend_type: backendType, direction }, count);
+  }
+
+  /** An entry's end was kept where it was instead of moving later (see runtime/deadline-rule.ts). */
+  raiseRefused(backendType: string): void {
+    this.#raisesRefused.inc({ backend_type: backendType });
   }
 
   vendorRequest(vendor: string, outcome: VendorApiOutcome): void {

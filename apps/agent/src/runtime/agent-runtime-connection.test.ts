@@ -39,6 +39,7 @@ describe('agent runtime: connection', () => {
       applied: [{ aclId: 'acl-a', ip: '10.0.0.1', userName: 'alice', ttlSeconds: 120 }],
       proof: { publicKey: expect.any(String) as string, signature: expect.any(String) as string },
       sealingKey: { publicKey: expect.any(String) as string, signature: expect.any(String) as string },
+      wallClockMs: clock.wallMs(),
     });
     // Signed over this connection's challenge: the agent waited for it before saying hello.
     expect(connection.proofValid).toBe(true);

@@ -9,6 +9,7 @@ import { Backoff, DEFAULT_BACKOFF, type BackoffSettings } from './backoff.js';
 import { systemClock, type Clock } from './clock.js';
 import { errorMessage } from './driver-calls.js';
 import { EntryStore, stateFileContentOf } from './entry-store.js';
+import { FaultPoints } from './fault-points.js';
 import { Reconciler } from './reconciler.js';
 import { SerialQueue } from './serial-queue.js';
 import { openingDrivers } from './sealed-secrets.js';
@@ -29,6 +30,8 @@ export interface AgentRuntimeOptions {
   clock?: Clock;
   /** Reconnect timing (default 0.5 s doubling to 60 s) and when a connection counts as stable (30 s). */
   reconnect?: Partial<BackoffSettings> & { stableAfterMs?: number; random?: () => number };
+  /** Test-only crash points (fault-points.ts); none unless a test asks. */
+  faults?: FaultPoints;
 }
 
 /** One entry the agent holds, as {@link AgentRuntime.snapshot} shows it. */
@@ -39,8 +42,10 @@ export interface HeldEntrySnapshot {
   /** Milliseconds until the local timer removes it (or retries a failed removal). */
   remainingMs: number;
   generation: number;
-  /** Its removal failed and is being retried. */
+  /** Its removal is under way, or failed and is being retried. */
   removing: boolean;
+  /** When the server says it ends, in the server's time (epoch ms), when known. */
+  endsAt: number | undefined;
 }
 
 /** A copy of the runtime's state at one moment. */
@@ -111,9 +116,20 @@ export async function startAgentRuntime(options: AgentRuntimeOptions): Promise<A
       .catch((error: unknown) => logger.error({ error: errorMessage(error) }, 'expiry failed'));
   };
   let writer: StateFileWriter | null = null;
+  const faults = options.faults ?? FaultPoints.none;
   const store = new EntryStore(clock, sweep, () => writer?.markDirty());
-  writer = new StateFileWriter(config.stateFile, () => stateFileContentOf(store, clock), logger);
-  const reconciler = new Reconciler({ store, drivers, clock, logger });
+  writer = new StateFileWriter(
+    config.stateFile,
+    () => {
+      faults.snapshotTaken();
+      return stateFileContentOf(store, clock);
+    },
+    logger,
+    () => faults.written(),
+  );
+  const stateWriter = writer;
+  // Removals are written ahead: the state file holds them before any driver is called.
+  const reconciler = new Reconciler({ store, drivers, clock, logger, persist: () => stateWriter.flush(), faults });
 
   try {
     const content = await loadStateFile(config.stateFile, logger, clock.wallMs());
@@ -136,6 +152,7 @@ export async function startAgentRuntime(options: AgentRuntimeOptions): Promise<A
     backoff: new Backoff({ ...DEFAULT_BACKOFF, ...options.reconnect }, options.reconnect?.random),
     ...(options.reconnect?.stableAfterMs === undefined ? {} : { stableAfterMs: options.reconnect.stableAfterMs }),
     logger,
+    wallMs: () => clock.wallMs(),
     capabilities,
     applied: () => ({ generation: store.generation, applied: appliedEntries(store, clock) }),
     onMessage: (message, link) => {
@@ -216,6 +233,7 @@ function appliedEntries(store: EntryStore, clock: Clock): DesiredEntry[] {
       ip: entry.ip,
       userName: entry.userName,
       ttlSeconds: Math.max(1, Math.ceil(remainingMs / 1000)),
+      ...(entry.endsAt === undefined ? {} : { endsAt: entry.endsAt }),
     });
   }
   return applied;
@@ -234,6 +252,7 @@ function snapshotOf(store: EntryStore, clock: Clock): RuntimeSnapshot {
       remainingMs: entry.deadlineMs - nowMs,
       generation: entry.generation,
       removing: entry.removing,
+      endsAt: entry.endsAt,
     })),
   };
 }

@@ -1,9 +1,13 @@
 import type { Logger } from 'pino';
 import type { AgentKnoc, DesiredEntry, EntryResult } from '@postern/protocol';
+import { canonicalAddress } from '../drivers/addresses.js';
 import type { DriverSet } from '../drivers/driver.js';
+import { agentMetrics } from '../metrics/agent-metrics.js';
 import type { Clock } from './clock.js';
-import { callDriver, KnocBatches } from './driver-calls.js';
+import { allowedDeadline, RAISE_TOLERANCE_MS } from './deadline-rule.js';
+import { callDriver, errorMessage, KnocBatches } from './driver-calls.js';
 import { entryKey, type EntryStore, type HeldEntry } from './entry-store.js';
+import { FaultPoints } from './fault-points.js';
 
 /** Failed removals are retried after 5 s, doubling to at most 5 minutes. */
 const REMOVE_RETRY_FIRST_MS = 5_000;
@@ -15,7 +19,6 @@ export interface Removal {
   ip: string;
   userName: string;
   knoc: AgentKnoc;
-  held: HeldEntry | undefined;
   /** The tombstone's generation once removed. */
   generation: number;
 }
@@ -26,47 +29,76 @@ export interface Addition {
 }
 
 export function removalOf(held: HeldEntry, generation: number): Removal {
-  return { aclId: held.aclId, ip: held.ip, userName: held.userName, knoc: held.knoc, held, generation };
+  return { aclId: held.aclId, ip: held.ip, userName: held.userName, knoc: held.knoc, generation };
+}
+
+/** What {@link EntryChanges} works with. */
+export interface EntryChangesOptions {
+  store: EntryStore;
+  drivers: DriverSet;
+  clock: Clock;
+  logger: Logger;
+  /**
+   * Writes the state file now and resolves once it is on the disk (fsynced); called once per batch
+   * of removals, before any driver is called. It never rejects: a failed write is logged and the
+   * removal goes ahead, because taking access away matters more than remembering having done so.
+   */
+  persist?: () => Promise<void>;
+  /** Test-only crash points (see fault-points.ts); none by default. */
+  faults?: FaultPoints;
 }
 
 /**
  * Per-entry removals and additions: one driver call per knoc and action, each outcome reported as an
  * entry result and recorded in the {@link EntryStore} (held, tombstoned, or kept for a removal retry).
  * The reconciler decides which changes to make; this carries them out.
+ *
+ * Removals are written ahead: every entry of a batch is marked as removing and the state file is
+ * written (one fsynced write for the batch) before the first driver call, so a crash at any point
+ * after the removal was received leaves a state file whose restore removes the entry again, and
+ * never one that puts it back.
  */
 export class EntryChanges {
   readonly #store: EntryStore;
   readonly #drivers: DriverSet;
   readonly #clock: Clock;
   readonly #logger: Logger;
+  readonly #persist: () => Promise<void>;
+  readonly #faults: FaultPoints;
 
-  constructor(options: { store: EntryStore; drivers: DriverSet; clock: Clock; logger: Logger }) {
+  constructor(options: EntryChangesOptions) {
     this.#store = options.store;
     this.#drivers = options.drivers;
     this.#clock = options.clock;
     this.#logger = options.logger;
+    this.#persist = options.persist ?? (() => Promise.resolve());
+    this.#faults = options.faults ?? FaultPoints.none;
   }
 
   async remove(removals: readonly Removal[]): Promise<EntryResult[]> {
-    const batches = new KnocBatches<Removal>();
-    for (const removal of removals) batches.add(removal.knoc, removal);
+    if (removals.length === 0) return [];
+    const batches = new KnocBatches<{ removal: Removal; held: HeldEntry }>();
+    for (const removal of removals) batches.add(removal.knoc, { removal, held: this.#store.beginRemoval(removal) });
+    await this.#persist();
+    this.#faults.reached('before-device-remove');
     const results: EntryResult[] = [];
     for (const [knoc, batch] of batches) {
-      const entries = batch.map((removal) => ({
+      const entries = batch.map(({ removal }) => ({
         ip: removal.ip,
         ttlSeconds: 1,
         userName: removal.userName,
       }));
       const outcomes = await callDriver(this.#drivers, 'remove', knoc, entries);
+      this.#faults.reached('after-device-remove');
       // Without a driver (a state file from a build that had one) a retry cannot succeed.
       const hopeless = !this.#drivers.has(knoc.backendType);
-      batch.forEach((removal, index) => {
+      batch.forEach(({ removal, held }, index) => {
         const outcome = outcomes[index] ?? { ok: false, error: 'no outcome' };
         results.push({ aclId: removal.aclId, ip: removal.ip, action: 'remove', ok: outcome.ok, error: outcome.error });
         if (outcome.ok || hopeless) {
           this.#store.removed(removal.aclId, removal.ip, removal.generation);
         } else {
-          this.#removalFailed(removal, knoc, outcome.error);
+          this.#removalFailed(held, removal.generation, outcome.error);
         }
       });
     }
@@ -74,40 +106,59 @@ export class EntryChanges {
   }
 
   /** Keeps a failed removal as a held entry in `removing` state, retried with back-off. */
-  #removalFailed(removal: Removal, knoc: AgentKnoc, error: string): void {
-    const held =
-      removal.held ??
-      ({
-        aclId: removal.aclId,
-        ip: removal.ip,
-        userName: removal.userName,
-        knoc,
-        deadlineMs: 0,
-        generation: removal.generation,
-        removing: true,
-        removeAttempts: 0,
-      } satisfies HeldEntry);
+  #removalFailed(held: HeldEntry, generation: number, error: string): void {
     const delay = Math.min(REMOVE_RETRY_MAX_MS, REMOVE_RETRY_FIRST_MS * 2 ** held.removeAttempts);
-    this.#store.removalFailed(held, removal.generation, this.#clock.monotonicMs() + delay);
+    this.#store.removalFailed(held, generation, this.#clock.monotonicMs() + delay);
     this.#logger.warn(
-      { aclId: removal.aclId, ip: removal.ip, backendType: knoc.backendType, error, retryInMs: delay },
+      { aclId: held.aclId, ip: held.ip, backendType: held.knoc.backendType, error, retryInMs: delay },
       'cannot remove an entry; will retry',
     );
   }
 
-  /** Applies additions; `receivedAtMs` (monotonic) is when their ttls were current. */
-  async add(additions: readonly Addition[], generation: number, receivedAtMs: number): Promise<EntryResult[]> {
+  /**
+   * Applies additions; `receivedAtMs` (monotonic) is when their ttls were current. No entry's
+   * deadline is raised beyond what it holds except by an extension (see deadline-rule.ts).
+   * `readDevice`: for entries the agent does not hold, ask a device that keeps timeouts what it has
+   * left (a desired state after a start: the state file may be lost); an `apply` of a new grant does
+   * not pay for a listing.
+   */
+  async add(
+    additions: readonly Addition[],
+    generation: number,
+    receivedAtMs: number,
+    readDevice = false,
+  ): Promise<EntryResult[]> {
     const batches = new KnocBatches<Addition>();
     for (const addition of additions) batches.add(addition.knoc, addition);
     const results: EntryResult[] = [];
     for (const [knoc, batch] of batches) {
-      const entries = batch.map(({ entry }) => ({
+      // Only an address the agent knows nothing of can be a leftover with a device timeout; one being
+      // removed that is desired again is a new grant (its failed removal left the old timeout).
+      const unknown = (entry: DesiredEntry) => !this.#store.entries.has(entryKey(entry.aclId, entry.ip));
+      const onDevice =
+        readDevice && batch.some(({ entry }) => unknown(entry))
+          ? await this.deviceDeadlines(knoc)
+          : new Map<string, number>();
+      const planned = batch.map(({ entry }) => {
+        const held = this.#heldFor(entry.aclId, entry.ip, knoc);
+        const decision = allowedDeadline({
+          offeredMs: receivedAtMs + entry.ttlSeconds * 1000,
+          offeredEndsAt: entry.endsAt,
+          held,
+          deviceDeadlineMs: unknown(entry) ? onDevice.get(canonicalAddress(entry.ip)) : undefined,
+        });
+        const refused = decision.refusedMs > RAISE_TOLERANCE_MS;
+        if (refused)
+          this.raiseRefused(knoc, entry.ip, decision.refusedMs, held, held === undefined ? 'device' : 'held');
+        return { entry, deadlineMs: decision.deadlineMs, refused };
+      });
+      const entries = planned.map(({ entry, deadlineMs }) => ({
         ip: entry.ip,
-        ttlSeconds: entry.ttlSeconds,
+        ttlSeconds: Math.max(1, Math.ceil((deadlineMs - receivedAtMs) / 1000)),
         userName: entry.userName,
       }));
       const outcomes = await callDriver(this.#drivers, 'apply', knoc, entries);
-      batch.forEach(({ entry }, index) => {
+      planned.forEach(({ entry, deadlineMs, refused }, index) => {
         const outcome = outcomes[index] ?? { ok: false, error: 'no outcome' };
         results.push({ aclId: entry.aclId, ip: entry.ip, action: 'add', ok: outcome.ok, error: outcome.error });
         const held = this.#store.entries.get(entryKey(entry.aclId, entry.ip));
@@ -118,12 +169,15 @@ export class EntryChanges {
               'an entry under the knoc’s previous configuration could not be removed and is no longer tracked',
             );
           }
+          const kept = held !== undefined && held.knoc === knoc && !held.removing ? held : undefined;
           this.#store.hold({
             aclId: entry.aclId,
             ip: entry.ip,
             userName: entry.userName,
             knoc,
-            deadlineMs: receivedAtMs + entry.ttlSeconds * 1000,
+            deadlineMs,
+            endsAt: entry.endsAt ?? kept?.endsAt,
+            raiseRefused: refused || kept?.raiseRefused === true,
             generation,
           });
         } else if (held !== undefined && !held.removing && held.knoc === knoc) {
@@ -140,5 +194,63 @@ export class EntryChanges {
       }
     }
     return results;
+  }
+
+  /**
+   * When the device's own timeout ends each address it holds for `knoc` (monotonic ms, by canonical
+   * address), for a driver that can say; empty otherwise, or when the device cannot be read (logged).
+   * Addresses the agent holds on another knoc of the same backend type are left out: two knocs may
+   * share one device set, and the other knoc's timeout is not this entry's.
+   */
+  async deviceDeadlines(knoc: AgentKnoc): Promise<Map<string, number>> {
+    const deadlines = new Map<string, number>();
+    const driver = this.#drivers.get(knoc.backendType);
+    if (driver?.remainingSeconds === undefined) return deadlines;
+    let remaining: ReadonlyMap<string, number>;
+    try {
+      remaining = await driver.remainingSeconds(knoc);
+    } catch (error) {
+      this.#logger.warn(
+        { aclId: knoc.aclId, backendType: knoc.backendType, error: errorMessage(error) },
+        'cannot read the device’s timeouts; entries not held get the server’s time',
+      );
+      return deadlines;
+    }
+    const nowMs = this.#clock.monotonicMs();
+    const elsewhere = new Set<string>();
+    for (const held of this.#store.entries.values()) {
+      if (held.knoc.backendType === knoc.backendType && held.aclId !== knoc.aclId) {
+        elsewhere.add(canonicalAddress(held.ip));
+      }
+    }
+    for (const [ip, seconds] of remaining) if (!elsewhere.has(ip)) deadlines.set(ip, nowMs + seconds * 1000);
+    return deadlines;
+  }
+
+  /**
+   * Logs (once per entry) and counts a raise of an entry's deadline that the agent refused: the
+   * server's ttl would have kept access `refusedMs` longer than the entry holds without its end
+   * having moved (a server clock set back), or longer than the device's own timeout.
+   */
+  raiseRefused(
+    knoc: AgentKnoc,
+    ip: string,
+    refusedMs: number,
+    held: HeldEntry | undefined,
+    against: 'held' | 'device' | 'state file',
+  ): void {
+    if (held?.raiseRefused === true) return;
+    if (held !== undefined) held.raiseRefused = true;
+    agentMetrics.raiseRefused(knoc.backendType);
+    this.#logger.warn(
+      { aclId: knoc.aclId, ip, backendType: knoc.backendType, refusedSeconds: Math.round(refusedMs / 1000), against },
+      'refused to lengthen an entry beyond what it holds (is a clock set back?); keeping the earlier end',
+    );
+  }
+
+  /** The entry held for this key under `knoc`, unless it is being removed (a re-grant starts afresh). */
+  #heldFor(aclId: string, ip: string, knoc: AgentKnoc): HeldEntry | undefined {
+    const held = this.#store.entries.get(entryKey(aclId, ip));
+    return held !== undefined && !held.removing && held.knoc === knoc ? held : undefined;
   }
 }

@@ -12,9 +12,20 @@ export interface HeldEntry {
   readonly knoc: AgentKnoc;
   /** Monotonic deadline: the entry's expiry, or for a failed removal the next attempt. */
   deadlineMs: number;
+  /**
+   * When the server says the entry ends, in the server's time (epoch ms; undefined when an older
+   * server or state file did not say). Only growth of this raises the deadline (see deadline-rule.ts).
+   */
+  endsAt: number | undefined;
+  /** A raise of this entry's deadline was refused and logged already (logged once per entry). */
+  raiseRefused: boolean;
   /** The generation at which the server last changed this entry (or 0 when unknown). */
   generation: number;
-  /** Removal was asked for (by the server or by expiry) and failed; the deadline retries it. */
+  /**
+   * Removal was asked for (by the server, by expiry, or by the state file) and has not succeeded: it
+   * is under way, or it failed and the deadline retries it. Set before the driver is called, and
+   * written to the state file first, so that a restart never puts the entry back.
+   */
   removing: boolean;
   /** Failed removal attempts so far, for the retry back-off. */
   removeAttempts: number;
@@ -72,7 +83,10 @@ export class EntryStore {
   }
 
   /** Holds an entry as applied, replacing whatever the key had, with its expiry deadline. */
-  hold(entry: Omit<HeldEntry, 'removing' | 'removeAttempts'>): void {
+  hold(
+    entry: Omit<HeldEntry, 'removing' | 'removeAttempts' | 'endsAt' | 'raiseRefused'> &
+      Partial<Pick<HeldEntry, 'endsAt' | 'raiseRefused'>>,
+  ): void {
     const key = entryKey(entry.aclId, entry.ip);
     this.tombstones.delete(key);
     this.entries.set(key, {
@@ -81,12 +95,52 @@ export class EntryStore {
       userName: entry.userName,
       knoc: entry.knoc,
       deadlineMs: entry.deadlineMs,
+      endsAt: entry.endsAt,
+      raiseRefused: entry.raiseRefused ?? false,
       generation: entry.generation,
       removing: false,
       removeAttempts: 0,
     });
     this.#expiry.schedule(key, entry.deadlineMs);
     this.#onChange();
+  }
+
+  /**
+   * Marks an entry as being removed, before its driver is called: the state file written next holds
+   * the removal, so a restart removes the entry instead of putting it back. An address the agent did
+   * not hold (a device may still have it) is held from now on as `removing`, under `knoc`. Its timer
+   * stops: the removal's outcome ({@link removed} or {@link removalFailed}) decides what follows.
+   */
+  beginRemoval(removal: {
+    aclId: string;
+    ip: string;
+    userName: string;
+    knoc: AgentKnoc;
+    generation: number;
+  }): HeldEntry {
+    const key = entryKey(removal.aclId, removal.ip);
+    const held = this.entries.get(key);
+    const entry: HeldEntry =
+      held !== undefined && held.knoc === removal.knoc
+        ? held
+        : {
+            aclId: removal.aclId,
+            ip: removal.ip,
+            userName: removal.userName,
+            knoc: removal.knoc,
+            deadlineMs: 0,
+            endsAt: undefined,
+            raiseRefused: false,
+            generation: removal.generation,
+            removing: true,
+            removeAttempts: 0,
+          };
+    entry.removing = true;
+    entry.generation = removal.generation;
+    this.entries.set(key, entry);
+    this.#expiry.cancel(key);
+    this.#onChange();
+    return entry;
   }
 
   /** Marks a held entry's removal as failed; it is retried at `retryAtMs`. */
@@ -173,6 +227,7 @@ export function stateFileContentOf(store: EntryStore, clock: Clock): StateFileCo
       ip: entry.ip,
       userName: entry.userName,
       expiresAt: Math.round(nowWall + (entry.deadlineMs - nowMs)),
+      ...(entry.endsAt === undefined ? {} : { endsAt: entry.endsAt }),
       generation: entry.generation,
       knoc: index,
       removing: entry.removing,

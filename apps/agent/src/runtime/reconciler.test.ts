@@ -1,75 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import {
-  AGENT_PROTOCOL_VERSION,
-  type AgentKnoc,
-  type AgentKnocOf,
-  type BackendType,
-  type DesiredEntry,
-  type EntryKey,
-  type EntryResult,
-} from '@postern/protocol';
-import type { Driver } from '../drivers/driver.js';
+import type { AgentKnoc, AgentKnocOf, EntryResult } from '@postern/protocol';
 import { FakeDriver } from '../test-support/fake-driver.js';
-import { ManualClock } from '../test-support/manual-clock.js';
-import { capturedLogger, testEntry, testKnoc } from '../test-support/runtime-fixtures.js';
-import { EntryStore, stateFileContentOf } from './entry-store.js';
-import { Reconciler } from './reconciler.js';
-import { SerialQueue } from './serial-queue.js';
+import { reconcilerHarness as setup } from '../test-support/reconciler-harness.js';
+import { testEntry, testKnoc } from '../test-support/runtime-fixtures.js';
+import { stateFileContentOf } from './entry-store.js';
 import { emptyStateFile, type StateFileContent } from './state-file.js';
-
-/** A reconciler over fake drivers and a manual clock, with its expiry sweeps run through a queue. */
-function setup(drivers: Driver[] = [new FakeDriver('ipset')]) {
-  const clock = new ManualClock();
-  const log = capturedLogger();
-  const queue = new SerialQueue();
-  const expired: EntryResult[] = [];
-  let reconciler: Reconciler | null = null;
-  const store = new EntryStore(
-    clock,
-    () => void queue.run(async () => expired.push(...((await reconciler?.expireDue()) ?? []))),
-    () => undefined,
-  );
-  reconciler = new Reconciler({
-    store,
-    drivers: new Map<BackendType, Driver>(drivers.map((driver) => [driver.type, driver])),
-    clock,
-    logger: log.logger,
-  });
-  const run = reconciler;
-  return {
-    clock,
-    store,
-    log,
-    expired,
-    ipset: drivers[0] as FakeDriver,
-    state: (generation: number, knocs: AgentKnoc[], entries: DesiredEntry[]) =>
-      queue.run(() =>
-        run.applyState(
-          { type: 'state', version: AGENT_PROTOCOL_VERSION, generation, knocs, entries },
-          clock.monotonicMs(),
-        ),
-      ),
-    apply: (generation: number, add: DesiredEntry[], remove: EntryKey[] = []) =>
-      queue.run(() =>
-        run.applyIncrement(
-          { type: 'apply', version: AGENT_PROTOCOL_VERSION, generation, add, remove },
-          clock.monotonicMs(),
-        ),
-      ),
-    restore: (content: StateFileContent) => queue.run(() => run.restore(content)),
-    /** Advances the clock and waits for the expiry sweeps it started. */
-    advance: async (ms: number) => {
-      clock.advance(ms);
-      await queue.idle();
-    },
-    repairDrift: () => queue.run(() => run.repairDrift()),
-    held: () =>
-      [...store.entries.values()]
-        .filter((entry) => !entry.removing)
-        .map((entry) => `${entry.aclId} ${entry.ip}`)
-        .sort(),
-  };
-}
 
 const A = testKnoc('acl-a');
 const B = testKnoc('acl-b', { acl: { V4SetName: 'other4' } });
@@ -87,9 +22,15 @@ describe('Reconciler: desired state', () => {
 
   it('adds listed entries, refreshes held ones and removes held entries that are no longer listed', async () => {
     const t = setup();
-    await t.state(1, [A], [testEntry('acl-a', '10.0.0.1'), testEntry('acl-a', '10.0.0.2')]);
+    const endsAt = Date.UTC(2030, 0, 1, 1);
+    await t.state(1, [A], [testEntry('acl-a', '10.0.0.1'), { ...testEntry('acl-a', '10.0.0.2'), endsAt }]);
 
-    const results = await t.state(2, [A], [testEntry('acl-a', '10.0.0.2', 900), testEntry('acl-a', '10.0.0.3')]);
+    // 10.0.0.2's end moved 300 s later (a second session on the address): its refresh extends it.
+    const results = await t.state(
+      2,
+      [A],
+      [{ ...testEntry('acl-a', '10.0.0.2', 900), endsAt: endsAt + 300_000 }, testEntry('acl-a', '10.0.0.3')],
+    );
 
     expect(t.ipset.ips('acl-a')).toEqual(['10.0.0.2', '10.0.0.3']);
     expect(t.held()).toEqual(['acl-a 10.0.0.2', 'acl-a 10.0.0.3']);
@@ -343,11 +284,12 @@ describe('Reconciler: own expiry', () => {
     expect(t.held()).toEqual([]);
   });
 
-  it('counts a refreshed ttl from the refresh', async () => {
+  it('counts an extended ttl from the refresh', async () => {
     const t = setup();
-    await t.state(1, [A], [testEntry('acl-a', '10.0.0.1', 10)]);
+    const endsAt = Date.UTC(2030, 0, 1, 0, 0, 10);
+    await t.state(1, [A], [{ ...testEntry('acl-a', '10.0.0.1', 10), endsAt }]);
     await t.advance(8_000);
-    await t.apply(2, [testEntry('acl-a', '10.0.0.1', 10)]);
+    await t.apply(2, [{ ...testEntry('acl-a', '10.0.0.1', 10), endsAt: endsAt + 8_000 }]);
 
     await t.advance(9_000);
     expect(t.ipset.ips('acl-a')).toEqual(['10.0.0.1']);

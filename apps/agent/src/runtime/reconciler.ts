@@ -4,7 +4,9 @@ import type { DriverEntry, DriverSet } from '../drivers/driver.js';
 import type { Clock } from './clock.js';
 import { callDriver, KnocBatches } from './driver-calls.js';
 import { repairDrift, type DriftReport } from './drift-repair.js';
-import { EntryChanges, removalOf, type Addition, type Removal } from './entry-changes.js';
+import { canonicalAddress } from '../drivers/addresses.js';
+import { RAISE_TOLERANCE_MS } from './deadline-rule.js';
+import { EntryChanges, removalOf, type Addition, type EntryChangesOptions, type Removal } from './entry-changes.js';
 import { entryKey, type EntryStore } from './entry-store.js';
 import { desiredKnocs } from './knoc-config.js';
 import { KnocUpkeep } from './knoc-upkeep.js';
@@ -33,7 +35,7 @@ export class Reconciler {
   readonly #changes: EntryChanges;
   readonly #upkeep: KnocUpkeep;
 
-  constructor(options: { store: EntryStore; drivers: DriverSet; clock: Clock; logger: Logger }) {
+  constructor(options: EntryChangesOptions) {
     this.#store = options.store;
     this.#drivers = options.drivers;
     this.#clock = options.clock;
@@ -83,7 +85,7 @@ export class Reconciler {
     await this.#upkeep.flushDropped(dropped, generation);
     await this.#upkeep.configureDrivers(knocs);
     await this.#upkeep.removeDeviceExtras(knocs, desired, generation);
-    results.push(...(await this.#changes.add(additions, generation, receivedAtMs)));
+    results.push(...(await this.#changes.add(additions, generation, receivedAtMs, true)));
     store.dropTombstonesUpTo(generation);
     store.advance(generation, true);
     this.#logger.info(
@@ -121,7 +123,7 @@ export class Reconciler {
       // Not held here, but the device may still have it (a lost state file): remove it anyway.
       const knoc = store.knocs.get(key.aclId);
       if (knoc !== undefined) {
-        removals.push({ aclId: key.aclId, ip: key.ip, userName: '', knoc, held: undefined, generation });
+        removals.push({ aclId: key.aclId, ip: key.ip, userName: '', knoc, generation });
       } else {
         store.removed(key.aclId, key.ip, generation);
         results.push({ aclId: key.aclId, ip: key.ip, action: 'remove', ok: true, error: '' });
@@ -163,8 +165,10 @@ export class Reconciler {
 
   /**
    * Puts back what the state file says, before any server connection: unexpired entries are applied
-   * again with their remaining time (a reboot emptied the kernel sets), expired ones and unfinished
-   * removals are removed. An entry whose re-apply fails is still held, so its timer removes it on time.
+   * again with their remaining time (a reboot emptied the kernel sets), expired ones and removals
+   * not confirmed are removed (never put back). An entry the device still has with a shorter timeout
+   * keeps the device's (the wall clock was set back while the agent was down). An entry whose
+   * re-apply fails is still held, so its timer removes it on time.
    */
   async restore(content: StateFileContent): Promise<void> {
     const store = this.#store;
@@ -174,30 +178,48 @@ export class Reconciler {
     store.stateGeneration = content.stateGeneration;
     for (const tombstone of content.tombstones) store.removed(tombstone.aclId, tombstone.ip, tombstone.generation);
 
-    const reapply = new KnocBatches<DriverEntry>();
+    const live = new KnocBatches<StateFileContent['entries'][number]>();
     const removals: Removal[] = [];
     const knocs = new Map<string, AgentKnoc>();
     for (const stored of content.entries) {
       const knoc = content.knocs[stored.knoc];
       if (knoc === undefined) continue;
-      const remainingMs = stored.expiresAt - nowWall;
-      if (stored.removing || remainingMs <= 0) {
+      if (stored.removing || stored.expiresAt <= nowWall) {
         const { aclId, ip, userName, generation } = stored;
-        removals.push({ aclId, ip, userName, knoc, held: undefined, generation });
+        removals.push({ aclId, ip, userName, knoc, generation });
         continue;
       }
       knocs.set(knoc.aclId, knoc);
-      store.hold({
-        aclId: stored.aclId,
-        ip: stored.ip,
-        userName: stored.userName,
-        knoc,
-        deadlineMs: nowMs + remainingMs,
-        generation: stored.generation,
-      });
-      reapply.add(knoc, { ip: stored.ip, ttlSeconds: Math.ceil(remainingMs / 1000), userName: stored.userName });
+      live.add(knoc, stored);
     }
     store.knocs = knocs;
+
+    const reapply = new KnocBatches<DriverEntry>();
+    for (const [knoc, entries] of live) {
+      const onDevice = await this.#changes.deviceDeadlines(knoc);
+      for (const stored of entries) {
+        const fromFileMs = nowMs + (stored.expiresAt - nowWall);
+        const deviceMs = onDevice.get(canonicalAddress(stored.ip));
+        const deadlineMs = deviceMs === undefined ? fromFileMs : Math.min(fromFileMs, deviceMs);
+        const refused = fromFileMs - deadlineMs > RAISE_TOLERANCE_MS;
+        if (refused) this.#changes.raiseRefused(knoc, stored.ip, fromFileMs - deadlineMs, undefined, 'state file');
+        store.hold({
+          aclId: stored.aclId,
+          ip: stored.ip,
+          userName: stored.userName,
+          knoc,
+          deadlineMs,
+          endsAt: stored.endsAt,
+          raiseRefused: refused,
+          generation: stored.generation,
+        });
+        reapply.add(knoc, {
+          ip: stored.ip,
+          ttlSeconds: Math.max(1, Math.ceil((deadlineMs - nowMs) / 1000)),
+          userName: stored.userName,
+        });
+      }
+    }
 
     const removed = await this.#changes.remove(removals);
     let restored = 0;

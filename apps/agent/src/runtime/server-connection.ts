@@ -58,6 +58,8 @@ export interface ServerConnectionOptions {
   /** Shorter in tests. */
   stableAfterMs?: number;
   logger: Logger;
+  /** The agent's wall clock (epoch ms), sent in the hello and heartbeats for the server's clock checks. */
+  wallMs?: () => number;
   /** Detects the host's capabilities; called before each connection attempt. */
   capabilities: () => Promise<AgentCapabilities>;
   /** The generation and the entries held, read at the moment the connection opens. */
@@ -278,6 +280,7 @@ export class ServerConnection {
       applied,
       proof: { publicKey: key.publicKey, signature: key.sign(agentProofPayload(nonce, key.publicKey)) },
       sealingKey: key.sealingKey,
+      wallClockMs: this.#wallClockMs(),
     });
     if (hello.success) return hello.data;
     this.#logger.error(
@@ -300,9 +303,15 @@ export class ServerConnection {
         return;
       }
       if (socket.readyState === WebSocket.OPEN) {
-        socket.send(encodeAgentMessage({ type: 'heartbeat', version: AGENT_PROTOCOL_VERSION }));
+        socket.send(
+          encodeAgentMessage({ type: 'heartbeat', version: AGENT_PROTOCOL_VERSION, wallClockMs: this.#wallClockMs() }),
+        );
       }
     }, interval);
+  }
+
+  #wallClockMs(): number {
+    return Math.round((this.#options.wallMs ?? Date.now)());
   }
 
   #stopHeartbeat(): void {

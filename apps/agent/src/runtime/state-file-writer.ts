@@ -16,15 +16,18 @@ export class StateFileWriter {
   readonly #file: string;
   readonly #snapshot: () => StateFileContent;
   readonly #logger: Logger;
+  readonly #onWritten: () => void;
   #dirty = false;
   #timer: NodeJS.Timeout | null = null;
   #writing: Promise<void> | null = null;
   #stopped = false;
 
-  constructor(file: string, snapshot: () => StateFileContent, logger: Logger) {
+  /** `onWritten` runs after each write that reached the disk (the test-only fault points use it). */
+  constructor(file: string, snapshot: () => StateFileContent, logger: Logger, onWritten: () => void = () => undefined) {
     this.#file = file;
     this.#snapshot = snapshot;
     this.#logger = logger;
+    this.#onWritten = onWritten;
   }
 
   /** Notes a change; the file is written within {@link STATE_WRITE_INTERVAL_MS}. */
@@ -33,7 +36,11 @@ export class StateFileWriter {
     this.#schedule(STATE_WRITE_INTERVAL_MS);
   }
 
-  /** Writes pending changes now and waits for the write (and one already running) to finish. */
+  /**
+   * Writes pending changes now and waits for the write (and one already running) to finish: on
+   * return the file on the disk holds every change made before the call. A write that fails is
+   * logged and retried later; flush still resolves.
+   */
   async flush(): Promise<void> {
     this.#cancelTimer();
     while (this.#writing !== null) await this.#writing;
@@ -65,6 +72,7 @@ export class StateFileWriter {
     this.#dirty = false;
     const content = this.#snapshot();
     this.#writing = writeStateFile(this.#file, content)
+      .then(() => this.#onWritten())
       .catch((error: unknown) => {
         this.#dirty = true;
         this.#logger.error({ stateFile: this.#file, error: errorMessage(error) }, 'cannot write the state file');

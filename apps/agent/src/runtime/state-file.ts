@@ -27,8 +27,13 @@ const StoredEntry = EntryKey.extend({
   generation: Generation,
   /** Index into `knocs`: the configuration the entry was applied with. */
   knoc: z.number().int().min(0),
-  /** The entry should be gone but its removal failed; a start removes it. */
+  /**
+   * The entry must go: its removal was received (from the server, or its own expiry) and written here
+   * before the device was touched, and has not been confirmed. A start removes it, never re-adds it.
+   */
   removing: z.boolean().default(false),
+  /** When the server says the entry ends, in the server's time (epoch ms); absent from older agents and servers. */
+  endsAt: z.number().int().min(0).optional(),
 });
 export type StoredEntry = z.infer<typeof StoredEntry>;
 

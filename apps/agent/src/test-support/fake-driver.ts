@@ -31,6 +31,13 @@ export class FakeDriver implements Driver {
   fail: (action: 'apply' | 'remove', ip: string) => string | null = () => null;
   /** When set, every call throws this message. */
   unavailable: string | null = null;
+  /**
+   * Whether the device keeps a timeout per entry that `remainingSeconds` reports (as ipset does): the
+   * ttl it was applied with, minus `elapsedSeconds`. Off by default: the device says nothing.
+   */
+  keepsTimeouts = false;
+  /** Seconds the device's timeouts have run down since they were applied (when keepsTimeouts). */
+  elapsedSeconds = 0;
   /** Whether list reads a knoc's entries back (drift repair skips knocs whose device cannot be read). */
   readsBack: (knoc: AgentKnoc) => boolean = () => true;
   closed = false;
@@ -62,6 +69,16 @@ export class FakeDriver implements Driver {
     this.calls.push({ action: 'list', aclId: knoc.aclId, knoc, ips: [], ttls: [] });
     if (this.unavailable !== null) return Promise.reject(new Error(this.unavailable));
     return Promise.resolve([...(this.device.get(knoc.aclId)?.keys() ?? [])]);
+  }
+
+  remainingSeconds(knoc: AgentKnoc): Promise<ReadonlyMap<string, number>> {
+    if (this.unavailable !== null) return Promise.reject(new Error(this.unavailable));
+    const remaining = new Map<string, number>();
+    if (!this.keepsTimeouts) return Promise.resolve(remaining);
+    for (const [ip, entry] of this.device.get(knoc.aclId) ?? []) {
+      if (entry.ttlSeconds - this.elapsedSeconds > 0) remaining.set(ip, entry.ttlSeconds - this.elapsedSeconds);
+    }
+    return Promise.resolve(remaining);
   }
 
   flush(knoc: AgentKnoc): Promise<void> {

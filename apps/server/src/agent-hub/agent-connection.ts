@@ -78,6 +78,8 @@ export class AgentConnection {
   readonly #flushOutage: StoreOutageLog;
   /** Failed flushes in a row (the store was unavailable), for the back-off before the next. */
   #flushFailures = 0;
+  /** The agent's clock minus this server's when its last hello or heartbeat arrived (ms); null when it never said. */
+  #clockOffsetMs: number | null = null;
 
   constructor(
     private readonly ctx: HubContext,
@@ -117,6 +119,11 @@ export class AgentConnection {
   /** When the agent last sent anything (wall time; heartbeats come every few seconds). */
   get lastMessageAt(): number {
     return this.#lastMessageAt;
+  }
+
+  /** The agent's clock minus this server's (ms), from its last hello or heartbeat; null for an agent that does not say. */
+  get clockOffsetMs(): number | null {
+    return this.#clockOffsetMs;
   }
 
   /** The agent's key was accepted and its hello handled: it receives state. */
@@ -271,6 +278,7 @@ export class AgentConnection {
     switch (message.type) {
       case 'hello': {
         this.#helloReceived = true;
+        this.#noteAgentClock(message.wallClockMs);
         clearTimeout(this.#helloTimer);
         // A few connections at a time across the hub: a reconnecting fleet must not queue thousands
         // of admissions and states in the store ahead of a person's request.
@@ -278,6 +286,7 @@ export class AgentConnection {
         return;
       }
       case 'heartbeat': {
+        this.#noteAgentClock(message.wallClockMs);
         this.#send({ type: 'heartbeat-ack', version: AGENT_PROTOCOL_VERSION });
         this.hooks.heard();
         return;
@@ -331,6 +340,11 @@ export class AgentConnection {
     // The first state, sent now (this runs in the serial queue, as a flush does).
     this.#fullStatePending = true;
     await this.#flush();
+  }
+
+  /** Notes the agent's clock against ours (the message's transit makes the agent look a little behind). */
+  #noteAgentClock(wallClockMs: number | undefined): void {
+    if (wallClockMs !== undefined) this.#clockOffsetMs = wallClockMs - this.ctx.clock.now();
   }
 
   /** This connection as untilStored sees it: retries stop once it closes. */

@@ -184,6 +184,15 @@ export class AgentHub implements AgentSync {
       }));
   }
 
+  /** The clock offsets (agent minus this server, ms) of the agents connected here that report their clock. */
+  agentClockOffsets(): number[] {
+    const offsets: number[] = [];
+    for (const connection of this.#connections.values()) {
+      if (connection.ready && connection.clockOffsetMs !== null) offsets.push(connection.clockOffsetMs);
+    }
+    return offsets;
+  }
+
   /** Whether this server holds a connection to the agent that has said hello. */
   isConnected(agentId: string): boolean {
     return this.#connections.get(agentId)?.ready === true;

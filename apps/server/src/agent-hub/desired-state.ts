@@ -41,7 +41,11 @@ interface EntryRow {
   createdAt: number;
 }
 
-/** Folds running grants into one entry per (knoc, address): the latest expiry, the first user. */
+/**
+ * Folds running grants into one entry per (knoc, address): the latest expiry, the first user. The
+ * entry carries that expiry as `endsAt` too: unlike the ttl it does not move when this server's
+ * clock steps, so the agent raises an entry only when `endsAt` grew (a real extension).
+ */
 function foldEntries(rows: readonly EntryRow[], now: number): DesiredEntry[] {
   const byKey = new Map<string, EntryRow>();
   const firstUser = new Map<string, EntryRow>();
@@ -57,6 +61,7 @@ function foldEntries(rows: readonly EntryRow[], now: number): DesiredEntry[] {
     ip: row.ip,
     ttlSeconds: ttlSeconds(row.expiresAt, now),
     userName: firstUser.get(key)?.userName ?? row.userName,
+    endsAt: row.expiresAt,
   }));
 }
 

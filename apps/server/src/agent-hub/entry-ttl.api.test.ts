@@ -59,7 +59,23 @@ describe.each(testStoreKinds())('the time-to-live an agent is sent (%s)', (kind)
 
     const [state] = agent.states();
     expect(state?.entries).toEqual([
-      { aclId, ip: '192.0.2.10', userName: 'alice', ttlSeconds: AGENT_ENTRY_TTL_MAX_SECONDS },
+      { aclId, ip: '192.0.2.10', userName: 'alice', ttlSeconds: AGENT_ENTRY_TTL_MAX_SECONDS, endsAt },
+    ]);
+  });
+
+  it('carries the grant’s end, which a step of the server’s clock back does not move (only the ttl grows)', async () => {
+    const endsAt = t.clock.now() + 600_000;
+    const sessionId = await givenSessionRow(t.ctx, userId, { endsAt });
+    await givenGrantRow(t.ctx, aclId, '192.0.2.10', { sessionId, userName: 'alice', expiresAt: endsAt });
+    await agent.connect();
+    t.clock.step(-3_600_000);
+    await agent.disconnect();
+
+    await agent.connect();
+
+    expect(agent.states().map((state) => state.entries)).toEqual([
+      [{ aclId, ip: '192.0.2.10', userName: 'alice', ttlSeconds: 600, endsAt }],
+      [{ aclId, ip: '192.0.2.10', userName: 'alice', ttlSeconds: 4200, endsAt }],
     ]);
   });
 });

@@ -36,7 +36,13 @@ describe.each(testStoreKinds())('grant engine (%s)', (kind) => {
     await agent.waitFor(() => agent.applies().length === 1, 'the add');
     const [apply] = agent.applies();
     expect(apply?.add).toEqual([
-      { aclId, ip: ALICE_ADDRESS, ttlSeconds: expect.any(Number) as number, userName: 'alice' },
+      {
+        aclId,
+        ip: ALICE_ADDRESS,
+        ttlSeconds: expect.any(Number) as number,
+        userName: 'alice',
+        endsAt: expect.any(Number) as number,
+      },
     ]);
     expect(apply?.generation).toBeGreaterThan(state?.generation ?? Infinity);
     await settle();
@@ -199,7 +205,9 @@ describe.each(testStoreKinds())('grant engine (%s)', (kind) => {
     });
     expect(response.statusCode, response.body).toBe(200);
     await agent.waitFor(() => agent.applies().length === 1);
-    expect(agent.applies()[0]?.add).toEqual([{ aclId, ip: '192.0.2.200', ttlSeconds: 1800, userName: 'ops' }]);
+    expect(agent.applies()[0]?.add).toEqual([
+      { aclId, ip: '192.0.2.200', ttlSeconds: 1800, userName: 'ops', endsAt: t.clock.now() + 1_800_000 },
+    ]);
     const [entry] = await recentAudit(t.ctx.db, 1);
     expect(entry?.Entry[AuditActions.AdminBreakGlassGrant]).toMatchObject({
       AdminName: 'ops',

@@ -40,7 +40,7 @@ describe.each(testStoreKinds())('health endpoints (%s)', (kind) => {
     expect(live.headers['cache-control']).toBe('no-store');
     const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
     expect(ready.statusCode, ready.body).toBe(200);
-    expect(ready.json()).toEqual({ data: { Status: 'ready' } });
+    expect(ready.json()).toEqual({ data: { Status: 'ready', Clock: 'ok' } });
   });
 
   it('is not ready while a migration is pending, and says which', async () => {

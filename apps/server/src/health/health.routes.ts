@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app-context.js';
 import { ServiceUnavailableError } from '../errors.js';
 import { pendingMigrations } from '../store/migrate.js';
+import type { ClockHealth } from './clock-watch.js';
 
 /** How long readiness waits for the store before calling it unreachable. */
 export const READINESS_STORE_TIMEOUT_MS = 2_000;
@@ -11,8 +12,14 @@ export const READINESS_STORE_TIMEOUT_MS = 2_000;
  * not get the process restarted) and GET /readyz (readiness: the store answers a small query in
  * time and has every migration this release needs). Load balancers send traffic only to replicas
  * whose /readyz is 200. Both say nothing an outsider could use beyond "up" or "not ready".
+ *
+ * /readyz also says `Clock`: `ok`, `stepped` (a step of this server's clock in the last 15 minutes)
+ * or `offset` (the store's or the agents' clocks are more than 30 s away); no figures, those are in
+ * the metrics. A clock problem does not make the server unready: agents keep expiring entries on
+ * their own monotonic clocks and refuse to lengthen them, and taking every replica out of the load
+ * balancer (all share one time source) would stop people from revoking and signing out.
  */
-export function registerHealthRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function registerHealthRoutes(app: FastifyInstance, ctx: AppContext, clock?: { health(): ClockHealth }): void {
   app.get('/healthz', async (_request, reply) => {
     void reply.header('cache-control', 'no-store');
     return { data: { Status: 'ok' } };
@@ -30,7 +37,7 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: AppContext): voi
     if (pending.length > 0) {
       throw new ServiceUnavailableError({ extra: `migrations pending: ${pending.join(', ')}` });
     }
-    return { data: { Status: 'ready' } };
+    return { data: { Status: 'ready', ...(clock === undefined ? {} : { Clock: clock.health() }) } };
   });
 }
 

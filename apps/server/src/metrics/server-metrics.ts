@@ -21,6 +21,12 @@ export interface ConnectedAgentsView {
   connectedAgents(): { name: string; lastMessageAt: number }[];
 }
 
+/** What the scrape reads of the clock checks (health/clock-watch.ts). */
+export interface ClockOffsetsView {
+  /** The offsets of the last check: reference minus this server, in seconds. */
+  offsets(): { reference: string; seconds: number }[];
+}
+
 /** The store the scrape-time gauges read, with the clock that says which grants and sessions still run. */
 interface WatchedStore {
   db: Kysely<Database>;
@@ -51,8 +57,10 @@ export class ServerMetrics {
   readonly #signIns: Counter<'method' | 'result'>;
   readonly #changeBusNotifications: Counter;
   readonly #changeBusResyncs: Counter;
+  readonly #clockSteps: Counter<'reference'>;
   #store: WatchedStore | null = null;
   #agents: ConnectedAgentsView | null = null;
+  #clock: ClockOffsetsView | null = null;
 
   constructor() {
     const registers = [this.registry];
@@ -103,6 +111,12 @@ export class ServerMetrics {
       help: 'Full resynchronisations after the change bus lost notifications.',
       registers,
     });
+    this.#clockSteps = new Counter({
+      name: 'postern_clock_steps_total',
+      help: "Steps of this server's clock (over 5 s between two checks) against a reference: monotonic (its own), store (PostgreSQL), agents (their median).",
+      labelNames: ['reference'],
+      registers,
+    });
     this.#registerScrapeTimeGauges(registers);
   }
 
@@ -122,6 +136,16 @@ export class ServerMetrics {
   /** The agent hub whose connections the scrape-time gauges report. */
   watchAgents(agents: ConnectedAgentsView): void {
     this.#agents = agents;
+  }
+
+  /** The clock checks whose offsets the scrape-time gauge reports. */
+  watchClock(clock: ClockOffsetsView): void {
+    this.#clock = clock;
+  }
+
+  /** The clock stepped against `reference` (health/clock-watch.ts). */
+  clockStepped(reference: string): void {
+    this.#clockSteps.inc({ reference });
   }
 
   /** Grants refused (denied) or failed on their device (error); applied ones go through {@link grantApplied}. */
@@ -167,6 +191,17 @@ export class ServerMetrics {
     // `collect` runs on every scrape, with the gauge as `this`.
     const fromStore = <T>(read: (store: WatchedStore) => Promise<T[]>) => this.#fromStore(read);
     const connectedAgents = () => this.#agents?.connectedAgents() ?? [];
+    const clockOffsets = () => this.#clock?.offsets() ?? [];
+    new Gauge({
+      name: 'postern_clock_offset_seconds',
+      help: "A reference's clock minus this server's at the last check (positive: the server is behind): store (PostgreSQL only), agents (median of the connected ones).",
+      labelNames: ['reference'],
+      registers,
+      collect() {
+        this.reset();
+        for (const offset of clockOffsets()) this.set({ reference: offset.reference }, offset.seconds);
+      },
+    });
     new Gauge({
       name: 'postern_active_grants',
       help: 'Running grants by backend type (from the store: the same on every replica).',

@@ -59,6 +59,11 @@ export class FakeAgent {
     ok: true,
     error: '',
   });
+  /**
+   * The wall clock the agent reports in its hello and heartbeats (epoch ms), as postern-agent does;
+   * null: it reports none, as an agent from before the clock checks.
+   */
+  wallClock: (() => number) | null = null;
   /** How the last connection ended (null while it is open or before any). */
   closed: { code: number; reason: string } | null = null;
   readonly key: FakeAgentKey;
@@ -150,6 +155,7 @@ export class FakeAgent {
       applied: [],
       ...(fields.proof === null ? {} : { proof: fields.proof }),
       ...(fields.sealingKey === null || fields.sealingKey === undefined ? {} : { sealingKey: fields.sealingKey }),
+      ...this.#wallClockField(),
     });
   }
 
@@ -180,7 +186,11 @@ export class FakeAgent {
 
   /** Sends a heartbeat, as postern-agent does every POSTERN_AGENT_HEARTBEAT_SECONDS (this one never does on its own). */
   heartbeat(): void {
-    if (this.isOpen()) this.send({ type: 'heartbeat', version: AGENT_PROTOCOL_VERSION });
+    if (this.isOpen()) this.send({ type: 'heartbeat', version: AGENT_PROTOCOL_VERSION, ...this.#wallClockField() });
+  }
+
+  #wallClockField(): { wallClockMs?: number } {
+    return this.wallClock === null ? {} : { wallClockMs: this.wallClock() };
   }
 
   /** Whether the current connection is open. */

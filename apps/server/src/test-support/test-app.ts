@@ -20,6 +20,7 @@ import { SessionEvents } from '../sessions/session-events.js';
 import { randomBytes } from 'node:crypto';
 import { vi } from 'vitest';
 import { ServerMetrics } from '../metrics/server-metrics.js';
+import { ClockWatch } from '../health/clock-watch.js';
 
 export type TestStoreKind = 'sqlite' | 'postgres';
 
@@ -91,6 +92,8 @@ export interface TestApp {
   /** The agent hub; agents connect when the app listens (see listen in agent tests). */
   hub: AgentHub;
   clock: ManualClock;
+  /** The clock checks /readyz and the metrics report; tests run `check()` themselves (no timer here). */
+  clockWatch: ClockWatch;
   /** What another replica of this app shares with it (see createTestReplica). */
   replicaSeed: ReplicaSeed;
   close(): Promise<void>;
@@ -200,13 +203,16 @@ async function appOn(
   const hub = new AgentHub(base);
   base.metrics.watchAgents(hub);
   const ctx: AppContext = { ...base, agentSync: hub };
+  const clockWatch = new ClockWatch({ ...ctx, monotonic: seed.clock, agents: hub });
+  base.metrics.watchClock(clockWatch);
   const stopForwarding = forwardEndedSessionsToAgents(ctx);
-  const app = await buildApp(ctx, options.webApp ?? NO_WEB_APP, { agentHub: hub });
+  const app = await buildApp(ctx, options.webApp ?? NO_WEB_APP, { agentHub: hub, clockWatch });
   return {
     app,
     ctx,
     hub,
     clock: seed.clock,
+    clockWatch,
     replicaSeed: seed,
     close: async () => {
       await hub.close();

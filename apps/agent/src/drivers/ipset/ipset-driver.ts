@@ -5,7 +5,13 @@ import { runCommand } from '../command.js';
 import { clampDeviceTimeout } from '../device-timeout.js';
 import type { Driver, DriverEntry, EntryOutcome } from '../driver.js';
 import { failed, succeeded } from '../outcomes.js';
-import { isGlobalError, isSetLevelError, parseIpsetError, parseSaveMembers } from './ipset-output.js';
+import {
+  isGlobalError,
+  isSetLevelError,
+  parseIpsetError,
+  parseSaveMembers,
+  parseSaveTimeouts,
+} from './ipset-output.js';
 import { IpsetShell } from './ipset-shell.js';
 
 export interface IpsetDriverOptions {
@@ -99,18 +105,35 @@ export class IpsetDriver implements Driver<'ipset'> {
   }
 
   async list(knoc: AgentKnocOf<'ipset'>): Promise<string[]> {
-    const acl = ipsetAcl(knoc);
     const members: string[] = [];
+    for (const { set, output } of await this.#saved(knoc)) {
+      members.push(...parseSaveMembers(output, set).map(canonicalAddress));
+    }
+    return members;
+  }
+
+  /** The kernel timeout each member of the knoc's sets has left, by canonical address. */
+  async remainingSeconds(knoc: AgentKnocOf<'ipset'>): Promise<ReadonlyMap<string, number>> {
+    const remaining = new Map<string, number>();
+    for (const { set, output } of await this.#saved(knoc)) {
+      for (const [member, seconds] of parseSaveTimeouts(output, set)) remaining.set(canonicalAddress(member), seconds);
+    }
+    return remaining;
+  }
+
+  /** `ipset list <set> -output save` of each of the knoc's allowed sets. */
+  async #saved(knoc: AgentKnocOf<'ipset'>): Promise<{ set: string; output: string }[]> {
+    const saved: { set: string; output: string }[] = [];
     // Sets this agent may not touch are not its business, so they are not listed either.
-    for (const set of this.#knocSets(acl).filter((name) => this.#allowed.has(name))) {
+    for (const set of this.#knocSets(ipsetAcl(knoc)).filter((name) => this.#allowed.has(name))) {
       const result = await this.#run(['list', set, '-output', 'save']);
       if (result.code !== 0) {
         const reason = result.code === null ? this.#killedMessage() : parseIpsetError(result.stderr).message;
         throw new Error(`ipset list ${set}: ${reason}`);
       }
-      members.push(...parseSaveMembers(result.stdout, set).map(canonicalAddress));
+      saved.push({ set, output: result.stdout });
     }
-    return members;
+    return saved;
   }
 
   async flush(knoc: AgentKnocOf<'ipset'>): Promise<void> {

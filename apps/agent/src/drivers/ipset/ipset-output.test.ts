@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { isGlobalError, isSetLevelError, parseIpsetError, parseSaveMembers, parseSetHeaders } from './ipset-output.js';
+import {
+  isGlobalError,
+  isSetLevelError,
+  parseIpsetError,
+  parseSaveMembers,
+  parseSaveTimeouts,
+  parseSetHeaders,
+} from './ipset-output.js';
 
 describe('parseSaveMembers', () => {
   it('reads the members of the set from `ipset list SET -output save`', () => {
@@ -20,6 +27,24 @@ describe('parseSaveMembers', () => {
       '2001:db8::/64',
     ]);
     expect(parseSaveMembers('create n hash:net family inet timeout 0\n', 'n')).toEqual([]);
+  });
+});
+
+describe('parseSaveTimeouts', () => {
+  it('reads the seconds each member of the set has left; members without a timeout are absent', () => {
+    const output = [
+      'create granted_v4 hash:net family inet hashsize 1024 maxelem 65536 timeout 0',
+      'add granted_v4 10.0.0.2 timeout 393',
+      'add granted_v4 10.0.0.0/24 timeout 7 comment "x"',
+      'add granted_v4 10.0.0.9',
+      'add other 10.9.9.9 timeout 5',
+      '',
+    ].join('\n');
+
+    expect([...parseSaveTimeouts(output, 'granted_v4')]).toEqual([
+      ['10.0.0.2', 393],
+      ['10.0.0.0/24', 7],
+    ]);
   });
 });
 

@@ -10,6 +10,22 @@ export function parseSaveMembers(output: string, set: string): string[] {
   return members;
 }
 
+/**
+ * The kernel timeout each member of `set` has left, in seconds, from `ipset list <set> -output save`
+ * (`add <set> <member> timeout <seconds>`), by member as printed; members without one are absent.
+ */
+export function parseSaveTimeouts(output: string, set: string): Map<string, number> {
+  const timeouts = new Map<string, number>();
+  for (const line of output.split('\n')) {
+    const words = line.trim().split(/\s+/);
+    if (words[0] !== 'add' || words[1] !== set || words[2] === undefined) continue;
+    const at = words.indexOf('timeout', 3);
+    const seconds = at === -1 ? Number.NaN : Number(words[at + 1]);
+    if (Number.isInteger(seconds) && seconds > 0) timeouts.set(words[2], seconds);
+  }
+  return timeouts;
+}
+
 /** One set as `ipset list -terse` describes it. */
 export interface SetHeader {
   name: string;
