@@ -20,6 +20,7 @@ import { SessionEvents } from '../sessions/session-events.js';
 import { randomBytes } from 'node:crypto';
 import { vi } from 'vitest';
 import { ServerMetrics } from '../metrics/server-metrics.js';
+import type { LogoCodec } from '../settings/logo-codec.js';
 
 export type TestStoreKind = 'sqlite' | 'postgres';
 
@@ -101,6 +102,8 @@ export interface TestAppOptions {
   webApp?: WebApp;
   /** The app's logger; silent (or POSTERN_TEST_LOG_LEVEL) by default. */
   logger?: AppContext['logger'];
+  /** The logo worker (tests that watch it or shorten its limits); the app's own by default. */
+  logoCodec?: LogoCodec;
 }
 
 /**
@@ -201,7 +204,7 @@ async function appOn(
   base.metrics.watchAgents(hub);
   const ctx: AppContext = { ...base, agentSync: hub };
   const stopForwarding = forwardEndedSessionsToAgents(ctx);
-  const app = await buildApp(ctx, options.webApp ?? NO_WEB_APP, { agentHub: hub });
+  const app = await buildApp(ctx, options.webApp ?? NO_WEB_APP, { agentHub: hub, logoCodec: options.logoCodec });
   return {
     app,
     ctx,
