@@ -1,3 +1,6 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LOGO_MAX_PIXELS } from '@postern/protocol';
 import { LogoCodec } from './logo-codec.js';
@@ -28,6 +31,28 @@ describe('the logo worker', () => {
     if (!('image' in outcome)) throw new Error(`refused: ${outcome.refused}`);
     expect(decodedSize('image/jpeg', Buffer.from(outcome.image))).toMatchObject({ width: 40, height: 30 });
     expect(codec.workersStarted).toBe(1);
+  });
+
+  it('lets the process end once the image is decoded, without being closed', SLOW, () => {
+    // A process of its own, from source as `npm run dev` runs the server (and with a flag the worker
+    // must not inherit): it decodes one image, leaves the codec open and should then simply end.
+    const module = (file: string) => JSON.stringify(pathToFileURL(path.join(import.meta.dirname, file)).href);
+    const script = [
+      `const { LogoCodec } = await import(${module('logo-codec.ts')});`,
+      `const { jpegBytes } = await import(${module('../test-support/images.ts')});`,
+      'const outcome = await new LogoCodec().reencode(',
+      "  { type: 'image/jpeg', bytes: jpegBytes(8, 8), width: 8, height: 8, maxPixels: 64 });",
+      "console.log('image' in outcome ? 'decoded' : outcome.refused);",
+    ].join('\n');
+    const run = spawnSync(
+      process.execPath,
+      ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', script],
+      // A process the worker kept alive is stopped here, and fails the test.
+      { encoding: 'utf8', timeout: 45_000 },
+    );
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe('decoded\n');
+    expect(run.status).toBe(0);
   });
 
   it('refuses an image whose decoded size is not its header’s', SLOW, async () => {

@@ -139,8 +139,6 @@ export class LogoCodec {
 
   #startWorker(): Worker {
     const worker = startLogoWorker();
-    // A waiting upload keeps the process alive through its request and its timer, not the worker.
-    worker.unref();
     const current = () => this.#running?.worker === worker;
     worker.on('message', (answer: LogoWorkerAnswer) => {
       if (!current() || answer.id !== this.#running?.id) return;
@@ -156,6 +154,9 @@ export class LogoCodec {
       if (this.#worker === worker) this.#worker = null;
       if (current()) this.#finish({ refused: 'tooLarge' });
     });
+    // After the listeners, which would take the reference again: a waiting upload keeps the process
+    // alive through its request and its timer, never the worker.
+    worker.unref();
     this.#worker = worker;
     this.#workersStarted += 1;
     return worker;
@@ -164,7 +165,9 @@ export class LogoCodec {
 
 /** The worker beside this file: logo-worker.js in the build. */
 function startLogoWorker(): Worker {
-  const options = { name: 'postern-logo', resourceLimits: WORKER_RESOURCE_LIMITS };
+  // No flags of the server's own (--import tsx, --input-type, …): the worker needs none, and some
+  // would change how it loads.
+  const options = { name: 'postern-logo', resourceLimits: WORKER_RESOURCE_LIMITS, execArgv: [] };
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./logo-worker.js', import.meta.url), options);
   return new Worker(workerFromSource(), { ...options, eval: true });
 }
