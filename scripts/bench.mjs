@@ -27,7 +27,7 @@ build();
 const { cleanUpGrantBench, runGrantBenchmarks } = await import('./bench/grants.mjs');
 const { runReplicaBenchmark } = await import('./bench/replicas.mjs');
 const { printSections, writeMarkdown } = await import('./bench/report.mjs');
-const { logoUploadRow, measureLogoUpload } = await import('./bench/logo-upload.mjs');
+const { LOGO_UPLOAD_NOTE, logoUploadRow, measureLogoUpload } = await import('./bench/logo-upload.mjs');
 // Ctrl-C: stop what was started and delete the namespaces before leaving.
 let interrupted = false;
 process.once('SIGINT', () => {
@@ -130,6 +130,7 @@ const sections = [
 const skipped = [...grants.skipped, ...(replicas.skipped === undefined ? [] : [replicas.skipped])];
 printSections(sections, skipped);
 const written = writeMarkdown(ROOT, sections, skipped, [
+  LOGO_UPLOAD_NOTE,
   ...grants.notes,
   ...(replicas.note === undefined ? [] : [replicas.note]),
   fleet.note,

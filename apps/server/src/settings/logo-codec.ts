@@ -9,11 +9,11 @@ import type { LogoWorkerAnswer, LogoWorkerRequest } from './logo-worker.js';
 /*
  * Decoding and re-encoding a logo is pure JavaScript (pngjs, jpeg-js) and takes up to a second or
  * two for the largest allowed image (LOGO_MAX_PIXELS): on the event loop it would hold up every
- * other request for that long. So it runs in one worker thread, one image at a time; further uploads wait in a short queue,
- * and beyond it are refused (429) rather than piling up. A decode that overruns its time limit, or a
- * worker that runs out of memory or dies, refuses the upload and the worker is replaced by a fresh
- * one for the next. The worker is started on the first upload, never keeps the process alive on its
- * own, and is stopped when the app closes.
+ * other request for that long. So it runs in one worker thread, one image at a time; further
+ * uploads wait in a short queue, and beyond it are refused (429) rather than piling up. A decode
+ * that overruns its time limit, or a worker that runs out of memory or dies, refuses the upload and
+ * the worker is replaced by a fresh one for the next. The worker is started on the first upload,
+ * never keeps the process alive on its own, and is stopped when the app closes.
  */
 
 /**

@@ -253,7 +253,10 @@ describe.each(testStoreKinds())('settings API (%s)', (kind) => {
       ['a real compressed 4096 × 4097 PNG', () => dataUrl('image/png', greyscalePng(4096, 4097))],
       ['a 4096 × 1025 PNG (over the pixel budget)', () => dataUrl('image/png', greyscalePng(4096, 1025))],
       ['a 2049 × 2048 JPEG (over the pixel budget)', () => dataUrl('image/jpeg', jpegClaiming(2049, 2048))],
-      ['the probe’s 47 KB 4096 × 4096 PNG', () => dataUrl('image/png', greyscalePng(4096, 4096))],
+      [
+        'a 4096 × 4096 PNG of a few KB (the outside probe’s upload)',
+        () => dataUrl('image/png', greyscalePng(4096, 4096)),
+      ],
     ])('refuses %s from its header, without decoding it', async (_name, logo) => {
       const response = await call('PUT', '/api/admin/settings/customize', { ...CUSTOM, Logo: logo() });
       expect(response.statusCode).toBe(400);
