@@ -5,7 +5,9 @@
 #
 #   curl -fsSL https://postern.example/api/agent/install.sh | sudo sh -s -- --token TOKEN
 #
-# A server without POSTERN_PUBLIC_URL fills in no address: then add --server https://postern.example.
+# A server without POSTERN_PUBLIC_URL fills in no address: then add --server https://postern.example
+# (the console's command does).
+#
 # It never prints the token: the token goes only into a file that root alone can read.
 set -eu
 

@@ -5,7 +5,9 @@
 #
 #   curl -fsSL https://postern.example/api/agent/install-client.sh | sudo sh
 #
-# A server without POSTERN_PUBLIC_URL fills in no address: then add -s -- --server https://postern.example.
+# A server without POSTERN_PUBLIC_URL fills in no address: then run it with
+# `sudo sh -s -- --server https://postern.example`.
+#
 # It takes no key: the key goes in with `postern-client init --key-stdin` afterwards, so it never
 # appears in a command line, the shell history or this script's output.
 set -eu
