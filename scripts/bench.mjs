@@ -1,5 +1,6 @@
 // npm run bench: starts the built server on a fresh store and prints figures: start-up time, memory,
-// sign-in latency, request throughput and the web app's initial JavaScript weight; then the grant
+// sign-in latency, request throughput, how long requests wait during a logo upload
+// (scripts/bench/logo-upload.mjs) and the web app's initial JavaScript weight; then the grant
 // engine's figures (scripts/bench/grants.mjs), the same across two replicas on PostgreSQL
 // (scripts/bench/replicas.mjs), the vendor drivers' (scripts/bench/vendor-drivers.ts)
 // and a fleet of stand-in agents' (scripts/bench/fleet.ts; POSTERN_BENCH_FLEET agents, default
@@ -26,6 +27,7 @@ build();
 const { cleanUpGrantBench, runGrantBenchmarks } = await import('./bench/grants.mjs');
 const { runReplicaBenchmark } = await import('./bench/replicas.mjs');
 const { printSections, writeMarkdown } = await import('./bench/report.mjs');
+const { LOGO_UPLOAD_NOTE, logoUploadRow, measureLogoUpload } = await import('./bench/logo-upload.mjs');
 // Ctrl-C: stop what was started and delete the namespaces before leaving.
 let interrupted = false;
 process.once('SIGINT', () => {
@@ -83,6 +85,7 @@ try {
   const theme = await load('GET', '/api/theme');
   const adminStatus = await load('GET', '/api/admin/status', cookie);
   const rssLoaded = rssMiB(server.pid);
+  const logoUpload = await measureLogoUpload({ port, cookie });
 
   const rows = [
     ['server start-up (new store, migrations, first admin)', `${startupMs.toFixed(0)} ms`],
@@ -93,7 +96,7 @@ try {
     [`GET /api/admin/status (signed in), ${CONCURRENCY} concurrent`, describeLoad(adminStatus)],
     ['user portal initial JavaScript (gzip)', `${(initialJavaScriptBytes() / 1024).toFixed(1)} KiB`],
   ];
-  serverRows = rows.map(([name, value]) => ({ name, value }));
+  serverRows = [...rows.map(([name, value]) => ({ name, value })), logoUploadRow(logoUpload)];
 } finally {
   agent.destroy();
   server.kill('SIGTERM');
@@ -127,6 +130,7 @@ const sections = [
 const skipped = [...grants.skipped, ...(replicas.skipped === undefined ? [] : [replicas.skipped])];
 printSections(sections, skipped);
 const written = writeMarkdown(ROOT, sections, skipped, [
+  LOGO_UPLOAD_NOTE,
   ...grants.notes,
   ...(replicas.note === undefined ? [] : [replicas.note]),
   fleet.note,

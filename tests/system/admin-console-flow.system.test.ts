@@ -74,12 +74,14 @@ describe.each(['sqlite', 'postgres'] as const)('the admin console’s main flow 
     await signInToAdminConsole(page, server);
     await openFromNavigation(page, 'Agents');
 
-    // The token dialog follows at once: the one-liner names this server and carries the token.
+    // The token dialog follows at once: the one-liner names this server and carries the token. The
+    // server has no POSTERN_PUBLIC_URL, so the command names it with --server, marked as a guess.
     const { token, install } = await createAgentInConsole(page, AGENT_NAME);
     expect(token).toMatch(/^[A-Za-z0-9_-]{32,}$/);
     expect((await install.getByLabel('Install command', { exact: true }).innerText()).trim()).toBe(
-      `curl -fsSL ${server.url}/api/agent/install.sh | sudo sh -s -- --token ${token}`,
+      `curl -fsSL ${server.url}/api/agent/install.sh | sudo sh -s -- --token ${token} --server ${server.url}`,
     );
+    await install.getByText('Check the server address in this command').waitFor();
     expect(await install.getByText('You can view this token again later', { exact: false }).isVisible()).toBe(true);
     await snap(page, 'agent-token');
     await install.getByRole('button', { name: 'Close' }).last().click();

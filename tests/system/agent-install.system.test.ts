@@ -88,9 +88,12 @@ describe('agent install script', () => {
     cleanups.push(() => rmSync(root, { recursive: true, force: true }));
     return root;
   };
-  /** The console's one-liner, with the extra arguments given. */
+  /**
+   * The console's one-liner, with the extra arguments given. The server has no POSTERN_PUBLIC_URL, so
+   * the console names the server with --server (the address the browser used), as here.
+   */
   const oneLiner = (url: string, args: string[]) =>
-    sh('url=$1; shift; curl -fsSL "$url/api/agent/install.sh" | sh -s -- "$@"', [url, ...args]);
+    sh('url=$1; shift; curl -fsSL "$url/api/agent/install.sh" | sh -s -- --server "$url" "$@"', [url, ...args]);
   const savedScript = async () => {
     const { server } = running();
     const file = path.join(newRoot(), 'install.sh');
@@ -304,6 +307,21 @@ describe('agent install script', () => {
     expect(result.stderr).toContain('--token is required');
   });
 
+  it('without POSTERN_PUBLIC_URL, refuses to run without --server, whatever Host it was fetched with', async () => {
+    const { server } = running();
+    const root = newRoot();
+    const token = createHash('sha256').update('no-server').digest('base64url');
+    const result = await sh(
+      'url=$1; shift; curl -fsSL -H "Host: evil.example" "$url/api/agent/install.sh" | sh -s -- "$@"',
+      [server.url, '--token', token, '--root', root],
+    );
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe(
+      'postern-agent install: --server URL is required: the Postern server has no POSTERN_PUBLIC_URL set, so this script does not know its address\n',
+    );
+    expect(readdirSync(root)).toEqual([]);
+  });
+
   it('never repeats an argument it does not understand, which may be the token', async () => {
     const script = await savedScript();
     const token = createHash('sha256').update('stray').digest('base64url');
@@ -319,10 +337,14 @@ describe('agent install script', () => {
     writeFileSync(fakeNode, '#!/bin/sh\ncase $1 in -p) echo 18 ;; --version) echo v18.19.0 ;; esac\n');
     chmodSync(fakeNode, 0o755);
     const token = createHash('sha256').update('old-node').digest('base64url');
-    const result = await sh('sh "$@"', [script, '--token', token, '--root', newRoot()], {
-      ...ENV,
-      PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
-    });
+    const result = await sh(
+      'sh "$@"',
+      [script, '--token', token, '--server', running().server.url, '--root', newRoot()],
+      {
+        ...ENV,
+        PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+      },
+    );
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('Node.js 20 or newer is required; this host has v18.19.0');
   });

@@ -121,13 +121,14 @@ describe('postern-client on a real firewall', () => {
       path.join(dir, 'balancer.sock'),
     );
     // Installed as a host would: the server's one-liner, fetched through the load balancer, checks
-    // the download against the checksum the server filled in.
+    // the download against the checksum the server filled in. The server has no POSTERN_PUBLIC_URL,
+    // so its script needs --server.
     const root = path.join(dir, 'root');
     mkdirSync(root);
     await topology.client.exec([
       'sh',
       '-c',
-      `curl -fsSL ${balancer.url}/api/agent/install-client.sh | sh -s -- --root '${root}'`,
+      `curl -fsSL ${balancer.url}/api/agent/install-client.sh | sh -s -- --root '${root}' --server ${balancer.url}`,
     ]);
     installedClient = path.join(root, 'opt/postern-agent/postern-client.mjs');
     expect(readFileSync(installedClient).equals(readFileSync(BUILT_CLIENT))).toBe(true);

@@ -1,14 +1,19 @@
 #!/bin/sh
 # Installs postern-agent as a systemd service. The Postern server serves this script at
-# /api/agent/install.sh with its own address and the agent bundle's SHA-256 filled in, so the admin
-# console's one-liner is all it takes:
+# /api/agent/install.sh with its public URL (POSTERN_PUBLIC_URL) and the agent bundle's SHA-256
+# filled in, so the admin console's one-liner is all it takes:
 #
 #   curl -fsSL https://postern.example/api/agent/install.sh | sudo sh -s -- --token TOKEN
+#
+# A server without POSTERN_PUBLIC_URL fills in no address: then add --server https://postern.example
+# (the console's command does).
 #
 # It never prints the token: the token goes only into a file that root alone can read.
 set -eu
 
 # Filled in by the server (apps/server/src/agents/install-script.ts); each value is validated there.
+# The default server is the server's POSTERN_PUBLIC_URL, or empty when it has none: then --server is
+# required, since the server does not guess its own address from a request.
 DEFAULT_SERVER_URL='@POSTERN_SERVER_URL@'
 BUNDLE_SHA256='@POSTERN_AGENT_SHA256@'
 POSTERN_VERSION='@POSTERN_VERSION@'
@@ -25,13 +30,20 @@ STATE_FILE=/var/lib/postern-agent/state.json
 UNIT_FILE=/etc/systemd/system/postern-agent.service
 
 usage() {
+  if [ -n "$DEFAULT_SERVER_URL" ]; then
+    server_usage='[--server URL]'
+    server_help="the Postern server (default: $DEFAULT_SERVER_URL)"
+  else
+    server_usage='--server URL'
+    server_help='the Postern server (required: it has no POSTERN_PUBLIC_URL set)'
+  fi
   cat <<EOF
 Installs postern-agent $POSTERN_VERSION as the systemd service postern-agent.
 
-Usage: sh install.sh --token TOKEN [--server URL] [--root DIR] [--no-start]
+Usage: sh install.sh --token TOKEN $server_usage [--root DIR] [--no-start]
 
   --token TOKEN  the agent's token from the admin console (required)
-  --server URL   the Postern server (default: $DEFAULT_SERVER_URL)
+  --server URL   $server_help
   --root DIR     install below DIR instead of / (image builders, tests); nothing is started
   --no-start     write the files but do not enable or start the service
 
@@ -112,6 +124,9 @@ esac
 case $BUNDLE_SHA256 in
   @*) die 'this is the unfilled template; download the script from your Postern server (/api/agent/install.sh)' ;;
 esac
+
+[ -n "$SERVER_URL" ] ||
+  die '--server URL is required: the Postern server has no POSTERN_PUBLIC_URL set, so this script does not know its address'
 
 # The URL goes into a JSON file and a download command: only plain URL characters are accepted.
 case $SERVER_URL in

@@ -1,15 +1,20 @@
 #!/bin/sh
 # Installs postern-client, the command with which scripts and servers sign in to Postern with an API
-# key. The Postern server serves this script at /api/agent/install-client.sh with its own address and
-# the client bundle's SHA-256 filled in:
+# key. The Postern server serves this script at /api/agent/install-client.sh with its public URL
+# (POSTERN_PUBLIC_URL) and the client bundle's SHA-256 filled in:
 #
 #   curl -fsSL https://postern.example/api/agent/install-client.sh | sudo sh
+#
+# A server without POSTERN_PUBLIC_URL fills in no address: then run it with
+# `sudo sh -s -- --server https://postern.example`.
 #
 # It takes no key: the key goes in with `postern-client init --key-stdin` afterwards, so it never
 # appears in a command line, the shell history or this script's output.
 set -eu
 
 # Filled in by the server (apps/server/src/agents/install-script.ts); each value is validated there.
+# The default server is the server's POSTERN_PUBLIC_URL, or empty when it has none: then --server is
+# required, since the server does not guess its own address from a request.
 DEFAULT_SERVER_URL='@POSTERN_SERVER_URL@'
 BUNDLE_SHA256='@POSTERN_CLIENT_SHA256@'
 POSTERN_VERSION='@POSTERN_VERSION@'
@@ -25,12 +30,19 @@ CONFIG_FILE=$CONFIG_DIR/config.json
 KEY_FILE=$CONFIG_DIR/key
 
 usage() {
+  if [ -n "$DEFAULT_SERVER_URL" ]; then
+    server_usage='[--server URL]'
+    server_help="the Postern server (default: $DEFAULT_SERVER_URL)"
+  else
+    server_usage='--server URL'
+    server_help='the Postern server (required: it has no POSTERN_PUBLIC_URL set)'
+  fi
   cat <<EOF
 Installs postern-client $POSTERN_VERSION.
 
-Usage: sh install-client.sh [--server URL] [--root DIR]
+Usage: sh install-client.sh $server_usage [--root DIR]
 
-  --server URL   the Postern server (default: $DEFAULT_SERVER_URL)
+  --server URL   $server_help
   --root DIR     install below DIR instead of / (image builders, tests)
 
 Needs Node.js $MIN_NODE_MAJOR or newer, and curl or wget. Writes $BUNDLE and the
@@ -90,6 +102,9 @@ done
 case $BUNDLE_SHA256 in
   @*) die 'this is the unfilled template; download the script from your Postern server (/api/agent/install-client.sh)' ;;
 esac
+
+[ -n "$SERVER_URL" ] ||
+  die '--server URL is required: the Postern server has no POSTERN_PUBLIC_URL set, so this script does not know its address'
 
 # The URL goes into a JSON file and a download command: only plain URL characters are accepted.
 case $SERVER_URL in

@@ -121,6 +121,29 @@ describe('the client install script', { timeout: 60_000 }, () => {
     expect(result.stderr).toContain('unfilled template');
   });
 
+  it('without a default server (no POSTERN_PUBLIC_URL), refuses to run without --server, in one line', async () => {
+    const root = tempDir();
+
+    const result = await install(filled('', sha256), ['--root', root]);
+
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe(
+      'postern-client install: --server URL is required: the Postern server has no POSTERN_PUBLIC_URL set, so this script does not know its address\n',
+    );
+    expect(existsSync(path.join(root, 'opt'))).toBe(false);
+  });
+
+  it('without a default server, installs from the --server given and names it in the config file', async () => {
+    const url = await serving(bundle);
+    const root = tempDir();
+
+    const result = await install(filled('', sha256), ['--root', root, '--server', url]);
+
+    expect(result.status, result.stderr).toBe(0);
+    const configFile = path.join(root, 'etc/postern-client/config.json');
+    expect(JSON.parse(readFileSync(configFile, 'utf8'))).toEqual({ server: url, keyFile: '/etc/postern-client/key' });
+  });
+
   it('refuses a server URL with characters a URL does not need', async () => {
     const result = await install(filled('http://127.0.0.1:1', sha256), [
       '--root',

@@ -25,6 +25,7 @@ import { registerGroupRoutes } from './groups/groups.routes.js';
 import { registerApiKeyRoutes } from './apikeys/apikeys.routes.js';
 import { registerLogRoutes } from './audit/logs.routes.js';
 import { registerBrandingRoutes, registerSettingsRoutes } from './settings/settings.routes.js';
+import { LogoCodec } from './settings/logo-codec.js';
 import {
   registerAdminStatusRoutes,
   registerPublicStatusRoutes,
@@ -68,6 +69,8 @@ export interface BuildAppOptions {
   agentDistribution?: AgentDistribution;
   /** postern-client's installer and bundle; the build beside the server by default. */
   clientDistribution?: AgentDistribution;
+  /** Re-encodes uploaded logos off the event loop; a new one by default. Closed with the app. */
+  logoCodec?: LogoCodec;
 }
 
 /**
@@ -167,7 +170,9 @@ export async function buildApp(
       'request',
     );
   });
-  await registerRoutes(app, ctx, webApp, options);
+  const logoCodec = options.logoCodec ?? new LogoCodec({ logger: ctx.logger.child({ component: 'logo-worker' }) });
+  app.addHook('onClose', () => logoCodec.close());
+  await registerRoutes(app, ctx, webApp, { ...options, logoCodec });
   return app;
 }
 
@@ -188,7 +193,7 @@ async function registerRoutes(
   app: FastifyInstance,
   ctx: AppContext,
   webApp: WebApp,
-  options: BuildAppOptions,
+  options: BuildAppOptions & { logoCodec: LogoCodec },
 ): Promise<void> {
   await registerAccessScope(app, ctx, 'public', async (scope) => {
     await registerArea(scope, 'Sign-in', (area) => registerSignInRoutes(area, ctx));
@@ -230,7 +235,7 @@ async function registerRoutes(
     await registerArea(scope, 'API keys', (area) => registerApiKeyRoutes(area, ctx));
     await registerArea(scope, 'Audit log', (area) => registerLogRoutes(area, ctx));
     await registerArea(scope, 'Settings', (area) =>
-      registerSettingsRoutes(area, ctx, options.onConfigChanged ?? (() => Promise.resolve())),
+      registerSettingsRoutes(area, ctx, options.onConfigChanged ?? (() => Promise.resolve()), options.logoCodec),
     );
     await registerArea(scope, 'Backends', (area) => registerBackendRoutes(area, ctx));
     await registerArea(scope, 'Knocs', (area) => registerKnocRoutes(area, ctx));

@@ -112,7 +112,7 @@ export const ErrorCodes = {
   ldapDnRequired: 'err.ldapDnRequired',
   logoFormat: 'err.logoFormat',
   logoTooLarge: 'err.logoTooLarge',
-  /** The logo is wider or higher than LOGO_MAX_SIDE_PIXELS. */
+  /** The logo is wider or higher than LOGO_MAX_SIDE_PIXELS, or has more than LOGO_MAX_PIXELS. */
   logoDimensionsTooLarge: 'err.logoDimensionsTooLarge',
   // Directory rules.
   userNameExists: 'err.userNameExists',

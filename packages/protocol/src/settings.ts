@@ -8,6 +8,11 @@ import { ACCENTS, KIOSK_SESSION_MINUTES_MAX, KIOSK_SESSION_MINUTES_MIN } from '.
 export const LOGO_MAX_BYTES = 512 * 1024;
 /** Widest and highest logo accepted, in pixels: read from the image's header before it is decoded. */
 export const LOGO_MAX_SIDE_PIXELS = 4096;
+/**
+ * Most pixels a logo may have in all (2048 × 2048, or 4096 × 1024 for a banner), also read from the
+ * header: it bounds the time and memory a decode takes, which the side limit alone leaves at 16 Mpx.
+ */
+export const LOGO_MAX_PIXELS = 2048 * 2048;
 
 /** GET /api/admin/settings */
 export const SettingsRecord = z.object({
@@ -54,7 +59,8 @@ export type SettingsConfigBody = z.infer<typeof SettingsConfigBody>;
 
 /**
  * A PNG or JPEG as a base64 data: URL. The server also decodes it (refusing what is not the image the
- * URL claims, or larger than LOGO_MAX_SIDE_PIXELS a side) and stores it re-encoded.
+ * URL claims, larger than LOGO_MAX_SIDE_PIXELS a side or of more than LOGO_MAX_PIXELS) and stores it
+ * re-encoded.
  */
 export const LogoDataUrl = z
   .string()

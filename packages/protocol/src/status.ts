@@ -125,6 +125,12 @@ export const AdminStatus = z.object({
    */
   SupportUrl: z.string().nullable(),
   LicensingUrl: z.string().nullable(),
+  /**
+   * The address people and agents use (POSTERN_PUBLIC_URL), or null when not configured: the
+   * served install scripts then have no default server and need --server, which the console's
+   * install command names, from the browser's address, as a guess for the admin to check.
+   */
+  PublicUrl: z.string().nullable(),
   AvailableAgentVersions: z.array(
     z.object({
       version: z.string(),

@@ -105,6 +105,14 @@ describe('install script rendering', () => {
     },
   );
 
+  it('renders no server URL as an empty default, and the result is valid sh', () => {
+    const template = loadAgentDistribution(DEFAULT_AGENT_DISTRIBUTION_PATHS).installTemplate() ?? '';
+    const script = renderInstallScript(template, { serverUrl: null, bundleSha256: BUNDLE_SHA256, version: '1.0.0' });
+    expect(embeddedServerUrl(script)).toBe('');
+    expect(script).not.toContain('@POSTERN_');
+    execFileSync('sh', ['-n'], { input: script });
+  });
+
   it.each([
     ['server URL', { serverUrl: "https://x'; reboot; '" }],
     ['checksum', { bundleSha256: "abc'; reboot" }],
@@ -154,31 +162,50 @@ describe('install routes', () => {
     expect(response.body).not.toContain('@POSTERN_');
   });
 
-  it('derives the URL from the request when no public URL is set', async () => {
-    const server = await serve();
-    const response = await server.inject({ url: '/api/agent/install.sh', headers: { host: 'portal.example:8080' } });
-    expect(embeddedServerUrl(response.body)).toBe('http://portal.example:8080');
-  });
+  /** Headers a hostile proxy, a poisoned cache or a crafted link could put on the request. */
+  const HOSTILE = {
+    host: 'evil.example:8443',
+    'x-forwarded-host': 'attacker.example',
+    'x-forwarded-proto': 'https',
+  };
 
-  it('believes X-Forwarded-Proto and -Host only from a trusted proxy', async () => {
-    const headers = { host: '10.0.0.5:8080', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'portal.example' };
-    const trusting = await serve({ trustProxy: true });
-    expect(embeddedServerUrl((await trusting.inject({ url: '/api/agent/install.sh', headers })).body)).toBe(
-      'https://portal.example',
-    );
-    const untrusting = await serve({ trustProxy: false });
-    expect(embeddedServerUrl((await untrusting.inject({ url: '/api/agent/install.sh', headers })).body)).toBe(
-      'http://10.0.0.5:8080',
-    );
-  });
+  it.each(PROGRAMS)(
+    'serves the $program script with no default server when no public URL is set, whatever the request says',
+    async ({ script }) => {
+      for (const trustProxy of [false, true]) {
+        const server = await serve({ trustProxy });
+        const response = await server.inject({ url: script, headers: HOSTILE });
+        expect(response.statusCode).toBe(200);
+        expect(embeddedServerUrl(response.body)).toBe('');
+        expect(response.body).not.toContain('evil.example');
+        expect(response.body).not.toContain('attacker.example');
+        expect(response.body).not.toContain('@POSTERN_');
+      }
+    },
+  );
+
+  it.each(PROGRAMS)(
+    'serves the $program script with the public URL, never a hostile Host or X-Forwarded-Host',
+    async ({ script }) => {
+      for (const trustProxy of [false, true]) {
+        const server = await serve({ publicUrl: 'https://portal.example', trustProxy });
+        const response = await server.inject({ url: script, headers: HOSTILE });
+        expect(response.statusCode).toBe(200);
+        expect(embeddedServerUrl(response.body)).toBe('https://portal.example');
+        expect(response.body).not.toContain('evil.example');
+        expect(response.body).not.toContain('attacker.example');
+      }
+    },
+  );
 
   it.each([["portal.example'$(reboot)"], ['portal.example;id'], ['portal.example`id`'], ['a b']])(
-    'refuses to embed the Host %j with 400',
+    'serves the same script whatever the Host, even %j, which it never embeds',
     async (host) => {
       const server = await serve();
+      const plain = await server.inject({ url: '/api/agent/install.sh', headers: { host: 'portal.example' } });
       const response = await server.inject({ url: '/api/agent/install.sh', headers: { host } });
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toEqual({ Err: ErrorCodes.badRequest, Extra: 'Host' });
+      expect(response.statusCode).toBe(200);
+      expect(response.body).toBe(plain.body);
     },
   );
 

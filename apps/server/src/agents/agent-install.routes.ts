@@ -1,7 +1,7 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { POSTERN_VERSION } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { BadRequestError, NotFoundError } from '../errors.js';
+import { NotFoundError } from '../errors.js';
 import type { AgentDistribution } from './agent-distribution.js';
 import { INSTALL_PLACEHOLDERS, renderInstallScript, safeServerUrl } from './install-script.js';
 
@@ -57,12 +57,12 @@ function registerProgramRoutes(
   routes: ProgramRoutes,
   distribution: AgentDistribution,
 ): void {
-  app.get(routes.scriptPath, async (request, reply) => {
+  app.get(routes.scriptPath, async (_request, reply) => {
     const template = distribution.installTemplate();
     const bundle = distribution.bundle();
     if (template === null || bundle === null) throw new NotFoundError({ extra: routes.notBuilt });
     const script = renderInstallScript(template, {
-      serverUrl: serverUrlFor(ctx, request),
+      serverUrl: serverUrlFor(ctx),
       bundleSha256: bundle.sha256,
       version: POSTERN_VERSION,
       checksumPlaceholder: routes.checksumPlaceholder,
@@ -85,20 +85,17 @@ function registerProgramRoutes(
 }
 
 /**
- * The server URL the script connects the program to: the configured public URL, else what this
- * request was addressed to (X-Forwarded-* only from trusted proxies, as Fastify was told). A Host
- * header that is not a plain host name is refused rather than embedded in a script someone runs as
- * root.
+ * The server URL the script connects the program to by default: the configured public URL, or null
+ * for none. Never the request's Host or X-Forwarded-Host: whoever sits between the admin and the
+ * server (a hostile proxy, a poisoned cache, a link with another host name) would otherwise choose
+ * where a root-run script sends the agent and its token. Without a public URL the script needs
+ * --server, which the console's command names.
  */
-function serverUrlFor(ctx: AppContext, request: FastifyRequest): string {
+function serverUrlFor(ctx: AppContext): string | null {
   const configured = ctx.config.publicUrl;
-  if (configured !== null) {
-    const safe = safeServerUrl(configured);
-    // loadConfig accepts only URL origins, so this means a broken deployment: a logged 500.
-    if (safe === null) throw new Error('the public URL setting cannot be embedded in the install script');
-    return safe;
-  }
-  const derived = safeServerUrl(`${request.protocol}://${request.host}`);
-  if (derived === null) throw new BadRequestError({ extra: 'Host' });
-  return derived;
+  if (configured === null) return null;
+  const safe = safeServerUrl(configured);
+  // loadConfig accepts only URL origins, so this means a broken deployment: a logged 500.
+  if (safe === null) throw new Error('the public URL setting cannot be embedded in the install script');
+  return safe;
 }

@@ -11,7 +11,11 @@ export const INSTALL_PLACEHOLDERS = {
 
 /** What the server fills into an install script. */
 export interface InstallScriptValues {
-  serverUrl: string;
+  /**
+   * The script's default server (the configured public URL), or null for none: the script then
+   * requires --server, because an address guessed from the request could be anybody's.
+   */
+  serverUrl: string | null;
   bundleSha256: string;
   version: string;
   /** Where the template wants the checksum: the agent's placeholder unless given. */
@@ -51,12 +55,13 @@ export function safeServerUrl(value: string): string | null {
 }
 
 /**
- * The install script with the server's values filled in. Every value is checked against a pattern
- * that cannot break out of the single quotes the template puts around it; a value that fails throws,
- * because serving a script built from it would be worse than serving none.
+ * The install script with the server's values filled in (a null server URL as an empty default).
+ * Every value is checked against a pattern that cannot break out of the single quotes the template
+ * puts around it; a value that fails throws, because serving a script built from it would be worse
+ * than serving none.
  */
 export function renderInstallScript(template: string, values: InstallScriptValues): string {
-  const serverUrl = safeServerUrl(values.serverUrl);
+  const serverUrl = values.serverUrl === null ? '' : safeServerUrl(values.serverUrl);
   if (serverUrl === null) throw new Error('unsafe server URL for the install script');
   if (!SHA256_HEX.test(values.bundleSha256)) throw new Error('the bundle checksum is not a SHA-256');
   if (!VERSION.test(values.version)) throw new Error('unsafe version for the install script');

@@ -1,31 +1,25 @@
-import { inflateSync } from 'node:zlib';
-import pngjs from 'pngjs';
-import jpeg from 'jpeg-js';
-import { ErrorCodes, LOGO_MAX_BYTES, LOGO_MAX_SIDE_PIXELS, type ErrorCode } from '@postern/protocol';
-import { BadRequestError } from '../errors.js';
+import { ErrorCodes, LOGO_MAX_BYTES, LOGO_MAX_PIXELS, LOGO_MAX_SIDE_PIXELS, type ErrorCode } from '@postern/protocol';
+import { BadRequestError, TooManyRequestsError } from '../errors.js';
+import { LOGO_DECODE_TIME_LIMIT_MS, type LogoCodec } from './logo-codec.js';
+import type { LogoJob } from './logo-reencode.js';
 
 /*
  * Logos are shown to everyone, signed in or not, so what is stored must be an image and nothing
  * else. An upload is decoded and a fresh file encoded from its pixels: whatever rode along (HTML
  * or a script after the image's end, a ZIP appended to a JPEG, metadata chunks, EXIF) is not kept.
- * The dimensions are read from the header first, so a small file that claims a huge image (a
- * decompression bomb) is refused before anything is inflated.
+ *
+ * Here, on the event loop, only the cheap part: the header is read, and an image wider or higher
+ * than LOGO_MAX_SIDE_PIXELS, or of more than LOGO_MAX_PIXELS in all, is refused before anything is
+ * inflated or handed on (a small file that claims a huge image is a decompression bomb). The decode
+ * and the new encoding run in the logo worker (logo-codec.ts, logo-reencode.ts), so that an upload
+ * never holds up other requests.
  *
  * The codecs are pngjs and jpeg-js: pure JavaScript (about 0.8 MB, no native code, any Node.js),
- * where sharp would bring 20 MB of per-platform libvips. They run on the event loop: a typical logo
- * takes tens of milliseconds, the largest allowed (4096 × 4096) up to about 1.5 s; uploads are rare
- * and admin-only.
+ * where sharp would bring 20 MB of per-platform libvips.
  */
-
-const { PNG } = pngjs;
 
 const PNG_SIGNATURE = Buffer.from('89504e470d0a1a0a', 'hex');
 const JPEG_SOI = Buffer.from('ffd8ff', 'hex');
-/** jpeg-js's own ceilings, just above what LOGO_MAX_SIDE_PIXELS allows. */
-const JPEG_MAX_MEGAPIXELS = Math.ceil((LOGO_MAX_SIDE_PIXELS * LOGO_MAX_SIDE_PIXELS) / 1e6);
-const JPEG_MAX_MEMORY_MB = 256;
-/** Quality of a re-encoded JPEG: visually lossless for logos, and rarely larger than the upload. */
-const JPEG_QUALITY = 90;
 
 export type LogoType = 'image/png' | 'image/jpeg';
 
@@ -38,33 +32,47 @@ class LogoRefusal extends Error {
 
 /**
  * The logo to store for an uploaded data: URL: the same image type, re-encoded from the decoded
- * pixels. Refuses (400, Extra: the field) anything that is not a PNG or JPEG as declared
- * (err.logoFormat), wider or higher than LOGO_MAX_SIDE_PIXELS (err.logoDimensionsTooLarge), or
- * larger than LOGO_MAX_BYTES before or after re-encoding (err.logoTooLarge).
+ * pixels by `codec`. Refuses (400, Extra: the field) anything that is not a PNG or JPEG as declared
+ * (err.logoFormat), wider or higher than LOGO_MAX_SIDE_PIXELS or of more than LOGO_MAX_PIXELS
+ * (err.logoDimensionsTooLarge), larger than LOGO_MAX_BYTES before or after re-encoding, or too much
+ * for the worker's time and memory (err.logoTooLarge); 429 when too many uploads are waiting.
  */
-export function sanitiseLogo(field: string, dataUrl: string): string {
+export async function sanitiseLogo(codec: LogoCodec, field: string, dataUrl: string): Promise<string> {
+  const refuse = (code: ErrorCode) => new BadRequestError({ code, extra: field });
+  let job: LogoJob;
   try {
-    const match = /^data:(image\/(?:png|jpeg));base64,([A-Za-z0-9+/]+=*)$/.exec(dataUrl);
-    if (match === null) throw new LogoRefusal(ErrorCodes.logoFormat);
-    const type = match[1] as LogoType;
-    const bytes = Buffer.from(match[2] ?? '', 'base64');
-    if (bytes.length > LOGO_MAX_BYTES) throw new LogoRefusal(ErrorCodes.logoTooLarge);
-    const image = type === 'image/png' ? reencodePng(bytes) : reencodeJpeg(bytes);
-    if (image.length > LOGO_MAX_BYTES) throw new LogoRefusal(ErrorCodes.logoTooLarge);
-    return `data:${type};base64,${image.toString('base64')}`;
+    job = logoJob(dataUrl);
   } catch (error) {
-    // A decoder's own complaint (a bad CRC, an unknown marker, a truncated stream) is a bad image.
-    throw new BadRequestError({
-      code: error instanceof LogoRefusal ? error.code : ErrorCodes.logoFormat,
-      extra: field,
-    });
+    // A malformed header (a chunk cut short, an unknown colour type) is a bad image.
+    throw refuse(error instanceof LogoRefusal ? error.code : ErrorCodes.logoFormat);
   }
+  const outcome = await codec.reencode(job);
+  if ('image' in outcome) {
+    if (outcome.image.length > LOGO_MAX_BYTES) throw refuse(ErrorCodes.logoTooLarge);
+    return `data:${job.type};base64,${Buffer.from(outcome.image).toString('base64')}`;
+  }
+  if (outcome.refused === 'busy')
+    throw new TooManyRequestsError({ retryAfterSeconds: LOGO_DECODE_TIME_LIMIT_MS / 1000 });
+  throw refuse(outcome.refused === 'tooLarge' ? ErrorCodes.logoTooLarge : ErrorCodes.logoFormat);
 }
 
-/** Width and height must each be 1…LOGO_MAX_SIDE_PIXELS. */
+/** The worker's job for a data: URL, from its header alone; throws LogoRefusal. */
+function logoJob(dataUrl: string): LogoJob {
+  const match = /^data:(image\/(?:png|jpeg));base64,([A-Za-z0-9+/]+=*)$/.exec(dataUrl);
+  if (match === null) throw new LogoRefusal(ErrorCodes.logoFormat);
+  const bytes = Buffer.from(match[2] ?? '', 'base64');
+  if (bytes.length > LOGO_MAX_BYTES) throw new LogoRefusal(ErrorCodes.logoTooLarge);
+  if (match[1] === 'image/png') {
+    const { width, height, end, idat, maxInflated } = pngLayout(bytes);
+    return { type: 'image/png', bytes: bytes.subarray(0, end), width, height, idat, maxInflated };
+  }
+  return { type: 'image/jpeg', bytes, ...jpegSize(bytes), maxPixels: LOGO_MAX_PIXELS };
+}
+
+/** Width and height must each be 1…LOGO_MAX_SIDE_PIXELS, and their product at most LOGO_MAX_PIXELS. */
 function checkDimensions(width: number, height: number): void {
   if (width < 1 || height < 1) throw new LogoRefusal(ErrorCodes.logoFormat);
-  if (width > LOGO_MAX_SIDE_PIXELS || height > LOGO_MAX_SIDE_PIXELS) {
+  if (width > LOGO_MAX_SIDE_PIXELS || height > LOGO_MAX_SIDE_PIXELS || width * height > LOGO_MAX_PIXELS) {
     throw new LogoRefusal(ErrorCodes.logoDimensionsTooLarge);
   }
 }
@@ -120,24 +128,6 @@ function pngHeader(ihdr: Buffer): { width: number; height: number; maxInflated: 
   return { width, height, maxInflated: 2 * rowBytes * height + 1024 };
 }
 
-function reencodePng(bytes: Buffer): Buffer {
-  const { end, idat, maxInflated } = pngLayout(bytes);
-  // pngjs bounds what it inflates only for non-interlaced images: check the stream first, bounded,
-  // so that a small file cannot inflate to gigabytes, and a stream that is no zlib is refused.
-  if (inflateSync(idat, { maxOutputLength: maxInflated }).length === 0) throw new LogoRefusal(ErrorCodes.logoFormat);
-  const image = PNG.sync.read(bytes.subarray(0, end));
-  checkDimensions(image.width, image.height);
-  // pngjs hands back 8-bit RGBA whatever the source; keep the alpha channel only when it is used.
-  let opaque = true;
-  for (let i = 3; i < image.data.length; i += 4) {
-    if (image.data[i] !== 255) {
-      opaque = false;
-      break;
-    }
-  }
-  return PNG.sync.write(image, { colorType: opaque ? 2 : 6, inputColorType: 6, inputHasAlpha: true });
-}
-
 /** Markers that start a frame (SOF0–SOF15 but DHT, JPG and DAC): they carry the dimensions. */
 const START_OF_FRAME = new Set([0xc0, 0xc1, 0xc2, 0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf]);
 
@@ -171,17 +161,4 @@ function jpegSize(bytes: Buffer): { width: number; height: number } {
     offset += 2 + length;
   }
   throw new LogoRefusal(ErrorCodes.logoFormat);
-}
-
-function reencodeJpeg(bytes: Buffer): Buffer {
-  jpegSize(bytes);
-  const image = jpeg.decode(bytes, {
-    useTArray: true,
-    formatAsRGBA: true,
-    tolerantDecoding: false,
-    maxResolutionInMP: JPEG_MAX_MEGAPIXELS,
-    maxMemoryUsageInMB: JPEG_MAX_MEMORY_MB,
-  });
-  checkDimensions(image.width, image.height);
-  return jpeg.encode({ width: image.width, height: image.height, data: image.data }, JPEG_QUALITY).data;
 }

@@ -2,8 +2,7 @@ import { createSocket, type Socket } from 'node:dgram';
 import { generateKeyPairSync, X509Certificate } from 'node:crypto';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
-import pngjs from 'pngjs';
-import { AuditActions, ErrorCodes } from '@postern/protocol';
+import { AuditActions, ErrorCodes, LOGO_MAX_PIXELS } from '@postern/protocol';
 import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
 import { givenAdmin } from '../test-support/factories.js';
 import { signInAdmin } from '../test-support/http.js';
@@ -12,7 +11,16 @@ import { createSelfSignedCertificate } from '../lib/x509.js';
 import { recordAudit } from '../audit/audit.js';
 import { readSettings } from './settings.js';
 import { RuntimeSettings } from './runtime-settings.js';
-import { dataUrl, decodedSize, greyscalePng, gradient, jpegBytes, pngBytes } from '../test-support/images.js';
+import {
+  dataUrl,
+  decodedSize,
+  greyscalePng,
+  gradient,
+  jpegBytes,
+  jpegClaiming,
+  pngBytes,
+} from '../test-support/images.js';
+import { LogoCodec } from './logo-codec.js';
 
 const PNG = dataUrl('image/png', pngBytes(24, 12));
 const JPEG = dataUrl('image/jpeg', jpegBytes(20, 10));
@@ -185,9 +193,10 @@ describe.each(testStoreKinds())('settings API (%s)', (kind) => {
   describe('logos are decoded, bounded and re-encoded', () => {
     const TRAILING_HTML = Buffer.from('<html><body><script>alert(document.cookie)</script></body></html>');
     const ZIP = Buffer.concat([Buffer.from('504b0304', 'hex'), Buffer.from('polyglot.html<script>alert(1)</script>')]);
-    let decoder: MockInstance<typeof pngjs.PNG.sync.read>;
+    // The decoding happens in the logo worker: what is refused from its header never reaches it.
+    let decoder: MockInstance<LogoCodec['reencode']>;
     beforeEach(() => {
-      decoder = vi.spyOn(pngjs.PNG.sync, 'read');
+      decoder = vi.spyOn(LogoCodec.prototype, 'reencode');
     });
     afterEach(() => {
       decoder.mockRestore();
@@ -242,6 +251,12 @@ describe.each(testStoreKinds())('settings API (%s)', (kind) => {
         () => dataUrl('image/png', greyscalePng(100_000, 100_000, deflateSync(Buffer.alloc(1024 * 1024)))),
       ],
       ['a real compressed 4096 × 4097 PNG', () => dataUrl('image/png', greyscalePng(4096, 4097))],
+      ['a 4096 × 1025 PNG (over the pixel budget)', () => dataUrl('image/png', greyscalePng(4096, 1025))],
+      ['a 2049 × 2048 JPEG (over the pixel budget)', () => dataUrl('image/jpeg', jpegClaiming(2049, 2048))],
+      [
+        'a 4096 × 4096 PNG of a few KB (the outside probe’s upload)',
+        () => dataUrl('image/png', greyscalePng(4096, 4096)),
+      ],
     ])('refuses %s from its header, without decoding it', async (_name, logo) => {
       const response = await call('PUT', '/api/admin/settings/customize', { ...CUSTOM, Logo: logo() });
       expect(response.statusCode).toBe(400);
@@ -250,20 +265,81 @@ describe.each(testStoreKinds())('settings API (%s)', (kind) => {
       expect((await readSettings(t.ctx.db)).Logo).toBe('');
     });
 
-    it('refuses an interlaced PNG whose data inflates far beyond its size, without decoding it', async () => {
-      // 64 × 64 grey pixels need about 8 KiB; this stream inflates to 64 MiB.
+    it('refuses an interlaced PNG whose data inflates far beyond its size', async () => {
+      // 64 × 64 grey pixels need about 8 KiB; this stream inflates to 64 MiB. Its header is fine, so
+      // it goes to the worker, whose inflate is bounded by the size before pngjs sees the stream
+      // (logo-reencode.test.ts shows the bound).
       const bomb = greyscalePng(64, 64, deflateSync(Buffer.alloc(64 * 1024 * 1024), { level: 9 }), true);
       const response = await call('PUT', '/api/admin/settings/customize', {
         ...CUSTOM,
         Logo: dataUrl('image/png', bomb),
       });
       expect(response.json()).toEqual({ Err: ErrorCodes.logoFormat, Extra: 'Logo' });
-      expect(decoder).not.toHaveBeenCalled();
     });
 
     it('accepts a logo of exactly 4096 pixels a side', async () => {
       const served = await roundTrip(dataUrl('image/png', greyscalePng(4096, 1)));
       expect(decodedSize('image/png', served.bytes)).toMatchObject({ width: 4096, height: 1 });
+    });
+
+    it('accepts a logo of exactly the pixel budget (4096 × 1024)', { timeout: 60_000 }, async () => {
+      expect(4096 * 1024).toBe(LOGO_MAX_PIXELS);
+      const served = await roundTrip(dataUrl('image/png', greyscalePng(4096, 1024)));
+      expect(decodedSize('image/png', served.bytes)).toMatchObject({ width: 4096, height: 1024 });
+    });
+
+    describe('off the event loop', () => {
+      // Making, decoding and re-encoding the largest logo takes a second or more on a busy machine.
+      const SLOW = { timeout: 60_000 };
+      /** A real PNG of the largest square the pixel budget accepts: hundreds of milliseconds to decode. */
+      const largestPng = () => dataUrl('image/png', pngBytes(2048, 2048));
+      let codec: LogoCodec;
+      let own: TestApp;
+      let ownCookie: string;
+      /** An app of its own whose logo worker the test holds (`timeLimitMs` shortens its limit). */
+      const appWithCodec = async (options: { timeLimitMs?: number } = {}) => {
+        codec = new LogoCodec(options);
+        own = await createTestApp(kind, { logoCodec: codec });
+        const admin = await givenAdmin(own.ctx, { userName: 'logo-admin' });
+        ownCookie = await signInAdmin(own.app, admin.userName, admin.password);
+      };
+      const upload = (logo: string) =>
+        own.app.inject({
+          method: 'PUT',
+          url: '/api/admin/settings/customize',
+          headers: { cookie: ownCookie },
+          payload: { ...CUSTOM, Logo: logo },
+        });
+      afterEach(async () => {
+        await own.close();
+      });
+
+      it('answers other requests while a large logo is being decoded', SLOW, async () => {
+        await appWithCodec();
+        let uploaded = false;
+        const uploading = upload(largestPng()).then((response) => {
+          uploaded = true;
+          return response;
+        });
+        await waitFor(() => codec.pending.running === 1, 'the logo to be handed to the worker');
+        const theme = await own.app.inject({ method: 'GET', url: '/api/theme' });
+        expect(theme.statusCode).toBe(200);
+        // Answered while the worker still decodes: the event loop was free the whole time.
+        expect(uploaded).toBe(false);
+        expect(codec.pending.running).toBe(1);
+        const response = await uploading;
+        expect(response.statusCode, response.body).toBe(200);
+        const served = await own.app.inject({ method: 'GET', url: '/api/branding/logo/dark' });
+        expect(decodedSize('image/png', served.rawPayload)).toMatchObject({ width: 2048, height: 2048 });
+      });
+
+      it('refuses a logo whose decode overruns the time limit (err.logoTooLarge), storing nothing', SLOW, async () => {
+        await appWithCodec({ timeLimitMs: 1 });
+        const response = await upload(largestPng());
+        expect(response.statusCode).toBe(400);
+        expect(response.json()).toEqual({ Err: ErrorCodes.logoTooLarge, Extra: 'Logo' });
+        expect((await readSettings(own.ctx.db)).Logo).toBe('');
+      });
     });
 
     it.each([

@@ -15,6 +15,7 @@ import type { AppContext } from '../app-context.js';
 import { requireAdmin } from '../http/request-auth.js';
 import { errorBody } from '../http/error-handler.js';
 import { readSettings } from './settings.js';
+import type { LogoCodec } from './logo-codec.js';
 import {
   authenticationSettings,
   decodeLogo,
@@ -28,11 +29,12 @@ import {
 /** Two logos as base64 (4/3 of their bytes) plus the other fields. */
 const CUSTOMIZE_BODY_LIMIT = Math.ceil(LOGO_MAX_BYTES * 2 * (4 / 3)) + 64 * 1024;
 
-/** /api/admin/settings/*: the settings, authentication and SAML keys (admins). */
+/** /api/admin/settings/*: the settings, authentication and SAML keys (admins); `logos` re-encodes logos. */
 export function registerSettingsRoutes(
   app: FastifyInstance,
   ctx: AppContext,
   afterConfigChange: () => Promise<void>,
+  logos: LogoCodec,
 ): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
   const adminOf = async (request: Parameters<typeof requireAdmin>[1]) => (await requireAdmin(ctx, request)).admin;
@@ -56,7 +58,7 @@ export function registerSettingsRoutes(
     '/api/admin/settings/customize',
     { bodyLimit: CUSTOMIZE_BODY_LIMIT, schema: { body: SettingsCustomizeBody, response: { 200: SettingsResponse } } },
     async (request) => {
-      await updateCustomisation(ctx, await adminOf(request), request.body);
+      await updateCustomisation(ctx, await adminOf(request), request.body, logos);
       return { data: await settingsRecord(ctx) };
     },
   );

@@ -15,6 +15,7 @@ import { createSelfSignedCertificate } from '../lib/x509.js';
 import type { SecretContext } from '../secrets/secret-box.js';
 import { readSetting, readSettings, writeSetting, type SettingKey, type Settings } from './settings.js';
 import { sanitiseLogo } from './logo-image.js';
+import type { LogoCodec } from './logo-codec.js';
 
 /** The two SAML realms and the prefix of their settings. */
 export type SamlRealm = 'user' | 'admin';
@@ -67,8 +68,16 @@ export async function updateConfig(ctx: AppContext, actor: Admin, body: Settings
   await writeAll(ctx, actor, what, changes);
 }
 
-/** PUT /api/admin/settings/customize: logos are decoded, bounded and stored re-encoded (logo-image.ts). */
-export async function updateCustomisation(ctx: AppContext, actor: Admin, body: SettingsCustomizeBody): Promise<void> {
+/**
+ * PUT /api/admin/settings/customize: logos are decoded, bounded and stored re-encoded (logo-image.ts)
+ * by `logos`, the app's logo worker.
+ */
+export async function updateCustomisation(
+  ctx: AppContext,
+  actor: Admin,
+  body: SettingsCustomizeBody,
+  logos: LogoCodec,
+): Promise<void> {
   const changes: Partial<Settings> = {
     Accent: body.Accent,
     HighAccessibility: body.HighAccessibility,
@@ -77,7 +86,7 @@ export async function updateCustomisation(ctx: AppContext, actor: Admin, body: S
   for (const field of ['Logo', 'LightModeLogo'] as const) {
     const value = body[field];
     if (value === undefined) continue;
-    changes[field] = value === null ? '' : sanitiseLogo(field, value);
+    changes[field] = value === null ? '' : await sanitiseLogo(logos, field, value);
   }
   await writeAll(ctx, actor, 'customize', changes);
 }

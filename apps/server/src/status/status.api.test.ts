@@ -105,6 +105,7 @@ describe.each(testStoreKinds())('status endpoints (%s)', (kind) => {
       Licensing: { Licensed: false, Expires: null },
       SupportUrl: null,
       LicensingUrl: null,
+      PublicUrl: null,
     });
     expect(data.Activity).toEqual([
       {
@@ -152,6 +153,16 @@ describe.each(testStoreKinds())('status endpoints (%s)', (kind) => {
     t.ctx.config.supportUrl = 'https://help.example.com/postern';
     t.ctx.config.licensingUrl = 'https://shop.example.com/licences';
     expect(await links()).toEqual(['https://help.example.com/postern', 'https://shop.example.com/licences']);
+  });
+
+  it('names the public URL the operator configured, and null otherwise (install scripts then need --server)', async () => {
+    const admin = await givenAdmin(t.ctx);
+    const cookie = await signInAdmin(t.app, admin.userName, admin.password);
+    const publicUrl = async () =>
+      (await get('/api/admin/status', { cookie })).json<{ data: { PublicUrl: string | null } }>().data.PublicUrl;
+    expect(await publicUrl()).toBeNull();
+    t.ctx.config.publicUrl = 'https://access.example.com';
+    expect(await publicUrl()).toBe('https://access.example.com');
   });
 
   it('reports the experimental features the operator turned on', async () => {

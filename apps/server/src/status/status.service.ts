@@ -102,6 +102,7 @@ export async function adminStatus(ctx: AppContext, admin: Admin): Promise<AdminS
     Licensing: licensing,
     SupportUrl: ctx.config.supportUrl,
     LicensingUrl: ctx.config.licensingUrl,
+    PublicUrl: ctx.config.publicUrl,
     AvailableAgentVersions: [],
   };
 }

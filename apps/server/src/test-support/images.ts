@@ -29,6 +29,18 @@ export function jpegBytes(width: number, height: number): Buffer {
   return jpeg.encode({ width, height, data: gradient(width, height) }, 90).data;
 }
 
+/**
+ * A small real JPEG whose frame header (SOF0, which jpeg-js writes) claims `width` × `height`: a
+ * huge image in a few hundred bytes, for tests that refuse it from the header.
+ */
+export function jpegClaiming(width: number, height: number): Buffer {
+  const bytes = jpegBytes(8, 8);
+  const frame = bytes.indexOf(Buffer.from('ffc0', 'hex'));
+  bytes.writeUInt16BE(height, frame + 5);
+  bytes.writeUInt16BE(width, frame + 7);
+  return bytes;
+}
+
 /** A base64 data: URL of `bytes` declared as `type` (which may be a lie, for tests that refuse it). */
 export function dataUrl(type: string, bytes: Buffer): string {
   return `data:${type};base64,${bytes.toString('base64')}`;

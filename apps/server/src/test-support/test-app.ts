@@ -21,6 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { vi } from 'vitest';
 import { ServerMetrics } from '../metrics/server-metrics.js';
 import { ClockWatch } from '../health/clock-watch.js';
+import type { LogoCodec } from '../settings/logo-codec.js';
 
 export type TestStoreKind = 'sqlite' | 'postgres';
 
@@ -104,6 +105,8 @@ export interface TestAppOptions {
   webApp?: WebApp;
   /** The app's logger; silent (or POSTERN_TEST_LOG_LEVEL) by default. */
   logger?: AppContext['logger'];
+  /** The logo worker (tests that watch it or shorten its limits); the app's own by default. */
+  logoCodec?: LogoCodec;
 }
 
 /**
@@ -206,7 +209,11 @@ async function appOn(
   const clockWatch = new ClockWatch({ ...ctx, monotonic: seed.clock, agents: hub });
   base.metrics.watchClock(clockWatch);
   const stopForwarding = forwardEndedSessionsToAgents(ctx);
-  const app = await buildApp(ctx, options.webApp ?? NO_WEB_APP, { agentHub: hub, clockWatch });
+  const app = await buildApp(ctx, options.webApp ?? NO_WEB_APP, {
+    agentHub: hub,
+    clockWatch,
+    logoCodec: options.logoCodec,
+  });
   return {
     app,
     ctx,

@@ -92,6 +92,7 @@ export function adminStatus(overrides: Partial<AdminStatus> = {}): AdminStatus {
     },
     SupportUrl: null,
     LicensingUrl: null,
+    PublicUrl: 'https://postern.example',
     AvailableAgentVersions: [],
     ...overrides,
   };

@@ -14,6 +14,12 @@ describe('installCommand', () => {
     );
   });
 
+  it('names the server with --server when given, without its trailing slash', () => {
+    expect(installCommand('http://10.0.0.5:8080', 't0ken', 'http://10.0.0.5:8080/')).toBe(
+      'curl -fsSL http://10.0.0.5:8080/api/agent/install.sh | sudo sh -s -- --token t0ken --server http://10.0.0.5:8080',
+    );
+  });
+
   it('quotes anything a shell would read as more than text', () => {
     expect(installCommand('https://x.example', "a'b;$(rm -rf /)")).toBe(
       `curl -fsSL https://x.example/api/agent/install.sh | sudo sh -s -- --token 'a'\\''b;$(rm -rf /)'`,

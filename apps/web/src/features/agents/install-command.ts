@@ -16,10 +16,16 @@ export function shellWord(value: string): string {
 
 /**
  * The one-line install command, exactly as the install script documents it: download the script from
- * this server (it carries the server's address and the agent bundle's checksum) and run it as root
- * with the agent's token.
+ * this server (it carries the agent bundle's checksum, and the server's public URL when one is set)
+ * and run it as root with the agent's token. `server` adds `--server`, for a server without a public
+ * URL, whose script knows no address of its own.
  */
-export function installCommand(origin: string, token: string): string {
-  const scriptUrl = `${origin.replace(/\/+$/, '')}${AGENT_INSTALL_SCRIPT_PATH}`;
-  return `curl -fsSL ${shellWord(scriptUrl)} | sudo sh -s -- --token ${shellWord(token)}`;
+export function installCommand(origin: string, token: string, server?: string): string {
+  const scriptUrl = `${trimSlashes(origin)}${AGENT_INSTALL_SCRIPT_PATH}`;
+  const command = `curl -fsSL ${shellWord(scriptUrl)} | sudo sh -s -- --token ${shellWord(token)}`;
+  return server === undefined ? command : `${command} --server ${shellWord(trimSlashes(server))}`;
+}
+
+function trimSlashes(url: string): string {
+  return url.replace(/\/+$/, '');
 }

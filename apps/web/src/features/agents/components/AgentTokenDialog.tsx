@@ -1,5 +1,5 @@
 import { Alert, Button, Group, Modal, Stack, Text } from '@mantine/core';
-import { IconInfoCircle } from '@tabler/icons-react';
+import { IconAlertTriangle, IconInfoCircle } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { AgentRecord } from '@postern/protocol';
 import { installCommand } from '../install-command';
@@ -16,14 +16,27 @@ export interface AgentTokenDialogProps {
   onClose: () => void;
   /** The console's own origin, which serves the install script (window.location.origin). */
   origin?: string;
+  /**
+   * The server's public URL (the admin status's PublicUrl): null when none is set, undefined until
+   * known. Unless there is one, the command names `origin` with --server, since the served script
+   * has no address of its own; when there is known to be none, the dialog says so and how to set it.
+   */
+  publicUrl?: string | null;
 }
 
 /**
  * The token/install dialog: the one-line setup command and the token, each with a copy button.
  * After a create it says the token can be viewed later; after a rotation, that the old one is dead.
  */
-export function AgentTokenDialog({ agent, reason, onClose, origin = window.location.origin }: AgentTokenDialogProps) {
+export function AgentTokenDialog({
+  agent,
+  reason,
+  onClose,
+  origin = window.location.origin,
+  publicUrl,
+}: AgentTokenDialogProps) {
   const { t } = useTranslation();
+  const guessedServer = typeof publicUrl === 'string' ? undefined : origin;
   const note =
     reason === 'created'
       ? t('agentsScreen.token.viewLater')
@@ -44,9 +57,19 @@ export function AgentTokenDialog({ agent, reason, onClose, origin = window.locat
           <Text size="sm">{t('agentsScreen.token.intro')}</Text>
           <CopyableValue
             label={t('agentsScreen.token.command')}
-            value={installCommand(origin, agent.Token)}
+            value={installCommand(origin, agent.Token, guessedServer)}
             copyLabel={t('agentsScreen.token.copyCommand')}
           />
+          {publicUrl === null ? (
+            <Alert
+              variant="light"
+              color="orange"
+              icon={<IconAlertTriangle aria-hidden />}
+              title={t('agentsScreen.token.serverGuessTitle')}
+            >
+              {t('agentsScreen.token.serverGuess', { origin })}
+            </Alert>
+          ) : null}
           <CopyableValue
             label={t('agentsScreen.token.token')}
             value={agent.Token}

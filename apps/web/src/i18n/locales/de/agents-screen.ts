@@ -89,6 +89,9 @@ export const agentsScreen = {
       secret: 'Halten Sie den Token geheim: Wer ihn hat, kann sich als dieser Agent verbinden.',
       viewLater: 'Sie können diesen Token später über „Token anzeigen“ im Aktionsmenü des Agenten erneut ansehen.',
       rotated: 'Der bisherige Token gilt nicht mehr. Installieren Sie den Agenten mit diesem Befehl neu.',
+      serverGuessTitle: 'Prüfen Sie die Serveradresse in diesem Befehl',
+      serverGuess:
+        'Für diesen Server ist keine öffentliche URL gesetzt (POSTERN_PUBLIC_URL), daher kennt sein Installationsskript die Adresse des Servers nicht. Der Befehl nennt mit --server die Adresse, die dieser Browser verwendet, {{origin}}: eine Vermutung. Stellen Sie sicher, dass der Host des Agenten den Server unter dieser Adresse erreicht, oder ändern Sie sie. Um die Adresse einmal für alle Installationen festzulegen, tragen Sie POSTERN_PUBLIC_URL=<die Adresse, die Agenten und Personen verwenden> in die Umgebung des Servers ein (/etc/postern/postern.env bei einer Installation mit scripts/install-server.sh) und starten Sie den Server neu.',
     },
     delete: {
       title: 'Agent löschen',

@@ -106,7 +106,8 @@ export const err: MirroredResource<typeof english> = {
   ldapDnRequired: 'Ein LDAP-Benutzer benötigt einen Distinguished Name (DN)',
   logoFormat: 'Das Logo muss ein PNG- oder JPEG-Bild sein',
   logoTooLarge: 'Die Logodatei ist zu groß',
-  logoDimensionsTooLarge: 'Das Logo darf höchstens 4096 Pixel breit und 4096 Pixel hoch sein',
+  logoDimensionsTooLarge:
+    'Das Logo darf höchstens 4096 Pixel breit und 4096 Pixel hoch sein und insgesamt höchstens 4 Megapixel haben (2048 × 2048 oder 4096 × 1024)',
   userNameExists: 'Ein Benutzer mit diesem Benutzernamen existiert bereits',
   adminNameExists: 'Ein Administrator mit diesem Benutzernamen existiert bereits',
   groupNameExists: 'Eine Gruppe mit diesem Namen existiert bereits',

@@ -87,6 +87,9 @@ export const agentsScreen = {
       secret: 'Keep the token secret: whoever has it can connect as this agent.',
       viewLater: 'You can view this token again later with View token in the agent’s Actions menu.',
       rotated: 'The previous token no longer works. Install the agent again with this command.',
+      serverGuessTitle: 'Check the server address in this command',
+      serverGuess:
+        'This server has no public URL set (POSTERN_PUBLIC_URL), so its install script does not know the server’s address. The command names the address this browser uses, {{origin}}, with --server: a guess. Make sure the agent’s host reaches the server at that address, or change it. To set the address once for every install, add POSTERN_PUBLIC_URL=<the address agents and people use> to the server’s environment (/etc/postern/postern.env when installed with scripts/install-server.sh) and restart the server.',
     },
     delete: {
       title: 'Delete agent',

@@ -101,7 +101,8 @@ export const err: ErrorTexts = {
   ldapDnRequired: 'An LDAP user needs a distinguished name (DN)',
   logoFormat: 'The logo must be a PNG or JPEG image',
   logoTooLarge: 'The logo file is too large',
-  logoDimensionsTooLarge: 'The logo may be at most 4096 pixels wide and 4096 pixels high',
+  logoDimensionsTooLarge:
+    'The logo may be at most 4096 pixels wide and 4096 pixels high, and 4 megapixels in all (2048 × 2048, or 4096 × 1024)',
   userNameExists: 'A user with that username already exists',
   adminNameExists: 'An admin with that username already exists',
   groupNameExists: 'A group with that name already exists',

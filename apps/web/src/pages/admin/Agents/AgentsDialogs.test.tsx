@@ -1,7 +1,8 @@
 import { configure, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { AgentListResponse, AgentResponse, type AgentRecord } from '@postern/protocol';
+import { AdminStatusResponse, AgentListResponse, AgentResponse, type AgentRecord } from '@postern/protocol';
 import { agentRecord, newAgentRecord } from '@/features/agents/agent-fixtures';
+import { adminStatus } from '@/test-support/fixtures';
 import { findMenuItem } from '@/test-support/menu';
 import { apiError, data, EMPTY_OK } from '@/test-support/typed-fake-api';
 import { openAgentsPage, rowNames } from './agents-test-support';
@@ -108,6 +109,37 @@ describe('agents page: token, rotation and delete', { timeout: 30_000 }, () => {
     const dialog = await screen.findByRole('dialog', { name: 'Install agent edge-1' });
     expect(within(dialog).getByLabelText('Install command')).toHaveTextContent(`${INSTALL} ${agent.Token}`);
     expect(dialog).not.toHaveTextContent('You can view this token again later');
+  });
+
+  it('without a public URL on the server, names this address with --server as a guess and says how to set POSTERN_PUBLIC_URL', async () => {
+    const agent = agentRecord();
+    const { user } = await openAgentsPage([agent], {
+      'GET /api/admin/status': data(AdminStatusResponse, adminStatus({ PublicUrl: null })),
+    });
+    await chooseAction(user, 'edge-1', 'View token');
+    const dialog = await screen.findByRole('dialog', { name: 'Install agent edge-1' });
+    const origin = window.location.origin;
+    await waitFor(() => expect(dialog).toHaveTextContent('Check the server address in this command'));
+    expect(within(dialog).getByLabelText('Install command')).toHaveTextContent(
+      `${INSTALL} ${agent.Token} --server ${origin}`,
+    );
+    expect(dialog).toHaveTextContent(`names the address this browser uses, ${origin}, with --server: a guess`);
+    expect(dialog).toHaveTextContent('add POSTERN_PUBLIC_URL=<the address agents and people use>');
+  });
+
+  it('with a public URL on the server, leaves the address to the script and shows no hint', async () => {
+    const agent = agentRecord();
+    const { user } = await openAgentsPage([agent], {
+      'GET /api/admin/status': data(AdminStatusResponse, adminStatus({ PublicUrl: 'https://access.example.com' })),
+    });
+    await chooseAction(user, 'edge-1', 'View token');
+    const dialog = await screen.findByRole('dialog', { name: 'Install agent edge-1' });
+    // Until the status has come the command names --server too; once it has, the script's default serves.
+    await waitFor(() =>
+      expect(within(dialog).getByLabelText('Install command').textContent).toBe(`${INSTALL} ${agent.Token}`),
+    );
+    expect(dialog).not.toHaveTextContent('Check the server address');
+    expect(dialog).not.toHaveTextContent('POSTERN_PUBLIC_URL');
   });
 
   it('rotates the token only after confirming, then shows the new one', async () => {

@@ -111,6 +111,7 @@ export default function AgentsPage({ route }: RoutePageProps) {
         agent={operation?.type === 'token' ? operation.agent : null}
         reason={operation?.type === 'token' ? operation.reason : 'viewed'}
         onClose={close}
+        publicUrl={status.data?.PublicUrl}
       />
       <AgentCapabilitiesDialog agent={operation?.type === 'capabilities' ? operation.agent : null} onClose={close} />
       <ErrorDialog error={actions.failure} onClose={actions.clearFailure} />
