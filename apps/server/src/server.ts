@@ -28,6 +28,15 @@ import { Lease } from './cluster/lease.js';
 import { ServerMetrics } from './metrics/server-metrics.js';
 import { startMetricsListener, type MetricsListener } from './metrics/metrics-listener.js';
 
+/**
+ * How long a stopping server waits for each kind of peer (the agents answering the close, then the
+ * requests in flight) before it cuts them off: together well inside the 5 s a stop may take, and
+ * far inside systemd's TimeoutStopSec.
+ */
+export const PEER_STOP_GRACE_MS = 2_000;
+/** How often a closing listener closes the connections that have gone idle meanwhile. */
+const IDLE_SWEEP_MS = 100;
+
 export interface RunningServer {
   app: FastifyInstance;
   store: Store;
@@ -137,9 +146,12 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
   const stopForwarding = forwardEndedSessionsToAgents(ctx);
   /**
    * Stops in the order that leaves nothing reading or writing the store once it closes: the timed
-   * jobs (each awaits its pass in flight), the agents (their disconnects are recorded), the HTTP
-   * listener (requests in flight finish, and may still tell agents or reapply settings), then what
-   * those requests could still have started, and only then the store.
+   * jobs (each awaits its pass in flight), giving up the sweepers' lease (another replica takes the
+   * sweeps over at once, not at the lease's expiry), the agents (told goodbye, their disconnects
+   * recorded), the HTTP listener (requests in flight finish, and may still tell agents or reapply
+   * settings), then what those requests could still have started, and only then the store (and with
+   * it the data directory's lock). No peer holds it up for long: an agent that does not answer the
+   * close, or a request still running, is cut off after PEER_STOP_GRACE_MS.
    */
   const stop = async () => {
     await grantSweeper?.stop();
@@ -148,8 +160,8 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
     await discovery?.stop();
     await changeListener?.stop();
     await metricsListener?.close();
-    await agentHub.close();
-    await app?.close();
+    await agentHub.close(PEER_STOP_GRACE_MS);
+    if (app !== undefined) await closeHttp(app, PEER_STOP_GRACE_MS, logger);
     stopForwarding();
     await runtime.stop();
     await store.close();
@@ -202,6 +214,26 @@ async function listenForChanges(store: Store, ctx: AppContext, agents: AgentHub)
   });
   await listener.start();
   return listener;
+}
+
+/**
+ * Closes the HTTP listener: requests in flight finish, each connection closing with its answer
+ * (http/closing-rule.ts), idle ones at once. One that went idle in between is closed at the next
+ * sweep; whatever is still open after `graceMs` (a request that does not finish, a client that does
+ * not read its answer) is cut off then.
+ */
+async function closeHttp(app: FastifyInstance, graceMs: number, logger: Logger): Promise<void> {
+  const sweep = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS);
+  const cutOff = setTimeout(() => {
+    logger.warn({ graceMs }, 'requests still running at the end of the stop grace; their connections are cut');
+    app.server.closeAllConnections();
+  }, graceMs);
+  try {
+    await app.close();
+  } finally {
+    clearInterval(sweep);
+    clearTimeout(cutOff);
+  }
 }
 
 async function listen(app: FastifyInstance, config: PosternConfig): Promise<void> {

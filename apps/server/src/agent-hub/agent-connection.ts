@@ -167,6 +167,11 @@ export class AgentConnection {
     setTimeout(() => this.socket.terminate(), 5_000).unref();
   }
 
+  /** Cuts the socket off without waiting for the agent to answer the close (shutdown's time is up). */
+  terminate(): void {
+    if (!this.#closed) this.socket.terminate();
+  }
+
   /** Resolves when the queued work has been done (tests and shutdown). */
   async idle(): Promise<void> {
     let seen: Promise<void> | undefined;

@@ -17,6 +17,9 @@ import { DisconnectRecorder } from './disconnect-recorder.js';
 import { LastSeenRecorder } from './last-seen-recorder.js';
 import { paceUpgrades, type UpgradePacer } from './upgrade-pacer.js';
 
+/** How long shutdown waits for the agents to answer the close before it cuts them off. */
+export const AGENT_CLOSE_GRACE_MS = 2_000;
+
 /** Largest message an agent may send (a hello listing every applied entry of a big agent). */
 const MAX_AGENT_MESSAGE_BYTES = 64 * 1024 * 1024;
 
@@ -195,16 +198,26 @@ export class AgentHub implements AgentSync {
   }
 
   /**
-   * Closes every agent connection (server shutdown; agents reconnect to another replica or later),
-   * turns new ones away, and resolves once each socket has closed and everything the connections
-   * started with the store (queued work, recording the disconnects) has finished: after this the
-   * store may close. A peer that never answers the close is cut off after a few seconds.
+   * Says goodbye to every agent and closes its connection (server shutdown; agents reconnect to
+   * another replica or later, with back-off), turns new ones away, and resolves once each socket has
+   * closed and everything the connections started with the store (queued work, recording the
+   * disconnects) has finished: after this the store may close. A peer that has not answered the close
+   * within `graceMs` is cut off then, so no agent can hold the stop up.
    */
-  async close(): Promise<void> {
+  async close(graceMs = AGENT_CLOSE_GRACE_MS): Promise<void> {
     this.#stopping = true;
     const open = [...this.#connections.values(), ...this.#pending];
     for (const connection of open) connection.close(AgentCloseCodes.serverStopping, 'server stopping');
-    await Promise.all(open.map((connection) => connection.whenClosed()));
+    const cutOff = setTimeout(() => {
+      const unanswered = open.filter((connection) => !connection.socketClosed);
+      this.ctx.logger.info({ agents: unanswered.length }, 'agents did not answer the close in time; cut off');
+      for (const connection of unanswered) connection.terminate();
+    }, graceMs);
+    try {
+      await Promise.all(open.map((connection) => connection.whenClosed()));
+    } finally {
+      clearTimeout(cutOff);
+    }
     await Promise.all(open.map((connection) => connection.idle()));
     while (this.#tasks.size > 0) await Promise.allSettled([...this.#tasks]);
     await this.#lastSeen.stop();
