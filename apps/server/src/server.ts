@@ -9,6 +9,7 @@ import { NO_AGENT_SYNC } from './grants/agent-sync.js';
 import type { PosternConfig } from './config/config.js';
 import { ConfigError } from './config/config-error.js';
 import { prepareDataDir } from './config/data-dir.js';
+import { looseFileWarnings } from './config/private-files.js';
 import { openStore, type Store } from './store/store.js';
 import { migrateToLatest } from './store/migrate.js';
 import { whenStoreFree } from './store/start-up-wait.js';
@@ -67,6 +68,9 @@ export async function openPreparedStore(config: PosternConfig, logger: Logger, a
     await store.close();
     throw error;
   }
+  // Now that the store's -wal and -shm exist too: every file there that others may read, once each.
+  for (const loose of looseFileWarnings(config.dataDir))
+    logger.warn({ file: loose.file, mode: loose.mode }, loose.message);
   return store;
 }
 

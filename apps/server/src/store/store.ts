@@ -4,6 +4,7 @@ import pg from 'pg';
 import { CamelCasePlugin, Kysely, PostgresDialect, sql } from 'kysely';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/config-error.js';
+import { createPrivateFileIfMissing } from '../config/private-files.js';
 import type { PosternConfig } from '../config/config.js';
 import type { Database } from './schema.js';
 import { loadSqliteDriver } from './sqlite-driver.js';
@@ -79,6 +80,8 @@ function openSqliteConnections(file: string): SqliteConnections {
   const Database = loadSqliteDriver();
   const opened: BetterSqlite3.Database[] = [];
   const open = (role: 'writer' | 'reader'): CachedSqliteDatabase => {
+    // Created private before SQLite sees it: its -wal and -shm then get the same mode (private-files.ts).
+    if (!isInMemory(file)) createPrivateFileIfMissing(file);
     const database = new Database(file);
     opened.push(database);
     // Opening runs at start-up, before any request: here the driver's own 5 s busy timeout may
