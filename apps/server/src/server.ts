@@ -111,6 +111,7 @@ export async function contextFor(config: PosternConfig, store: Store, logger: Lo
     unreadableSecrets: new UnreadableSecretReports(),
     sessionEvents: new SessionEvents(logger),
     metrics: metricsFor(store, logger),
+    writeHealth: store.writeHealth,
   };
 }
 

@@ -16,6 +16,7 @@ import { GENERATION_BLOCK } from './generations.js';
 import { DisconnectRecorder } from './disconnect-recorder.js';
 import { LastSeenRecorder } from './last-seen-recorder.js';
 import { paceUpgrades, type UpgradePacer } from './upgrade-pacer.js';
+import { StoreOutageLog } from '../store/store-outage-log.js';
 
 /** How long shutdown waits for the agents to answer the close before it cuts them off. */
 export const AGENT_CLOSE_GRACE_MS = 2_000;
@@ -77,11 +78,14 @@ export class AgentHub implements AgentSync {
   readonly #setUps = new Semaphore(SET_UP_CONCURRENCY, { yieldBetween: true });
   /** Writes the connected agents' heartbeats as LastSeen, all at once every few seconds. */
   readonly #lastSeen: LastSeenRecorder;
+  /** A store outage met by admissions: one warning for every agent that meets it. */
+  readonly #admissionOutage: StoreOutageLog;
 
   constructor(private readonly ctx: HubContext) {
     this.#refusals = new RefusedConnectionAudit(ctx);
     this.#disconnects = new DisconnectRecorder(ctx);
     this.#lastSeen = new LastSeenRecorder(ctx);
+    this.#admissionOutage = new StoreOutageLog(ctx.logger, 'admitting agent connections (agents retry)');
   }
 
   /** Registers the WebSocket endpoint. Call before the app is ready. */
@@ -279,21 +283,23 @@ export class AgentHub implements AgentSync {
     nonce: string,
     log: Logger,
   ): Promise<AdmitDecision> {
-    const outcome = await admitAgentConnection(this.ctx, {
-      agentId: agent.id,
-      tokenHash: agent.tokenHash,
-      nonce,
-      proof: hello.proof,
-      sealingKey: hello.sealingKey,
-      connectionId: connection.connectionId,
-      address,
-      report: {
-        agentVersion: hello.agentVersion,
-        capabilities: hello.capabilities,
-        appliedGeneration: hello.generation,
-      },
-      generationBlock: GENERATION_BLOCK,
-    });
+    const outcome = await this.#admitting(() =>
+      admitAgentConnection(this.ctx, {
+        agentId: agent.id,
+        tokenHash: agent.tokenHash,
+        nonce,
+        proof: hello.proof,
+        sealingKey: hello.sealingKey,
+        connectionId: connection.connectionId,
+        address,
+        report: {
+          agentVersion: hello.agentVersion,
+          capabilities: hello.capabilities,
+          appliedGeneration: hello.generation,
+        },
+        generationBlock: GENERATION_BLOCK,
+      }),
+    );
     if (!outcome.admitted) {
       this.#pending.delete(connection);
       await this.#refused(agent, address, outcome.refusal, outcome.fingerprint, log);
@@ -314,6 +320,18 @@ export class AgentHub implements AgentSync {
     this.#names.set(agent.id, agent.name);
     log.info({ address }, 'agent connected');
     return { reservedGeneration: outcome.reservedGeneration };
+  }
+
+  /** Runs an admission's store work, the store's outages logged once for the whole fleet. */
+  async #admitting<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      const result = await work();
+      this.#admissionOutage.succeeded();
+      return result;
+    } catch (error) {
+      this.#admissionOutage.failed(error);
+      throw error;
+    }
   }
 
   async #refused(
