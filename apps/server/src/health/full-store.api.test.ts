@@ -16,8 +16,8 @@ const fullStore: Record<TestStoreKind, { fill(t: TestApp): Promise<void>; free(t
   sqlite: {
     // Run on the writer: with nothing else in flight the store sends even reads there.
     fill: async (t) => {
-      const pages = await sql<{ page_count: number }>`pragma page_count`.execute(t.ctx.db);
-      await sql.raw(`pragma max_page_count = ${pages.rows[0]?.page_count ?? 1}`).execute(t.ctx.db);
+      const pages = await sql<{ pageCount: number }>`pragma page_count`.execute(t.ctx.db);
+      await sql.raw(`pragma max_page_count = ${pages.rows[0]?.pageCount ?? 1}`).execute(t.ctx.db);
     },
     free: async (t) => {
       await sql`pragma max_page_count = 1073741823`.execute(t.ctx.db);

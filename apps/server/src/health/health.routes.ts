@@ -3,6 +3,8 @@ import type { AppContext } from '../app-context.js';
 import { ServiceUnavailableError } from '../errors.js';
 import { pendingMigrations } from '../store/migrate.js';
 import { probeWrite } from '../store/write-health.js';
+import { errorBody } from '../http/error-handler.js';
+import { ErrorCodes } from '@postern/protocol';
 
 /** How long readiness waits for the store before calling it unreachable. */
 export const READINESS_STORE_TIMEOUT_MS = 2_000;
@@ -41,10 +43,10 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: AppContext): voi
       // Its outcome reaches the write health like any write's; a failure is what we expect here.
       await withinTimeLimit(probeWrite(ctx.db, ctx.writeHealth), READINESS_STORE_TIMEOUT_MS).catch(() => undefined);
       if (ctx.writeHealth.failing) {
-        // Not a warning per poll: the write health warned once when the writes began to fail, and a
-        // line every few seconds would only fill the disk that is full.
+        // Answered here rather than thrown to the error handler, which warns: the write health warned
+        // once when writes began to fail, and a warning per poll would only add to a full disk.
         request.log.debug({ err: ctx.writeHealth.lastError }, 'not ready: store writes are failing');
-        throw new ServiceUnavailableError({ extra: 'store writes failing' });
+        return reply.code(503).send(errorBody(ErrorCodes.storeUnavailable, 'store writes failing'));
       }
     }
     return { data: { Status: 'ready' } };
