@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import { AuditActions } from '@postern/protocol';
 import { REPO_ROOT, waitFor } from '@postern/test-support';
 import { openStore } from '../../apps/server/src/store/store.js';
-import { startPosternServer, type PosternServer } from './support/postern-server.js';
+import { spawnPosternServer, sqliteStoreIn, startPosternServer, type PosternServer } from './support/postern-server.js';
 import { AdminApi } from './support/admin-api.js';
 import { missingBuild, requireTool } from './support/requirements.js';
 
@@ -153,6 +153,44 @@ describe('the built server on a full disk (its data directory on a small tmpfs)'
         .where('action', '=', AuditActions.GroupCreated)
         .execute();
       expect(audited).toHaveLength(before.length + taken.length + 1);
+    } finally {
+      await reopened.close();
+    }
+  }, 120_000);
+
+  it('stops cleanly while the disk is full (store closed, lock released), and starts again once space is freed', async () => {
+    const second = path.join(mountPoint, 'second');
+    mkdirSync(second, { mode: 0o700 });
+    server = await startPosternServer({ POSTERN_DATA_DIR: second, POSTERN_LOG_LEVEL: 'info' }, 'sqlite');
+    admin = await AdminApi.signIn(server);
+    expect((await createGroup('kept')).status).toBe(200);
+    const side = await openStore(sqliteStoreIn(second));
+    await sql`pragma wal_checkpoint(truncate)`.execute(side.db);
+    await side.close();
+    fill(filler);
+    let status = 200;
+    for (let i = 0; i < 50 && status === 200; i += 1) status = (await createGroup(`lost-${i}`)).status;
+    expect(status).toBe(503);
+
+    // SIGTERM on a full disk: closing the store cannot checkpoint its WAL into the database, which
+    // SQLite leaves for the next open; the process still ends normally and gives the lock up.
+    const stopped = await server.process.stop();
+    server = undefined;
+    expect(stopped.code).toBe(0);
+    expect(stopped.stderr).toBe('');
+    rmSync(filler);
+
+    const again = await spawnPosternServer(second, { POSTERN_LOG_LEVEL: 'info' });
+    try {
+      await again.process.waitForOutput(/Postern is listening/, 30_000);
+      expect((await fetch(`${again.url}/readyz`)).status).toBe(200);
+    } finally {
+      await again.process.stop();
+    }
+    const reopened = await openStore(sqliteStoreIn(second));
+    try {
+      const names = await reopened.db.selectFrom('groups').select('name').execute();
+      expect(names.map((row) => row.name).filter((name) => !name.startsWith('lost-'))).toEqual(['kept']);
     } finally {
       await reopened.close();
     }
