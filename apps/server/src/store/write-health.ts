@@ -204,31 +204,27 @@ class WriteHealthDriver implements Driver {
     await this.inner.rollbackTransaction(watched.inner);
   }
 
-  async savepoint(
-    connection: DatabaseConnection,
-    name: string,
-    compileQuery: QueryCompiler['compileQuery'],
-  ): Promise<void> {
-    if (this.inner.savepoint === undefined) throw new Error('the store does not support savepoints');
-    await this.inner.savepoint(watchedConnection(connection).inner, name, compileQuery);
+  savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+    return this.#onSavepoint('savepoint', connection, name, compile);
   }
 
-  async rollbackToSavepoint(
-    connection: DatabaseConnection,
-    name: string,
-    compileQuery: QueryCompiler['compileQuery'],
-  ): Promise<void> {
-    if (this.inner.rollbackToSavepoint === undefined) throw new Error('the store does not support savepoints');
-    await this.inner.rollbackToSavepoint(watchedConnection(connection).inner, name, compileQuery);
+  rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
+    return this.#onSavepoint('rollbackToSavepoint', connection, name, compile);
   }
 
-  async releaseSavepoint(
+  releaseSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
+    return this.#onSavepoint('releaseSavepoint', connection, name, compile);
+  }
+
+  /** A savepoint statement, passed to the inner driver on its own connection. */
+  async #onSavepoint(
+    operation: 'savepoint' | 'rollbackToSavepoint' | 'releaseSavepoint',
     connection: DatabaseConnection,
     name: string,
-    compileQuery: QueryCompiler['compileQuery'],
+    compile: QueryCompiler['compileQuery'],
   ): Promise<void> {
-    if (this.inner.releaseSavepoint === undefined) throw new Error('the store does not support savepoints');
-    await this.inner.releaseSavepoint(watchedConnection(connection).inner, name, compileQuery);
+    if (this.inner[operation] === undefined) throw new Error('the store does not support savepoints');
+    await this.inner[operation](watchedConnection(connection).inner, name, compile);
   }
 
   releaseConnection(connection: DatabaseConnection): Promise<void> {
