@@ -30,11 +30,11 @@ import { ServerMetrics } from './metrics/server-metrics.js';
 import { startMetricsListener, type MetricsListener } from './metrics/metrics-listener.js';
 
 /**
- * How long a stopping server waits for each kind of peer (the agents answering the close, then the
- * requests in flight) before it cuts them off: together well inside the 5 s a stop may take, and
+ * How long a stopping server waits for the requests in flight before it cuts their connections off.
+ * With the agents' own grace (AGENT_CLOSE_GRACE_MS, as long) well inside the 5 s a stop may take, and
  * far inside systemd's TimeoutStopSec.
  */
-export const PEER_STOP_GRACE_MS = 2_000;
+export const HTTP_STOP_GRACE_MS = 2_000;
 /** How often a closing listener closes the connections that have gone idle meanwhile. */
 const IDLE_SWEEP_MS = 100;
 
@@ -156,7 +156,7 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
    * recorded), the HTTP listener (requests in flight finish, and may still tell agents or reapply
    * settings), then what those requests could still have started, and only then the store (and with
    * it the data directory's lock). No peer holds it up for long: an agent that does not answer the
-   * close, or a request still running, is cut off after PEER_STOP_GRACE_MS.
+   * close, or a request still running, is cut off after a grace of 2 s.
    */
   const stop = async () => {
     await grantSweeper?.stop();
@@ -165,8 +165,8 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
     await discovery?.stop();
     await changeListener?.stop();
     await metricsListener?.close();
-    await agentHub.close(PEER_STOP_GRACE_MS);
-    if (app !== undefined) await closeHttp(app, PEER_STOP_GRACE_MS, logger);
+    await agentHub.close();
+    if (app !== undefined) await closeHttp(app, HTTP_STOP_GRACE_MS, logger);
     stopForwarding();
     await runtime.stop();
     await store.close();

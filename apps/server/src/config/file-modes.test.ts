@@ -91,7 +91,7 @@ describe('file modes', () => {
     const key = path.join(dir, 'signing.pem');
     const written: string[] = [];
     const write = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((text: string) => written.push(text) > 0);
+    process.stdout.write = (text: string) => written.push(text) > 0;
     try {
       await buildCli().parseAsync(['node', 'postern', 'licence', 'keygen', '--out', key, '--no-trust']);
     } finally {
