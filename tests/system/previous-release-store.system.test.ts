@@ -62,6 +62,7 @@ async function writePreviousReleaseStore(config: PosternConfig): Promise<Written
       unreadableSecrets: new UnreadableSecretReports(),
       sessionEvents: new SessionEvents(logger),
       metrics: new ServerMetrics(),
+      writeHealth: store.writeHealth,
       agentSync: NO_AGENT_SYNC,
     };
     // As the first start makes it: two-factor on, to be enrolled at the first sign-in.

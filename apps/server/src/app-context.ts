@@ -9,6 +9,7 @@ import type { UnreadableSecretReports } from './secrets/unreadable-secrets.js';
 import type { SessionEvents } from './sessions/session-events.js';
 import type { AgentSync } from './grants/agent-sync.js';
 import type { ServerMetrics } from './metrics/server-metrics.js';
+import type { StoreWriteHealth } from './store/write-health.js';
 
 /** What every service needs: the store, the time and the settings that shape behaviour. */
 export interface AppContext {
@@ -36,6 +37,8 @@ export interface AppContext {
   sessionEvents: SessionEvents;
   /** The Prometheus counters (metrics/server-metrics.ts), counted where their events happen. */
   metrics: ServerMetrics;
+  /** Whether this process's writes to the store are failing for want of room (readiness). */
+  writeHealth: StoreWriteHealth;
   /** Tells connected agents about committed changes to grants, knocs and backends. */
   agentSync: AgentSync;
 }

@@ -8,6 +8,7 @@ import { installUnreadableSecretAudit } from './http/unreadable-secret-audit.js'
 import { installOriginCheck } from './http/origin-check.js';
 import { installCanonicalPathRule } from './http/canonical-path.js';
 import { installNulCharacterRule } from './http/nul-character-rule.js';
+import { installClosingRule } from './http/closing-rule.js';
 import { trustedProxyRule } from './lib/forwarded-address.js';
 import { installForwardedForRule } from './http/forwarded-for-rule.js';
 import { recordRouteTable, registerAccessScope } from './http/route-access.js';
@@ -101,6 +102,7 @@ export async function buildApp(
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app);
+  installClosingRule(app);
   installUnreadableSecretAudit(app, ctx);
   recordRouteTable(app);
   // Before any route, so the OpenAPI document sees them all.

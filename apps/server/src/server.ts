@@ -9,6 +9,7 @@ import { NO_AGENT_SYNC } from './grants/agent-sync.js';
 import type { PosternConfig } from './config/config.js';
 import { ConfigError } from './config/config-error.js';
 import { prepareDataDir } from './config/data-dir.js';
+import { looseFileWarnings } from './config/private-files.js';
 import { openStore, type Store } from './store/store.js';
 import { migrateToLatest } from './store/migrate.js';
 import { whenStoreFree } from './store/start-up-wait.js';
@@ -28,6 +29,15 @@ import { ChangeListener } from './cluster/change-listener.js';
 import { Lease } from './cluster/lease.js';
 import { ServerMetrics } from './metrics/server-metrics.js';
 import { startMetricsListener, type MetricsListener } from './metrics/metrics-listener.js';
+
+/**
+ * How long a stopping server waits for the requests in flight before it cuts their connections off.
+ * With the agents' own grace (AGENT_CLOSE_GRACE_MS, as long) well inside the 5 s a stop may take, and
+ * far inside systemd's TimeoutStopSec.
+ */
+export const HTTP_STOP_GRACE_MS = 2_000;
+/** How often a closing listener closes the connections that have gone idle meanwhile. */
+const IDLE_SWEEP_MS = 100;
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -59,6 +69,9 @@ export async function openPreparedStore(config: PosternConfig, logger: Logger, a
     await store.close();
     throw error;
   }
+  // Now that the store's -wal and -shm exist too: every file there that others may read, once each.
+  for (const loose of looseFileWarnings(config.dataDir))
+    logger.warn({ file: loose.file, mode: loose.mode }, loose.message);
   return store;
 }
 
@@ -99,6 +112,7 @@ export async function contextFor(config: PosternConfig, store: Store, logger: Lo
     unreadableSecrets: new UnreadableSecretReports(),
     sessionEvents: new SessionEvents(logger),
     metrics: metricsFor(store, logger),
+    writeHealth: store.writeHealth,
   };
 }
 
@@ -141,9 +155,12 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
   const stopForwarding = forwardEndedSessionsToAgents(ctx);
   /**
    * Stops in the order that leaves nothing reading or writing the store once it closes: the timed
-   * jobs (each awaits its pass in flight), the agents (their disconnects are recorded), the HTTP
-   * listener (requests in flight finish, and may still tell agents or reapply settings), then what
-   * those requests could still have started, and only then the store.
+   * jobs (each awaits its pass in flight), giving up the sweepers' lease (another replica takes the
+   * sweeps over at once, not at the lease's expiry), the agents (told goodbye, their disconnects
+   * recorded), the HTTP listener (requests in flight finish, and may still tell agents or reapply
+   * settings), then what those requests could still have started, and only then the store (and with
+   * it the data directory's lock). No peer holds it up for long: an agent that does not answer the
+   * close, or a request still running, is cut off after a grace of 2 s.
    */
   const stop = async () => {
     await clockChecks?.stop();
@@ -154,7 +171,7 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
     await changeListener?.stop();
     await metricsListener?.close();
     await agentHub.close();
-    await app?.close();
+    if (app !== undefined) await closeHttp(app, HTTP_STOP_GRACE_MS, logger);
     stopForwarding();
     await runtime.stop();
     await store.close();
@@ -209,6 +226,26 @@ async function listenForChanges(store: Store, ctx: AppContext, agents: AgentHub)
   });
   await listener.start();
   return listener;
+}
+
+/**
+ * Closes the HTTP listener: requests in flight finish, each connection closing with its answer
+ * (http/closing-rule.ts), idle ones at once. One that went idle in between is closed at the next
+ * sweep; whatever is still open after `graceMs` (a request that does not finish, a client that does
+ * not read its answer) is cut off then.
+ */
+async function closeHttp(app: FastifyInstance, graceMs: number, logger: Logger): Promise<void> {
+  const sweep = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS);
+  const cutOff = setTimeout(() => {
+    logger.warn({ graceMs }, 'requests still running at the end of the stop grace; their connections are cut');
+    app.server.closeAllConnections();
+  }, graceMs);
+  try {
+    await app.close();
+  } finally {
+    clearInterval(sweep);
+    clearTimeout(cutOff);
+  }
 }
 
 async function listen(app: FastifyInstance, config: PosternConfig): Promise<void> {

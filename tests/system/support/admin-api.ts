@@ -27,14 +27,19 @@ export class AdminApi {
   }
 
   async call<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
-    const response = await fetch(`${this.server.url}${path}`, {
+    const response = await this.request(method, path, body);
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
+    return (JSON.parse(text) as { data: T }).data;
+  }
+
+  /** The server's answer as it is, whatever its status (headers included). */
+  request(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<Response> {
+    return fetch(`${this.server.url}${path}`, {
       method,
       headers: { cookie: this.cookie, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
-    return (JSON.parse(text) as { data: T }).data;
   }
 
   /** A local user who signs in with `password`. */

@@ -138,6 +138,23 @@ describe('agent runtime: connection', () => {
     });
   });
 
+  it('waits for the restart before reconnecting after the server says it is stopping (goodbye, 4004)', async () => {
+    const t = await setup();
+    await t.start({ reconnect: { baseMs: 100, capMs: 60_000, random: () => 0 } });
+    await t.server.waitForConnections(1);
+    t.server.sendState(1, [A], []);
+    await t.server.result(1);
+
+    t.server.send({ type: 'goodbye', version: AGENT_PROTOCOL_VERSION, reason: 'server stopping' });
+    t.server.closeAll(AgentCloseCodes.serverStopping, 'server stopping');
+    const closedAt = Date.now();
+    await t.server.waitForConnections(2);
+
+    // Four times the base at least, where any other close may retry at once (full jitter from 0).
+    expect((t.server.attempts[1] ?? 0) - closedAt).toBeGreaterThanOrEqual(400);
+    expect(t.log.find('disconnected from the server')[0]).toMatchObject({ code: 4004, retryInMs: 400 });
+  });
+
   it('keeps a connection on which the server answers heartbeats', async () => {
     const t = await setup();
     await t.start({ heartbeatSeconds: 0.2 });

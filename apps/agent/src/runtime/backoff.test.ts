@@ -26,6 +26,15 @@ describe('Backoff', () => {
     expect(backoff.next()).toBe(500);
   });
 
+  it('waits 4 to 8 times the base after the server said it is stopping, and grows from there', () => {
+    const low = new Backoff(undefined, () => 0);
+    const high = new Backoff(undefined, () => 1);
+
+    expect([low.afterServerStopping(), high.afterServerStopping()]).toEqual([2_000, 4_000]);
+    expect(high.next()).toBe(4_000);
+    expect(new Backoff({ baseMs: 500, capMs: 1_000 }, () => 1).afterServerStopping()).toBe(1_000);
+  });
+
   it('waits between half the cap and the cap after a refusal, and keeps later waits up to the cap', () => {
     const low = new Backoff(undefined, () => 0);
     const high = new Backoff(undefined, () => 1);

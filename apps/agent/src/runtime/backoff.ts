@@ -40,6 +40,18 @@ export class Backoff {
     return Math.round(cap / 2 + (this.#random() * cap) / 2);
   }
 
+  /**
+   * The wait after the server said it is stopping (goodbye, close code 4004): between 4 and 8 times
+   * the base (2–4 s by default), never past the cap. A restart takes about that long, and a fleet
+   * told goodbye at the same instant neither hammers the stopping server (which turns every
+   * connection away) nor lands on the next one all at once. Later attempts grow from there.
+   */
+  afterServerStopping(): number {
+    this.#attempt = Math.max(this.#attempt, 3);
+    const floor = Math.min(this.#settings.capMs / 2, this.#settings.baseMs * 4);
+    return Math.round(floor + this.#random() * floor);
+  }
+
   /** Starts again from the base delay. */
   reset(): void {
     this.#attempt = 0;

@@ -250,7 +250,11 @@ export class ServerConnection {
         options.backoff.reset();
       }
       const unauthorised = code === AgentCloseCodes.unauthorised || refusedStatus === 401 || refusedStatus === 403;
-      const delay = unauthorised ? options.backoff.atCap() : options.backoff.next();
+      const delay = unauthorised
+        ? options.backoff.atCap()
+        : code === AgentCloseCodes.serverStopping
+          ? options.backoff.afterServerStopping()
+          : options.backoff.next();
       const fields = { code, reason, httpStatus: refusedStatus ?? undefined, retryInMs: delay };
       if (unauthorised && helloSent && !admitted) {
         // Refused after the proof was sent and before any state: the key, not the token.

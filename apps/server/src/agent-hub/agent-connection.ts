@@ -12,11 +12,15 @@ import type { HubContext } from '../app-context.js';
 import { newAgentNonce } from '../agents/agent-key.js';
 import { backoffDelay } from '../lib/backoff.js';
 import { StoreOutageLog } from '../store/store-outage-log.js';
+import { isStoreUnavailable } from '../store/store-unavailable.js';
 import { parseAgentFrame, textOf } from './agent-frames.js';
 import { agentKnocs, desiredEntries, desiredForKeys, withoutUnreadableKnocs } from './desired-state.js';
 import { Generations } from './generations.js';
 import { recordResults } from './results.js';
 import { STORE_RETRY, untilStored, type RetryScope } from './store-retry.js';
+
+/** WebSocket's close code for a server that cannot serve now (RFC 6455 registry: Try Again Later). */
+const TRY_AGAIN_LATER = 1013;
 
 /** An agent that has not proved its key in a hello this long after connecting is dropped. */
 const HELLO_TIMEOUT_MS = 10_000;
@@ -174,6 +178,11 @@ export class AgentConnection {
     setTimeout(() => this.socket.terminate(), 5_000).unref();
   }
 
+  /** Cuts the socket off without waiting for the agent to answer the close (shutdown's time is up). */
+  terminate(): void {
+    if (!this.#closed) this.socket.terminate();
+  }
+
   /** Resolves when the queued work has been done (tests and shutdown). */
   async idle(): Promise<void> {
     let seen: Promise<void> | undefined;
@@ -324,7 +333,9 @@ export class AgentConnection {
     try {
       decision = await this.hooks.admit(this, message, this.#nonce);
     } catch (error) {
-      // The store failed us; the agent retries, and nothing was sent meanwhile.
+      // The store failed us; the agent retries with back-off, and nothing was sent meanwhile. An
+      // unavailable store (locked, out of reach, full) is logged once per outage by the hub.
+      if (isStoreUnavailable(error)) return this.close(TRY_AGAIN_LATER, 'store unavailable');
       this.log.error({ err: error }, 'could not check the agent key proof');
       return this.close(1011, 'server error');
     }

@@ -16,6 +16,10 @@ import { GENERATION_BLOCK } from './generations.js';
 import { DisconnectRecorder } from './disconnect-recorder.js';
 import { LastSeenRecorder } from './last-seen-recorder.js';
 import { paceUpgrades, type UpgradePacer } from './upgrade-pacer.js';
+import { StoreOutageLog } from '../store/store-outage-log.js';
+
+/** How long shutdown waits for the agents to answer the close before it cuts them off. */
+export const AGENT_CLOSE_GRACE_MS = 2_000;
 
 /** Largest message an agent may send (a hello listing every applied entry of a big agent). */
 const MAX_AGENT_MESSAGE_BYTES = 64 * 1024 * 1024;
@@ -74,11 +78,14 @@ export class AgentHub implements AgentSync {
   readonly #setUps = new Semaphore(SET_UP_CONCURRENCY, { yieldBetween: true });
   /** Writes the connected agents' heartbeats as LastSeen, all at once every few seconds. */
   readonly #lastSeen: LastSeenRecorder;
+  /** A store outage met by admissions: one warning for every agent that meets it. */
+  readonly #admissionOutage: StoreOutageLog;
 
   constructor(private readonly ctx: HubContext) {
     this.#refusals = new RefusedConnectionAudit(ctx);
     this.#disconnects = new DisconnectRecorder(ctx);
     this.#lastSeen = new LastSeenRecorder(ctx);
+    this.#admissionOutage = new StoreOutageLog(ctx.logger, 'admitting agent connections (agents retry)');
   }
 
   /** Registers the WebSocket endpoint. Call before the app is ready. */
@@ -204,16 +211,26 @@ export class AgentHub implements AgentSync {
   }
 
   /**
-   * Closes every agent connection (server shutdown; agents reconnect to another replica or later),
-   * turns new ones away, and resolves once each socket has closed and everything the connections
-   * started with the store (queued work, recording the disconnects) has finished: after this the
-   * store may close. A peer that never answers the close is cut off after a few seconds.
+   * Says goodbye to every agent and closes its connection (server shutdown; agents reconnect to
+   * another replica or later, with back-off), turns new ones away, and resolves once each socket has
+   * closed and everything the connections started with the store (queued work, recording the
+   * disconnects) has finished: after this the store may close. A peer that has not answered the close
+   * within `graceMs` is cut off then, so no agent can hold the stop up.
    */
-  async close(): Promise<void> {
+  async close(graceMs = AGENT_CLOSE_GRACE_MS): Promise<void> {
     this.#stopping = true;
     const open = [...this.#connections.values(), ...this.#pending];
     for (const connection of open) connection.close(AgentCloseCodes.serverStopping, 'server stopping');
-    await Promise.all(open.map((connection) => connection.whenClosed()));
+    const cutOff = setTimeout(() => {
+      const unanswered = open.filter((connection) => !connection.socketClosed);
+      this.ctx.logger.info({ agents: unanswered.length }, 'agents did not answer the close in time; cut off');
+      for (const connection of unanswered) connection.terminate();
+    }, graceMs);
+    try {
+      await Promise.all(open.map((connection) => connection.whenClosed()));
+    } finally {
+      clearTimeout(cutOff);
+    }
     await Promise.all(open.map((connection) => connection.idle()));
     while (this.#tasks.size > 0) await Promise.allSettled([...this.#tasks]);
     await this.#lastSeen.stop();
@@ -275,21 +292,23 @@ export class AgentHub implements AgentSync {
     nonce: string,
     log: Logger,
   ): Promise<AdmitDecision> {
-    const outcome = await admitAgentConnection(this.ctx, {
-      agentId: agent.id,
-      tokenHash: agent.tokenHash,
-      nonce,
-      proof: hello.proof,
-      sealingKey: hello.sealingKey,
-      connectionId: connection.connectionId,
-      address,
-      report: {
-        agentVersion: hello.agentVersion,
-        capabilities: hello.capabilities,
-        appliedGeneration: hello.generation,
-      },
-      generationBlock: GENERATION_BLOCK,
-    });
+    const outcome = await this.#admitting(() =>
+      admitAgentConnection(this.ctx, {
+        agentId: agent.id,
+        tokenHash: agent.tokenHash,
+        nonce,
+        proof: hello.proof,
+        sealingKey: hello.sealingKey,
+        connectionId: connection.connectionId,
+        address,
+        report: {
+          agentVersion: hello.agentVersion,
+          capabilities: hello.capabilities,
+          appliedGeneration: hello.generation,
+        },
+        generationBlock: GENERATION_BLOCK,
+      }),
+    );
     if (!outcome.admitted) {
       this.#pending.delete(connection);
       await this.#refused(agent, address, outcome.refusal, outcome.fingerprint, log);
@@ -310,6 +329,18 @@ export class AgentHub implements AgentSync {
     this.#names.set(agent.id, agent.name);
     log.info({ address }, 'agent connected');
     return { reservedGeneration: outcome.reservedGeneration };
+  }
+
+  /** Runs an admission's store work, the store's outages logged once for the whole fleet. */
+  async #admitting<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      const result = await work();
+      this.#admissionOutage.succeeded();
+      return result;
+    } catch (error) {
+      this.#admissionOutage.failed(error);
+      throw error;
+    }
   }
 
   async #refused(

@@ -2,6 +2,7 @@ import { AuditActions } from '@postern/protocol';
 import type { HubContext } from '../app-context.js';
 import { recordAudits } from '../audit/audit.js';
 import { inBatches } from '../store/batches.js';
+import { StoreOutageLog } from '../store/store-outage-log.js';
 
 /** An admitted connection that has closed: its agent and the connection id the store holds for it. */
 export interface Disconnect {
@@ -24,8 +25,12 @@ interface Waiting extends Disconnect {
 export class DisconnectRecorder {
   #waiting: Waiting[] = [];
   #running = false;
+  /** An unavailable store (locked, out of reach, full) is logged once per outage, not per batch. */
+  readonly #outage: StoreOutageLog;
 
-  constructor(private readonly ctx: HubContext) {}
+  constructor(private readonly ctx: HubContext) {
+    this.#outage = new StoreOutageLog(ctx.logger, 'recording agent disconnects');
+  }
 
   /** Records the disconnect; resolves once written (or once the failure is logged). Never rejects. */
   record(disconnect: Disconnect): Promise<void> {
@@ -78,8 +83,12 @@ export class DisconnectRecorder {
           })),
         );
       });
+      this.#outage.succeeded();
     } catch (error) {
-      this.ctx.logger.warn({ err: error, disconnects: batch.length }, 'could not record agent disconnects');
+      // Not retried: the agent's next admission replaces the connection id, and the audit misses these.
+      if (!this.#outage.failed(error)) {
+        this.ctx.logger.warn({ err: error, disconnects: batch.length }, 'could not record agent disconnects');
+      }
     }
   }
 }

@@ -85,7 +85,7 @@ describe('agent traffic while another process holds the SQLite write lock', () =
     // The first attempt has given up on the lock, once, and the result waits for another.
     await expect
       .poll(storeWarnings, { timeout: 5_000 })
-      .toEqual(['store unavailable: recording agent results will be retried']);
+      .toEqual(['store unavailable (locked by another process): recording agent results will be retried']);
     expect(await grantStatus()).not.toBe(GrantStatus.Granted);
     outside.exec('rollback');
 
@@ -100,7 +100,7 @@ describe('agent traffic while another process holds the SQLite write lock', () =
 
     await expect
       .poll(storeWarnings, { timeout: 5_000 })
-      .toEqual(['store unavailable: sending changes to the agent will be retried']);
+      .toEqual(['store unavailable (locked by another process): sending changes to the agent will be retried']);
     expect(agent.states()).toHaveLength(statesBefore);
     outside.exec('rollback');
 

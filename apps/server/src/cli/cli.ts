@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import type { Logger } from 'pino';
 import { BOOTSTRAP_ADMIN_USERNAME, POSTERN_VERSION } from '@postern/protocol';
 import { loadConfig, describeSettings, CONFIG_FILE_ENV } from '../config/config.js';
 import { createLogger } from '../logger.js';
@@ -8,6 +9,9 @@ import { readPasswordFromStdin } from './read-stdin.js';
 import { registerLicenceCommands } from '../licence/licence-cli.js';
 import { registerBackupCommands } from './backup-cli.js';
 import type { AppContext } from '../app-context.js';
+
+/** However a stop goes, the process has ended this long after the stop signal. */
+const STOP_DEADLINE_MS = 10_000;
 
 const SETTINGS_HELP = [
   '',
@@ -33,8 +37,12 @@ export function buildCli(): Command {
       const logger = createLogger(config.logLevel);
       const server = await startServer(config, logger);
       await waitForStopSignal();
+      const started = performance.now();
       logger.info('stopping');
+      const deadline = exitAfterStopDeadline(logger);
       await server.stop();
+      deadline.stopped();
+      logger.info({ ms: Math.round(performance.now() - started) }, 'stopped');
     });
 
   program
@@ -97,6 +105,33 @@ async function withContext(work: (ctx: AppContext) => Promise<void>): Promise<vo
   } finally {
     await store.close();
   }
+}
+
+/**
+ * The process ends within STOP_DEADLINE_MS of the stop signal, or at once on a second signal, whatever
+ * holds it up (a store that does not answer, a handle left open): a restart on the same store must
+ * never wait on it. The timer does not itself keep the process alive. SQLite's transactions and the
+ * kernel's release of the data directory's lock make an exit at any point safe.
+ */
+function exitAfterStopDeadline(logger: Logger): { stopped(): void } {
+  let stopped = false;
+  const exit = (why: string) => {
+    logger.error({ stopped }, why);
+    process.exit(stopped ? 0 : 1);
+  };
+  const timer = setTimeout(
+    () => exit(`still running ${STOP_DEADLINE_MS / 1000} s after the stop signal; exiting`),
+    STOP_DEADLINE_MS,
+  );
+  timer.unref();
+  const again = () => exit('second stop signal; exiting without waiting');
+  process.once('SIGINT', again);
+  process.once('SIGTERM', again);
+  return {
+    stopped: () => {
+      stopped = true;
+    },
+  };
 }
 
 function waitForStopSignal(): Promise<void> {

@@ -28,6 +28,8 @@ export interface LeaseContext {
 export class Lease {
   /** Until when (this server's clock) the lease counts as held. */
   #heldUntil = 0;
+  /** Whether the last log line said the lease was held. */
+  #reportedHeld = false;
 
   constructor(
     private readonly ctx: LeaseContext,
@@ -42,6 +44,15 @@ export class Lease {
 
   /** Takes or renews the lease; true when this server holds it afterwards. */
   async renew(): Promise<boolean> {
+    try {
+      return await this.#renew();
+    } finally {
+      // Also when the renewal failed (the store out of reach or full): the lease lapses by time.
+      this.#reportChange();
+    }
+  }
+
+  async #renew(): Promise<boolean> {
     const now = this.ctx.clock.now();
     const taken = await this.ctx.db
       .insertInto('leases')
@@ -54,12 +65,15 @@ export class Lease {
       )
       .returning('holder')
       .executeTakeFirst();
-    const wasHeld = this.held;
     this.#heldUntil = taken === undefined ? 0 : now + LEASE_TTL_MS - LEASE_RENEW_MS;
-    if (this.held !== wasHeld) {
-      this.ctx.logger.info({ lease: this.name, holder: this.holder }, this.held ? 'lease taken' : 'lease lost');
-    }
     return this.held;
+  }
+
+  /** Logs the lease taken or lost when that changed since the last renewal. */
+  #reportChange(): void {
+    if (this.held === this.#reportedHeld) return;
+    this.#reportedHeld = this.held;
+    this.ctx.logger.info({ lease: this.name, holder: this.holder }, this.held ? 'lease taken' : 'lease lost');
   }
 
   /** Renews the lease every `renewMs` until stopped; stopping gives it up. */
@@ -81,6 +95,7 @@ export class Lease {
   async release(): Promise<void> {
     if (this.#heldUntil === 0) return;
     this.#heldUntil = 0;
+    this.#reportedHeld = false;
     await this.ctx.db.deleteFrom('leases').where('name', '=', this.name).where('holder', '=', this.holder).execute();
   }
 }

@@ -2,6 +2,7 @@ import { accessSync, chmodSync, constants, mkdirSync, rmSync, statSync, writeFil
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ConfigError } from './config-error.js';
+import { PRIVATE_FILE_MODE } from './private-files.js';
 
 const SETTING = 'POSTERN_DATA_DIR';
 
@@ -24,7 +25,7 @@ export function prepareDataDir(dir: string): { warning: string | null } {
     accessSync(dir, constants.W_OK | constants.X_OK);
     // root passes access() checks even on read-only mounts, so prove writability with a real file.
     const probe = path.join(dir, `.write-probe-${randomBytes(6).toString('hex')}`);
-    writeFileSync(probe, '');
+    writeFileSync(probe, '', { mode: PRIVATE_FILE_MODE });
     rmSync(probe);
   } catch (error) {
     if (error instanceof ConfigError) throw error;

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ALL_ERROR_CODES, ErrorCodes, type ApiErrorBody, type ErrorCode } from '@postern/protocol';
-import { isStoreUnavailable } from '../store/store-unavailable.js';
+import { isStoreOutOfResources, isStoreUnavailable } from '../store/store-unavailable.js';
 import { ApiError } from '../errors.js';
 import { SecretUnreadableError } from '../secrets/secret-box.js';
 
@@ -25,7 +25,11 @@ export function installErrorHandler(app: FastifyInstance): void {
       return reply.code(CLIENT_CLOSED_REQUEST).send();
     }
     const { status, body, headers } = toResponse(error);
-    if (status === 503) {
+    if (status === 503 && isStoreOutOfResources(error)) {
+      // The store's write health warned once for the whole outage (store/write-health.ts); a warning
+      // per request would only add to a full disk.
+      request.log.info({ code: storeErrorCode(error) }, 'request refused: the store has no room for writes');
+    } else if (status === 503) {
       // The store is locked by another process or out of reach: an operating condition the client
       // is told to retry, not a fault in the server.
       request.log.warn({ err: error }, 'request refused: the store is unavailable');
@@ -123,6 +127,11 @@ function validationBody(error: FastifyError): ApiErrorBody {
 
 function isErrorCode(value: string): value is ErrorCode {
   return (ALL_ERROR_CODES as readonly string[]).includes(value);
+}
+
+/** The driver's code of a store error (SQLITE_FULL, 53100), for the log. */
+function storeErrorCode(error: unknown): string | undefined {
+  return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
 }
 
 /** PostgreSQL refusing a text it cannot encode: character_not_in_repertoire, untranslatable_character. */

@@ -292,6 +292,15 @@ export interface LeasesTable {
   expiresAt: number;
 }
 
+/** A process's probe of whether the store takes writes again (store/write-health.ts). */
+export interface WriteProbesTable {
+  /** The probing server's replica id. */
+  replica: string;
+  writtenAt: number;
+  /** Random base64, so the probe needs real room. */
+  padding: string;
+}
+
 export interface Database {
   admins: AdminsTable;
   users: UsersTable;
@@ -316,4 +325,5 @@ export interface Database {
   grants: GrantsTable;
   sessionIps: SessionIpsTable;
   leases: LeasesTable;
+  writeProbes: WriteProbesTable;
 }

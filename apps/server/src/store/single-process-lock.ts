@@ -1,7 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { loadSqliteDriver } from './sqlite-driver.js';
+import { createPrivateFileIfMissing, writePrivateFile } from '../config/private-files.js';
 
 /** The lock file in the data directory: an empty SQLite database that only ever holds the lock. */
 export const PROCESS_LOCK_FILE = 'postern.lock';
@@ -47,6 +48,7 @@ export function takeProcessLock(dataDir: string, purpose: LockPurpose): ProcessL
   const Database = loadSqliteDriver();
   const lockFile = path.join(dataDir, PROCESS_LOCK_FILE);
   const pidFile = path.join(dataDir, PROCESS_LOCK_PID_FILE);
+  createPrivateFileIfMissing(lockFile);
   const connection: BetterSqlite3.Database = new Database(lockFile, { timeout: 0 });
   try {
     connection.exec('begin exclusive');
@@ -55,7 +57,7 @@ export function takeProcessLock(dataDir: string, purpose: LockPurpose): ProcessL
     if (isBusy(error)) throw new StoreInUseError(dataDir, readPid(pidFile), purpose);
     throw error;
   }
-  writeFileSync(pidFile, `${process.pid}\n`, { mode: 0o600 });
+  writePrivateFile(pidFile, `${process.pid}\n`);
   return {
     release: () => {
       if (!connection.open) return;

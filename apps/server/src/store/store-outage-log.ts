@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
-import { isStoreUnavailable } from './store-unavailable.js';
+import { isStoreUnavailable, unavailability } from './store-unavailable.js';
 
 /**
- * Logs background work that the store could not serve (locked by another process, unreachable) once
- * per episode: a warning at the first failure and a note when the work succeeds again, instead of
- * one line per retry or per timer tick for as long as the outage lasts.
+ * Logs background work that the store could not serve (locked by another process, unreachable, out
+ * of space) once per episode: a warning at the first failure, saying which of those it is, and a
+ * note when the work succeeds again, instead of one line per retry or per timer tick for as long as
+ * the outage lasts.
  */
 export class StoreOutageLog {
   #failures = 0;
@@ -22,7 +23,9 @@ export class StoreOutageLog {
   failed(error: unknown): boolean {
     if (!isStoreUnavailable(error)) return false;
     this.#failures += 1;
-    if (this.#failures === 1) this.log.warn({ err: error }, `store unavailable: ${this.what} will be retried`);
+    if (this.#failures === 1) {
+      this.log.warn({ err: error }, `store unavailable (${unavailability(error)}): ${this.what} will be retried`);
+    }
     return true;
   }
 

@@ -4,11 +4,13 @@ import pg from 'pg';
 import { CamelCasePlugin, Kysely, PostgresDialect, sql } from 'kysely';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/config-error.js';
+import { createPrivateFileIfMissing } from '../config/private-files.js';
 import type { PosternConfig } from '../config/config.js';
 import type { Database } from './schema.js';
 import { loadSqliteDriver } from './sqlite-driver.js';
 import { kyselySqliteDatabase, type CachedSqliteDatabase } from './sqlite-database.js';
 import { LockAwareSqliteDialect, type SqliteConnections } from './sqlite-dialect.js';
+import { StoreWriteHealth, withWriteHealth } from './write-health.js';
 
 export type StoreDialect = 'sqlite' | 'postgres';
 
@@ -23,6 +25,8 @@ export interface Store {
    * their application_name, which the store's doorbells name as the writer (cluster/).
    */
   replicaId: string;
+  /** Whether this process's writes are failing for want of room (a full disk): readiness asks it. */
+  writeHealth: StoreWriteHealth;
   /** PostgreSQL only: a connection of its own, outside the pool (the change listener's). */
   openDedicatedClient?: () => pg.Client;
   close(): Promise<void>;
@@ -52,21 +56,32 @@ export const POSTGRES_APPLICATION_NAME = 'postern';
 
 export async function openStore(location: PosternConfig['store'], options: OpenStoreOptions = {}): Promise<Store> {
   const replicaId = `${POSTGRES_APPLICATION_NAME}-${randomBytes(6).toString('hex')}`;
+  const writeHealth = new StoreWriteHealth(replicaId, options.logger);
   return location.kind === 'sqlite'
-    ? openSqlite(location.file, replicaId)
-    : openPostgres(location.url, replicaId, options);
+    ? openSqlite(location.file, replicaId, writeHealth)
+    : openPostgres(location.url, replicaId, writeHealth, options);
 }
 
-async function openSqlite(file: string, replicaId: string): Promise<Store> {
+async function openSqlite(file: string, replicaId: string, writeHealth: StoreWriteHealth): Promise<Store> {
   const connections = openSqliteConnections(file);
   const db = new Kysely<Database>({
-    dialect: new LockAwareSqliteDialect({ open: () => connections, lockWaitMs: SQLITE_LOCK_WAIT_MS }),
+    dialect: withWriteHealth(
+      new LockAwareSqliteDialect({ open: () => connections, lockWaitMs: SQLITE_LOCK_WAIT_MS }),
+      writeHealth,
+    ),
     plugins: [new CamelCasePlugin()],
   });
   // Kysely starts its driver at the first query, and only a started driver is closed by destroy():
   // start it now, so the connections are closed even if the store is closed unused.
   await sql`select 1`.execute(db);
-  return { db, dialect: 'sqlite', description: `SQLite ${file}`, replicaId, close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'sqlite',
+    description: `SQLite ${file}`,
+    replicaId,
+    writeHealth,
+    close: () => db.destroy(),
+  };
 }
 
 /** Whether `file` names a private in-memory database, which a second connection would not share. */
@@ -79,6 +94,8 @@ function openSqliteConnections(file: string): SqliteConnections {
   const Database = loadSqliteDriver();
   const opened: BetterSqlite3.Database[] = [];
   const open = (role: 'writer' | 'reader'): CachedSqliteDatabase => {
+    // Created private before SQLite sees it: its -wal and -shm then get the same mode (private-files.ts).
+    if (!isInMemory(file)) createPrivateFileIfMissing(file);
     const database = new Database(file);
     opened.push(database);
     // Opening runs at start-up, before any request: here the driver's own 5 s busy timeout may
@@ -102,7 +119,12 @@ function openSqliteConnections(file: string): SqliteConnections {
   }
 }
 
-async function openPostgres(url: string, replicaId: string, options: OpenStoreOptions): Promise<Store> {
+async function openPostgres(
+  url: string,
+  replicaId: string,
+  writeHealth: StoreWriteHealth,
+  options: OpenStoreOptions,
+): Promise<Store> {
   const connection = {
     connectionString: url,
     connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS,
@@ -116,7 +138,10 @@ async function openPostgres(url: string, replicaId: string, options: OpenStoreOp
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', (error) => options.logger?.warn({ err: error }, 'PostgreSQL connection lost'));
   const description = `PostgreSQL ${describeUrl(url)}`;
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] });
+  const db = new Kysely<Database>({
+    dialect: withWriteHealth(new PostgresDialect({ pool }), writeHealth),
+    plugins: [new CamelCasePlugin()],
+  });
   try {
     await sql`select 1`.execute(db);
   } catch (error) {
@@ -128,6 +153,7 @@ async function openPostgres(url: string, replicaId: string, options: OpenStoreOp
     dialect: 'postgres',
     description,
     replicaId,
+    writeHealth,
     openDedicatedClient: () => new pg.Client(connection),
     close: () => db.destroy(),
   };

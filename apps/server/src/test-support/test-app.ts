@@ -201,6 +201,7 @@ async function appOn(
     unreadableSecrets: new UnreadableSecretReports(),
     sessionEvents: new SessionEvents(logger),
     metrics: new ServerMetrics(),
+    writeHealth: store.writeHealth,
   };
   base.metrics.watchStore(store.db, seed.clock, logger);
   const hub = new AgentHub(base);

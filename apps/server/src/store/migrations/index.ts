@@ -11,6 +11,7 @@ import * as storeMeta from './0009-store-meta.js';
 import * as agentSealingKeys from './0010-agent-sealing-keys.js';
 import * as cluster from './0012-cluster.js';
 import * as deviceCookies from './0013-device-cookies.js';
+import * as writeProbe from './0015-write-probe.js';
 
 /**
  * Every migration, in order. Append only: a released migration is never edited, because stores in
@@ -29,6 +30,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0010-agent-sealing-keys': agentSealingKeys,
   '0012-cluster': cluster,
   '0013-device-cookies': deviceCookies,
+  '0015-write-probe': writeProbe,
 };
 
 export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS);
