@@ -7,9 +7,10 @@ import globals from 'globals';
  * The layering rules that hold today, kept by lint: web ↛ server, agent, client; agent ↛ server, web,
  * client; client ↛ server, agent, web; protocol ↛ server, web, agent, client; server repos ↛ routes,
  * services, http/; server lib/ ↛ the rest of the server; agent drivers ↛ runtime; web features ↛
- * pages. Each rule names its forbidden imports twice: as a workspace package (`@postern/server`) and as the relative
+ * pages, app/. Each rule names its forbidden imports twice: as a workspace package (`@postern/server`) and as the relative
  * path that would reach the same folder (`../../../server/src/...`, `../../apps/server/...`).
- * tests/lint/layering.test.ts proves every rule still fires.
+ * tests/lint/layering.test.ts proves every rule still fires; tests/lint/web-imports.test.ts keeps the
+ * web app's import graph free of circles, which folder rules alone cannot.
  */
 const importOf = (folder) => ({
   // `@postern/<app>` and deep imports of it, or a relative path climbing into apps/<app> (src, test).
@@ -40,6 +41,12 @@ const LAYER_PATTERNS = {
   webPages: {
     regex: '^((\\.\\./)+|@/)pages(/|$)',
     message: 'Layering: features never import pages; pages compose features.',
+  },
+  webApp: {
+    // app/ holds the router and the route table, which imports every page: a feature importing it
+    // closes a circle (table → page → feature → table). Route paths are in lib/route-paths.ts.
+    regex: '^((\\.\\./)+|@/)app(/|$)',
+    message: 'Layering: features never import app/; the app composes pages and features (paths: lib/route-paths).',
   },
 };
 /**
@@ -88,7 +95,7 @@ export default tseslint.config(
     rules: { 'no-console': 'off' },
   },
   layering(['apps/web/**'], 'server', 'agent', 'client'),
-  layering(['apps/web/src/features/**'], 'server', 'agent', 'client', 'webPages'),
+  layering(['apps/web/src/features/**'], 'server', 'agent', 'client', 'webPages', 'webApp'),
   layering(['apps/agent/**'], 'server', 'web', 'client'),
   layering(['apps/agent/src/drivers/**'], 'server', 'web', 'client', 'agentRuntime'),
   // The machine client speaks to the server only through the API and the protocol package.

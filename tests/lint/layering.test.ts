@@ -63,6 +63,9 @@ const FORBIDDEN: [rule: string, file: string, specifier: string][] = [
   ['feature ↛ page', 'apps/web/src/features/acls/fake.ts', '../../pages/user/Home/Home.js'],
   ['feature component ↛ page', 'apps/web/src/features/acls/components/Fake.tsx', '../../../pages/admin/X.js'],
   ['feature ↛ page (alias)', 'apps/web/src/features/acls/fake.ts', '@/pages/admin/AdminHome/AdminHome'],
+  ['feature ↛ app (alias)', 'apps/web/src/features/knocs/fake.ts', '@/app/routes/route-table'],
+  ['feature ↛ app (relative)', 'apps/web/src/features/knocs/fake.ts', '../../app/routes/route-types.js'],
+  ['feature component ↛ app', 'apps/web/src/features/banners/components/Fake.tsx', '../../../app/query-client'],
 ];
 
 /** Imports that look alike but are allowed. */
@@ -73,6 +76,9 @@ const ALLOWED: [why: string, file: string, specifier: string][] = [
   ['the client may import test-support', 'apps/client/src/fake.test.ts', '@postern/test-support'],
   ['web may import its own lib', 'apps/web/src/features/acls/fake.ts', '../../lib/api/client.js'],
   ['a page may import a feature', 'apps/web/src/pages/user/Home/fake.tsx', '../../../features/acls/acl-view.js'],
+  ['a feature may import the route paths', 'apps/web/src/features/knocs/fake.ts', '@/lib/route-paths'],
+  ['a feature file named app…', 'apps/web/src/features/knoc-wizard/update/fake.ts', '../application-kind'],
+  ['a page may import the route types', 'apps/web/src/pages/admin/Knocs/fake.tsx', '@/app/routes/route-types'],
   ['a driver file named runtime-…', 'apps/agent/src/drivers/haproxy/fake.ts', './runtime-target.js'],
   ['the runtime may import drivers', 'apps/agent/src/runtime/fake.ts', '../drivers/driver.js'],
   ['a repo may import another repo', 'apps/server/src/agents/fake.repo.ts', '../sessions/sessions.repo.js'],

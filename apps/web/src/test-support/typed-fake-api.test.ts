@@ -1,38 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { AgentListResponse, AgentResponse, ErrorCodes, type AgentRecord } from '@postern/protocol';
+import { AgentListResponse, AgentResponse, ErrorCodes } from '@postern/protocol';
+import { newAgentRecord } from './records/agents';
 import { apiError, data, EMPTY_OK, installTypedFakeApi } from './typed-fake-api';
-
-function agent(overrides: Partial<AgentRecord> = {}): AgentRecord {
-  return {
-    ID: '01890000-0000-7000-8000-000000000001',
-    Name: 'edge-fw',
-    Token: 'token',
-    LastSeen: null,
-    Version: null,
-    ExternalIP: null,
-    Capabilities: null,
-    Online: false,
-    EnrolledAt: null,
-    KeyFingerprint: null,
-    Backends: [],
-    LastModifiedAt: '2026-11-22T09:00:00.000Z',
-    LastModifiedBy: 'grace',
-    ...overrides,
-  };
-}
 
 const jsonOf = async (response: Response) => (await response.json()) as unknown;
 
 describe('installTypedFakeApi', () => {
   it('answers routes with their status and JSON body, and records the requests', async () => {
     const api = installTypedFakeApi({
-      'GET /api/admin/agents': data(AgentListResponse, [agent()]),
+      'GET /api/admin/agents': data(AgentListResponse, [newAgentRecord()]),
       'DELETE /api/admin/agents/:id': EMPTY_OK,
     });
 
     const list = await fetch('/api/admin/agents?page=2');
     expect(list.status).toBe(200);
-    expect(await jsonOf(list)).toEqual({ data: [agent()] });
+    expect(await jsonOf(list)).toEqual({ data: [newAgentRecord()] });
     expect((await fetch('/api/admin/agents/a1', { method: 'DELETE' })).status).toBe(200);
 
     expect(api.calls('GET /api/admin/agents')[0]?.query.get('page')).toBe('2');
@@ -42,12 +24,12 @@ describe('installTypedFakeApi', () => {
   it('passes path parameters and the JSON body to a handler, and prefers exact paths', async () => {
     installTypedFakeApi({
       'PUT /api/admin/agents/:id': ({ params, body }) =>
-        data(AgentResponse, agent({ ID: params.id ?? '', Name: (body as { Name: string }).Name })),
+        data(AgentResponse, newAgentRecord({ ID: params.id ?? '', Name: (body as { Name: string }).Name })),
       'PUT /api/admin/agents/special': apiError(409, ErrorCodes.conflict, 'Name'),
     });
 
     const updated = await fetch('/api/admin/agents/a%2F7', { method: 'PUT', body: JSON.stringify({ Name: 'core' }) });
-    expect(await jsonOf(updated)).toEqual({ data: agent({ ID: 'a/7', Name: 'core' }) });
+    expect(await jsonOf(updated)).toEqual({ data: newAgentRecord({ ID: 'a/7', Name: 'core' }) });
     const refused = await fetch('/api/admin/agents/special', { method: 'PUT', body: '{}' });
     expect(refused.status).toBe(409);
     expect(await jsonOf(refused)).toEqual({ Err: 'err.conflict', Extra: 'Name' });
@@ -65,7 +47,7 @@ describe('installTypedFakeApi', () => {
 
   it('refuses a fixture that does not match the protocol where it is built', () => {
     // @ts-expect-error -- Online is a boolean in the protocol: the fixture is refused by the type checker too.
-    expect(() => data(AgentListResponse, [{ ...agent(), Online: 'yes' }])).toThrow(/Online/);
+    expect(() => data(AgentListResponse, [{ ...newAgentRecord(), Online: 'yes' }])).toThrow(/Online/);
   });
 
   it('simulates a network failure with an Error', async () => {

@@ -1,6 +1,7 @@
 import { lazy, type ComponentType } from 'react';
 import { areaOf } from '../../lib/area';
-import type { AppRoute, RouteId, RoutePageProps } from './route-types';
+import { ROUTE_PATHS, type RouteId } from '../../lib/route-paths';
+import type { AppRoute, RoutePageProps } from './route-types';
 import LoginPage from '../../pages/user/Login/Page';
 import { HomePage, NewUserDashboardPage } from './user-pages';
 import TwoFactorPage from '../../pages/user/TwoFactor/Page';
@@ -32,43 +33,40 @@ const LOGIN: Flags = { ...PUBLIC, isLogin: true };
 const USER: Flags = { ...PUBLIC, requiresUserLogin: true };
 const ADMIN: Flags = { ...PUBLIC, requiresAdminLogin: true };
 
-function route(id: RouteId, path: string, flags: Flags, Page: ComponentType<RoutePageProps>): AppRoute {
+function route(id: RouteId, flags: Flags, Page: ComponentType<RoutePageProps>): AppRoute {
+  const path = ROUTE_PATHS[id];
   return { id, path, area: areaOf(path), ...flags, Page };
 }
 
-/** The complete route table, user side then admin side. Unknown paths are handled by AppRoutes. */
+/**
+ * The complete route table, user side then admin side: each screen's guards and page, at its path
+ * from lib/route-paths.ts. Unknown paths are handled by AppRoutes.
+ */
 export const ROUTES: readonly AppRoute[] = [
-  route('login', '/', LOGIN, LoginPage),
-  route('home', '/home', USER, HomePage),
-  route('dashboard', '/home/new', USER, NewUserDashboardPage),
-  route('twoFactor', '/otp/verify', PUBLIC, TwoFactorPage),
-  route('twoFactorOnboard', '/otp/onboard', PUBLIC, TwoFactorOnboardPage),
+  route('login', LOGIN, LoginPage),
+  route('home', USER, HomePage),
+  route('dashboard', USER, NewUserDashboardPage),
+  route('twoFactor', PUBLIC, TwoFactorPage),
+  route('twoFactorOnboard', PUBLIC, TwoFactorOnboardPage),
 
-  route('adminLogin', '/admin', LOGIN, AdminLoginPage),
-  route('adminTwoFactor', '/admin/otp/verify', LOGIN, AdminTwoFactorPage),
-  route('adminTwoFactorOnboard', '/admin/otp/onboard', LOGIN, AdminTwoFactorOnboardPage),
-  route('adminHome', '/admin/home', ADMIN, AdminHomePage),
-  route('agents', '/admin/agents', ADMIN, AdminAgentsPage),
-  route('knocs', '/admin/knocs', ADMIN, AdminKnocsPage),
-  route('knocsNew', '/admin/knocs/new', ADMIN, AdminKnocNewPage),
-  route('knocsNewLinux', '/admin/knocs/new/linux', ADMIN, AdminKnocWizardPage),
-  route('knocsNewApplication', '/admin/knocs/new/application', ADMIN, AdminKnocWizardPage),
-  route('knocsNewProxy', '/admin/knocs/new/proxy', ADMIN, AdminKnocWizardPage),
-  route('knocsNewScript', '/admin/knocs/new/script', ADMIN, AdminKnocWizardPage),
-  route('knocUpdate', '/admin/knocs/:knocId/update', ADMIN, AdminKnocUpdatePage),
-  route('backends', '/admin/backends', ADMIN, AdminBackendsPage),
-  route('acls', '/admin/acls', ADMIN, AdminAclsPage),
-  route('groups', '/admin/groups', ADMIN, AdminGroupsPage),
-  route('users', '/admin/users', ADMIN, AdminUsersPage),
-  route('admins', '/admin/admins', ADMIN, AdminAdminsPage),
-  route('logs', '/admin/logs', ADMIN, AdminLogsPage),
-  route('apiKeys', '/admin/api-keys', ADMIN, AdminApiKeysPage),
-  route('settings', '/admin/settings', ADMIN, AdminSettingsPage),
+  route('adminLogin', LOGIN, AdminLoginPage),
+  route('adminTwoFactor', LOGIN, AdminTwoFactorPage),
+  route('adminTwoFactorOnboard', LOGIN, AdminTwoFactorOnboardPage),
+  route('adminHome', ADMIN, AdminHomePage),
+  route('agents', ADMIN, AdminAgentsPage),
+  route('knocs', ADMIN, AdminKnocsPage),
+  route('knocsNew', ADMIN, AdminKnocNewPage),
+  route('knocsNewLinux', ADMIN, AdminKnocWizardPage),
+  route('knocsNewApplication', ADMIN, AdminKnocWizardPage),
+  route('knocsNewProxy', ADMIN, AdminKnocWizardPage),
+  route('knocsNewScript', ADMIN, AdminKnocWizardPage),
+  route('knocUpdate', ADMIN, AdminKnocUpdatePage),
+  route('backends', ADMIN, AdminBackendsPage),
+  route('acls', ADMIN, AdminAclsPage),
+  route('groups', ADMIN, AdminGroupsPage),
+  route('users', ADMIN, AdminUsersPage),
+  route('admins', ADMIN, AdminAdminsPage),
+  route('logs', ADMIN, AdminLogsPage),
+  route('apiKeys', ADMIN, AdminApiKeysPage),
+  route('settings', ADMIN, AdminSettingsPage),
 ];
-
-/** The route with this id (the table is the only place paths are written). */
-export function routeById(id: RouteId): AppRoute {
-  const found = ROUTES.find((candidate) => candidate.id === id);
-  if (found === undefined) throw new Error(`No route ${id}`);
-  return found;
-}

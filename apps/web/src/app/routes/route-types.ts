@@ -1,9 +1,6 @@
 import type { ComponentType } from 'react';
-import type { Translation } from '../../i18n/locales/en';
 import type { Area } from '../../lib/area';
-
-/** Every screen's id; its page name is the translation `route.<id>`. */
-export type RouteId = keyof Translation['route'];
+import type { RouteId } from '../../lib/route-paths';
 
 /** What every routed page receives. */
 export interface RoutePageProps {

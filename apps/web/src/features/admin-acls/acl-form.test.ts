@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import i18n from '@/i18n/i18n';
-import { backendRecord } from '@/features/backends/backend-fixtures';
+import { backendRecord } from '@/test-support/records/backends';
 import { zodFormErrors } from '@/lib/forms/zod-form-errors';
 import { knocRecord } from '@/test-support/fixtures';
 import { aclDetails } from './acl-details';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { adminRecord } from './admin-fixtures';
+import { adminRecord } from '@/test-support/records/admins';
 import {
   adminFieldLocks,
   adminFormValues,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agentCapabilities } from './agent-fixtures';
+import { agentCapabilities } from '@/test-support/records/agents';
 import { capabilityTexts, capabilityViews, operatingSystem } from './agent-capabilities';
 
 describe('capabilityViews', () => {

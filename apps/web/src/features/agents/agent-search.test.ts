@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agentCapabilities, agentRecord, newAgentRecord } from './agent-fixtures';
+import { agentCapabilities, agentRecord, newAgentRecord } from '@/test-support/records/agents';
 import { filterAgents } from './agent-search';
 
 const edge = agentRecord({

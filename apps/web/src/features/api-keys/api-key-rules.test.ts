@@ -13,11 +13,14 @@ import {
   type ApiKeyFormValues,
 } from './api-key-form';
 import { choiceOfScopes, purposeOfScopes, scopesFor } from './api-key-scopes';
+import { firstIssues } from '@/test-support/form-issues';
+import { apiKey } from '@/test-support/records/api-keys';
 
 const NOW = new Date('2026-11-24T10:00:00.000Z');
 
+/** A key for two allowlists, used from one office network. */
 function storedKey(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
-  return {
+  return apiKey({
     ID: 'k1',
     Name: 'ci',
     Scopes: ['allowlist.read:a1', 'allowlist.read:a2'],
@@ -27,20 +30,11 @@ function storedKey(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
     CreatedAt: '2026-01-01T00:00:00.000Z',
     LastUsedAt: null,
     ...overrides,
-  };
+  });
 }
 
 function values(overrides: Partial<ApiKeyFormValues> = {}): ApiKeyFormValues {
   return { ...newKeyValues(['v4', 'v6']), Name: 'ci', AllowlistIds: ['a1'], Expiry: '12m', ...overrides };
-}
-
-/** The first message of each field the schema refuses. */
-function errorsOf(schema: ReturnType<typeof createFormSchema>, input: ApiKeyFormValues) {
-  const result = schema.safeParse(input);
-  if (result.success) return {};
-  const errors: Record<string, string> = {};
-  for (const issue of result.error.issues) errors[issue.path.join('.')] ??= issue.message;
-  return errors;
 }
 
 describe('purposes and scopes (spec §4)', () => {
@@ -95,7 +89,7 @@ describe('the create dialog’s rules (spec §5)', () => {
   const schema = createFormSchema(['taken']);
 
   it('accepts a complete key', () => {
-    expect(errorsOf(schema, values())).toEqual({});
+    expect(firstIssues(schema, values())).toEqual({});
   });
 
   it.each<[string, Partial<ApiKeyFormValues>, Record<string, string>]>([
@@ -118,11 +112,11 @@ describe('the create dialog’s rules (spec §5)', () => {
       },
     ],
   ])('refuses %s', (_, overrides, expected) => {
-    expect(errorsOf(schema, values(overrides))).toEqual(expected);
+    expect(firstIssues(schema, values(overrides))).toEqual(expected);
   });
 
   it('needs no allowlist for the other purposes', () => {
-    expect(errorsOf(schema, values({ Purpose: 'agent_register', AllowlistIds: [] }))).toEqual({});
+    expect(firstIssues(schema, values({ Purpose: 'agent_register', AllowlistIds: [] }))).toEqual({});
   });
 
   it.each([
@@ -136,7 +130,7 @@ describe('the create dialog’s rules (spec §5)', () => {
     ['300.0.0.0/8', false],
     ['office', false],
   ])('takes %s as a CIDR: %s', (prefix, valid) => {
-    const errors = errorsOf(schema, values({ AllowedFrom: [{ Prefix: prefix, Note: 'n' }] }));
+    const errors = firstIssues(schema, values({ AllowedFrom: [{ Prefix: prefix, Note: 'n' }] }));
     expect(errors).toEqual(valid ? {} : { 'AllowedFrom.0.Prefix': 'err.invalidCidr' });
   });
 

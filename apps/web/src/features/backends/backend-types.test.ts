@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCodes } from '@postern/protocol';
-import { agentCapabilities, agentRecord, newAgentRecord } from '@/features/agents/agent-fixtures';
+import { agentCapabilities, agentRecord, newAgentRecord } from '@/test-support/records/agents';
 import {
   agentOptions,
   autoPickedAgentId,

@@ -13,8 +13,9 @@ import { signInAdmin } from '../../test-support/fixtures';
 import { renderApp } from '../../test-support/render-app';
 import { data, installTypedFakeApi } from '../../test-support/typed-fake-api';
 import { BANNER_AGENTS_REFRESH_MS, BANNER_STATUS_REFRESH_MS } from './api';
-import { agentRecord } from '@/features/agents/agent-fixtures';
-import { APP_LOAD, licensing, quietStatus } from './banner-test-support';
+import { agentRecord } from '@/test-support/records/agents';
+import { APP_LOAD } from '@/test-support/render-app';
+import { licensing, quietStatus } from '@/test-support/records/banners';
 
 /** The knoc type chooser: an admin page with no calls of its own, so only the banner area talks to the fake server. */
 const PAGE = '/admin/knocs/new';

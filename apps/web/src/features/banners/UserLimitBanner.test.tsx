@@ -4,7 +4,8 @@ import { AdminStatusResponse, AgentListResponse, BackendListResponse } from '@po
 import { signInAdmin } from '../../test-support/fixtures';
 import { renderApp } from '../../test-support/render-app';
 import { data, installTypedFakeApi } from '../../test-support/typed-fake-api';
-import { APP_LOAD, licensing, quietStatus } from './banner-test-support';
+import { APP_LOAD } from '@/test-support/render-app';
+import { licensing, quietStatus } from '@/test-support/records/banners';
 
 const TITLE = 'User limit exceeded';
 

@@ -9,8 +9,8 @@ import {
   type BannerFacts,
   type BannerKind,
 } from './banner-rules';
-import { agentRecord } from '@/features/agents/agent-fixtures';
-import { licensing, quietStatus } from './banner-test-support';
+import { agentRecord } from '@/test-support/records/agents';
+import { licensing, quietStatus } from '@/test-support/records/banners';
 
 /** Each banner's condition, alone; combined below to check the priority. */
 const CONDITIONS: Record<BannerKind, { status: Partial<AdminStatus>; agents?: BannerFacts['agents'] }> = {

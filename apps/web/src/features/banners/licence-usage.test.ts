@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { LICENCE_EXPIRY_WARNING_DAYS } from '@postern/protocol';
 import { licenceExpiryWarning, licenceUsage, type LicenceUsage } from './licence-usage';
-import { daysFromNow, licensing } from './banner-test-support';
+import { daysFromNow } from '@/test-support/time';
+import { licensing } from '@/test-support/records/banners';
 
 describe('licence usage over the user limit', () => {
   // 100 licensed users, 50 grace seats: the bar spans 150 seats.

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { groupFormValues, knocChoices, toGroupCreateBody, toGroupUpdateBody, userChoices } from './group-rules';
-import { groupRecord, knocRecord, userRecord } from './group-test-fixtures';
+import { groupRecord } from '@/test-support/records/groups';
+import { knocRecord, userRecord } from '@/test-support/fixtures';
 
 describe('group form values and bodies', () => {
   it('starts a new group empty and local', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiKeyRecord } from '@postern/protocol';
-import { allowlistKnoc, haproxyKnoc, ipsetKnoc, knocRecord, scriptKnoc } from './knoc-test-fixtures';
+import { allowlistKnoc, haproxyKnoc, ipsetKnoc, scriptKnoc } from '@/test-support/records/knocs';
+import { knocRecord } from '@/test-support/fixtures';
 import { editTargetId, keyLeftBehind, knocDetails, listedKnocs, verification } from './knoc-types';
 import { shellQuote } from './shell-quote';
 

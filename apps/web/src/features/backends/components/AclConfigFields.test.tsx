@@ -2,10 +2,10 @@ import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { RECORDED, type BackendType } from '@postern/protocol';
 import { renderUi } from '@/test-support/render-ui';
-import { agentRecord } from '@/features/agents/agent-fixtures';
+import { agentRecord } from '@/test-support/records/agents';
 import { defaultAclConfig } from '../backend-defaults';
 import { aclConfigValues } from '../config-values';
-import { ConfigFieldsHarness } from './config-fields-harness';
+import { ConfigFieldsHarness } from '@/test-support/components/config-fields';
 
 async function submitWith(type: BackendType, label: string, text: string) {
   const { user } = renderUi(<ConfigFieldsHarness kind="acl" type={type} initial={defaultAclConfig(type)} />);

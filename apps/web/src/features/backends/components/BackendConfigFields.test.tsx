@@ -3,10 +3,10 @@ import { describe, expect, it, vi } from 'vitest';
 import { RECORDED } from '@postern/protocol';
 import { ApiError } from '@/lib/api/api-error';
 import { renderUi } from '@/test-support/render-ui';
-import { agentCapabilities, agentRecord } from '@/features/agents/agent-fixtures';
+import { agentCapabilities, agentRecord } from '@/test-support/records/agents';
 import { defaultBackendConfig } from '../backend-defaults';
 import { backendConfigForRequest, backendConfigValues } from '../config-values';
-import { ConfigFieldsHarness } from './config-fields-harness';
+import { ConfigFieldsHarness } from '@/test-support/components/config-fields';
 
 describe('BackendConfigFields', () => {
   it('shows the type fields with their defaults, the secret as a password', () => {

@@ -2,7 +2,7 @@ import { Alert, Anchor, Button, Group, Stack, Text } from '@mantine/core';
 import { IconCloudDownload, IconExternalLink, IconLicenseOff, IconPlugConnectedX } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { routeById } from '../../../app/routes/route-table';
+import { routePath } from '../../../lib/route-paths';
 import type { Banner, BannerKind, UpdateUrgency } from '../banner-rules';
 import { UserLimitBanner } from './UserLimitBanner';
 
@@ -62,7 +62,7 @@ export function AdminBanner({ banner, onDismiss }: AdminBannerProps) {
                   {t('banners.unlicensed.action')}
                 </Button>
               )}
-              <Button component={Link} to={routeById('settings').path} size="xs" variant="default">
+              <Button component={Link} to={routePath('settings')} size="xs" variant="default">
                 {t('banners.unlicensed.install')}
               </Button>
             </Group>
@@ -86,7 +86,7 @@ export function AdminBanner({ banner, onDismiss }: AdminBannerProps) {
                 ? t('banners.agentIncompatible.bodyOne', values)
                 : t('banners.agentIncompatible.body', values)}
             </Text>
-            <Anchor component={Link} to={routeById('agents').path} size="sm">
+            <Anchor component={Link} to={routePath('agents')} size="sm">
               {t('banners.agentIncompatible.action')}
             </Anchor>
           </Stack>

@@ -2,7 +2,7 @@ import { Alert, Button, Group, Progress, SimpleGrid, Stack, Text } from '@mantin
 import { IconUsersGroup } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { routeById } from '../../../app/routes/route-table';
+import { routePath } from '../../../lib/route-paths';
 import type { LicenceUsage, UserLimitLevel } from '../licence-usage';
 
 /** Yellow while the grace allowance is comfortable, orange from the warning share, red once users are refused. */
@@ -74,10 +74,10 @@ export function UserLimitBanner({ usage, onDismiss }: UserLimitBannerProps) {
           ))}
         </SimpleGrid>
         <Group gap="sm" wrap="wrap">
-          <Button component={Link} to={routeById('settings').path} size="xs" color={LEVEL_COLOURS[usage.level]}>
+          <Button component={Link} to={routePath('settings')} size="xs" color={LEVEL_COLOURS[usage.level]}>
             {t('banners.userLimit.upgrade')}
           </Button>
-          <Button component={Link} to={routeById('users').path} size="xs" variant="default">
+          <Button component={Link} to={routePath('users')} size="xs" variant="default">
             {t('banners.userLimit.manageUsers')}
           </Button>
         </Group>

@@ -5,7 +5,7 @@ import { ApiKeyListResponse } from '@postern/protocol';
 import { useZodForm } from '@/lib/forms/use-zod-form';
 import { renderUi } from '@/test-support/render-ui';
 import { data, installTypedFakeApi } from '@/test-support/typed-fake-api';
-import { apiKey } from '@/features/api-keys/api-key-fixtures';
+import { apiKey } from '@/test-support/records/api-keys';
 import { apiKeysScreen as en } from '@/i18n/locales/en/apiKeys-screen';
 import { ApiKeySection } from './ApiKeySection';
 import {

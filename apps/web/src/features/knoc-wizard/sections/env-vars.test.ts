@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCodes } from '@postern/protocol';
-import { firstIssues } from './issues-test-support';
+import { firstIssues } from '@/test-support/form-issues';
 import { envVarsSchema, namedEnvVars, type EnvVarRow } from './env-vars';
 
 const row = (Name: string, Value: string, patch: Partial<EnvVarRow> = {}): EnvVarRow => ({

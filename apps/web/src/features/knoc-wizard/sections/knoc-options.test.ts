@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCodes, RFC1918_RANGES } from '@postern/protocol';
-import { firstIssues } from './issues-test-support';
+import { firstIssues } from '@/test-support/form-issues';
 import {
   defaultKnocOptions,
   grantSeconds,

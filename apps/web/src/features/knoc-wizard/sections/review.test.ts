@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GrantStatus } from '@postern/protocol';
-import { agentRecord } from '@/features/agents/agent-fixtures';
-import { groupRecord } from '@/features/groups/group-test-fixtures';
+import { agentRecord } from '@/test-support/records/agents';
+import { groupRecord } from '@/test-support/records/groups';
 import { userRecord } from '@/test-support/fixtures';
 import { defaultKnocOptions } from './knoc-options';
 import { agentWarnings, chosenMembers, previewEntry } from './review';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCodes, HAPROXY_DEFAULT_UNIX_SOCKET } from '@postern/protocol';
-import { agentCapabilities, agentRecord } from '@/features/agents/agent-fixtures';
+import { agentCapabilities, agentRecord } from '@/test-support/records/agents';
 import { configIssueKey } from '@/features/backends/config-rules';
-import { firstIssues } from './issues-test-support';
+import { firstIssues } from '@/test-support/form-issues';
 import { agentSetNames, defaultSettings, settingsSchema, type SettingsValues } from './settings';
 
 const issues = (values: SettingsValues) => firstIssues(settingsSchema, values, configIssueKey);

@@ -2,13 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { ErrorCodes } from '@postern/protocol';
 import { knocRecord } from '@/test-support/fixtures';
 import { applicationKindOfKnoc, updateSettingsSchema } from './application-kind';
-import { allowlistKnoc, fortiosKnoc, PASSIVE_PLUS_CHILD, PASSIVE_PLUS_PARENT } from './update-fixtures';
+import {
+  allowlistByAddressKnoc,
+  fortiosKnoc,
+  PASSIVE_PLUS_CHILD,
+  PASSIVE_PLUS_PARENT,
+} from '@/test-support/records/knoc-wizard';
 import { updateValuesFromKnoc } from './knoc-update';
 
 describe('application kind of a stored knoc', () => {
   it('reads kind and vendor from the config', () => {
     expect(applicationKindOfKnoc(fortiosKnoc())).toEqual({ type: 'active', vendor: 'fortinet' });
-    expect(applicationKindOfKnoc(allowlistKnoc())).toEqual({ type: 'passive', vendor: null });
+    expect(applicationKindOfKnoc(allowlistByAddressKnoc())).toEqual({ type: 'passive', vendor: null });
     expect(applicationKindOfKnoc(PASSIVE_PLUS_PARENT)).toEqual({ type: 'passive+', vendor: null });
     expect(applicationKindOfKnoc(PASSIVE_PLUS_CHILD)).toEqual({ type: 'passive+', vendor: 'palo' });
   });
@@ -20,9 +25,9 @@ describe('application kind of a stored knoc', () => {
 });
 
 describe('update settings rules', () => {
-  const ALLOWLIST_RULES = updateSettingsSchema(applicationKindOfKnoc(allowlistKnoc()));
+  const ALLOWLIST_RULES = updateSettingsSchema(applicationKindOfKnoc(allowlistByAddressKnoc()));
   const allowlistSettings = (acl: Record<string, unknown>) => {
-    const settings = updateValuesFromKnoc(allowlistKnoc()).settings;
+    const settings = updateValuesFromKnoc(allowlistByAddressKnoc()).settings;
     return { ...settings, Acl: { ...settings.Acl, ...acl } };
   };
 

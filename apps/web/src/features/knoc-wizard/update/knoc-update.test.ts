@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { KnocWizardUpdateBody, RECORDED } from '@postern/protocol';
 import { knocRecord } from '@/test-support/fixtures';
-import { knocFieldsBody } from '../knoc-body-fixtures';
 import { secretsToAskFor, toUpdateInput, updateValuesFromKnoc } from './knoc-update';
-import { allowlistKnoc, fortiosKnoc, PASSIVE_PLUS_CHILD, PASSIVE_PLUS_PARENT } from './update-fixtures';
+import {
+  allowlistByAddressKnoc,
+  fortiosKnoc,
+  knocFieldsBody,
+  PASSIVE_PLUS_CHILD,
+  PASSIVE_PLUS_PARENT,
+} from '@/test-support/records/knoc-wizard';
 
 describe('update values', () => {
   it('reads minutes from seconds, an empty duration for none, and keeps RFC1918 ranges', () => {
@@ -72,7 +77,7 @@ describe('update values of a vendor knoc', () => {
   });
 
   it("keeps an allowlist's token and key and sends back its allowed addresses", () => {
-    const knoc = allowlistKnoc();
+    const knoc = allowlistByAddressKnoc();
     expect(toUpdateInput(knoc, updateValuesFromKnoc(knoc)).Knoc.Config).toEqual({
       allowlist: { Token: 'tok-123', ApiKeyId: '', AllowAccessByIp: true, AllowedIpAddresses: ['192.0.2.0/24'] },
     });
@@ -81,7 +86,7 @@ describe('update values of a vendor knoc', () => {
   it('makes bodies the server accepts for vendor, allowlist and passive+ knocs', () => {
     const bodies = [
       toUpdateInput(fortiosKnoc(), updateValuesFromKnoc(fortiosKnoc())),
-      toUpdateInput(allowlistKnoc(), updateValuesFromKnoc(allowlistKnoc())),
+      toUpdateInput(allowlistByAddressKnoc(), updateValuesFromKnoc(allowlistByAddressKnoc())),
       toUpdateInput(PASSIVE_PLUS_CHILD, updateValuesFromKnoc(PASSIVE_PLUS_CHILD, PASSIVE_PLUS_PARENT)),
     ];
     for (const body of bodies) expect(KnocWizardUpdateBody.safeParse(body).error).toBeUndefined();

@@ -4,10 +4,9 @@ import { useDisclosure } from '@mantine/hooks';
 import { IconApps, IconServer, IconMail, IconPackage, IconScript, IconTransfer } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { routeById } from '@/app/routes/route-table';
 import { useAdminStatus } from '@/features/status/api';
 import { licenceLinks } from '@/lib/links';
-import type { RouteId } from '@/app/routes/route-types';
+import { routePath, type RouteId } from '@/lib/route-paths';
 import { ModuleDialog } from './ModuleDialog';
 
 /** The tiles that start a wizard, in the spec's order, with the wizard's route. */
@@ -67,7 +66,7 @@ export function KnocTypeTiles() {
   const { t } = useTranslation();
   const [moduleOpened, moduleDialog] = useDisclosure(false);
   const start = (id: string, route: RouteId) => (
-    <Button component={Link} to={routeById(route).path} variant="light">
+    <Button component={Link} to={routePath(route)} variant="light">
       {t(`knocsScreen.tiles.${id}.action`)}
     </Button>
   );

@@ -1,7 +1,7 @@
 import { Button, Code, Group, Modal, Stack, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { routeById } from '@/app/routes/route-table';
+import { routePath } from '@/lib/route-paths';
 import { SCRIPT_VARIABLES } from '../knoc-types';
 
 /**
@@ -29,7 +29,7 @@ export function ModuleDialog({ opened, onClose }: { opened: boolean; onClose: ()
           <Button variant="default" onClick={onClose}>
             {t('dialog.close')}
           </Button>
-          <Button component={Link} to={routeById('knocsNewScript').path}>
+          <Button component={Link} to={routePath('knocsNewScript')}>
             {t('knocsScreen.tiles.script.action')}
           </Button>
         </Group>

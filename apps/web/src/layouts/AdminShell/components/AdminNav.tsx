@@ -2,7 +2,7 @@ import { NavLink, ScrollArea, Stack } from '@mantine/core';
 import { IconLogout } from '@tabler/icons-react';
 import { Link, useLocation } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { routeById } from '../../../app/routes/route-table';
+import { routePath } from '../../../lib/route-paths';
 import { routeTitleKey } from '../../../app/routes/route-types';
 import { useLogout } from '../../../features/auth/api';
 import { ADMIN_NAV_ITEMS } from './admin-nav-items';
@@ -23,7 +23,7 @@ export function AdminNav({ onNavigate }: { onNavigate: () => void }) {
       <ScrollArea type="auto" offsetScrollbars>
         <Stack gap={4}>
           {ADMIN_NAV_ITEMS.map(({ routeId, icon: Icon }) => {
-            const { path } = routeById(routeId);
+            const path = routePath(routeId);
             const active = isActive(pathname, path);
             return (
               <NavLink

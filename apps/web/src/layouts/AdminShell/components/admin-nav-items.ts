@@ -10,7 +10,7 @@ import {
   IconUsersGroup,
   type Icon,
 } from '@tabler/icons-react';
-import type { RouteId } from '../../../app/routes/route-types';
+import type { RouteId } from '../../../lib/route-paths';
 
 /** One sidebar entry: a route of the table and its icon. */
 export interface AdminNavItem {

@@ -5,7 +5,7 @@ import i18n from '@/i18n/i18n';
 import { knocRecord } from '@/test-support/fixtures';
 import { columnTexts } from '@/test-support/table';
 import { data, EMPTY_OK } from '@/test-support/typed-fake-api';
-import { aclsTable, openAcls } from './acls-test-support';
+import { aclsTable, openAcls } from '@/test-support/screens/acls';
 
 const created = data(KnocCreatedResponse, { ID: 'k-new' });
 

@@ -6,7 +6,9 @@ import {
   LICENCE_EXPIRY_WARNING_DAYS,
   type AdminStatus,
 } from '@postern/protocol';
-import { APP_LOAD, daysFromNow, licensing, quietStatus } from '../../../features/banners/banner-test-support';
+import { APP_LOAD } from '@/test-support/render-app';
+import { daysFromNow } from '@/test-support/time';
+import { licensing, quietStatus } from '@/test-support/records/banners';
 import { signInAdmin } from '../../../test-support/fixtures';
 import { renderApp } from '../../../test-support/render-app';
 import { data, installTypedFakeApi } from '../../../test-support/typed-fake-api';

@@ -3,8 +3,8 @@ import type { UserEvent } from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { AdminResponse, AdminSessionListResponse } from '@postern/protocol';
 import { apiError, data, EMPTY_OK } from '@/test-support/typed-fake-api';
-import { adminRecord } from '@/features/admins/admin-fixtures';
-import { ADMINS, adminsTable, openAdmins } from './admins-test-support';
+import { adminRecord } from '@/test-support/records/admins';
+import { ADMINS, adminsTable, openAdmins } from '@/test-support/screens/admins';
 
 async function openCreate(user: UserEvent) {
   await adminsTable();

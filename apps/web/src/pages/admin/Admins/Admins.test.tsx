@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { SessionsEndedResponse } from '@postern/protocol';
 import { apiError, data, EMPTY_OK } from '@/test-support/typed-fake-api';
 import { columnTexts } from '@/test-support/table';
-import { ADMINS, adminsTable, openAdmins } from './admins-test-support';
+import { ADMINS, adminsTable, openAdmins } from '@/test-support/screens/admins';
 
 describe('admins screen: table', { timeout: 30_000 }, () => {
   it('lists Name, Auth type, Username and Last login, sorted by name, with the disabled marker', async () => {

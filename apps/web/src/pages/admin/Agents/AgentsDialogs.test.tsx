@@ -1,11 +1,11 @@
 import { configure, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { AdminStatusResponse, AgentListResponse, AgentResponse, type AgentRecord } from '@postern/protocol';
-import { agentRecord, newAgentRecord } from '@/features/agents/agent-fixtures';
+import { agentRecord, newAgentRecord } from '@/test-support/records/agents';
 import { adminStatus } from '@/test-support/fixtures';
 import { findMenuItem } from '@/test-support/menu';
 import { apiError, data, EMPTY_OK } from '@/test-support/typed-fake-api';
-import { openAgentsPage, rowNames } from './agents-test-support';
+import { openAgentsPage, rowNames } from '@/test-support/screens/agents';
 
 // The whole app renders for each test; on a busy machine a step can take longer than the default second.
 configure({ asyncUtilTimeout: 5_000 });

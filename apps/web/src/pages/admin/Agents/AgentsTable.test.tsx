@@ -1,12 +1,12 @@
 import { act, configure, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AdminStatusResponse, AGENTS_PAGE_REFRESH_MS, AgentListResponse } from '@postern/protocol';
-import { agentCapabilities, agentRecord, newAgentRecord } from '@/features/agents/agent-fixtures';
+import { agentCapabilities, agentRecord, newAgentRecord } from '@/test-support/records/agents';
 import { stubClipboard } from '@/test-support/clipboard';
 import { adminStatus, signInAdmin } from '@/test-support/fixtures';
 import { renderApp } from '@/test-support/render-app';
 import { apiError, data, installTypedFakeApi } from '@/test-support/typed-fake-api';
-import { bodyRows, openAgentsPage, rowNames, rowOf } from './agents-test-support';
+import { bodyRows, openAgentsPage, rowNames, rowOf } from '@/test-support/screens/agents';
 
 // The whole app renders for each test; on a busy machine a step can take longer than the default second.
 configure({ asyncUtilTimeout: 5_000 });

@@ -13,7 +13,7 @@ import { signInAdmin } from '@/test-support/fixtures';
 import { renderApp } from '@/test-support/render-app';
 import { bodyRows } from '@/test-support/table';
 import { apiError, data, EMPTY_OK, installTypedFakeApi, type TypedHandler } from '@/test-support/typed-fake-api';
-import { apiKey, knoc, user } from './api-key-fixtures';
+import { apiKey, apiKeyAllowlist, apiKeyUser } from '@/test-support/records/api-keys';
 
 // The whole app renders behind the fake API, and each dialog test clicks through many fields.
 configure({ asyncUtilTimeout: 5_000 });
@@ -25,11 +25,14 @@ function openScreen(keys: ApiKeyRecord[], routes: Record<string, TypedHandler> =
   const api = installTypedFakeApi({
     'GET /api/admin/api-keys': data(ApiKeyListResponse, keys),
     'GET /api/admin/knocs': data(KnocListResponse, [
-      knoc(),
-      knoc({ ID: 'acl-2', Name: 'Partner allowlist' }),
-      knoc({ ID: 'acl-3', Name: 'Web proxy', BackendType: 'haproxy' }),
+      apiKeyAllowlist(),
+      apiKeyAllowlist({ ID: 'acl-2', Name: 'Partner allowlist' }),
+      apiKeyAllowlist({ ID: 'acl-3', Name: 'Web proxy', BackendType: 'haproxy' }),
     ]),
-    'GET /api/admin/users': data(UserListResponse, [user(), user({ ID: 'user-2', Name: 'Ada', AuthType: 'local' })]),
+    'GET /api/admin/users': data(UserListResponse, [
+      apiKeyUser(),
+      apiKeyUser({ ID: 'user-2', Name: 'Ada', AuthType: 'local' }),
+    ]),
     ...routes,
   });
   signInAdmin();

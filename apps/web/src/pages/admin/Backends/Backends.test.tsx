@@ -1,13 +1,13 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { AdminStatusResponse, AgentListResponse, BackendResponse, ErrorCodes } from '@postern/protocol';
-import { agentRecord } from '@/features/agents/agent-fixtures';
+import { agentRecord } from '@/test-support/records/agents';
 import i18n from '@/i18n/i18n';
-import { backendRecord } from '@/features/backends/backend-fixtures';
+import { backendRecord } from '@/test-support/records/backends';
 import { adminStatus } from '@/test-support/fixtures';
 import { columnTexts } from '@/test-support/table';
 import { apiError, data, EMPTY_OK } from '@/test-support/typed-fake-api';
-import { AGENTS, backendsTable, openBackends } from './backends-test-support';
+import { AGENTS, backendsTable, openBackends } from '@/test-support/screens/backends';
 
 /** The dialog's Type select, once the agents it judges the types by have loaded. */
 async function enabledType(dialog: HTMLElement) {

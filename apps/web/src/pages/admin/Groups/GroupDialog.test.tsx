@@ -3,7 +3,7 @@ import type { UserEvent } from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { GroupResponse } from '@postern/protocol';
 import { apiError, data } from '@/test-support/typed-fake-api';
-import { GROUPS, groupsTable, openGroups } from './groups-test-support';
+import { GROUPS, groupsTable, openGroups } from '@/test-support/screens/groups';
 
 async function openCreate(user: UserEvent) {
   await groupsTable();

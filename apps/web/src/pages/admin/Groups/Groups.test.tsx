@@ -2,7 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { apiError, EMPTY_OK } from '@/test-support/typed-fake-api';
 import { columnTexts } from '@/test-support/table';
-import { groupsTable, openGroups } from './groups-test-support';
+import { groupsTable, openGroups } from '@/test-support/screens/groups';
 
 // Whole-app renders are slow on a busy machine; these are behaviour tests, not timing tests.
 describe('groups screen: table', { timeout: 30_000 }, () => {

@@ -5,7 +5,7 @@ import i18n from '@/i18n/i18n';
 import { adminStatus } from '@/test-support/fixtures';
 import { currentPath } from '@/test-support/render-app';
 import { data } from '@/test-support/typed-fake-api';
-import { KNOCS, openKnocs } from '../Knocs/knocs-test-support';
+import { KNOCS, openKnocs } from '@/test-support/screens/knocs';
 
 const TILES = ['Linux host/firewall', 'Application', 'Proxy', 'Module', 'Script', 'Contact'];
 const APP_LOAD = { timeout: 5000 };

@@ -4,7 +4,7 @@ import { AdminStatusResponse, KnocResponse, type KnocRecord } from '@postern/pro
 import { adminStatus, knocRecord } from '@/test-support/fixtures';
 import { currentPath } from '@/test-support/render-app';
 import { data } from '@/test-support/typed-fake-api';
-import { EDGE, openWizard } from '../KnocWizard/wizard-test-support';
+import { EDGE, openWizard } from '@/test-support/screens/knoc-wizard';
 
 const SCRIPT_KNOC = knocRecord({
   ID: 'k-door',

@@ -2,14 +2,14 @@ import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { KnocResponse, RECORDED, type KnocRecord } from '@postern/protocol';
 import {
-  allowlistKnoc,
+  allowlistByAddressKnoc,
   fortiosKnoc,
   PASSIVE_PLUS_CHILD,
   PASSIVE_PLUS_PARENT,
-} from '@/features/knoc-wizard/update/update-fixtures';
+} from '@/test-support/records/knoc-wizard';
 import { currentPath } from '@/test-support/render-app';
 import { data } from '@/test-support/typed-fake-api';
-import { EDGE, openWizard } from '../KnocWizard/wizard-test-support';
+import { EDGE, openWizard } from '@/test-support/screens/knoc-wizard';
 
 const FORTIOS = fortiosKnoc({ AgentID: EDGE.ID });
 const STORED_FORTIOS = { Url: 'https://fw.example.net', Insecure: false, Prefix: 'kk_', VDOM: 'root' };
@@ -89,7 +89,7 @@ describe('update screen of application knocs', { timeout: 30_000 }, () => {
   });
 
   it('edits the address ranges of an allowlist knoc, keeping its token and key', async () => {
-    const { api, user } = openUpdate(allowlistKnoc());
+    const { api, user } = openUpdate(allowlistByAddressKnoc());
     expect(await screen.findByRole('heading', { name: 'Update Partner list' }, { timeout: 5000 })).toBeVisible();
     expect(await screen.findByRole('checkbox', { name: /Allow access by IP address/ })).toBeChecked();
     await user.click(screen.getByRole('button', { name: 'Remove address range 1' }));

@@ -2,12 +2,22 @@ import { screen, waitFor, within } from '@testing-library/react';
 import type { UserEvent } from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { ApiKeyListResponse, KnocWizardCreateResponse } from '@postern/protocol';
-import { agentCapabilities, agentRecord } from '@/features/agents/agent-fixtures';
-import { apiKey } from '@/features/api-keys/api-key-fixtures';
+import { agentCapabilities, agentRecord } from '@/test-support/records/agents';
+import { apiKey } from '@/test-support/records/api-keys';
 import { knocRecord } from '@/test-support/fixtures';
+import { knocFieldsBody } from '@/test-support/records/knoc-wizard';
 import { currentPath } from '@/test-support/render-app';
 import { data } from '@/test-support/typed-fake-api';
-import { FRESH, next, openWizard, pick, select, selectNamed, stepHeading, summary } from './wizard-test-support';
+import {
+  FRESH,
+  next,
+  openWizard,
+  pick,
+  select,
+  selectNamed,
+  stepHeading,
+  summary,
+} from '@/test-support/screens/knoc-wizard';
 
 const PATH = '/admin/knocs/new/application';
 const PLAINTEXT = 'pst_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
@@ -17,21 +27,6 @@ const FIREWALL_AGENT = agentRecord({
   Name: 'fw-agent',
   Capabilities: agentCapabilities({ backend_types: ['fortios', 'panos'] }),
 });
-
-/** The knoc options as the defaults send them. */
-const DEFAULT_OPTIONS = {
-  URL: '',
-  Category: 'Default',
-  Icon: 'server',
-  ClickToGrant: true,
-  CGNATOpen: false,
-  HideFromUsers: false,
-  HideFromAdmins: false,
-  AutoBrowseUsers: false,
-  MaximumGrantDuration: 0,
-  IpExclusions: { RestrictionType: 'none', RfcType: 'allow', Ranges: [] },
-  GrantType: { Type: 'userIp', Ips: [] },
-};
 
 function created(secrets: {
   ApiKey?: { ID: string; Name: string; PlaintextKey: string } | null;
@@ -112,8 +107,7 @@ describe('application wizard', { timeout: 40_000 }, () => {
           ],
         },
         Knoc: {
-          ...DEFAULT_OPTIONS,
-          Description: 'Partner firewall',
+          ...knocFieldsBody({ Description: 'Partner firewall' }),
           Config: { allowlist: { AllowAccessByIp: false, AllowedIpAddresses: [] } },
         },
         UserIDs: ['u-ada'],
@@ -163,8 +157,7 @@ describe('application wizard', { timeout: 40_000 }, () => {
         Backend: { Name: 'Branch EDL', Config: { allowlist: {} } },
         ApiKey: { Option: 'none' },
         Knoc: {
-          ...DEFAULT_OPTIONS,
-          Description: 'Branch EDL',
+          ...knocFieldsBody({ Description: 'Branch EDL' }),
           Config: { allowlist: { AllowAccessByIp: true, AllowedIpAddresses: ['203.0.113.0/24'] } },
         },
         PassivePlus: {
@@ -238,7 +231,7 @@ describe('application wizard', { timeout: 40_000 }, () => {
           },
         },
         ApiKey: { Option: 'none' },
-        Knoc: { ...DEFAULT_OPTIONS, Description: 'Office VPN', Config: { fortios: { Name: 'postern' } } },
+        Knoc: { ...knocFieldsBody({ Description: 'Office VPN' }), Config: { fortios: { Name: 'postern' } } },
         UserIDs: [],
         GroupIDs: ['g-ops'],
       },

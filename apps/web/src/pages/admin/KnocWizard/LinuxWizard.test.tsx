@@ -1,6 +1,6 @@
 import { screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { knocFieldsBody } from '@/features/knoc-wizard/knoc-body-fixtures';
+import { knocFieldsBody } from '@/test-support/records/knoc-wizard';
 import { currentPath } from '@/test-support/render-app';
 import {
   selectNamed,
@@ -12,7 +12,7 @@ import {
   select,
   stepHeading,
   summary,
-} from './wizard-test-support';
+} from '@/test-support/screens/knoc-wizard';
 
 describe('Linux wizard', { timeout: 30_000 }, () => {
   it('walks agent, settings, options, users and review, then sends the one create call', async () => {

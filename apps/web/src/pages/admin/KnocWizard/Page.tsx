@@ -1,6 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
-import { routeTitleKey, type RouteId, type RoutePageProps } from '@/app/routes/route-types';
+import { routeTitleKey, type RoutePageProps } from '@/app/routes/route-types';
+import type { RouteId } from '@/lib/route-paths';
 import { AdminPage } from '@/components/AdminPage';
 import { FullPageLoader } from '@/components/FullPageLoader';
 import { ApplicationKnocWizard } from '@/features/knoc-wizard/ApplicationKnocWizard';

@@ -11,7 +11,7 @@ import {
   selectNamed,
   stepHeading,
   summary,
-} from './wizard-test-support';
+} from '@/test-support/screens/knoc-wizard';
 
 describe('proxy wizard', { timeout: 30_000 }, () => {
   it('takes the agent’s socket, checks the ACL ID, warns about an old agent and sends haproxy', async () => {

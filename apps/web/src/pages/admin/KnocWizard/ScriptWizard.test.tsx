@@ -13,7 +13,7 @@ import {
   stepHeading,
   summary,
   takenBackend,
-} from './wizard-test-support';
+} from '@/test-support/screens/knoc-wizard';
 import type { UserEvent } from '@testing-library/user-event';
 
 describe('script wizard', { timeout: 30_000 }, () => {

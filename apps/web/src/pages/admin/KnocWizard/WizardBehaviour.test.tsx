@@ -5,7 +5,7 @@ import i18n from '@/i18n/i18n';
 import { adminStatus } from '@/test-support/fixtures';
 import { currentPath } from '@/test-support/render-app';
 import { apiError, data } from '@/test-support/typed-fake-api';
-import { next, openWizard, selectNamed, stepHeading, summary } from './wizard-test-support';
+import { next, openWizard, selectNamed, stepHeading, summary } from '@/test-support/screens/knoc-wizard';
 
 /** Opens the Linux wizard with edge-1 picked and IPv4 set chosen, on the Knoc options step. */
 async function atOptions(routes: Parameters<typeof openWizard>[1] = {}) {

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { ApiKeyListResponse } from '@postern/protocol';
 import { findMenuItem } from '@/test-support/menu';
 import { apiError, data, EMPTY_OK } from '@/test-support/typed-fake-api';
-import { apiKey } from '../ApiKeys/api-key-fixtures';
-import { knocsTable, ONE_SCOPE_KEY, openKnocs } from './knocs-test-support';
+import { apiKey } from '@/test-support/records/api-keys';
+import { knocsTable, ONE_SCOPE_KEY, openKnocs } from '@/test-support/screens/knocs';
 
 /** Opens the detail dialog of `name` and chooses Delete in its Actions menu, then confirms. */
 async function deleteKnoc(user: ReturnType<typeof openKnocs>['user'], name: string) {

@@ -7,13 +7,13 @@ import {
   KnocResponse,
   UserListResponse,
 } from '@postern/protocol';
-import { allowlistKnoc, knocRecord } from '@/features/knocs/knoc-test-fixtures';
+import { allowlistKnoc } from '@/test-support/records/knocs';
 import { stubClipboard } from '@/test-support/clipboard';
-import { adminStatus, licensingSummary } from '@/test-support/fixtures';
+import { adminStatus, knocRecord, licensingSummary } from '@/test-support/fixtures';
 import { findMenuItem } from '@/test-support/menu';
 import { currentPath } from '@/test-support/render-app';
 import { data } from '@/test-support/typed-fake-api';
-import { KNOCS, knocsTable, openKnocs } from './knocs-test-support';
+import { KNOCS, knocsTable, openKnocs } from '@/test-support/screens/knocs';
 
 const ALLOWLIST_URL = `${window.location.origin}/api/v1/allowlists/k-allow/tok123.txt`;
 

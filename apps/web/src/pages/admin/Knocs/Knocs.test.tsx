@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { columnTexts } from '@/test-support/table';
 import { currentPath } from '@/test-support/render-app';
 import { KnocResponse } from '@postern/protocol';
-import { scriptKnoc } from '@/features/knocs/knoc-test-fixtures';
+import { scriptKnoc } from '@/test-support/records/knocs';
 import { apiError, data } from '@/test-support/typed-fake-api';
-import { knocsTable, openKnocs } from './knocs-test-support';
+import { knocsTable, openKnocs } from '@/test-support/screens/knocs';
 
 // Whole-app renders are slow on a busy machine; these are behaviour tests, not timing tests.
 describe('knocs screen: table', { timeout: 30_000 }, () => {

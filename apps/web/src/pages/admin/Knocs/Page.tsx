@@ -4,7 +4,7 @@ import { IconPlus } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { generatePath, Link, useNavigate } from 'react-router';
 import type { KnocRecord } from '@postern/protocol';
-import { routeById } from '@/app/routes/route-table';
+import { routePath } from '@/lib/route-paths';
 import { routeTitleKey, type RoutePageProps } from '@/app/routes/route-types';
 import { AdminPage } from '@/components/AdminPage';
 import { DataTable } from '@/components/data-table/DataTable';
@@ -47,7 +47,7 @@ export default function KnocsPage({ route }: RoutePageProps) {
   useKnocsQuery(view);
 
   const edit = (knoc: KnocRecord) =>
-    void navigate(generatePath(routeById('knocUpdate').path, { knocId: editTargetId(knoc) }));
+    void navigate(generatePath(routePath('knocUpdate'), { knocId: editTargetId(knoc) }));
   const remove = (knoc: KnocRecord) => {
     close();
     deletion.confirmDelete(knoc);
@@ -58,7 +58,7 @@ export default function KnocsPage({ route }: RoutePageProps) {
   const toolbar = (
     <>
       <SearchInput value={search} onChange={setSearch} />
-      <Button component={Link} to={routeById('knocsNew').path} leftSection={<IconPlus size={16} aria-hidden />}>
+      <Button component={Link} to={routePath('knocsNew')} leftSection={<IconPlus size={16} aria-hidden />}>
         {t('knocsScreen.buttons.create')}
       </Button>
     </>

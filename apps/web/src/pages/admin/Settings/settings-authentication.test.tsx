@@ -4,7 +4,8 @@ import { AuthenticationSettingsResponse, ErrorCodes, SamlKeyCertResponse } from 
 import { signInAdmin } from '@/test-support/fixtures';
 import { renderApp } from '@/test-support/render-app';
 import { apiError, data } from '@/test-support/typed-fake-api';
-import { authenticationSettings, findSection, installSettingsApi } from './settings-test-api';
+import { authenticationSettings } from '@/test-support/records/settings';
+import { findSection, installSettingsApi } from '@/test-support/screens/settings';
 
 const METADATA = '<md:EntityDescriptor><md:IDPSSODescriptor/></md:EntityDescriptor>';
 

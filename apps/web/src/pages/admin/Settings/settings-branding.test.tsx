@@ -4,7 +4,8 @@ import { SettingsResponse } from '@postern/protocol';
 import { signInAdmin } from '@/test-support/fixtures';
 import { renderApp } from '@/test-support/render-app';
 import { data, type TypedRequest } from '@/test-support/typed-fake-api';
-import { findSection, installSettingsApi, settingsRecord } from './settings-test-api';
+import { findSection, installSettingsApi } from '@/test-support/screens/settings';
+import { settingsRecord } from '@/test-support/records/settings';
 
 const STORED_LOGO = 'data:image/png;base64,iVBORw0KGgo=';
 

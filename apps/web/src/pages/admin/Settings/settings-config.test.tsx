@@ -4,7 +4,8 @@ import { ErrorCodes, SettingsResponse } from '@postern/protocol';
 import { signInAdmin } from '@/test-support/fixtures';
 import { renderApp } from '@/test-support/render-app';
 import { apiError, data, type TypedRequest } from '@/test-support/typed-fake-api';
-import { findSection, installSettingsApi, settingsRecord } from './settings-test-api';
+import { findSection, installSettingsApi } from '@/test-support/screens/settings';
+import { settingsRecord } from '@/test-support/records/settings';
 
 /** PUT config answers the stored record with the body applied, as the server does. */
 const echoConfig = ({ body }: TypedRequest) => data(SettingsResponse, settingsRecord({ ...(body as object) }));

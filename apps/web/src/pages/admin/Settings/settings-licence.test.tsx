@@ -4,7 +4,8 @@ import { AdminStatusResponse, ErrorCodes, LicenceStatusResponse } from '@postern
 import { adminStatus, signInAdmin } from '@/test-support/fixtures';
 import { renderApp } from '@/test-support/render-app';
 import { apiError, data, type TypedRequest } from '@/test-support/typed-fake-api';
-import { findSection, installSettingsApi, licensed, unlicensed } from './settings-test-api';
+import { findSection, installSettingsApi } from '@/test-support/screens/settings';
+import { licensed, unlicensed } from '@/test-support/records/settings';
 
 async function openLicence() {
   signInAdmin();

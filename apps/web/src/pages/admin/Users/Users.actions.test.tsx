@@ -9,7 +9,8 @@ import {
 } from '@postern/protocol';
 import { findMenuItem, getMenuItem, menuItemTexts } from '@/test-support/menu';
 import { apiError, data, EMPTY_OK } from '@/test-support/typed-fake-api';
-import { findUsersTable, openUsersPage, userRecord, userRoutes } from './user-fixtures';
+import { findUsersTable, openUsersPage, userRoutes } from '@/test-support/screens/users';
+import { listedUser } from '@/test-support/records/users';
 
 // Whole-app tests with dialogs take a few seconds each.
 vi.setConfig({ testTimeout: 20_000 });
@@ -43,9 +44,9 @@ describe('row actions', () => {
   ])('offers the right actions for %s', async (_case, name, expected) => {
     const page = openUsersPage(
       userRoutes([
-        userRecord(),
-        userRecord({ ID: 'u-sam', Name: 'Sam', AuthType: 'SAML', TOTPEnabled: false }),
-        userRecord({ ID: 'u-tom', Name: 'Tom', TOTPEnabled: true }),
+        listedUser(),
+        listedUser({ ID: 'u-sam', Name: 'Sam', AuthType: 'SAML', TOTPEnabled: false }),
+        listedUser({ ID: 'u-tom', Name: 'Tom', TOTPEnabled: true }),
       ]),
     );
     await openMenu(page, name);

@@ -4,7 +4,8 @@ import { ErrorCodes, UserCreateResponse, UserResponse, type UserRecord } from '@
 import { licensingSummary } from '@/test-support/fixtures';
 import { findMenuItem } from '@/test-support/menu';
 import { apiError, data } from '@/test-support/typed-fake-api';
-import { findUsersTable, openUsersPage, userRecord } from './user-fixtures';
+import { findUsersTable, openUsersPage } from '@/test-support/screens/users';
+import { listedUser } from '@/test-support/records/users';
 
 // Whole-app tests with dialogs take a few seconds each.
 vi.setConfig({ testTimeout: 20_000 });
@@ -37,7 +38,7 @@ async function fill(page: Page, dialog: HTMLElement, values: Record<string, stri
 }
 
 const created = (overrides: Partial<UserRecord> = {}) =>
-  data(UserCreateResponse, { User: userRecord({ ID: 'u-new', ...overrides }), PlaintextKey: null });
+  data(UserCreateResponse, { User: listedUser({ ID: 'u-new', ...overrides }), PlaintextKey: null });
 
 describe('create user', () => {
   it('derives the username from the name, sends the spec’s fields and says so', async () => {
@@ -122,7 +123,7 @@ describe('create user', () => {
   it('creates an apikey user with a key and shows the key once', async () => {
     const page = openUsersPage({
       'POST /api/admin/users': data(UserCreateResponse, {
-        User: userRecord({ ID: 'u-ci', Name: 'CI robot', AuthType: 'apikey' }),
+        User: listedUser({ ID: 'u-ci', Name: 'CI robot', AuthType: 'apikey' }),
         PlaintextKey: 'pk_live_once',
       }),
     });
@@ -192,7 +193,7 @@ it('keeps the session limit within the licence’s as it is typed', async () => 
 describe('edit user', () => {
   it('keeps the username fixed and sends the user with its id and ACLs', async () => {
     const page = openUsersPage({
-      'PUT /api/admin/users/:id': ({ params }) => data(UserResponse, userRecord({ ID: params.id ?? '' })),
+      'PUT /api/admin/users/:id': ({ params }) => data(UserResponse, listedUser({ ID: params.id ?? '' })),
     });
     const dialog = await openEdit(page, 'Ada Lovelace');
     expect(field(dialog, 'Username')).toBeDisabled();

@@ -4,7 +4,8 @@ import { ErrorCodes } from '@postern/protocol';
 import { licensingSummary } from '@/test-support/fixtures';
 import { columnTexts } from '@/test-support/table';
 import { apiError } from '@/test-support/typed-fake-api';
-import { findUsersTable, manyUsers, openUsersPage, userRecord, userRoutes } from './user-fixtures';
+import { findUsersTable, manyUsers, openUsersPage, userRoutes } from '@/test-support/screens/users';
+import { listedUser } from '@/test-support/records/users';
 
 const table = findUsersTable;
 /** The names of this page's two licence alerts (the admin shell has banners of its own). */
@@ -138,7 +139,7 @@ describe('licence notice', () => {
   });
 
   it('shows no banner over the limit when SAML users exist', async () => {
-    openUsersPage(userRoutes([...manyUsers(11), userRecord({ ID: 'u-saml', Name: 'Sam', AuthType: 'SAML' })]));
+    openUsersPage(userRoutes([...manyUsers(11), listedUser({ ID: 'u-saml', Name: 'Sam', AuthType: 'SAML' })]));
     await table();
     expect(await screen.findByRole('button', { name: 'Create user' })).toBeVisible();
     expect(screen.queryByRole('alert', { name: LIMIT_ALERTS })).not.toBeInTheDocument();

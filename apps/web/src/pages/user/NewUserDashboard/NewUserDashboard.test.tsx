@@ -5,7 +5,7 @@ import { preferenceKey } from '../../../features/acls/preferences';
 import { STATUS_COLOURS } from '../../../features/acls/status-colours';
 import { COLOR_SCHEME_STORAGE_KEY } from '../../../theme/color-scheme';
 import { aclEntry } from '../../../test-support/fixtures';
-import { openDashboard, services, themeAnswer } from './dashboard-test-support';
+import { openDashboard, services, themeAnswer } from '@/test-support/screens/new-user-dashboard';
 
 const COUNTDOWN = /^\d{2}:\d{2}:\d{2}$/;
 

@@ -7,7 +7,7 @@ import { browserLocation } from '../../../lib/navigation/browser-location';
 import { installFakeApi } from '../../../test-support/fake-api';
 import { aclEntry, signInUser, userSession, userStatus } from '../../../test-support/fixtures';
 import { currentPath, renderApp } from '../../../test-support/render-app';
-import { openDashboard } from './dashboard-test-support';
+import { openDashboard } from '@/test-support/screens/new-user-dashboard';
 
 const inSeconds = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString();
 

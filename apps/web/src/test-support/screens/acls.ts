@@ -6,11 +6,11 @@ import {
   type BackendRecord,
   type KnocRecord,
 } from '@postern/protocol';
-import { agentRecord } from '@/features/agents/agent-fixtures';
-import { backendRecord } from '@/features/backends/backend-fixtures';
-import { knocRecord, signInAdmin } from '@/test-support/fixtures';
-import { renderApp } from '@/test-support/render-app';
-import { data, installTypedFakeApi, type FakeRoute, type TypedHandler } from '@/test-support/typed-fake-api';
+import { agentRecord } from '../records/agents';
+import { backendRecord } from '../records/backends';
+import { knocRecord } from '../fixtures';
+import { data, type FakeRoute, type TypedHandler } from '../typed-fake-api';
+import { openAdminScreen } from './admin';
 
 /** An HAProxy backend and an ipset backend, both on edge-1. */
 export const BACKENDS: BackendRecord[] = [
@@ -42,14 +42,12 @@ export function openAcls(
   routes: Partial<Record<FakeRoute, TypedHandler>> = {},
   { knocs = KNOCS, backends = BACKENDS }: { knocs?: KnocRecord[]; backends?: BackendRecord[] } = {},
 ) {
-  const api = installTypedFakeApi({
+  return openAdminScreen('/admin/acls', {
     'GET /api/admin/acls': data(KnocListResponse, knocs),
     'GET /api/admin/backends': data(BackendListResponse, backends),
     'GET /api/admin/agents': data(AgentListResponse, [agentRecord()]),
     ...routes,
   });
-  signInAdmin();
-  return { api, ...renderApp('/admin/acls') };
 }
 
 /** The ACLs table, once loaded. */

@@ -1,9 +1,9 @@
 import { screen } from '@testing-library/react';
 import { AdminListResponse, type AdminRecord } from '@postern/protocol';
-import { adminRecord, hoursAgo } from '@/features/admins/admin-fixtures';
-import { signInAdmin } from '@/test-support/fixtures';
-import { renderApp } from '@/test-support/render-app';
-import { data, installTypedFakeApi, type FakeRoute, type TypedHandler } from '@/test-support/typed-fake-api';
+import { adminRecord } from '../records/admins';
+import { hoursAgo } from '../time';
+import { data, type FakeRoute, type TypedHandler } from '../typed-fake-api';
+import { openAdminScreen } from './admin';
 
 /** Grace (signed in), Ada (LDAP, sign-in disabled, never signed in), Linus (SAML). */
 export const ADMINS: AdminRecord[] = [
@@ -29,9 +29,7 @@ export const ADMINS: AdminRecord[] = [
 
 /** Signs Grace in, serves `admins` and `routes`, and opens the Admins screen. */
 export function openAdmins(routes: Partial<Record<FakeRoute, TypedHandler>> = {}, admins: AdminRecord[] = ADMINS) {
-  const api = installTypedFakeApi({ 'GET /api/admin/admins': data(AdminListResponse, admins), ...routes });
-  signInAdmin({ Name: 'Grace Hopper', UserName: 'grace' });
-  return { api, ...renderApp('/admin/admins') };
+  return openAdminScreen('/admin/admins', { 'GET /api/admin/admins': data(AdminListResponse, admins), ...routes });
 }
 
 /** The admins table, once loaded. */

@@ -1,9 +1,9 @@
 import { screen } from '@testing-library/react';
 import { GroupListResponse, KnocListResponse, UserListResponse, type GroupRecord } from '@postern/protocol';
-import { groupRecord, knocRecord, userRecord } from '@/features/groups/group-test-fixtures';
-import { signInAdmin } from '@/test-support/fixtures';
-import { renderApp } from '@/test-support/render-app';
-import { data, installTypedFakeApi, type FakeRoute, type TypedHandler } from '@/test-support/typed-fake-api';
+import { groupRecord } from '../records/groups';
+import { knocRecord, userRecord } from '../fixtures';
+import { data, type FakeRoute, type TypedHandler } from '../typed-fake-api';
+import { openAdminScreen } from './admin';
 
 /** Operations (local, 2 knocs, 1 user), Engineering (SAML, 3 users), and a dynamic one. */
 export const GROUPS: GroupRecord[] = [
@@ -33,14 +33,12 @@ export const USERS = [
 
 /** Signs an admin in, serves the groups, knocs and users and `routes`, and opens the Groups screen. */
 export function openGroups(routes: Partial<Record<FakeRoute, TypedHandler>> = {}, groups: GroupRecord[] = GROUPS) {
-  const api = installTypedFakeApi({
+  return openAdminScreen('/admin/groups', {
     'GET /api/admin/groups': data(GroupListResponse, groups),
     'GET /api/admin/acls': data(KnocListResponse, KNOCS),
     'GET /api/admin/users': data(UserListResponse, USERS),
     ...routes,
   });
-  signInAdmin();
-  return { api, ...renderApp('/admin/groups') };
 }
 
 /** The groups table, once loaded. */

@@ -1,14 +1,6 @@
-import {
-  AgentListResponse,
-  AuthenticationSettingsResponse,
-  LicenceStatusResponse,
-  SettingsResponse,
-  type AuthenticationSettings,
-  type LicenceStatus,
-  type SettingsRecord,
-} from '@postern/protocol';
-import { screen } from '@testing-library/react';
-import { data, installTypedFakeApi, type FakeRoute, type TypedHandler } from '@/test-support/typed-fake-api';
+import type { AuthenticationSettings, LicenceStatus, SettingsRecord } from '@postern/protocol';
+
+/* Test data only: the Settings screen's three reads, each with its defaults. */
 
 /** GET /api/admin/settings with every default. */
 export function settingsRecord(overrides: Partial<SettingsRecord> = {}): SettingsRecord {
@@ -88,27 +80,4 @@ export function licensed(overrides: Partial<LicenceStatus> = {}): LicenceStatus 
     UserCount: 12,
     ...overrides,
   });
-}
-
-/** The fake server of the Settings screen: its three reads, plus whatever a test adds. */
-export function installSettingsApi(
-  routes: Partial<Record<FakeRoute, TypedHandler>> = {},
-  initial: { settings?: SettingsRecord; authentication?: AuthenticationSettings; licence?: LicenceStatus } = {},
-) {
-  return installTypedFakeApi({
-    'GET /api/admin/settings': data(SettingsResponse, initial.settings ?? settingsRecord()),
-    'GET /api/admin/settings/authentication': data(
-      AuthenticationSettingsResponse,
-      initial.authentication ?? authenticationSettings(),
-    ),
-    'GET /api/admin/settings/license': data(LicenceStatusResponse, initial.licence ?? unlicensed()),
-    // The banner area asks for the agents once a licence is installed.
-    'GET /api/admin/agents': data(AgentListResponse, []),
-    ...routes,
-  });
-}
-
-/** The settings page's section named `name`, once the lazily loaded page has come. */
-export async function findSection(name: string): Promise<HTMLElement> {
-  return screen.findByRole('region', { name }, { timeout: 5000 });
 }

@@ -1,7 +1,7 @@
 import type { AclEntry, Theme, UserStatus } from '@postern/protocol';
-import { installFakeApi, type FakeHandler } from '../../../test-support/fake-api';
-import { aclEntry, signInUser, userStatus } from '../../../test-support/fixtures';
-import { renderApp } from '../../../test-support/render-app';
+import { installFakeApi, type FakeHandler } from '../fake-api';
+import { aclEntry, signInUser, userStatus } from '../fixtures';
+import { renderApp } from '../render-app';
 
 /** `count` ACLs named "Service 1" … in the default category. */
 export function services(count: number, overrides: (index: number) => Partial<AclEntry> = () => ({})): AclEntry[] {

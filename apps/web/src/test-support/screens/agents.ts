@@ -1,9 +1,8 @@
 import { screen, within } from '@testing-library/react';
 import { AgentListResponse, type AgentRecord } from '@postern/protocol';
-import { signInAdmin } from '@/test-support/fixtures';
-import { renderApp } from '@/test-support/render-app';
-import { bodyRows as tableRows } from '@/test-support/table';
-import { data, installTypedFakeApi, type FakeRoute, type TypedHandler } from '@/test-support/typed-fake-api';
+import { bodyRows as tableRows } from '../table';
+import { data, type FakeRoute, type TypedHandler } from '../typed-fake-api';
+import { openAdminScreen } from './admin';
 
 /**
  * Opens /admin/agents as a signed-in admin with `agents` listed (or another list handler) and
@@ -13,15 +12,13 @@ export async function openAgentsPage(
   agents: AgentRecord[] | TypedHandler,
   routes: Partial<Record<FakeRoute, TypedHandler>> = {},
 ) {
-  const api = installTypedFakeApi({
+  const view = openAdminScreen('/admin/agents', {
     'GET /api/admin/agents': Array.isArray(agents) ? data(AgentListResponse, agents) : agents,
     ...routes,
   });
-  signInAdmin();
-  const view = renderApp('/admin/agents');
   // The first render loads the page's lazy chunk, which can take a while on a busy machine.
   const table = await screen.findByRole('table', { name: 'Agents' }, { timeout: 10_000 });
-  return { ...view, api, table };
+  return { ...view, table };
 }
 
 /** The data rows of the agents table (the header row left out). */

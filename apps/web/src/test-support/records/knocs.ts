@@ -1,7 +1,5 @@
 import { NO_AGENT_ID, type KnocRecord } from '@postern/protocol';
-import { knocRecord } from '@/test-support/fixtures';
-
-export { knocRecord };
+import { knocRecord } from '../fixtures';
 
 /*
  * Knocs of each backend type for the knocs screen's tests, complete enough to pass the protocol's

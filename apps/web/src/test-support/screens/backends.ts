@@ -1,10 +1,9 @@
 import { screen } from '@testing-library/react';
 import { AgentListResponse, BackendListResponse, type AgentRecord, type BackendRecord } from '@postern/protocol';
-import { agentRecord, newAgentRecord } from '@/features/agents/agent-fixtures';
-import { backendRecord, fortiosBackendRecord } from '@/features/backends/backend-fixtures';
-import { signInAdmin } from '@/test-support/fixtures';
-import { renderApp } from '@/test-support/render-app';
-import { data, installTypedFakeApi, type FakeRoute, type TypedHandler } from '@/test-support/typed-fake-api';
+import { agentRecord, newAgentRecord } from '../records/agents';
+import { backendRecord, fortiosBackendRecord } from '../records/backends';
+import { data, type FakeRoute, type TypedHandler } from '../typed-fake-api';
+import { openAdminScreen } from './admin';
 
 /** Load balancer (HAProxy on edge-1), Firewall (FortiGate) and Published (allowlist, no agent). */
 export const BACKENDS: BackendRecord[] = [
@@ -33,13 +32,11 @@ export const AGENTS: AgentRecord[] = [
 
 /** Signs an admin in, serves backends, agents and `routes`, and opens the Backends screen. */
 export function openBackends(routes: Partial<Record<FakeRoute, TypedHandler>> = {}, backends = BACKENDS) {
-  const api = installTypedFakeApi({
+  return openAdminScreen('/admin/backends', {
     'GET /api/admin/backends': data(BackendListResponse, backends),
     'GET /api/admin/agents': data(AgentListResponse, AGENTS),
     ...routes,
   });
-  signInAdmin();
-  return { api, ...renderApp('/admin/backends') };
 }
 
 /** The backends table, once loaded. */

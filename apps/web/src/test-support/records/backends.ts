@@ -1,5 +1,5 @@
 import type { BackendRecord } from '@postern/protocol';
-import { agentRecord } from '@/features/agents/agent-fixtures';
+import { agentRecord } from './agents';
 
 /** Test data only: an HAProxy backend on the fixture agent edge-1. */
 export function backendRecord(overrides: Partial<BackendRecord> = {}): BackendRecord {

@@ -1,5 +1,27 @@
 import { NO_AGENT_ID, RECORDED, type KnocRecord } from '@postern/protocol';
-import { knocRecord } from '@/test-support/fixtures';
+import type { KnocFields } from '@/features/knoc-wizard/sections/knoc-options';
+import { knocRecord } from '../fixtures';
+
+/* Test data only: the knoc wizard's request bodies, and knocs as the update wizard reads them back. */
+
+/** The knoc fields a body carries when no option was changed, with `patch` applied. */
+export function knocFieldsBody(patch: Partial<KnocFields>): KnocFields {
+  return {
+    Description: '',
+    URL: '',
+    Category: 'Default',
+    Icon: 'server',
+    ClickToGrant: true,
+    CGNATOpen: false,
+    HideFromUsers: false,
+    HideFromAdmins: false,
+    AutoBrowseUsers: false,
+    MaximumGrantDuration: 0,
+    IpExclusions: { RestrictionType: 'none', RfcType: 'allow', Ranges: [] },
+    GrantType: { Type: 'userIp', Ips: [] },
+    ...patch,
+  };
+}
 
 /** An active FortiOS knoc as read back: its Bearer token RECORDED. */
 export function fortiosKnoc(overrides: Partial<KnocRecord> = {}): KnocRecord {
@@ -19,8 +41,11 @@ export function fortiosKnoc(overrides: Partial<KnocRecord> = {}): KnocRecord {
   });
 }
 
-/** A passive allowlist knoc: its list read by address, its token made by the server. */
-export function allowlistKnoc(overrides: Partial<KnocRecord> = {}): KnocRecord {
+/**
+ * A passive allowlist knoc: its list read by address, its token made by the server. (The knocs
+ * screen's allowlistKnoc, in records/knocs.ts, is read with an API key instead.)
+ */
+export function allowlistByAddressKnoc(overrides: Partial<KnocRecord> = {}): KnocRecord {
   return knocRecord({
     ID: 'k-list',
     Name: 'Partner list',
@@ -38,7 +63,7 @@ export function allowlistKnoc(overrides: Partial<KnocRecord> = {}): KnocRecord {
 }
 
 /** A passive+ knoc: the allowlist parent users see, holding the members. */
-export const PASSIVE_PLUS_PARENT = allowlistKnoc({
+export const PASSIVE_PLUS_PARENT = allowlistByAddressKnoc({
   ID: 'k-parent',
   Name: 'Partner firewall',
   Description: 'Partner firewall',

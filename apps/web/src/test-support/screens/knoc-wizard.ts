@@ -10,11 +10,11 @@ import {
   type AgentRecord,
   type BackendRecord,
 } from '@postern/protocol';
-import { agentCapabilities, agentRecord, newAgentRecord } from '@/features/agents/agent-fixtures';
-import { groupRecord } from '@/features/groups/group-test-fixtures';
-import { adminStatus, knocRecord, licensingSummary, signInAdmin, userRecord } from '@/test-support/fixtures';
-import { renderApp } from '@/test-support/render-app';
-import { data, installTypedFakeApi, type FakeRoute, type TypedHandler } from '@/test-support/typed-fake-api';
+import { agentCapabilities, agentRecord, newAgentRecord } from '../records/agents';
+import { groupRecord } from '../records/groups';
+import { adminStatus, knocRecord, licensingSummary, userRecord } from '../fixtures';
+import { data, type FakeRoute, type TypedHandler } from '../typed-fake-api';
+import { openAdminScreen } from './admin';
 
 /** edge-1 can drive everything; fresh never connected; old runs 1.5.0. */
 export const EDGE = agentRecord();
@@ -63,7 +63,7 @@ export function openWizard(
   routes: Partial<Record<FakeRoute, TypedHandler>> = {},
   agents: AgentRecord[] = [EDGE, FRESH],
 ) {
-  const api = installTypedFakeApi({
+  return openAdminScreen(path, {
     'GET /api/admin/status': data(AdminStatusResponse, adminStatus({ Licensing: licensingSummary() })),
     'GET /api/admin/agents': data(AgentListResponse, agents),
     'GET /api/admin/users': data(UserListResponse, USERS),
@@ -72,8 +72,6 @@ export function openWizard(
     'POST /api/admin/knocs': CREATED,
     ...routes,
   });
-  signInAdmin();
-  return { api, ...renderApp(path) };
 }
 
 /** The heading of the step on screen, once shown. */

@@ -1,7 +1,5 @@
 import type { AdminRecord } from '@postern/protocol';
-
-/** The ISO instant `hours` ago. */
-export const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
+import { hoursAgo } from '../time';
 
 /** Test data only: one admin as GET /api/admin/admins lists it. */
 export function adminRecord(overrides: Partial<AdminRecord> = {}): AdminRecord {

@@ -1,7 +1,5 @@
 import type { GroupRecord } from '@postern/protocol';
 
-export { knocRecord, userRecord } from '@/test-support/fixtures';
-
 /*
  * Records for the groups tests, complete enough to pass the protocol's response schemas (the typed
  * fake API parses every answer).

@@ -9,31 +9,18 @@ import {
   type LicensingSummary,
   type UserRecord,
 } from '@postern/protocol';
-import { adminStatus, licensingSummary, signInAdmin, userRecord as sharedUserRecord } from '@/test-support/fixtures';
-import { renderApp } from '@/test-support/render-app';
-import { data, installTypedFakeApi, type FakeRoute, type TypedHandler } from '@/test-support/typed-fake-api';
+import { adminStatus, licensingSummary } from '../fixtures';
+import { listedUser } from '../records/users';
+import { hoursAgo } from '../time';
+import { data, type FakeRoute, type TypedHandler } from '../typed-fake-api';
+import { openAdminScreen } from './admin';
 
-/** Test data for the Users screen's tests: users, a licence, and the page opened on the fake API. */
-
-const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
-
-/** A licensed local user who signed in two hours ago. */
-export function userRecord(overrides: Partial<UserRecord> = {}): UserRecord {
-  return sharedUserRecord({
-    Company: 'Analytical Engines',
-    SessionLimit: 3,
-    AclIds: ['acl-1'],
-    LastLogin: hoursAgo(2),
-    CreatedAt: hoursAgo(24 * 30),
-    ActiveSession: true,
-    ...overrides,
-  });
-}
+/** The Users screen's tests: its users, and the page opened on the fake API with a licence. */
 
 /** Three users of different kinds; Linus is not licensed and never signed in. */
 export const THREE_USERS: UserRecord[] = [
-  userRecord(),
-  userRecord({
+  listedUser(),
+  listedUser({
     ID: 'u-grace',
     Name: 'grace Hopper',
     UserName: 'grace',
@@ -45,7 +32,7 @@ export const THREE_USERS: UserRecord[] = [
     LastLogin: hoursAgo(30),
     ActiveSession: false,
   }),
-  userRecord({
+  listedUser({
     ID: 'u-linus',
     Name: 'Linus Torvalds',
     UserName: 'linus',
@@ -61,7 +48,7 @@ export const THREE_USERS: UserRecord[] = [
 /** `count` local users named user-1 … user-count. */
 export const manyUsers = (count: number) =>
   Array.from({ length: count }, (_, index) =>
-    userRecord({ ID: `u-${index + 1}`, Name: `User ${index + 1}`, UserName: `user-${index + 1}` }),
+    listedUser({ ID: `u-${index + 1}`, Name: `User ${index + 1}`, UserName: `user-${index + 1}` }),
   );
 
 /** The user routes answering `users` (a fixed list, or a function read on every GET). */
@@ -79,15 +66,13 @@ export function openUsersPage(
   routes: Partial<Record<FakeRoute, TypedHandler>> = {},
   licence: LicensingSummary = licensingSummary(),
 ) {
-  const api = installTypedFakeApi({
+  return openAdminScreen('/admin/users', {
     'GET /api/admin/status': data(AdminStatusResponse, adminStatus({ Licensing: licence })),
     // The admin shell's banner area asks for agents (its agent-compatibility banner).
     'GET /api/admin/agents': data(AgentListResponse, []),
     ...userRoutes(),
     ...routes,
   });
-  signInAdmin();
-  return { api, ...renderApp('/admin/users') };
 }
 
 /** Finds the users table, allowing for the lazily loaded page. */

@@ -1,10 +1,9 @@
 import { screen } from '@testing-library/react';
 import { ApiKeyListResponse, KnocListResponse, type ApiKeyRecord, type KnocRecord } from '@postern/protocol';
-import { allowlistKnoc, haproxyKnoc, ipsetKnoc, scriptKnoc } from '@/features/knocs/knoc-test-fixtures';
-import { apiKey } from '../ApiKeys/api-key-fixtures';
-import { signInAdmin } from '@/test-support/fixtures';
-import { renderApp } from '@/test-support/render-app';
-import { data, installTypedFakeApi, type FakeRoute, type TypedHandler } from '@/test-support/typed-fake-api';
+import { allowlistKnoc, haproxyKnoc, ipsetKnoc, scriptKnoc } from '../records/knocs';
+import { apiKey } from '../records/api-keys';
+import { data, type FakeRoute, type TypedHandler } from '../typed-fake-api';
+import { openAdminScreen } from './admin';
 
 const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
 
@@ -34,13 +33,11 @@ export function openKnocs(
   knocs: KnocRecord[] = KNOCS,
   path = '/admin/knocs',
 ) {
-  const api = installTypedFakeApi({
+  return openAdminScreen(path, {
     'GET /api/admin/knocs': data(KnocListResponse, knocs),
     'GET /api/admin/api-keys': data(ApiKeyListResponse, [ONE_SCOPE_KEY]),
     ...routes,
   });
-  signInAdmin();
-  return { api, ...renderApp(path) };
 }
 
 /** The knocs table, once loaded. */

@@ -2,10 +2,10 @@ import { Button } from '@mantine/core';
 import { z } from 'zod';
 import type { AgentRecord, BackendType } from '@postern/protocol';
 import { useZodForm } from '@/lib/forms/use-zod-form';
-import { aclConfigFormSchema, backendConfigFormSchema, configIssueKey } from '../config-rules';
-import type { ConfigFormMode, ConfigValues } from '../config-values';
-import { AclConfigFields } from './AclConfigFields';
-import { BackendConfigFields } from './BackendConfigFields';
+import { aclConfigFormSchema, backendConfigFormSchema, configIssueKey } from '@/features/backends/config-rules';
+import type { ConfigFormMode, ConfigValues } from '@/features/backends/config-values';
+import { AclConfigFields } from '@/features/backends/components/AclConfigFields';
+import { BackendConfigFields } from '@/features/backends/components/BackendConfigFields';
 
 /** Test support only: a form holding one config at `Outer.Config.<type>`, as a wizard would nest it. */
 export interface HarnessProps {
@@ -19,6 +19,7 @@ export interface HarnessProps {
   refusal?: unknown;
 }
 
+/** The backend or ACL config fields of `type` in that form, with a Submit and a Refuse button. */
 export function ConfigFieldsHarness({
   kind,
   type,
