@@ -2,13 +2,14 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCodes } from '@postern/protocol';
 import { bothStores } from '../test-support/store-kinds.js';
 import { useTestApp } from '../test-support/use-test-app.js';
-import { givenAdmin } from '../test-support/factories.js';
+import { givenAdmin, PASSWORD_TEST_TIMEOUT_MS } from '../test-support/factories.js';
 import { cookieFrom } from '../test-support/http.js';
 import { givenAdminSession } from '../test-support/sessions.js';
 import { adminClient, type AdminClient } from '../test-support/admin-client.js';
 import { givenEnrolledTotp } from '../test-support/totp.js';
 
-describe.each(bothStores())('admin directory API (%s)', (kind) => {
+// Creating admins with passwords and signing them in hash with argon2id.
+describe.each(bothStores())('admin directory API (%s)', { timeout: PASSWORD_TEST_TIMEOUT_MS }, (kind) => {
   const t = useTestApp(kind);
   let me: Awaited<ReturnType<typeof givenAdmin>>;
   let admin: AdminClient;

@@ -7,6 +7,14 @@ import { uuidv7 } from '../lib/ids.js';
 
 let sequence = 0;
 
+/**
+ * The time limit for a test that hashes or verifies passwords (argon2id at the production cost,
+ * ~50-100 ms each on a quiet machine, many times that on a busy one): a sign-in, creating an
+ * account with a password through the API. Tests that are not about passwords avoid both
+ * (givenAdminSession, the factories' written-down hashes) and keep vitest's default.
+ */
+export const PASSWORD_TEST_TIMEOUT_MS = 60_000;
+
 /** The password givenUser gives unless told another. */
 export const DEFAULT_USER_PASSWORD = 'correct horse battery';
 /** The password givenAdmin gives unless told another. */

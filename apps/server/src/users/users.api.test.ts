@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { AuditActions, ErrorCodes } from '@postern/protocol';
 import { bothStores } from '../test-support/store-kinds.js';
 import { useTestApp } from '../test-support/use-test-app.js';
-import { givenAdmin, givenKnoc, givenUser } from '../test-support/factories.js';
+import { givenAdmin, givenKnoc, givenUser, PASSWORD_TEST_TIMEOUT_MS } from '../test-support/factories.js';
 import { signInUser } from '../test-support/http.js';
 import { givenAdminSession, givenUserSession } from '../test-support/sessions.js';
 import { adminClient, type AdminClient } from '../test-support/admin-client.js';
@@ -17,7 +17,8 @@ const VALID_LOCAL = {
   ConfirmPassword: 'a long passphrase',
 };
 
-describe.each(bothStores())('user directory API (%s)', (kind) => {
+// Creating users with passwords and signing them in hash with argon2id.
+describe.each(bothStores())('user directory API (%s)', { timeout: PASSWORD_TEST_TIMEOUT_MS }, (kind) => {
   const t = useTestApp(kind);
   let admin: AdminClient;
   beforeEach(async () => {
