@@ -128,7 +128,10 @@ export async function startAdminSession(
   return { sessionId, token, endsAt };
 }
 
-/** When an admin session started at `now` in `stage` ends: ADMIN_SESSION_MINUTES on, or the wait for its second factor. */
+/**
+ * When an admin session started at `now` in `stage` ends: ADMIN_SESSION_MINUTES later when active,
+ * after the wait for its second factor otherwise.
+ */
 export function adminSessionEndsAt(now: number, stage: SessionStage): number {
   return now + (stage === 'active' ? ADMIN_SESSION_MINUTES * MINUTE_MS : PENDING_SECOND_FACTOR_MS);
 }

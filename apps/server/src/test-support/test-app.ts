@@ -166,7 +166,7 @@ export function testSeed(testStore: TestStore, options: TestAppOptions): Replica
   };
 }
 
-/** Closes the replicas of the seed's installation that are still open (newest first does not matter). */
+/** Closes the replicas of the seed's installation that are still open. */
 export async function closeReplicas(seed: ReplicaSeed): Promise<void> {
   for (const closeReplica of [...seed.replicas]) await closeReplica();
 }
@@ -294,8 +294,8 @@ export async function appOn(
   base.metrics.watchStore(store.db, seed.clock, logger);
   const hub = new AgentHub(base);
   base.metrics.watchAgents(hub);
-  // The hub's context and the app's are one object (server.ts copies it), so that what a reset puts
-  // into the context the hub and its connections see as well.
+  // One object for the hub's context and the app's (server.ts makes two), so that the hub and its
+  // connections see what a reset puts back into the context.
   const ctx: AppContext = Object.assign(base, { agentSync: hub });
   const clockWatch = renewable(() => new ClockWatch({ ...ctx, monotonic: seed.clock, agents: hub }));
   base.metrics.watchClock(clockWatch.view);
