@@ -14,9 +14,9 @@ const MIGRATION_TABLES = ['postern_migration', 'postern_migration_lock'];
 /**
  * A function that empties every data table of the store, back to what the migrations left: one
  * transaction of DELETEs, children before parents. Measured against the alternatives on both
- * stores: on SQLite ~0.5 ms (copying a migrated file and reopening costs more, and would give the
- * app a new connection); on PostgreSQL ~4 ms, where TRUNCATE … CASCADE costs 150-300 ms for the
- * two dozen tables (it replaces every table's and index's files).
+ * stores: on SQLite ~0.5 ms (copying a migrated file and opening it costs ~2 ms, and would give the
+ * app a new connection to be rewired to); on PostgreSQL ~4 ms, where TRUNCATE … CASCADE costs
+ * 150-300 ms for the two dozen tables (it replaces every table's and index's files).
  *
  * On PostgreSQL the DELETEs ring the cluster doorbells of the rows they remove (migration 0012);
  * nobody hears them, since useTestApp closes a test's replicas (and their listeners) before.
