@@ -12,7 +12,6 @@ import { buildApp } from '../src/app.js';
 import { givenAdmin } from '../src/test-support/factories.js';
 import { signInAdmin } from '../src/test-support/http.js';
 import { checkLicence, publicKeyFromBase64, type LicencePayload } from '../src/licence/licence-format.js';
-import { registerLicenceRoutes } from '../src/licence/licence.routes.js';
 
 const SERVER_SRC = path.join(REPO_ROOT, 'apps/server/src');
 const MAIN = path.join(SERVER_SRC, 'main.ts');
@@ -110,8 +109,6 @@ async function statusFromStore(): Promise<LicenceStatus> {
     current: () => ({ indexHtml: null, bundleHash: 'test' }),
   });
   try {
-    // app.ts registers these routes; until it does, add them to this app.
-    if (!app.hasRoute({ method: 'GET', url: '/api/admin/settings/license' })) registerLicenceRoutes(app, ctx);
     const admin = await givenAdmin(ctx);
     const cookie = await signInAdmin(app, admin.userName, admin.password);
     const response = await app.inject({ method: 'GET', url: '/api/admin/settings/license', headers: { cookie } });

@@ -1,38 +1,36 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCodes } from '@postern/protocol';
-import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
-import { givenAdmin } from '../test-support/factories.js';
-import { cookieFrom, signInAdmin } from '../test-support/http.js';
+import { bothStores } from '../test-support/store-kinds.js';
+import { useTestApp } from '../test-support/use-test-app.js';
+import { givenAdmin, PASSWORD_TEST_TIMEOUT_MS } from '../test-support/factories.js';
+import { cookieFrom } from '../test-support/http.js';
+import { givenAdminSession } from '../test-support/sessions.js';
+import { adminClient, type AdminClient } from '../test-support/admin-client.js';
 import { givenEnrolledTotp } from '../test-support/totp.js';
 
-describe.each(testStoreKinds())('admin directory API (%s)', (kind) => {
-  let t: TestApp;
+// Creating admins with passwords and signing them in hash with argon2id.
+describe.each(bothStores())('admin directory API (%s)', { timeout: PASSWORD_TEST_TIMEOUT_MS }, (kind) => {
+  const t = useTestApp(kind);
   let me: Awaited<ReturnType<typeof givenAdmin>>;
-  let cookie: string;
+  let admin: AdminClient;
   beforeEach(async () => {
-    t = await createTestApp(kind);
     me = await givenAdmin(t.ctx, { userName: 'me' });
-    cookie = await signInAdmin(t.app, me.userName, me.password);
-  });
-  afterEach(async () => {
-    await t.close();
+    admin = adminClient(t.app, await givenAdminSession(t, me));
   });
 
-  const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: object, as = cookie) =>
-    t.app.inject({ method, url, headers: { cookie: as }, ...(payload === undefined ? {} : { payload }) });
   const update = (id: string, body: object) =>
-    call('PUT', `/api/admin/admins/${id}`, { ID: id, Name: 'Name', UserName: 'me', AuthType: 'local', ...body });
+    admin.put(`/api/admin/admins/${id}`, { ID: id, Name: 'Name', UserName: 'me', AuthType: 'local', ...body });
 
   it('creates an admin with TOTP and login on by default', async () => {
-    const response = await call('POST', '/api/admin/admins', {
+    const response = await admin.post('/api/admin/admins', {
       Name: 'Second',
       UserName: 'second',
       AuthType: 'local',
       PlainPassword: 'second password',
       ConfirmPassword: 'second password',
     });
-    expect(response.statusCode).toBe(200);
-    expect(response.json()).toMatchObject({
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({
       data: { Name: 'Second', UserName: 'second', TOTPEnabled: true, LoginEnabled: true, TOTPVerified: false },
     });
     const login = await t.app.inject({
@@ -61,7 +59,7 @@ describe.each(testStoreKinds())('admin directory API (%s)', (kind) => {
       { Err: ErrorCodes.ldapDnRequired },
     ],
   ])('refuses to create an admin with %s', async (_name, change, status, expected) => {
-    const response = await call('POST', '/api/admin/admins', {
+    const response = await admin.post('/api/admin/admins', {
       Name: 'X',
       UserName: 'x',
       AuthType: 'local',
@@ -69,18 +67,18 @@ describe.each(testStoreKinds())('admin directory API (%s)', (kind) => {
       ConfirmPassword: 'x password!',
       ...change,
     });
-    expect(response.statusCode).toBe(status);
-    expect(response.json()).toMatchObject(expected);
+    expect(response.status).toBe(status);
+    expect(response.body).toMatchObject(expected);
   });
 
   it('never enables TOTP for SAML admins', async () => {
-    const response = await call('POST', '/api/admin/admins', {
+    const response = await admin.post('/api/admin/admins', {
       Name: 'S',
       UserName: 's',
       AuthType: 'SAML',
       TOTPEnabled: true,
     });
-    expect(response.json()).toMatchObject({ data: { TOTPEnabled: false } });
+    expect(response.body).toMatchObject({ data: { TOTPEnabled: false } });
   });
 
   it('protects admins from locking themselves out', async () => {
@@ -92,32 +90,32 @@ describe.each(testStoreKinds())('admin directory API (%s)', (kind) => {
         payload: { UserName: 'guarded', Password: withTotp.password },
       });
       const pending = cookieFrom(secretLogin, 'postern_admin_session') ?? '';
-      const deferred = await call('POST', '/api/admin/otp/verify', { deferEnrolment: true }, pending);
-      return cookieFrom(deferred, 'postern_admin_session') ?? '';
+      const deferred = await adminClient(t.app, pending).post('/api/admin/otp/verify', { deferEnrolment: true });
+      return cookieFrom(deferred.response, 'postern_admin_session') ?? '';
     })();
-    const ownTotpOff = await call(
-      'PUT',
-      `/api/admin/admins/${withTotp.id}`,
-      { ID: withTotp.id, Name: 'G', UserName: 'guarded', AuthType: 'local', TOTPEnabled: false },
-      guardedCookie,
-    );
-    expect(ownTotpOff.json()).toEqual({ Err: ErrorCodes.cannotDisableOwn2fa });
-    expect(
-      (await call('DELETE', `/api/admin/admins/${withTotp.id}/totpToken`, undefined, guardedCookie)).json(),
-    ).toEqual({
+    const guarded = adminClient(t.app, guardedCookie);
+    const ownTotpOff = await guarded.put(`/api/admin/admins/${withTotp.id}`, {
+      ID: withTotp.id,
+      Name: 'G',
+      UserName: 'guarded',
+      AuthType: 'local',
+      TOTPEnabled: false,
+    });
+    expect(ownTotpOff.body).toEqual({ Err: ErrorCodes.cannotDisableOwn2fa });
+    expect((await guarded.delete(`/api/admin/admins/${withTotp.id}/totpToken`)).body).toEqual({
       Err: ErrorCodes.cannotResetOwn2fa,
     });
-    expect((await update(me.id, { LoginEnabled: false, TOTPEnabled: false })).json()).toEqual({
+    expect((await update(me.id, { LoginEnabled: false, TOTPEnabled: false })).body).toEqual({
       Err: ErrorCodes.cannotDeleteSelf,
       Extra: 'LoginEnabled',
     });
-    expect((await call('DELETE', `/api/admin/admins/${me.id}`)).json()).toEqual({ Err: ErrorCodes.cannotDeleteSelf });
+    expect((await admin.delete(`/api/admin/admins/${me.id}`)).body).toEqual({ Err: ErrorCodes.cannotDeleteSelf });
   });
 
   it('disabling another admin’s sign-in ends their sessions', async () => {
     const other = await givenAdmin(t.ctx, { userName: 'colleague' });
-    const otherCookie = await signInAdmin(t.app, 'colleague', other.password);
-    const response = await call('PUT', `/api/admin/admins/${other.id}`, {
+    const colleague = adminClient(t.app, await givenAdminSession(t, other));
+    const response = await admin.put(`/api/admin/admins/${other.id}`, {
       ID: other.id,
       Name: 'Colleague',
       UserName: 'colleague',
@@ -125,26 +123,26 @@ describe.each(testStoreKinds())('admin directory API (%s)', (kind) => {
       LoginEnabled: false,
       TOTPEnabled: false,
     });
-    expect(response.json()).toMatchObject({ data: { LoginEnabled: false } });
-    expect((await call('GET', '/api/admin/status', undefined, otherCookie)).statusCode).toBe(401);
+    expect(response.body).toMatchObject({ data: { LoginEnabled: false } });
+    expect((await colleague.get('/api/admin/status')).status).toBe(401);
   });
 
   it('changing your own password keeps this session and ends your others', async () => {
-    const elsewhere = await signInAdmin(t.app, 'me', me.password);
+    const elsewhere = adminClient(t.app, await givenAdminSession(t, me));
     const response = await update(me.id, {
       PlainPassword: 'fresh password',
       ConfirmPassword: 'fresh password',
       TOTPEnabled: false,
     });
-    expect(response.statusCode).toBe(200);
-    expect((await call('GET', '/api/admin/status')).statusCode).toBe(200);
-    expect((await call('GET', '/api/admin/status', undefined, elsewhere)).statusCode).toBe(401);
+    expect(response.status).toBe(200);
+    expect((await admin.get('/api/admin/status')).status).toBe(200);
+    expect((await elsewhere.get('/api/admin/status')).status).toBe(401);
   });
 
   it('resets another admin’s TOTP so they enrol again with deferrals restored', async () => {
     const other = await givenAdmin(t.ctx, { userName: 'enrolled', totpEnabled: true });
     await givenEnrolledTotp(t, 'admins', other.id);
-    expect((await call('DELETE', `/api/admin/admins/${other.id}/totpToken`)).statusCode).toBe(200);
+    expect((await admin.delete(`/api/admin/admins/${other.id}/totpToken`)).status).toBe(200);
     const login = await t.app.inject({
       method: 'POST',
       url: '/api/admin/login',
@@ -154,18 +152,18 @@ describe.each(testStoreKinds())('admin directory API (%s)', (kind) => {
   });
 
   it('refuses a change of user name or kind of account, and mismatching IDs', async () => {
-    expect((await update(me.id, { UserName: 'renamed', TOTPEnabled: false })).json()).toEqual({
+    expect((await update(me.id, { UserName: 'renamed', TOTPEnabled: false })).body).toEqual({
       Err: ErrorCodes.cannotChangeIdentity,
     });
-    expect((await update(me.id, { ID: 'other', TOTPEnabled: false })).json()).toEqual({
+    expect((await update(me.id, { ID: 'other', TOTPEnabled: false })).body).toEqual({
       Err: ErrorCodes.mismatchingIds,
     });
   });
 
   it('lists admins without secrets', async () => {
-    const list = await call('GET', '/api/admin/admins');
-    expect(list.statusCode).toBe(200);
-    expect(JSON.stringify(list.json())).not.toMatch(/argon2/);
-    expect(list.json<{ data: { UserName: string }[] }>().data.map((admin) => admin.UserName)).toEqual(['me']);
+    const list = await admin.get<{ data: { UserName: string }[] }>('/api/admin/admins');
+    expect(list.status).toBe(200);
+    expect(list.response.body).not.toMatch(/argon2/);
+    expect(list.body.data.map((row) => row.UserName)).toEqual(['me']);
   });
 });

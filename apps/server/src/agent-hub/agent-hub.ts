@@ -219,6 +219,16 @@ export class AgentHub implements AgentSync {
    */
   async close(graceMs = AGENT_CLOSE_GRACE_MS): Promise<void> {
     this.#stopping = true;
+    await this.closeConnections(graceMs);
+    await this.#lastSeen.stop();
+  }
+
+  /**
+   * Closes every agent connection as close() does and waits for the same work (queued sends, the
+   * disconnects recorded, the heartbeats written), but keeps taking new connections. A test app that
+   * lives for a whole test file starts each test with no connection left from the one before.
+   */
+  async closeConnections(graceMs = AGENT_CLOSE_GRACE_MS): Promise<void> {
     const open = [...this.#connections.values(), ...this.#pending];
     for (const connection of open) connection.close(AgentCloseCodes.serverStopping, 'server stopping');
     const cutOff = setTimeout(() => {
@@ -233,7 +243,7 @@ export class AgentHub implements AgentSync {
     }
     await Promise.all(open.map((connection) => connection.idle()));
     while (this.#tasks.size > 0) await Promise.allSettled([...this.#tasks]);
-    await this.#lastSeen.stop();
+    await this.#lastSeen.flush();
   }
 
   /** Keeps a store write the hub started (not awaited by anyone) until it ends, for close(). */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   AGENT_OFFLINE_AFTER_SECONDS,
   AGENT_TOKEN_MIN_LENGTH,
@@ -7,10 +7,12 @@ import {
   ErrorCodes,
   type AgentRecord,
 } from '@postern/protocol';
-import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { bothStores } from '../test-support/store-kinds.js';
+import { useTestApp } from '../test-support/use-test-app.js';
 import { givenAdmin, givenUser } from '../test-support/factories.js';
 import { agentCapabilities, givenAgent } from '../test-support/agent-factories.js';
-import { signInAdmin, signInUser } from '../test-support/http.js';
+import { givenAdminSession, givenUserSession } from '../test-support/sessions.js';
+import { adminClient, type AdminClient } from '../test-support/admin-client.js';
 import { recentAudit } from '../audit/audit.js';
 import { uuidv7 } from '../lib/ids.js';
 import type { AgentSync } from '../grants/agent-sync.js';
@@ -18,12 +20,11 @@ import { findAgentByToken, recordAdmittedConnection } from './agents.repo.js';
 
 const UNKNOWN_ID = '01890000-0000-7000-8000-000000000000';
 
-describe.each(testStoreKinds())('agents API (%s)', (kind) => {
-  let t: TestApp;
-  let cookie: string;
+describe.each(bothStores())('agents API (%s)', (kind) => {
+  const t = useTestApp(kind);
+  let admin: AdminClient;
   let disconnects: { agentId: string; reason: string }[];
   beforeEach(async () => {
-    t = await createTestApp(kind);
     disconnects = [];
     const recordingSync: AgentSync = {
       entriesChanged: () => undefined,
@@ -34,24 +35,18 @@ describe.each(testStoreKinds())('agents API (%s)', (kind) => {
       },
     };
     t.ctx.agentSync = recordingSync;
-    const admin = await givenAdmin(t.ctx, { userName: 'ops' });
-    cookie = await signInAdmin(t.app, 'ops', admin.password);
-  });
-  afterEach(async () => {
-    await t.close();
+    admin = adminClient(t.app, await givenAdminSession(t, await givenAdmin(t.ctx, { userName: 'ops' })));
   });
 
-  const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: object) =>
-    t.app.inject({ method, url, headers: { cookie }, ...(payload === undefined ? {} : { payload }) });
   const createOk = async (name: string, extra: object = {}) => {
-    const response = await call('POST', '/api/admin/agents', { Name: name, ...extra });
-    expect(response.statusCode, response.body).toBe(200);
-    return response.json<{ data: AgentRecord }>().data;
+    const response = await admin.post('/api/admin/agents', { Name: name, ...extra });
+    expect(response.status, response.response.body).toBe(200);
+    return (response.body as { data: AgentRecord }).data;
   };
   const getOk = async (id: string) => {
-    const response = await call('GET', `/api/admin/agents/${id}`);
-    expect(response.statusCode, response.body).toBe(200);
-    return response.json<{ data: AgentRecord }>().data;
+    const response = await admin.get(`/api/admin/agents/${id}`);
+    expect(response.status, response.response.body).toBe(200);
+    return (response.body as { data: AgentRecord }).data;
   };
   const storedRow = (id: string) =>
     t.ctx.db.selectFrom('agents').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -88,7 +83,7 @@ describe.each(testStoreKinds())('agents API (%s)', (kind) => {
     });
     expect(agent.Token.length).toBeGreaterThanOrEqual(AGENT_TOKEN_MIN_LENGTH);
     expect(await getOk(agent.ID)).toEqual(agent);
-    expect((await call('GET', '/api/admin/agents')).json()).toEqual({ data: [agent] });
+    expect((await admin.get('/api/admin/agents')).body).toEqual({ data: [agent] });
     const [entry] = await recentAudit(t.ctx.db, 1);
     expect(entry?.Entry).toEqual({ [AuditActions.AgentCreated]: { AdminName: 'ops', AgentName: 'edge-fw' } });
   });
@@ -117,24 +112,24 @@ describe.each(testStoreKinds())('agents API (%s)', (kind) => {
   it('lists agents by name', async () => {
     await createOk('zeta');
     await createOk('alpha');
-    const list = (await call('GET', '/api/admin/agents')).json<{ data: AgentRecord[] }>().data;
+    const list = ((await admin.get('/api/admin/agents')).body as { data: AgentRecord[] }).data;
     expect(list.map((agent) => agent.Name)).toEqual(['alpha', 'zeta']);
   });
 
   it('refuses a second agent with the same name with 409 err.agentNameExists', async () => {
     await createOk('edge-fw');
-    const response = await call('POST', '/api/admin/agents', { Name: ' edge-fw ' });
-    expect(response.statusCode).toBe(409);
-    expect(response.json()).toEqual({ Err: ErrorCodes.agentNameExists, Extra: 'Name' });
-    expect((await call('GET', '/api/admin/agents')).json<{ data: AgentRecord[] }>().data).toHaveLength(1);
+    const response = await admin.post('/api/admin/agents', { Name: ' edge-fw ' });
+    expect(response.status).toBe(409);
+    expect(response.body).toEqual({ Err: ErrorCodes.agentNameExists, Extra: 'Name' });
+    expect(((await admin.get('/api/admin/agents')).body as { data: AgentRecord[] }).data).toHaveLength(1);
   });
 
   it('gives exactly one of two simultaneous creations of a name, and 409 to the other', async () => {
     const responses = await Promise.all([
-      call('POST', '/api/admin/agents', { Name: 'edge-fw' }),
-      call('POST', '/api/admin/agents', { Name: 'edge-fw' }),
+      admin.post('/api/admin/agents', { Name: 'edge-fw' }),
+      admin.post('/api/admin/agents', { Name: 'edge-fw' }),
     ]);
-    expect(responses.map((response) => response.statusCode).sort()).toEqual([200, 409]);
+    expect(responses.map((response) => response.status).sort()).toEqual([200, 409]);
   });
 
   it.each([
@@ -142,9 +137,9 @@ describe.each(testStoreKinds())('agents API (%s)', (kind) => {
     ['Name blank', { Name: '   ' }],
     ['Name too long', { Name: 'x'.repeat(201) }],
   ])('refuses %s with 400', async (_case, payload) => {
-    const response = await call('POST', '/api/admin/agents', payload);
-    expect(response.statusCode).toBe(400);
-    expect(response.json<{ Err: string; Extra: string }>()).toMatchObject({
+    const response = await admin.post('/api/admin/agents', payload);
+    expect(response.status).toBe(400);
+    expect(response.body as { Err: string; Extra: string }).toMatchObject({
       Err: ErrorCodes.badRequest,
       Extra: expect.stringMatching(/^Name: /) as string,
     });
@@ -154,9 +149,9 @@ describe.each(testStoreKinds())('agents API (%s)', (kind) => {
     it('renames the agent, keeps its token, and audits the old name', async () => {
       const agent = await createOk('edge-fw');
       t.clock.advance(60_000);
-      const response = await call('PUT', `/api/admin/agents/${agent.ID}`, { ID: agent.ID, Name: 'core-fw' });
-      expect(response.statusCode, response.body).toBe(200);
-      const updated = response.json<{ data: AgentRecord }>().data;
+      const response = await admin.put(`/api/admin/agents/${agent.ID}`, { ID: agent.ID, Name: 'core-fw' });
+      expect(response.status, response.response.body).toBe(200);
+      const updated = (response.body as { data: AgentRecord }).data;
       expect(updated).toEqual({
         ...agent,
         Name: 'core-fw',
@@ -172,31 +167,29 @@ describe.each(testStoreKinds())('agents API (%s)', (kind) => {
     it('records who changed it last', async () => {
       const agent = await createOk('edge-fw');
       const other = await givenAdmin(t.ctx, { userName: 'second-admin' });
-      const otherCookie = await signInAdmin(t.app, 'second-admin', other.password);
-      const response = await t.app.inject({
-        method: 'PUT',
-        url: `/api/admin/agents/${agent.ID}`,
-        headers: { cookie: otherCookie },
-        payload: { ID: agent.ID, Name: 'edge-fw' },
+      const second = adminClient(t.app, await givenAdminSession(t, other));
+      const changed = await second.put<{ data: AgentRecord }>(`/api/admin/agents/${agent.ID}`, {
+        ID: agent.ID,
+        Name: 'edge-fw',
       });
-      expect(response.json<{ data: AgentRecord }>().data.LastModifiedBy).toBe('second-admin');
+      expect(changed.body.data.LastModifiedBy).toBe('second-admin');
     });
 
     it('answers a body ID that differs from the path with 400 err.mismatchingIds', async () => {
       const agent = await createOk('edge-fw');
       const other = await createOk('other');
-      const response = await call('PUT', `/api/admin/agents/${agent.ID}`, { ID: other.ID, Name: 'renamed' });
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toEqual({ Err: ErrorCodes.mismatchingIds, Extra: 'ID' });
+      const response = await admin.put(`/api/admin/agents/${agent.ID}`, { ID: other.ID, Name: 'renamed' });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ Err: ErrorCodes.mismatchingIds, Extra: 'ID' });
       expect((await getOk(other.ID)).Name).toBe('other');
     });
 
     it('refuses a name another agent has with 409 err.agentNameExists', async () => {
       const agent = await createOk('edge-fw');
       await createOk('core-fw');
-      const response = await call('PUT', `/api/admin/agents/${agent.ID}`, { ID: agent.ID, Name: 'core-fw' });
-      expect(response.statusCode).toBe(409);
-      expect(response.json()).toEqual({ Err: ErrorCodes.agentNameExists, Extra: 'Name' });
+      const response = await admin.put(`/api/admin/agents/${agent.ID}`, { ID: agent.ID, Name: 'core-fw' });
+      expect(response.status).toBe(409);
+      expect(response.body).toEqual({ Err: ErrorCodes.agentNameExists, Extra: 'Name' });
       expect((await getOk(agent.ID)).Name).toBe('edge-fw');
     });
   });
@@ -205,9 +198,9 @@ describe.each(testStoreKinds())('agents API (%s)', (kind) => {
     it('replaces the token, so only the new one finds the agent, and disconnects the agent', async () => {
       const agent = await createOk('edge-fw');
       t.clock.advance(1_000);
-      const response = await call('POST', `/api/admin/agents/${agent.ID}/token`);
-      expect(response.statusCode, response.body).toBe(200);
-      const rotated = response.json<{ data: AgentRecord }>().data;
+      const response = await admin.post(`/api/admin/agents/${agent.ID}/token`);
+      expect(response.status, response.response.body).toBe(200);
+      const rotated = (response.body as { data: AgentRecord }).data;
 
       expect(rotated.Token).toMatch(/^[A-Za-z0-9_-]{43}$/);
       expect(rotated.Token).not.toBe(agent.Token);
@@ -225,10 +218,10 @@ describe.each(testStoreKinds())('agents API (%s)', (kind) => {
   describe('delete', () => {
     it('deletes the agent, audits it and disconnects it', async () => {
       const agent = await createOk('edge-fw');
-      const response = await call('DELETE', `/api/admin/agents/${agent.ID}`);
-      expect(response.statusCode, response.body).toBe(200);
-      expect(response.json()).toEqual({ data: null });
-      expect((await call('GET', `/api/admin/agents/${agent.ID}`)).statusCode).toBe(404);
+      const response = await admin.delete(`/api/admin/agents/${agent.ID}`);
+      expect(response.status, response.response.body).toBe(200);
+      expect(response.body).toEqual({ data: null });
+      expect((await admin.get(`/api/admin/agents/${agent.ID}`)).status).toBe(404);
       expect(await findAgentByToken(t.ctx.db, agent.Token)).toBeNull();
       expect(disconnects).toEqual([{ agentId: agent.ID, reason: 'agent deleted' }]);
       const [entry] = await recentAudit(t.ctx.db, 1);
@@ -238,15 +231,15 @@ describe.each(testStoreKinds())('agents API (%s)', (kind) => {
     it('refuses while a backend is attached with 409 err.agentHasBackends, and deletes once it is gone', async () => {
       const agent = await createOk('edge-fw');
       const backendId = await givenBackend(agent.ID, 'office ipset');
-      const refused = await call('DELETE', `/api/admin/agents/${agent.ID}`);
-      expect(refused.statusCode).toBe(409);
-      expect(refused.json()).toEqual({ Err: ErrorCodes.agentHasBackends });
+      const refused = await admin.delete(`/api/admin/agents/${agent.ID}`);
+      expect(refused.status).toBe(409);
+      expect(refused.body).toEqual({ Err: ErrorCodes.agentHasBackends });
       expect((await getOk(agent.ID)).Name).toBe('edge-fw');
       expect(disconnects).toEqual([]);
       expect(await allAuditText()).not.toContain(AuditActions.AgentDeleted);
 
       await t.ctx.db.deleteFrom('backends').where('id', '=', backendId).execute();
-      expect((await call('DELETE', `/api/admin/agents/${agent.ID}`)).statusCode).toBe(200);
+      expect((await admin.delete(`/api/admin/agents/${agent.ID}`)).status).toBe(200);
     });
   });
 
@@ -261,21 +254,19 @@ describe.each(testStoreKinds())('agents API (%s)', (kind) => {
       { ID: proxy, Name: 'web proxy', Type: 'haproxy' },
     ];
     expect((await getOk(agent.ID)).Backends).toEqual(expected);
-    const list = (await call('GET', '/api/admin/agents')).json<{ data: AgentRecord[] }>().data;
+    const list = ((await admin.get('/api/admin/agents')).body as { data: AgentRecord[] }).data;
     expect(list.find((entry) => entry.ID === agent.ID)?.Backends).toEqual(expected);
   });
 
   describe('list validators (ETag, 304)', () => {
     const list = (etag?: string) =>
-      t.app.inject({
-        method: 'GET',
-        url: '/api/admin/agents',
-        headers: { cookie, ...(etag === undefined ? {} : { 'if-none-match': etag }) },
+      admin.get<{ data: AgentRecord[] }>('/api/admin/agents', {
+        headers: etag === undefined ? {} : { 'if-none-match': etag },
       });
     /** The list's current tag, after checking that it is a 200 carrying one. */
     const currentEtag = async () => {
       const response = await list();
-      expect(response.statusCode, response.body).toBe(200);
+      expect(response.status, response.response.body).toBe(200);
       expect(response.headers['cache-control']).toBe('private, no-cache');
       const etag = response.headers.etag;
       expect(etag).toMatch(/^"[^"]+"$/);
@@ -284,7 +275,7 @@ describe.each(testStoreKinds())('agents API (%s)', (kind) => {
     /** Asserts the tag the caller holds no longer matches, and returns the new one. */
     const changedFrom = async (old: string) => {
       const response = await list(old);
-      expect(response.statusCode, 'a change must give a new tag').toBe(200);
+      expect(response.status, 'a change must give a new tag').toBe(200);
       expect(response.headers.etag).not.toBe(old);
       return String(response.headers.etag);
     };
@@ -293,22 +284,22 @@ describe.each(testStoreKinds())('agents API (%s)', (kind) => {
       const agent = await createOk('edge-fw');
       const etag = await currentEtag();
       const first = await list();
-      expect(first.json<{ data: AgentRecord[] }>().data.map((entry) => entry.ID)).toEqual([agent.ID]);
+      expect(first.body.data.map((entry) => entry.ID)).toEqual([agent.ID]);
 
       const unchanged = await list(etag);
-      expect(unchanged.statusCode).toBe(304);
-      expect(unchanged.body).toBe('');
+      expect(unchanged.status).toBe(304);
+      expect(unchanged.response.body).toBe('');
       expect(unchanged.headers.etag).toBe(etag);
       // Weak and listed forms of the same tag match too (RFC 9110).
-      expect((await list(`"other", W/${etag}`)).statusCode).toBe(304);
+      expect((await list(`"other", W/${etag}`)).status).toBe(304);
 
       t.clock.advance(1_000);
-      const renamed = await call('PUT', `/api/admin/agents/${agent.ID}`, { ID: agent.ID, Name: 'edge-gw' });
-      expect(renamed.statusCode, renamed.body).toBe(200);
+      const renamed = await admin.put(`/api/admin/agents/${agent.ID}`, { ID: agent.ID, Name: 'edge-gw' });
+      expect(renamed.status, renamed.response.body).toBe(200);
       const afterRename = await changedFrom(etag);
-      const body = (await list()).json<{ data: AgentRecord[] }>().data;
+      const body = (await list()).body.data;
       expect(body.map((entry) => entry.Name)).toEqual(['edge-gw']);
-      expect((await list(afterRename)).statusCode).toBe(304);
+      expect((await list(afterRename)).status).toBe(304);
     });
 
     it('changes the tag on connect, heartbeat, going stale, disconnect, a backend, create and delete', async () => {
@@ -331,7 +322,7 @@ describe.each(testStoreKinds())('agents API (%s)', (kind) => {
 
       // No write at all: the agent goes offline only because time passes.
       t.clock.advance(AGENT_OFFLINE_AFTER_SECONDS * 1000 + 1);
-      expect((await list()).json<{ data: AgentRecord[] }>().data[0]?.Online).toBe(false);
+      expect((await list()).body.data[0]?.Online).toBe(false);
       etag = await changedFrom(etag);
 
       t.clock.advance(1_000);
@@ -355,9 +346,9 @@ describe.each(testStoreKinds())('agents API (%s)', (kind) => {
 
       const other = await createOk('other');
       etag = await changedFrom(etag);
-      expect((await call('DELETE', `/api/admin/agents/${other.ID}`)).statusCode).toBe(200);
+      expect((await admin.delete(`/api/admin/agents/${other.ID}`)).status).toBe(200);
       etag = await changedFrom(etag);
-      expect((await list(etag)).statusCode).toBe(304);
+      expect((await list(etag)).status).toBe(304);
     });
 
     it('refuses anyone but an admin before any tag is computed', async () => {
@@ -370,7 +361,7 @@ describe.each(testStoreKinds())('agents API (%s)', (kind) => {
       expect(anonymous.statusCode).toBe(401);
       expect(anonymous.headers.etag).toBeUndefined();
       const user = await givenUser(t.ctx, { userName: 'alice' });
-      const userCookie = await signInUser(t.app, 'alice', user.password);
+      const userCookie = await givenUserSession(t, user);
       const asUser = await t.app.inject({
         method: 'GET',
         url: '/api/admin/agents',
@@ -430,9 +421,9 @@ describe.each(testStoreKinds())('agents API (%s)', (kind) => {
 
   it('never writes a token into the audit log', async () => {
     const agent = await createOk('edge-fw');
-    await call('PUT', `/api/admin/agents/${agent.ID}`, { ID: agent.ID, Name: 'core-fw' });
-    const rotated = (await call('POST', `/api/admin/agents/${agent.ID}/token`)).json<{ data: AgentRecord }>().data;
-    await call('DELETE', `/api/admin/agents/${agent.ID}`);
+    await admin.put(`/api/admin/agents/${agent.ID}`, { ID: agent.ID, Name: 'core-fw' });
+    const rotated = ((await admin.post(`/api/admin/agents/${agent.ID}/token`)).body as { data: AgentRecord }).data;
+    await admin.delete(`/api/admin/agents/${agent.ID}`);
     const text = await allAuditText();
     for (const action of ['AgentCreated', 'AgentUpdated', 'AgentTokenRotated', 'AgentDeleted']) {
       expect(text).toContain(action);
@@ -449,9 +440,9 @@ describe.each(testStoreKinds())('agents API (%s)', (kind) => {
     ['DELETE', `/api/admin/agents/${UNKNOWN_ID}`, undefined],
     ['POST', `/api/admin/agents/${UNKNOWN_ID}/token`, undefined],
   ] as const)('answers %s %s for an unknown agent with 404', async (method, url, payload) => {
-    const response = await call(method, url, payload);
-    expect(response.statusCode).toBe(404);
-    expect(response.json()).toEqual({ Err: ErrorCodes.notFound, Extra: 'agent' });
+    const response = await admin.request(method, url, payload);
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ Err: ErrorCodes.notFound, Extra: 'agent' });
     expect(disconnects).toEqual([]);
   });
 
@@ -464,7 +455,7 @@ describe.each(testStoreKinds())('agents API (%s)', (kind) => {
     ['POST', `/api/admin/agents/${UNKNOWN_ID}/token`],
   ] as const)('answers %s %s without an admin session with 401, before looking at the body', async (method, url) => {
     const user = await givenUser(t.ctx);
-    const userCookie = await signInUser(t.app, user.userName, user.password);
+    const userCookie = await givenUserSession(t, user);
     for (const headers of [{}, { cookie: '__Host-postern_admin_session=forged' }, { cookie: userCookie }]) {
       const response = await t.app.inject({
         method,

@@ -1,13 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuditActions, ErrorCodes, GrantStatus, type AllowlistRecord } from '@postern/protocol';
-import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { createTestApp, type TestApp } from '../test-support/test-app.js';
+import { bothStores } from '../test-support/store-kinds.js';
 import { basicAuth, givenAllowlistKnoc, givenApiKey, givenGrantRow } from '../test-support/v1-rows.js';
 import { recentAudit } from '../audit/audit.js';
 
 const MINUTE = 60_000;
 const FIREWALL = '203.0.113.5';
 
-describe.each(testStoreKinds())('published allowlists (%s)', (kind) => {
+describe.each(bothStores())('published allowlists (%s)', (kind) => {
   let t: TestApp;
   beforeEach(async () => {
     t = await createTestApp(kind);

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { AuditActions, ErrorCodes, type ApiKeyRecord } from '@postern/protocol';
-import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { useTestApp } from '../test-support/use-test-app.js';
+import { bothStores } from '../test-support/store-kinds.js';
 import { givenAdmin, givenKnoc, givenUser } from '../test-support/factories.js';
-import { signInAdmin, signInUser } from '../test-support/http.js';
+import { givenAdminSession, givenUserSession } from '../test-support/sessions.js';
+import { adminClient, type AdminClient } from '../test-support/admin-client.js';
 import { recentAudit } from '../audit/audit.js';
-import { registerApiKeyRoutes } from './apikeys.routes.js';
 
 const UNKNOWN_ID = '01890000-0000-7000-8000-000000000000';
 const DAY = 24 * 60 * 60 * 1000;
@@ -16,30 +17,21 @@ const ANYWHERE = [
 
 type Created = ApiKeyRecord & { PlaintextKey: string };
 
-describe.each(testStoreKinds())('API keys API (%s)', (kind) => {
-  let t: TestApp;
-  let cookie: string;
+describe.each(bothStores())('API keys API (%s)', (kind) => {
+  const t = useTestApp(kind);
+  let admin: AdminClient;
   beforeEach(async () => {
-    t = await createTestApp(kind);
-    // Until app.ts registers these routes itself; Fastify takes routes until the app is ready.
-    if (!t.app.hasRoute({ method: 'GET', url: '/api/admin/api-keys' })) registerApiKeyRoutes(t.app, t.ctx);
-    const admin = await givenAdmin(t.ctx, { userName: 'ops' });
-    cookie = await signInAdmin(t.app, 'ops', admin.password);
-  });
-  afterEach(async () => {
-    await t.close();
+    admin = adminClient(t.app, await givenAdminSession(t, await givenAdmin(t.ctx, { userName: 'ops' })));
   });
 
   const iso = (offsetMs: number) => new Date(t.clock.now() + offsetMs).toISOString();
-  const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: object) =>
-    t.app.inject({ method, url, headers: { cookie }, ...(payload === undefined ? {} : { payload }) });
-  const create = (payload: object) => call('POST', '/api/admin/api-keys', payload);
+  const create = (payload: object) => admin.post('/api/admin/api-keys', payload);
   const createOk = async (payload: object) => {
     const response = await create(payload);
-    expect(response.statusCode, response.body).toBe(200);
-    return response.json<{ data: Created }>().data;
+    expect(response.status, response.response.body).toBe(200);
+    return (response.body as { data: Created }).data;
   };
-  const update = (id: string, payload: object) => call('PUT', `/api/admin/api-keys/${id}`, payload);
+  const update = (id: string, payload: object) => admin.put(`/api/admin/api-keys/${id}`, payload);
 
   it('creates a key, shows its plaintext once, and stores only its SHA-256', async () => {
     const knoc = await givenKnoc(t.ctx);
@@ -70,12 +62,13 @@ describe.each(testStoreKinds())('API keys API (%s)', (kind) => {
     expect(JSON.stringify(rows)).not.toContain(PlaintextKey);
     expect(JSON.stringify(rows)).not.toContain(PlaintextKey.slice(4));
 
-    const list = await call('GET', '/api/admin/api-keys');
-    const one = await call('GET', `/api/admin/api-keys/${record.ID}`);
-    expect(list.json()).toEqual({ data: [record] });
-    expect(one.json()).toEqual({ data: record });
+    const list = await admin.get('/api/admin/api-keys');
+    const one = await admin.get(`/api/admin/api-keys/${record.ID}`);
+    expect(list.body).toEqual({ data: [record] });
+    expect(one.body).toEqual({ data: record });
     const audit = await recentAudit(t.ctx.db, 100);
-    for (const text of [list.body, one.body, JSON.stringify(audit)]) expect(text).not.toContain(PlaintextKey.slice(4));
+    for (const text of [list.response.body, one.response.body, JSON.stringify(audit)])
+      expect(text).not.toContain(PlaintextKey.slice(4));
     expect(audit[0]?.Entry).toEqual({
       [AuditActions.ApiKeyCreated]: { AdminName: 'ops', Description: 'Firewall poller' },
     });
@@ -183,8 +176,8 @@ describe.each(testStoreKinds())('API keys API (%s)', (kind) => {
       ],
     ] as const)('refuses %s', async (_case, payload, code, extra) => {
       const response = await create(payload);
-      expect(response.statusCode).toBe(400);
-      const body = response.json<{ Err: string; Extra: string }>();
+      expect(response.status).toBe(400);
+      const body = response.body as { Err: string; Extra: string };
       expect(body.Err).toBe(code);
       expect(body.Extra).toMatch(extra);
       expect(await t.ctx.db.selectFrom('apiKeys').selectAll().execute()).toEqual([]);
@@ -196,8 +189,8 @@ describe.each(testStoreKinds())('API keys API (%s)', (kind) => {
       ['26 months ahead', 26 * 31 * DAY, 'ExpiredAfter: at most 25 months ahead'],
     ])('refuses an expiry %s', async (_case, offset, extra) => {
       const response = await create({ Name: 'k', Scopes: ['agent.register'], ExpiredAfter: iso(offset) });
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toEqual({ Err: ErrorCodes.badRequest, Extra: extra });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ Err: ErrorCodes.badRequest, Extra: extra });
     });
 
     it('accepts IPv4 and IPv6 CIDRs, and scopes naming existing knocs and users', async () => {
@@ -218,8 +211,8 @@ describe.each(testStoreKinds())('API keys API (%s)', (kind) => {
   it('refuses a second key with the same name with 409 err.apiKeyNameExists', async () => {
     await createOk({ Name: 'poller', Scopes: ['agent.register'] });
     const response = await create({ Name: 'poller ', Scopes: ['user.sessions'] });
-    expect(response.statusCode).toBe(409);
-    expect(response.json()).toEqual({ Err: ErrorCodes.apiKeyNameExists, Extra: 'Name' });
+    expect(response.status).toBe(409);
+    expect(response.body).toEqual({ Err: ErrorCodes.apiKeyNameExists, Extra: 'Name' });
   });
 
   it('gives exactly one of two simultaneous creations of a name, and 409 to the other', async () => {
@@ -227,7 +220,7 @@ describe.each(testStoreKinds())('API keys API (%s)', (kind) => {
       create({ Name: 'race', Scopes: ['agent.register'] }),
       create({ Name: 'race', Scopes: ['agent.register'] }),
     ]);
-    expect(responses.map((response) => response.statusCode).sort()).toEqual([200, 409]);
+    expect(responses.map((response) => response.status).sort()).toEqual([200, 409]);
   });
 
   describe('update', () => {
@@ -245,11 +238,11 @@ describe.each(testStoreKinds())('API keys API (%s)', (kind) => {
         ExpiredAfter: record.ExpiredAfter,
         AllowedFrom: [{ Prefix: '198.51.100.0/24', Note: 'branch' }],
       });
-      expect(response.statusCode, response.body).toBe(200);
+      expect(response.status, response.response.body).toBe(200);
       const expected = { ...record, AllowedFrom: [{ Prefix: '198.51.100.0/24', Note: 'branch' }] };
-      expect(response.json()).toEqual({ data: expected });
-      expect((await call('GET', `/api/admin/api-keys/${record.ID}`)).json()).toEqual({ data: expected });
-      expect(response.body).not.toContain('PlaintextKey');
+      expect(response.body).toEqual({ data: expected });
+      expect((await admin.get(`/api/admin/api-keys/${record.ID}`)).body).toEqual({ data: expected });
+      expect(response.response.body).not.toContain('PlaintextKey');
       const [entry] = await recentAudit(t.ctx.db, 1);
       expect(entry?.Entry).toEqual({ [AuditActions.ApiKeyUpdated]: { AdminName: 'ops', Description: 'k' } });
     });
@@ -257,8 +250,8 @@ describe.each(testStoreKinds())('API keys API (%s)', (kind) => {
     it('accepts a body with only ID and AllowedFrom', async () => {
       const created = await createOk({ Name: 'k', Scopes: ['agent.register'] });
       const response = await update(created.ID, { ID: created.ID, AllowedFrom: [] });
-      expect(response.statusCode).toBe(200);
-      expect(response.json<{ data: ApiKeyRecord }>().data.AllowedFrom).toEqual([]);
+      expect(response.status).toBe(200);
+      expect((response.body as { data: ApiKeyRecord }).data.AllowedFrom).toEqual([]);
     });
 
     it.each([
@@ -271,10 +264,10 @@ describe.each(testStoreKinds())('API keys API (%s)', (kind) => {
     ])('refuses a change of %s with err.apiKeyFieldFixed', async (field, change) => {
       const created = await createOk({ Name: 'k', Scopes: ['agent.register'], ExpiredAfter: iso(DAY) });
       const response = await update(created.ID, { ID: created.ID, AllowedFrom: ANYWHERE, ...change });
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toEqual({ Err: ErrorCodes.apiKeyFieldFixed, Extra: field });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ Err: ErrorCodes.apiKeyFieldFixed, Extra: field });
       expect(
-        (await call('GET', `/api/admin/api-keys/${created.ID}`)).json<{ data: ApiKeyRecord }>().data,
+        ((await admin.get(`/api/admin/api-keys/${created.ID}`)).body as { data: ApiKeyRecord }).data,
       ).toMatchObject({
         Name: 'k',
         Scopes: ['agent.register'],
@@ -285,15 +278,15 @@ describe.each(testStoreKinds())('API keys API (%s)', (kind) => {
     it('refuses giving a never-expiring key an expiry', async () => {
       const created = await createOk({ Name: 'k', Scopes: ['agent.register'] });
       const response = await update(created.ID, { ID: created.ID, AllowedFrom: [], ExpiredAfter: iso(DAY) });
-      expect(response.json()).toEqual({ Err: ErrorCodes.apiKeyFieldFixed, Extra: 'ExpiredAfter' });
+      expect(response.body).toEqual({ Err: ErrorCodes.apiKeyFieldFixed, Extra: 'ExpiredAfter' });
     });
 
     it('refuses a body ID that differs from the path with err.mismatchingIds', async () => {
       const a = await createOk({ Name: 'a', Scopes: ['agent.register'] });
       const b = await createOk({ Name: 'b', Scopes: ['agent.register'] });
       const response = await update(a.ID, { ID: b.ID, AllowedFrom: [] });
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toEqual({ Err: ErrorCodes.mismatchingIds, Extra: 'ID' });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ Err: ErrorCodes.mismatchingIds, Extra: 'ID' });
     });
 
     it('refuses an invalid CIDR with err.invalidCidr', async () => {
@@ -302,15 +295,15 @@ describe.each(testStoreKinds())('API keys API (%s)', (kind) => {
         ID: created.ID,
         AllowedFrom: [{ Prefix: '300.0.0.0/8', Note: 'x' }],
       });
-      expect(response.json()).toEqual({ Err: ErrorCodes.invalidCidr, Extra: 'AllowedFrom.0.Prefix' });
+      expect(response.body).toEqual({ Err: ErrorCodes.invalidCidr, Extra: 'AllowedFrom.0.Prefix' });
     });
   });
 
   it('deletes a key and audits it with its name', async () => {
     const created = await createOk({ Name: 'gone', Scopes: ['agent.register'] });
-    const response = await call('DELETE', `/api/admin/api-keys/${created.ID}`);
-    expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ data: null });
+    const response = await admin.delete(`/api/admin/api-keys/${created.ID}`);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ data: null });
     expect(await t.ctx.db.selectFrom('apiKeys').selectAll().execute()).toEqual([]);
     const [entry] = await recentAudit(t.ctx.db, 1);
     expect(entry?.Entry).toEqual({ [AuditActions.ApiKeyDeleted]: { AdminName: 'ops', Description: 'gone' } });
@@ -321,9 +314,9 @@ describe.each(testStoreKinds())('API keys API (%s)', (kind) => {
     ['PUT', `/api/admin/api-keys/${UNKNOWN_ID}`, { ID: UNKNOWN_ID, AllowedFrom: [] }],
     ['DELETE', `/api/admin/api-keys/${UNKNOWN_ID}`, undefined],
   ] as const)('answers %s on an unknown key with 404', async (method, url, payload) => {
-    const response = await call(method, url, payload);
-    expect(response.statusCode).toBe(404);
-    expect(response.json<{ Err: string }>().Err).toBe(ErrorCodes.notFound);
+    const response = await admin.request(method, url, payload);
+    expect(response.status).toBe(404);
+    expect((response.body as { Err: string }).Err).toBe(ErrorCodes.notFound);
   });
 
   it.each([
@@ -333,13 +326,8 @@ describe.each(testStoreKinds())('API keys API (%s)', (kind) => {
     ['AllowedFrom missing on update', 'PUT', `/api/admin/api-keys/${UNKNOWN_ID}`, `{"ID":"${UNKNOWN_ID}"}`],
     ['an id over 64 characters', 'GET', `/api/admin/api-keys/${'9'.repeat(65)}`, undefined],
   ] as const)('answers %s with 400, never 500', async (_case, method, url, body) => {
-    const response = await t.app.inject({
-      method,
-      url,
-      headers: { cookie, 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { payload: body }),
-    });
-    expect(response.statusCode).toBe(400);
+    const response = await admin.request(method, url, body, { headers: { 'content-type': 'application/json' } });
+    expect(response.status).toBe(400);
   });
 
   it.each([
@@ -350,7 +338,7 @@ describe.each(testStoreKinds())('API keys API (%s)', (kind) => {
     ['DELETE', `/api/admin/api-keys/${UNKNOWN_ID}`],
   ] as const)('answers %s %s without an admin session with 401, before looking at the body', async (method, url) => {
     const user = await givenUser(t.ctx);
-    const userCookie = await signInUser(t.app, user.userName, user.password);
+    const userCookie = await givenUserSession(t, user);
     for (const headers of [{}, { cookie: '__Host-postern_admin_session=forged' }, { cookie: userCookie }]) {
       const response = await t.app.inject({
         method,

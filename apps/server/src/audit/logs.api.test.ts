@@ -1,43 +1,35 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { AUDIT_LOG_CLEAR_AFTER_DAYS, AuditActions, ErrorCodes, type AuditEntry } from '@postern/protocol';
-import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { bothStores } from '../test-support/store-kinds.js';
+import { useTestApp } from '../test-support/use-test-app.js';
 import { givenAdmin, givenUser } from '../test-support/factories.js';
-import { signInAdmin, signInUser } from '../test-support/http.js';
+import { givenAdminSession, givenUserSession } from '../test-support/sessions.js';
+import { adminClient, type AdminClient } from '../test-support/admin-client.js';
 import { recordAudit } from './audit.js';
-import { registerLogRoutes } from './logs.routes.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
-describe.each(testStoreKinds())('audit log API (%s)', (kind) => {
-  let t: TestApp;
-  let cookie: string;
-  let password: string;
+describe.each(bothStores())('audit log API (%s)', (kind) => {
+  const t = useTestApp(kind);
+  let ops: { id: string };
+  let admin: AdminClient;
   beforeEach(async () => {
-    t = await createTestApp(kind);
-    // Until app.ts registers these routes itself; Fastify takes routes until the app is ready.
-    if (!t.app.hasRoute({ method: 'GET', url: '/api/admin/logs' })) registerLogRoutes(t.app, t.ctx);
-    password = (await givenAdmin(t.ctx, { userName: 'ops' })).password;
-    cookie = await signInAdmin(t.app, 'ops', password);
-    // Start every test from an empty log (the sign-in above wrote to it).
-    await t.ctx.db.deleteFrom('auditLog').execute();
-  });
-  afterEach(async () => {
-    await t.close();
+    // The session is written into the store: the log starts empty, with no sign-in entry.
+    ops = await givenAdmin(t.ctx, { userName: 'ops' });
+    admin = adminClient(t.app, await givenAdminSession(t, ops));
   });
 
   const list = async () => {
-    const response = await t.app.inject({ method: 'GET', url: '/api/admin/logs', headers: { cookie } });
-    expect(response.statusCode, response.body).toBe(200);
-    return response.json<{ data: AuditEntry[] }>().data;
+    const response = await admin.get<{ data: AuditEntry[] }>('/api/admin/logs');
+    expect(response.status, response.response.body).toBe(200);
+    return response.body.data;
   };
-  const clear = () => t.app.inject({ method: 'DELETE', url: '/api/admin/logs', headers: { cookie } });
+  const clear = () => admin.delete<{ data: { Deleted: number } }>('/api/admin/logs');
   const at = (offset: number) => new Date(t.clock.now() + offset).toISOString();
-  /** After the clock jumped past the session's end: a fresh session (its sign-in is logged too). */
+  /** After the clock jumped past the session's end: a fresh session. */
   const signInAgain = async () => {
-    cookie = await signInAdmin(t.app, 'ops', password);
+    admin = adminClient(t.app, await givenAdminSession(t, ops));
   };
-  const withoutSignIns = (entries: AuditEntry[]) =>
-    entries.filter((entry) => !(AuditActions.AdminLogin in entry.Entry));
 
   it('lists every entry, newest first, in the admin status’s Activity shape', async () => {
     await recordAudit(t.ctx.db, t.clock.now(), AuditActions.UserLogin, { UserName: 'alice', IpAddress: '192.0.2.1' });
@@ -80,9 +72,9 @@ describe.each(testStoreKinds())('audit log API (%s)', (kind) => {
 
     await signInAgain();
     const response = await clear();
-    expect(response.statusCode, response.body).toBe(200);
-    expect(response.json()).toEqual({ data: { Deleted: 3 } });
-    expect(withoutSignIns(await list())).toEqual([
+    expect(response.status, response.response.body).toBe(200);
+    expect(response.body).toEqual({ data: { Deleted: 3 } });
+    expect(await list()).toEqual([
       { Date: at(0), Entry: { [AuditActions.LogsCleared]: { AdminName: 'ops', Description: '3' } } },
       { Date: at(0), Entry: { [AuditActions.UserLogin]: { UserName: 'today' } } },
       { Date: at(-29 * DAY), Entry: { [AuditActions.UserLogin]: { UserName: '29 days old' } } },
@@ -92,7 +84,7 @@ describe.each(testStoreKinds())('audit log API (%s)', (kind) => {
 
   it('clears nothing when nothing is old enough, and still records the attempt', async () => {
     await recordAudit(t.ctx.db, t.clock.now(), AuditActions.UserLogin, { UserName: 'recent' });
-    expect((await clear()).json()).toEqual({ data: { Deleted: 0 } });
+    expect((await clear()).body).toEqual({ data: { Deleted: 0 } });
     const entries = await list();
     expect(entries.map((entry) => Object.keys(entry.Entry)[0])).toEqual([
       AuditActions.LogsCleared,
@@ -105,10 +97,8 @@ describe.each(testStoreKinds())('audit log API (%s)', (kind) => {
     await clear();
     t.clock.advance(31 * DAY);
     await signInAgain();
-    expect((await clear()).json()).toEqual({ data: { Deleted: 1 } });
-    expect(withoutSignIns(await list()).map((entry) => entry.Entry[AuditActions.LogsCleared]?.Description)).toEqual([
-      '1',
-    ]);
+    expect((await clear()).body).toEqual({ data: { Deleted: 1 } });
+    expect((await list()).map((entry) => entry.Entry[AuditActions.LogsCleared]?.Description)).toEqual(['1']);
   });
 
   it('shows entries whose stored detail is unreadable with an empty detail instead of failing', async () => {
@@ -130,7 +120,7 @@ describe.each(testStoreKinds())('audit log API (%s)', (kind) => {
   ] as const)('answers %s %s without an admin session with 401 and changes nothing', async (method, url) => {
     await recordAudit(t.ctx.db, t.clock.now() - 40 * DAY, AuditActions.UserLogin, { UserName: 'old' });
     const user = await givenUser(t.ctx);
-    const userCookie = await signInUser(t.app, user.userName, user.password);
+    const userCookie = await givenUserSession(t, user);
     for (const headers of [{}, { cookie: '__Host-postern_admin_session=forged' }, { cookie: userCookie }]) {
       const response = await t.app.inject({ method, url, headers });
       expect(response.statusCode).toBe(401);

@@ -24,7 +24,7 @@ import {
 
 const MINUTE_MS = 60_000;
 /** How long a sign-in may wait for its second factor. */
-const PENDING_SECOND_FACTOR_MS = 5 * MINUTE_MS;
+export const PENDING_SECOND_FACTOR_MS = 5 * MINUTE_MS;
 
 /** A session just started: the bearer token for the cookie (never stored) and when it ends. */
 export interface IssuedSession {
@@ -83,7 +83,7 @@ export async function startUserSession(
  * Duration stored before it was bounded cannot reach a date nothing can write), never after the
  * account's ValidUntil.
  */
-function userSessionEndsAt(now: number, minutes: number, validUntil: number | null): number {
+export function userSessionEndsAt(now: number, minutes: number, validUntil: number | null): number {
   const bounded = Math.max(0, Math.min(minutes, USER_SESSION_MINUTES_MAX));
   return Math.min(now + bounded * MINUTE_MS, validUntil ?? Number.POSITIVE_INFINITY);
 }
@@ -108,7 +108,7 @@ export async function startAdminSession(
     const previous = await findRunningAdminSession(trx, hashSessionToken(args.previousToken), now);
     if (previous !== null) await endAdminSessions(trx, { sessionId: previous.id }, 'superseded', now);
   }
-  const endsAt = now + (stage === 'active' ? ADMIN_SESSION_MINUTES * MINUTE_MS : PENDING_SECOND_FACTOR_MS);
+  const endsAt = adminSessionEndsAt(now, stage);
   const { token, tokenHash } = newSessionToken();
   const sessionId = uuidv7(now);
   await insertAdminSession(trx, {
@@ -126,6 +126,14 @@ export async function startAdminSession(
     await recordAudit(trx, now, AuditActions.AdminLogin, { AdminName: admin.userName, IpAddress: args.meta.ipAddress });
   }
   return { sessionId, token, endsAt };
+}
+
+/**
+ * When an admin session started at `now` in `stage` ends: ADMIN_SESSION_MINUTES later when active,
+ * after the wait for its second factor otherwise.
+ */
+export function adminSessionEndsAt(now: number, stage: SessionStage): number {
+  return now + (stage === 'active' ? ADMIN_SESSION_MINUTES * MINUTE_MS : PENDING_SECOND_FACTOR_MS);
 }
 
 async function insertUser(

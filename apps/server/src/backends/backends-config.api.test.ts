@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCodes, RECORDED, type BackendRecord } from '@postern/protocol';
-import { testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { type TestApp } from '../test-support/test-app.js';
 import { FORTIOS, useBackendsApiWorld } from '../test-support/backend-api-fixtures.js';
 import { SealedValueError, openSealed } from '@postern/protocol/sealing';
 import {
@@ -13,7 +13,7 @@ import { SecretUnreadableError } from '../secrets/secret-box.js';
 import { findBackendRow, loadBackendConfigForAgent } from './backends.repo.js';
 
 // What a backend's config may hold, the addresses in it, and how its secrets are kept.
-describe.each(testStoreKinds())('backends API (%s)', (kind) => {
+describe.each(['sqlite'] as const)('backends API (%s)', (kind) => {
   const world = useBackendsApiWorld(kind);
   const { call, createOk, refusal } = world;
   let t: TestApp, agentId: string;

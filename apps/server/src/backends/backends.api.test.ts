@@ -7,7 +7,8 @@ import {
   type AgentCapabilities,
   type BackendRecord,
 } from '@postern/protocol';
-import { testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { type TestApp } from '../test-support/test-app.js';
+import { bothStores } from '../test-support/store-kinds.js';
 import { agentCapabilities, givenAgent } from '../test-support/agent-factories.js';
 import { givenEnforcedKnoc } from '../test-support/knoc-factories.js';
 import { UNKNOWN_ID } from '../test-support/admin-api-world.js';
@@ -17,7 +18,7 @@ import { findBackendRow } from './backends.repo.js';
 
 // Creating, moving, updating and deleting backends; what their config may hold and how its
 // secrets are kept: backends-config.api.test.ts.
-describe.each(testStoreKinds())('backends API (%s)', (kind) => {
+describe.each(bothStores())('backends API (%s)', (kind) => {
   const world = useBackendsApiWorld(kind);
   const { agentsChanged, call, createOk, refusal } = world;
   let t: TestApp, agentId: string;

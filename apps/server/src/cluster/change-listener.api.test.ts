@@ -4,7 +4,8 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GrantStatus } from '@postern/protocol';
 import { waitFor } from '@postern/test-support';
-import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { createTestApp, type TestApp } from '../test-support/test-app.js';
+import { bothStores } from '../test-support/store-kinds.js';
 import { givenAgent } from '../test-support/agent-factories.js';
 import { givenBackend, givenEnforcedKnoc } from '../test-support/knoc-factories.js';
 import { openStore, type Store } from '../store/store.js';
@@ -40,7 +41,7 @@ class RecordingAgents implements LocalAgents {
  * schema, with its change listener) hears of each change through the store's doorbells and tells
  * the agents connected to it, reading the rest from the store.
  */
-describe.skipIf(!testStoreKinds().includes('postgres'))('change notifications between servers', () => {
+describe.skipIf(!bothStores().includes('postgres'))('change notifications between servers', () => {
   let t: TestApp;
   let serverB: Store;
   let listener: ChangeListener | undefined;

@@ -1,10 +1,11 @@
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../lib/clock.js';
-import { createTestStore, testStoreKinds, type TestStore } from '../test-support/test-app.js';
+import { createTestStore, type TestStore } from '../test-support/test-app.js';
+import { bothStores } from '../test-support/store-kinds.js';
 import { LEASE_RENEW_MS, LEASE_TTL_MS, Lease } from './lease.js';
 
-describe.each(testStoreKinds())('the sweepers lease (%s)', (kind) => {
+describe.each(bothStores())('the sweepers lease (%s)', (kind) => {
   let store: TestStore;
   let clock: ManualClock;
   let serverA: Lease;

@@ -1,11 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { type TestApp } from '../test-support/test-app.js';
 import { FakeAgent } from '../test-support/fake-agent.js';
 import { ALICE_ADDRESS, givenIpsetKnoc, useGrantEngineWorld } from '../test-support/grant-engine-world.js';
 import { givenBackend, givenEnforcedKnoc } from '../test-support/knoc-factories.js';
 
 // The agent connection: the state on hello and on reconnect, message generations, knoc contents, tokens.
-describe.each(testStoreKinds())('grant engine (%s)', (kind) => {
+describe.each(['sqlite'] as const)('grant engine (%s)', (kind) => {
   const world = useGrantEngineWorld(kind);
   const { signIn, grant, revoke, settle } = world;
   let t: TestApp, agent: FakeAgent, agentId: string, userId: string, baseUrl: string;

@@ -1,13 +1,13 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCodes } from '@postern/protocol';
-import { testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { type TestApp } from '../test-support/test-app.js';
 import type { FakeAgent } from '../test-support/fake-agent.js';
 import { givenIpsetKnoc, useGrantEngineWorld } from '../test-support/grant-engine-world.js';
 import { ipAttestor } from '../ip-discovery/attestation.js';
 
 // What a knoc's options change in its grants: IpExclusions, ClickToGrant, CGNATOpen, fixed addresses
 // and auto-browse.
-describe.each(testStoreKinds())('grant engine (%s)', (kind) => {
+describe.each(['sqlite'] as const)('grant engine (%s)', (kind) => {
   const world = useGrantEngineWorld(kind);
   const { signIn, status, aclOf, grant, settle } = world;
   let t: TestApp, agent: FakeAgent, agentId: string, userId: string;

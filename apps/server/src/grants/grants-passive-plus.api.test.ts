@@ -1,13 +1,13 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { GrantStatus } from '@postern/protocol';
-import { testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { type TestApp } from '../test-support/test-app.js';
 import type { FakeAgent } from '../test-support/fake-agent.js';
 import { useGrantEngineWorld } from '../test-support/grant-engine-world.js';
 import { givenBackend, givenEnforcedKnoc } from '../test-support/knoc-factories.js';
 
 // A passive+ knoc: an allowlist the user sees, and a hidden PAN-OS child on the agent that asks the
 // firewall to fetch the list again. The child's outcome is the user's to see.
-describe.each(testStoreKinds())('passive+ grants (%s)', (kind) => {
+describe.each(['sqlite'] as const)('passive+ grants (%s)', (kind) => {
   const world = useGrantEngineWorld(kind);
   const { signIn, grant, settle, aclOf } = world;
   let t: TestApp, agent: FakeAgent, agentId: string, userId: string;

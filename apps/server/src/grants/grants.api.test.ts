@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { AuditActions, ErrorCodes, GrantStatus, type AclEntry } from '@postern/protocol';
-import { testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { type TestApp } from '../test-support/test-app.js';
+import { bothStores } from '../test-support/store-kinds.js';
 import { givenAdmin } from '../test-support/factories.js';
 import type { FakeAgent } from '../test-support/fake-agent.js';
 import { signInAdmin } from '../test-support/http.js';
@@ -12,7 +13,7 @@ import { sweepGrantsOnce } from './grant-sweeper.js';
 // A grant's life: clicked, sent, confirmed, moved, expired, revoked, and ended by an admin. What the
 // knoc's options change: grants-knoc-options.api.test.ts; the agent connection:
 // grants-agent-connection.api.test.ts.
-describe.each(testStoreKinds())('grant engine (%s)', (kind) => {
+describe.each(bothStores())('grant engine (%s)', (kind) => {
   const world = useGrantEngineWorld(kind);
   const { signIn, status, aclOf, grant, revoke, settle } = world;
   let t: TestApp, agent: FakeAgent, agentId: string, userId: string;

@@ -1,34 +1,25 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { AuditActions, ErrorCodes, type GroupRecord } from '@postern/protocol';
-import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { useTestApp } from '../test-support/use-test-app.js';
 import { givenAdmin, givenKnoc, givenUser } from '../test-support/factories.js';
-import { signInAdmin, signInUser } from '../test-support/http.js';
+import { givenAdminSession, givenUserSession } from '../test-support/sessions.js';
+import { adminClient, type AdminClient } from '../test-support/admin-client.js';
 import { recentAudit } from '../audit/audit.js';
-import { registerGroupRoutes } from './groups.routes.js';
 
 const UNKNOWN_ID = '01890000-0000-7000-8000-000000000000';
 
-describe.each(testStoreKinds())('groups API (%s)', (kind) => {
-  let t: TestApp;
-  let cookie: string;
+describe.each(['sqlite'] as const)('groups API (%s)', (kind) => {
+  const t = useTestApp(kind);
+  let admin: AdminClient;
   beforeEach(async () => {
-    t = await createTestApp(kind);
-    // Until app.ts registers these routes itself; Fastify takes routes until the app is ready.
-    if (!t.app.hasRoute({ method: 'GET', url: '/api/admin/groups' })) registerGroupRoutes(t.app, t.ctx);
-    const admin = await givenAdmin(t.ctx, { userName: 'ops' });
-    cookie = await signInAdmin(t.app, 'ops', admin.password);
-  });
-  afterEach(async () => {
-    await t.close();
+    admin = adminClient(t.app, await givenAdminSession(t, await givenAdmin(t.ctx, { userName: 'ops' })));
   });
 
-  const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: object) =>
-    t.app.inject({ method, url, headers: { cookie }, ...(payload === undefined ? {} : { payload }) });
-  const create = (payload: object) => call('POST', '/api/admin/groups', payload);
+  const create = (payload: object) => admin.post('/api/admin/groups', payload);
   const createOk = async (payload: object) => {
     const response = await create(payload);
-    expect(response.statusCode, response.body).toBe(200);
-    return response.json<{ data: GroupRecord }>().data;
+    expect(response.status, response.response.body).toBe(200);
+    return (response.body as { data: GroupRecord }).data;
   };
 
   it('creates a local group with ACLs and members, audits it and shows it in the list and by id', async () => {
@@ -50,8 +41,8 @@ describe.each(testStoreKinds())('groups API (%s)', (kind) => {
       ACLIDs: [knoc.id],
       UserIDs: [alice.id],
     });
-    expect((await call('GET', `/api/admin/groups/${group.ID}`)).json()).toEqual({ data: group });
-    expect((await call('GET', '/api/admin/groups')).json()).toEqual({ data: [group] });
+    expect((await admin.get(`/api/admin/groups/${group.ID}`)).body).toEqual({ data: group });
+    expect((await admin.get('/api/admin/groups')).body).toEqual({ data: [group] });
     const [entry] = await recentAudit(t.ctx.db, 1);
     expect(entry?.Entry).toEqual({ [AuditActions.GroupCreated]: { AdminName: 'ops', Description: 'Engineers' } });
   });
@@ -60,7 +51,7 @@ describe.each(testStoreKinds())('groups API (%s)', (kind) => {
     const knoc = await givenKnoc(t.ctx);
     await createOk({ Name: 'zeta', Type: 'saml', ACLIDs: [knoc.id] });
     await createOk({ Name: 'alpha', Type: 'dynamic' });
-    const list = (await call('GET', '/api/admin/groups')).json<{ data: GroupRecord[] }>().data;
+    const list = ((await admin.get('/api/admin/groups')).body as { data: GroupRecord[] }).data;
     expect(list.map((group) => [group.Name, group.Type, group.ACLIDs, group.Description])).toEqual([
       ['alpha', 'dynamic', [], ''],
       ['zeta', 'saml', [knoc.id], ''],
@@ -91,8 +82,8 @@ describe.each(testStoreKinds())('groups API (%s)', (kind) => {
       ],
     ] as const)('refuses %s', async (_case, payload, code, extra) => {
       const response = await create(payload);
-      expect(response.statusCode).toBe(400);
-      const body = response.json<{ Err: string; Extra: string }>();
+      expect(response.status).toBe(400);
+      const body = response.body as { Err: string; Extra: string };
       expect(body.Err).toBe(code);
       expect(body.Extra).toMatch(extra);
     });
@@ -100,21 +91,21 @@ describe.each(testStoreKinds())('groups API (%s)', (kind) => {
     it('names the unknown ids it found', async () => {
       const knoc = await givenKnoc(t.ctx);
       const response = await create({ Name: 'g', Type: 'local', ACLIDs: [knoc.id, UNKNOWN_ID] });
-      expect(response.json()).toEqual({ Err: ErrorCodes.badRequest, Extra: `ACLIDs: unknown ${UNKNOWN_ID}` });
+      expect(response.body).toEqual({ Err: ErrorCodes.badRequest, Extra: `ACLIDs: unknown ${UNKNOWN_ID}` });
     });
 
     it.each(['saml', 'dynamic'] as const)('refuses members for a %s group: they come from SAML', async (type) => {
       const user = await givenUser(t.ctx);
       const response = await create({ Name: 'g', Type: type, UserIDs: [user.id] });
-      expect(response.statusCode).toBe(400);
-      expect(response.json<{ Extra: string }>().Extra).toMatch(/^UserIDs: /);
+      expect(response.status).toBe(400);
+      expect((response.body as { Extra: string }).Extra).toMatch(/^UserIDs: /);
     });
 
     it('refuses SAML users as members of a local group', async () => {
       const sso = await givenUser(t.ctx, { authType: 'SAML', passwordHash: null });
       const response = await create({ Name: 'g', Type: 'local', UserIDs: [sso.id] });
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toEqual({
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({
         Err: ErrorCodes.badRequest,
         Extra: `UserIDs: SAML users cannot be members of local groups (${sso.id})`,
       });
@@ -132,7 +123,7 @@ describe.each(testStoreKinds())('groups API (%s)', (kind) => {
 
     it('writes nothing when a request is refused', async () => {
       await create({ Name: 'g', Type: 'local', ACLIDs: [UNKNOWN_ID] });
-      expect((await call('GET', '/api/admin/groups')).json()).toEqual({ data: [] });
+      expect((await admin.get('/api/admin/groups')).body).toEqual({ data: [] });
       expect((await recentAudit(t.ctx.db, 10)).map((entry) => Object.keys(entry.Entry)[0])).not.toContain(
         AuditActions.GroupCreated,
       );
@@ -142,8 +133,8 @@ describe.each(testStoreKinds())('groups API (%s)', (kind) => {
   it('refuses a second group with the same name with 409 err.groupNameExists', async () => {
     await createOk({ Name: 'Ops', Type: 'local' });
     const response = await create({ Name: ' Ops ', Type: 'saml' });
-    expect(response.statusCode).toBe(409);
-    expect(response.json()).toEqual({ Err: ErrorCodes.groupNameExists, Extra: 'Name' });
+    expect(response.status).toBe(409);
+    expect(response.body).toEqual({ Err: ErrorCodes.groupNameExists, Extra: 'Name' });
   });
 
   it('gives exactly one of two simultaneous creations of a name, and 409 to the other', async () => {
@@ -151,8 +142,8 @@ describe.each(testStoreKinds())('groups API (%s)', (kind) => {
       create({ Name: 'Race', Type: 'local' }),
       create({ Name: 'Race', Type: 'local' }),
     ]);
-    expect(responses.map((response) => response.statusCode).sort()).toEqual([200, 409]);
-    expect((await call('GET', '/api/admin/groups')).json<{ data: unknown[] }>().data).toHaveLength(1);
+    expect(responses.map((response) => response.status).sort()).toEqual([200, 409]);
+    expect(((await admin.get('/api/admin/groups')).body as { data: unknown[] }).data).toHaveLength(1);
   });
 
   describe('update', () => {
@@ -161,7 +152,7 @@ describe.each(testStoreKinds())('groups API (%s)', (kind) => {
       const [u1, u2, u3] = [await givenUser(t.ctx), await givenUser(t.ctx), await givenUser(t.ctx)];
       const group = await createOk({ Name: 'before', Type: 'local', ACLIDs: [k1.id, k2.id], UserIDs: [u1.id, u2.id] });
 
-      const response = await call('PUT', `/api/admin/groups/${group.ID}`, {
+      const response = await admin.put(`/api/admin/groups/${group.ID}`, {
         ID: group.ID,
         Name: 'after',
         Description: 'new',
@@ -169,7 +160,7 @@ describe.each(testStoreKinds())('groups API (%s)', (kind) => {
         ACLIDs: [k3.id],
         UserIDs: [u2.id, u3.id],
       });
-      expect(response.statusCode, response.body).toBe(200);
+      expect(response.status, response.response.body).toBe(200);
       const expected = {
         ID: group.ID,
         Name: 'after',
@@ -178,8 +169,8 @@ describe.each(testStoreKinds())('groups API (%s)', (kind) => {
         ACLIDs: [k3.id],
         UserIDs: [u2.id, u3.id].sort(),
       };
-      expect(response.json()).toEqual({ data: expected });
-      expect((await call('GET', `/api/admin/groups/${group.ID}`)).json()).toEqual({ data: expected });
+      expect(response.body).toEqual({ data: expected });
+      expect((await admin.get(`/api/admin/groups/${group.ID}`)).body).toEqual({ data: expected });
       const [entry] = await recentAudit(t.ctx.db, 1);
       expect(entry?.Entry).toEqual({ [AuditActions.GroupUpdated]: { AdminName: 'ops', Description: 'after' } });
     });
@@ -188,8 +179,8 @@ describe.each(testStoreKinds())('groups API (%s)', (kind) => {
       const knoc = await givenKnoc(t.ctx);
       const user = await givenUser(t.ctx);
       const group = await createOk({ Name: 'g', Type: 'local', ACLIDs: [knoc.id], UserIDs: [user.id] });
-      const response = await call('PUT', `/api/admin/groups/${group.ID}`, { ID: group.ID, Name: 'g', Type: 'local' });
-      expect(response.json<{ data: GroupRecord }>().data).toMatchObject({ ACLIDs: [], UserIDs: [] });
+      const response = await admin.put(`/api/admin/groups/${group.ID}`, { ID: group.ID, Name: 'g', Type: 'local' });
+      expect((response.body as { data: GroupRecord }).data).toMatchObject({ ACLIDs: [], UserIDs: [] });
     });
 
     it.each([
@@ -198,30 +189,30 @@ describe.each(testStoreKinds())('groups API (%s)', (kind) => {
       ['dynamic', 'local'],
     ] as const)('refuses to change the type from %s to %s (err.groupTypeFixed)', async (from, to) => {
       const group = await createOk({ Name: 'g', Type: from });
-      const response = await call('PUT', `/api/admin/groups/${group.ID}`, { ID: group.ID, Name: 'g', Type: to });
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toEqual({ Err: ErrorCodes.groupTypeFixed, Extra: 'Type' });
+      const response = await admin.put(`/api/admin/groups/${group.ID}`, { ID: group.ID, Name: 'g', Type: to });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ Err: ErrorCodes.groupTypeFixed, Extra: 'Type' });
     });
 
     it('refuses a body ID that differs from the path with err.mismatchingIds', async () => {
       const a = await createOk({ Name: 'a', Type: 'local' });
       const b = await createOk({ Name: 'b', Type: 'local' });
-      const response = await call('PUT', `/api/admin/groups/${a.ID}`, { ID: b.ID, Name: 'c', Type: 'local' });
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toEqual({ Err: ErrorCodes.mismatchingIds, Extra: 'ID' });
-      expect((await call('GET', `/api/admin/groups/${b.ID}`)).json<{ data: GroupRecord }>().data.Name).toBe('b');
+      const response = await admin.put(`/api/admin/groups/${a.ID}`, { ID: b.ID, Name: 'c', Type: 'local' });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ Err: ErrorCodes.mismatchingIds, Extra: 'ID' });
+      expect(((await admin.get(`/api/admin/groups/${b.ID}`)).body as { data: GroupRecord }).data.Name).toBe('b');
     });
 
     it('refuses a rename onto another group name with 409', async () => {
       await createOk({ Name: 'taken', Type: 'local' });
       const group = await createOk({ Name: 'mine', Type: 'local' });
-      const response = await call('PUT', `/api/admin/groups/${group.ID}`, {
+      const response = await admin.put(`/api/admin/groups/${group.ID}`, {
         ID: group.ID,
         Name: 'taken',
         Type: 'local',
       });
-      expect(response.statusCode).toBe(409);
-      expect(response.json()).toEqual({ Err: ErrorCodes.groupNameExists, Extra: 'Name' });
+      expect(response.status).toBe(409);
+      expect(response.body).toEqual({ Err: ErrorCodes.groupNameExists, Extra: 'Name' });
     });
 
     it('refuses SAML users and unknown ids on update too, keeping the old memberships', async () => {
@@ -233,10 +224,10 @@ describe.each(testStoreKinds())('groups API (%s)', (kind) => {
         { ID: group.ID, Name: 'g', Type: 'local', UserIDs: [UNKNOWN_ID] },
         { ID: group.ID, Name: 'g', Type: 'local', ACLIDs: [UNKNOWN_ID] },
       ]) {
-        const response = await call('PUT', `/api/admin/groups/${group.ID}`, payload);
-        expect(response.statusCode).toBe(400);
+        const response = await admin.put(`/api/admin/groups/${group.ID}`, payload);
+        expect(response.status).toBe(400);
       }
-      expect((await call('GET', `/api/admin/groups/${group.ID}`)).json<{ data: GroupRecord }>().data.UserIDs).toEqual([
+      expect(((await admin.get(`/api/admin/groups/${group.ID}`)).body as { data: GroupRecord }).data.UserIDs).toEqual([
         member.id,
       ]);
     });
@@ -249,7 +240,7 @@ describe.each(testStoreKinds())('groups API (%s)', (kind) => {
       await t.ctx.db.insertInto('groupUsers').values({ groupId: group.ID, userId: sso.id }).execute();
 
       const put = (UserIDs: string[]) =>
-        call('PUT', `/api/admin/groups/${group.ID}`, {
+        admin.put(`/api/admin/groups/${group.ID}`, {
           ID: group.ID,
           Name: 'idp-group',
           Type: 'saml',
@@ -258,12 +249,12 @@ describe.each(testStoreKinds())('groups API (%s)', (kind) => {
         });
       for (const UserIDs of [[sso.id], []]) {
         const response = await put(UserIDs);
-        expect(response.statusCode, response.body).toBe(200);
-        expect(response.json<{ data: GroupRecord }>().data).toMatchObject({ ACLIDs: [knoc.id], UserIDs: [sso.id] });
+        expect(response.status, response.response.body).toBe(200);
+        expect((response.body as { data: GroupRecord }).data).toMatchObject({ ACLIDs: [knoc.id], UserIDs: [sso.id] });
       }
       const changed = await put([sso.id, other.id]);
-      expect(changed.statusCode).toBe(400);
-      expect(changed.json<{ Extra: string }>().Extra).toMatch(/^UserIDs: /);
+      expect(changed.status).toBe(400);
+      expect((changed.body as { Extra: string }).Extra).toMatch(/^UserIDs: /);
     });
   });
 
@@ -271,10 +262,10 @@ describe.each(testStoreKinds())('groups API (%s)', (kind) => {
     const knoc = await givenKnoc(t.ctx);
     const user = await givenUser(t.ctx);
     const group = await createOk({ Name: 'doomed', Type: 'local', ACLIDs: [knoc.id], UserIDs: [user.id] });
-    const response = await call('DELETE', `/api/admin/groups/${group.ID}`);
-    expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ data: null });
-    expect((await call('GET', `/api/admin/groups/${group.ID}`)).statusCode).toBe(404);
+    const response = await admin.delete(`/api/admin/groups/${group.ID}`);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ data: null });
+    expect((await admin.get(`/api/admin/groups/${group.ID}`)).status).toBe(404);
     expect(await t.ctx.db.selectFrom('groupUsers').selectAll().execute()).toEqual([]);
     expect(await t.ctx.db.selectFrom('groupAcls').selectAll().execute()).toEqual([]);
     expect(await t.ctx.db.selectFrom('users').select('id').where('id', '=', user.id).execute()).toHaveLength(1);
@@ -288,9 +279,9 @@ describe.each(testStoreKinds())('groups API (%s)', (kind) => {
     ['PUT', `/api/admin/groups/${UNKNOWN_ID}`, { ID: UNKNOWN_ID, Name: 'x', Type: 'local' }],
     ['DELETE', `/api/admin/groups/${UNKNOWN_ID}`, undefined],
   ] as const)('answers %s on an unknown group with 404', async (method, url, payload) => {
-    const response = await call(method, url, payload);
-    expect(response.statusCode).toBe(404);
-    expect(response.json<{ Err: string }>().Err).toBe(ErrorCodes.notFound);
+    const response = await admin.request(method, url, payload);
+    expect(response.status).toBe(404);
+    expect((response.body as { Err: string }).Err).toBe(ErrorCodes.notFound);
   });
 
   it.each([
@@ -299,14 +290,14 @@ describe.each(testStoreKinds())('groups API (%s)', (kind) => {
     ['an id that is too long', { method: 'GET', url: `/api/admin/groups/${'x'.repeat(65)}` }],
     ['a PUT without a body', { method: 'PUT', url: `/api/admin/groups/${UNKNOWN_ID}` }],
   ] as const)('answers %s with 400, never 500', async (_case, request) => {
-    const response = await t.app.inject({
-      method: request.method,
-      url: request.url,
-      headers: { cookie, ...('json' in request ? { 'content-type': 'application/json' } : {}) },
-      ...('body' in request ? { payload: request.body } : {}),
-    });
-    expect(response.statusCode).toBe(400);
-    expect(response.json<{ Err: string }>().Err).toBe(ErrorCodes.badRequest);
+    const response = await admin.request<{ Err: string }>(
+      request.method,
+      request.url,
+      'body' in request ? request.body : undefined,
+      { headers: 'json' in request ? { 'content-type': 'application/json' } : {} },
+    );
+    expect(response.status).toBe(400);
+    expect(response.body.Err).toBe(ErrorCodes.badRequest);
   });
 
   it.each([
@@ -317,7 +308,7 @@ describe.each(testStoreKinds())('groups API (%s)', (kind) => {
     ['DELETE', `/api/admin/groups/${UNKNOWN_ID}`],
   ] as const)('answers %s %s without an admin session with 401, before looking at the body', async (method, url) => {
     const user = await givenUser(t.ctx);
-    const userCookie = await signInUser(t.app, user.userName, user.password);
+    const userCookie = await givenUserSession(t, user);
     const userToken = userCookie.split('=')[1] ?? '';
     for (const headers of [
       {},

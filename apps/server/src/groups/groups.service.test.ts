@@ -1,12 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuditActions } from '@postern/protocol';
-import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { createTestApp, type TestApp } from '../test-support/test-app.js';
+import { bothStores } from '../test-support/store-kinds.js';
 import { givenKnoc, givenUser } from '../test-support/factories.js';
 import { recentAudit } from '../audit/audit.js';
 import { uuidv7 } from '../lib/ids.js';
 import { aclIdsGrantedToUser, createGroup, groupIdsOfUser, syncSamlGroupsOfUser } from './groups.service.js';
 
-describe.each(testStoreKinds())('group memberships for other features (%s)', (kind) => {
+describe.each(bothStores())('group memberships for other features (%s)', (kind) => {
   let t: TestApp;
   beforeEach(async () => {
     t = await createTestApp(kind);

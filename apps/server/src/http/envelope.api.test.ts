@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCodes } from '@postern/protocol';
-import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { createTestApp, type TestApp } from '../test-support/test-app.js';
 import { loadWebApp } from './web-app.js';
 import { givenAdmin } from '../test-support/factories.js';
 import { signInAdmin } from '../test-support/http.js';
 
-describe.each(testStoreKinds())('envelope, errors and statuses (%s)', (kind) => {
+describe.each(['sqlite'] as const)('envelope, errors and statuses (%s)', (kind) => {
   let t: TestApp;
   let webDir: string;
 

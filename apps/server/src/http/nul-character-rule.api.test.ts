@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCodes } from '@postern/protocol';
-import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { createTestApp, type TestApp } from '../test-support/test-app.js';
 import {
   CALLER_ADDRESS,
   INTENDED_CALLERS,
@@ -33,7 +33,7 @@ describe('pathToNul', () => {
  * body or the query, is refused before its handler: PostgreSQL cannot store a NUL (it answered
  * 500 for a sign-in name) and an LDAP bind would read it as the end of the password.
  */
-describe.each(testStoreKinds())('the NUL character on every route (%s)', (kind) => {
+describe.each(['sqlite'] as const)('the NUL character on every route (%s)', (kind) => {
   let t: TestApp;
   let callers: RouteCallers;
   beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { createTestApp, type TestApp } from '../test-support/test-app.js';
 import { givenAdmin, givenUser } from '../test-support/factories.js';
 import { givenEnrolledTotp } from '../test-support/totp.js';
 import { givenAgent } from '../test-support/agent-factories.js';
@@ -9,7 +9,7 @@ import { findAdminById } from '../admins/admins.repo.js';
 import { generateSamlKeyCert } from '../settings/settings.service.js';
 import { sealedValuesInStore, storeHoldsSealedValues } from './sealed-values.js';
 
-describe.each(testStoreKinds())('sealed values in the store (%s)', (kind) => {
+describe.each(['sqlite'] as const)('sealed values in the store (%s)', (kind) => {
   let t: TestApp;
   beforeEach(async () => {
     t = await createTestApp(kind);

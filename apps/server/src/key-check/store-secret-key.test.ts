@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AppContext } from '../app-context.js';
 import { ConfigError } from '../config/config-error.js';
-import { createTestStore, testStoreKinds, type TestStore } from '../test-support/test-app.js';
+import { createTestStore, type TestStore } from '../test-support/test-app.js';
+import { bothStores } from '../test-support/store-kinds.js';
 import { givenUser } from '../test-support/factories.js';
 import { confirmEnrolment } from '../sessions/totp-store.js';
 import { newTotpSecret } from '../auth/totp.js';
@@ -11,7 +12,7 @@ import { SecretBox, sealedKeyId } from '../secrets/secret-box.js';
 import { secretKeyFilePath } from '../secrets/secret-key.js';
 import { checkStoreKey, loadStoreSecretBox } from './store-secret-key.js';
 
-describe.each(testStoreKinds())('the store secret key check (%s)', (kind) => {
+describe.each(bothStores())('the store secret key check (%s)', (kind) => {
   let t: TestStore;
   let keyFile: string;
   beforeEach(async () => {

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { AuditActions, ErrorCodes, RECORDED, type KnocRecord } from '@postern/protocol';
-import { testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { type TestApp } from '../test-support/test-app.js';
 import { givenUser } from '../test-support/factories.js';
 import { UNKNOWN_ID } from '../test-support/admin-api-world.js';
 import {
@@ -14,7 +14,7 @@ import { hashApiKey } from '../apikeys/apikeys.service.js';
 const IP_RESTRICTION = { AllowAccessByIp: true, AllowedIpAddresses: ['203.0.113.0/24'] };
 
 // Creating a knoc with the wizard; updating one: knoc-wizard-update.api.test.ts.
-describe.each(testStoreKinds())('knoc wizard API (%s)', (kind) => {
+describe.each(['sqlite'] as const)('knoc wizard API (%s)', (kind) => {
   const world = useKnocWizardWorld(kind);
   const {
     agentsChanged,

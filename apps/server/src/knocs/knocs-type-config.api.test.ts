@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCodes, RECORDED, type KnocRecord } from '@postern/protocol';
-import { testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { type TestApp } from '../test-support/test-app.js';
 import { givenBackend } from '../test-support/knoc-factories.js';
 import { UNKNOWN_ID } from '../test-support/admin-api-world.js';
 import { BASE64URL, useKnocsApiWorld, type KnocsApiWorld } from '../test-support/knoc-api-fixtures.js';
@@ -16,7 +16,7 @@ import { SecretUnreadableError } from '../secrets/secret-box.js';
 import { envVarPlace, loadKnocConfigForAgent } from './knoc-config.js';
 
 // The config of the types that need more than checking: allowlist tokens and script variables.
-describe.each(testStoreKinds())('knocs API (%s)', (kind) => {
+describe.each(['sqlite'] as const)('knocs API (%s)', (kind) => {
   const world = useKnocsApiWorld(kind);
   const { call, refusal, create, createOk, getOk, update } = world;
   let t: TestApp;

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { AuditActions, ErrorCodes, type KnocRecord } from '@postern/protocol';
-import { testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { type TestApp } from '../test-support/test-app.js';
+import { bothStores } from '../test-support/store-kinds.js';
 import { givenUser } from '../test-support/factories.js';
 import { agentCapabilities, givenAgent } from '../test-support/agent-factories.js';
 import { givenBackend, givenEnforcedKnoc } from '../test-support/knoc-factories.js';
@@ -11,7 +12,7 @@ import { writeSetting } from '../settings/settings.js';
 
 // Creating, reading, updating and deleting knocs; what may be saved: knocs-validation.api.test.ts
 // and knocs-type-config.api.test.ts.
-describe.each(testStoreKinds())('knocs API (%s)', (kind) => {
+describe.each(bothStores())('knocs API (%s)', (kind) => {
   const world = useKnocsApiWorld(kind);
   const { agentsChanged, call, refusal, ipsetKnoc, create, createOk, getOk, update } = world;
   let t: TestApp;

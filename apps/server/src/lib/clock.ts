@@ -42,4 +42,13 @@ export class ManualClock implements Clock, MonotonicClock {
   step(milliseconds: number): void {
     this.current += milliseconds;
   }
+
+  /**
+   * Back to `instant`, the monotonic clock back to zero: as `new ManualClock(instant)` starts. A test
+   * app that lives for a whole test file turns its clock back with it before each test.
+   */
+  reset(instant: number): void {
+    this.current = instant;
+    this.#monotonic = 0;
+  }
 }

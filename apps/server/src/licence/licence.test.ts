@@ -9,7 +9,8 @@ import {
   type LicensingSummary,
 } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { createTestApp, type TestApp } from '../test-support/test-app.js';
+import { bothStores } from '../test-support/store-kinds.js';
 import { givenAdmin } from '../test-support/factories.js';
 import { signInAdmin } from '../test-support/http.js';
 import { readSettings, writeSetting } from '../settings/settings.js';
@@ -30,7 +31,6 @@ import {
   usersAreLicensed,
   type UserLimitState,
 } from './licence.js';
-import { registerLicenceRoutes } from './licence.routes.js';
 import { givenAgent } from '../test-support/agent-factories.js';
 
 const signer = generateLicenceKeyPair();
@@ -179,7 +179,7 @@ describe('user limit state', () => {
   });
 });
 
-describe.each(testStoreKinds())('licence service (%s)', (kind) => {
+describe.each(bothStores())('licence service (%s)', (kind) => {
   let t: TestApp;
   beforeEach(async () => {
     t = await createTestApp(kind, { config: { licencePublicKeys: TRUSTED } });
@@ -307,14 +307,12 @@ describe.each(testStoreKinds())('licence service (%s)', (kind) => {
   });
 });
 
-describe.each(testStoreKinds())('licence API (%s)', (kind) => {
+describe.each(bothStores())('licence API (%s)', (kind) => {
   const URL = '/api/admin/settings/license';
   let t: TestApp;
   let cookie: string;
   beforeEach(async () => {
     t = await createTestApp(kind, { config: { licencePublicKeys: TRUSTED } });
-    // app.ts registers these routes; until it does, the test adds them (once) to the same app.
-    if (!t.app.hasRoute({ method: 'GET', url: URL })) registerLicenceRoutes(t.app, t.ctx);
     const admin = await givenAdmin(t.ctx, { userName: 'licensor' });
     cookie = await signInAdmin(t.app, admin.userName, admin.password);
   });

@@ -1,12 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../lib/clock.js';
-import { createTestStore, testStoreKinds, type TestStore } from '../test-support/test-app.js';
+import { createTestStore, type TestStore } from '../test-support/test-app.js';
+import { bothStores } from '../test-support/store-kinds.js';
 import { openStore, type Store } from '../store/store.js';
 import { SAML_REQUEST_LIFETIME_MS, SamlRequestCache, spendResponse } from './saml-store.js';
 
 const HOUR_MS = 60 * 60_000;
 
-describe.each(testStoreKinds())('SAML request and assertion store (%s)', (kind) => {
+describe.each(bothStores())('SAML request and assertion store (%s)', (kind) => {
   let store: TestStore;
   let clock: ManualClock;
   beforeEach(async () => {

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuditActions, ErrorCodes, GrantStatus, type AuditEntry } from '@postern/protocol';
-import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { createTestApp, type TestApp } from '../test-support/test-app.js';
+import { bothStores } from '../test-support/store-kinds.js';
 import { givenUser } from '../test-support/factories.js';
 import { cookieFrom, signInUser } from '../test-support/http.js';
 import { givenEnrolledTotp } from '../test-support/totp.js';
@@ -21,7 +22,7 @@ import { UNREADABLE_SECRET_REPORT_INTERVAL_MS } from './unreadable-secrets.js';
  * row, which the associated data refuses) is a clear error with an audit entry, never a 500 or a
  * knoc that silently vanishes from what its agent receives.
  */
-describe.each(testStoreKinds())('secrets that cannot be opened (%s)', (kind) => {
+describe.each(bothStores())('secrets that cannot be opened (%s)', (kind) => {
   let t: TestApp;
   beforeEach(async () => {
     t = await createTestApp(kind, { config: { licencePublicKeys: TEST_LICENCE_KEYS } });

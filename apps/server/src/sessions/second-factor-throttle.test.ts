@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestStore, testStoreKinds, type TestStore } from '../test-support/test-app.js';
+import { createTestStore, type TestStore } from '../test-support/test-app.js';
+import { bothStores } from '../test-support/store-kinds.js';
 import {
   beginSecondFactorAttempt,
   clearSecondFactorFailures,
@@ -16,7 +17,7 @@ describe('the second-factor policy', () => {
   });
 });
 
-describe.each(testStoreKinds())('second-factor attempts (%s)', (kind) => {
+describe.each(bothStores())('second-factor attempts (%s)', (kind) => {
   let t: TestStore;
   beforeEach(async () => {
     t = await createTestStore(kind);

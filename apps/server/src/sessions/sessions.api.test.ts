@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCodes } from '@postern/protocol';
-import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { createTestApp, type TestApp } from '../test-support/test-app.js';
+import { bothStores } from '../test-support/store-kinds.js';
 import { givenAdmin, givenUser } from '../test-support/factories.js';
 import { signInAdmin, signInUser } from '../test-support/http.js';
 import type { EndedUserSession } from './session-events.js';
@@ -8,7 +9,7 @@ import { sweepOnce } from './session-sweeper.js';
 
 const MINUTE = 60_000;
 
-describe.each(testStoreKinds())('sessions (%s)', (kind) => {
+describe.each(bothStores())('sessions (%s)', (kind) => {
   let t: TestApp;
   let ended: EndedUserSession[];
   beforeEach(async () => {

@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KIOSK_SESSION_MINUTES_DEFAULT } from '@postern/protocol';
-import { createTestStore, testStoreKinds, type TestStore } from '../test-support/test-app.js';
+import { createTestStore, type TestStore } from '../test-support/test-app.js';
+import { bothStores } from '../test-support/store-kinds.js';
 import { readSetting, readSettings, writeSetting } from './settings.js';
 
-describe.each(testStoreKinds())('settings store (%s)', (kind) => {
+describe.each(bothStores())('settings store (%s)', (kind) => {
   let t: TestStore;
   beforeEach(async () => {
     t = await createTestStore(kind);

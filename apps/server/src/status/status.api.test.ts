@@ -1,13 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCodes, MINIMUM_AGENT_VERSION, POSTERN_VERSION, AuditActions } from '@postern/protocol';
-import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { createTestApp, type TestApp } from '../test-support/test-app.js';
+import { bothStores } from '../test-support/store-kinds.js';
 import { givenAdmin, givenUser } from '../test-support/factories.js';
 import { signInAdmin, signInUser } from '../test-support/http.js';
 import { writeSetting } from '../settings/settings.js';
 
 const MINUTE = 60_000;
 
-describe.each(testStoreKinds())('status endpoints (%s)', (kind) => {
+describe.each(bothStores())('status endpoints (%s)', (kind) => {
   let t: TestApp;
   beforeEach(async () => {
     t = await createTestApp(kind);

@@ -26,12 +26,24 @@ export interface AdminClientOptions {
   headers?: Record<string, string>;
 }
 
+/** What one request adds to the client's own: headers (`if-none-match`, …), the caller's address. */
+export interface RequestExtras {
+  headers?: Record<string, string>;
+  /** The address the request comes from (app.inject's 127.0.0.1 by default). */
+  remoteAddress?: string;
+}
+
 export interface AdminClient {
-  get<T = unknown>(url: string): Promise<ApiAnswer<T>>;
-  post<T = unknown>(url: string, payload?: unknown): Promise<ApiAnswer<T>>;
-  put<T = unknown>(url: string, payload?: unknown): Promise<ApiAnswer<T>>;
-  delete<T = unknown>(url: string): Promise<ApiAnswer<T>>;
-  request<T = unknown>(method: AdminMethod, url: string, payload?: unknown): Promise<ApiAnswer<T>>;
+  get<T = unknown>(url: string, extras?: RequestExtras): Promise<ApiAnswer<T>>;
+  post<T = unknown>(url: string, payload?: unknown, extras?: RequestExtras): Promise<ApiAnswer<T>>;
+  put<T = unknown>(url: string, payload?: unknown, extras?: RequestExtras): Promise<ApiAnswer<T>>;
+  delete<T = unknown>(url: string, extras?: RequestExtras): Promise<ApiAnswer<T>>;
+  request<T = unknown>(
+    method: AdminMethod,
+    url: string,
+    payload?: unknown,
+    extras?: RequestExtras,
+  ): Promise<ApiAnswer<T>>;
   /**
    * The `data` of a successful answer, checked against the protocol's response schema (say
    * `AgentListResponse`). Throws, naming the status and body, unless the server answered 200.
@@ -51,33 +63,40 @@ function parseBody(response: LightMyRequestResponse): unknown {
 }
 
 /**
- * The admin API as a signed-in admin's browser would call it: `cookie` (from signInAdmin, or
- * RouteCallers) on every request, and a same-origin Origin header on state changes so the
+ * The admin API as a signed-in admin's browser would call it: `cookie` (from givenAdminSession,
+ * signInAdmin or RouteCallers) on every request, and a same-origin Origin header on state changes so the
  * cross-site guard lets them through. Answers are never asserted here; tests look at `status`.
  *
- *     const admin = adminClient(t.app, await signInAdmin(t.app, 'ops', password));
+ *     const admin = adminClient(t.app, await givenAdminSession(t));
  *     const { status, body } = await admin.post('/api/admin/agents', { Name: 'edge' });
  *     const agents = await admin.data('GET', '/api/admin/agents', AgentListResponse);
  */
 export function adminClient(app: FastifyInstance, cookie: string, options: AdminClientOptions = {}): AdminClient {
   const origin = options.origin === undefined ? ADMIN_CLIENT_ORIGIN : options.origin;
-  const request = async <T>(method: AdminMethod, url: string, payload?: unknown): Promise<ApiAnswer<T>> => {
+  const request = async <T>(
+    method: AdminMethod,
+    url: string,
+    payload?: unknown,
+    extras: RequestExtras = {},
+  ): Promise<ApiAnswer<T>> => {
     const headers: Record<string, string> = { host: ADMIN_CLIENT_HOST, cookie, ...options.headers };
     if (method !== 'GET' && origin !== null) headers.origin = origin;
+    Object.assign(headers, extras.headers);
     const response = await app.inject({
       method,
       url,
       headers,
       ...(payload === undefined ? {} : { payload: payload as object }),
+      ...(extras.remoteAddress === undefined ? {} : { remoteAddress: extras.remoteAddress }),
     });
     return { status: response.statusCode, body: parseBody(response) as T, headers: response.headers, response };
   };
   return {
     request,
-    get: (url) => request('GET', url),
-    post: (url, payload) => request('POST', url, payload),
-    put: (url, payload) => request('PUT', url, payload),
-    delete: (url) => request('DELETE', url),
+    get: (url, extras) => request('GET', url, undefined, extras),
+    post: (url, payload, extras) => request('POST', url, payload, extras),
+    put: (url, payload, extras) => request('PUT', url, payload, extras),
+    delete: (url, extras) => request('DELETE', url, undefined, extras),
     data: async (method, url, schema, payload) => {
       const answer = await request(method, url, payload);
       if (answer.status !== 200) throw new Error(`${method} ${url} answered ${answer.status}: ${answer.response.body}`);

@@ -7,15 +7,42 @@ import { uuidv7 } from '../lib/ids.js';
 
 let sequence = 0;
 
+/**
+ * The time limit for a test that hashes or verifies passwords (argon2id at the production cost,
+ * ~50-100 ms each on a quiet machine, many times that on a busy one): a sign-in, creating an
+ * account with a password through the API. Tests that are not about passwords avoid both
+ * (givenAdminSession, the factories' written-down hashes) and keep vitest's default.
+ */
+export const PASSWORD_TEST_TIMEOUT_MS = 60_000;
+
+/** The password givenUser gives unless told another. */
+export const DEFAULT_USER_PASSWORD = 'correct horse battery';
+/** The password givenAdmin gives unless told another. */
+export const DEFAULT_ADMIN_PASSWORD = 'admin password 1';
+
+/**
+ * argon2id hashes of the default passwords, made once with hashPassword (the production cost) and
+ * written down: making an account then costs no hashing at all, while a sign-in still verifies the
+ * password at full cost. factories.test.ts checks that they verify and carry hashPassword's
+ * parameters, so a change of cost shows there.
+ */
+export const KNOWN_PASSWORD_HASHES: Readonly<Record<string, string>> = {
+  [DEFAULT_USER_PASSWORD]:
+    '$argon2id$v=19$m=47104,t=1,p=1$eZtd3M/JUqMwUn8cFYQLBg$1jCACRVvO96rj3YN6zreZ0QXsbFOyVJedWgXX9OUEpE',
+  [DEFAULT_ADMIN_PASSWORD]:
+    '$argon2id$v=19$m=47104,t=1,p=1$CYDjl6HTcmygFz+evyOT+Q$QOo7Qp4jyohqZL191MxNYOUfzDwBKEj5M1Km/FviRyQ',
+};
+
 const passwordHashes = new Map<string, Promise<string>>();
 
 /**
- * The production hash of `password` (argon2id at its full cost), made once per test worker and
- * password: a fresh hash costs ~50 MiB and 50-100 ms, and nearly every API test gives an admin or a
- * user the same default password. Sign-ins still verify at full cost; only the salt is shared, which
+ * The production hash of `password`: written down for the default passwords, else made once per
+ * test file and password (a fresh hash costs ~50 MiB and 50-100 ms). Only the salt is shared, which
  * no test of a factory-made account looks at.
  */
 function knownPasswordHash(password: string): Promise<string> {
+  const written = KNOWN_PASSWORD_HASHES[password];
+  if (written !== undefined) return Promise.resolve(written);
   let hash = passwordHashes.get(password);
   if (hash === undefined) {
     hash = hashPassword(password);
@@ -30,7 +57,7 @@ export async function givenUser(
   overrides: Partial<NewUser> & { password?: string } = {},
 ): Promise<NewUser & { password: string }> {
   sequence += 1;
-  const { password = 'correct horse battery', ...fields } = overrides;
+  const { password = DEFAULT_USER_PASSWORD, ...fields } = overrides;
   const user: NewUser = {
     id: uuidv7(ctx.clock.now()),
     name: `Test User ${sequence}`,
@@ -58,7 +85,7 @@ export async function givenAdmin(
   overrides: Partial<NewAdmin> & { password?: string } = {},
 ): Promise<NewAdmin & { password: string }> {
   sequence += 1;
-  const { password = 'admin password 1', ...fields } = overrides;
+  const { password = DEFAULT_ADMIN_PASSWORD, ...fields } = overrides;
   const admin: NewAdmin = {
     id: uuidv7(ctx.clock.now()),
     name: `Test Admin ${sequence}`,

@@ -3,12 +3,13 @@ import type { LightMyRequestResponse } from 'fastify';
 import { GrantStatus, type AclEntry, type UserStatus } from '@postern/protocol';
 import { waitFor } from '@postern/test-support';
 import type { AppContext } from '../app-context.js';
-import { createTestApp, type TestApp, type TestStoreKind } from './test-app.js';
+import type { TestStoreKind } from './test-app.js';
+import { useTestApp, type LiveTestApp } from './use-test-app.js';
 import { givenUser } from './factories.js';
 import { givenAgent } from './agent-factories.js';
 import { givenLicence, TEST_LICENCE_KEYS } from './licence.js';
 import { FakeAgent } from './fake-agent.js';
-import { signInUser } from './http.js';
+import { givenUserSession } from './sessions.js';
 import { givenBackend, givenEnforcedKnoc } from './knoc-factories.js';
 import { extendWorld, liveView } from './test-world.js';
 
@@ -57,17 +58,18 @@ export interface Browser {
 }
 
 /**
- * The world of the grant engine tests, made afresh for each test: a licensed app listening on a
- * port, a user 'alice', an agent 'edge' with a FakeAgent for it (not yet connected), and what
- * alice's browser calls.
+ * The world of the grant engine tests: a licensed app listening on a port (one per file, reset
+ * before each test: useTestApp), and made afresh for each test a user 'alice', an agent 'edge' with
+ * a FakeAgent for it (not yet connected), and what alice's browser calls.
  */
 export interface GrantEngineWorld {
-  readonly t: TestApp;
+  readonly t: LiveTestApp;
   readonly agent: FakeAgent;
   readonly agentId: string;
   readonly userId: string;
   /** Where the app listens. */
   readonly baseUrl: string;
+  /** A new session of alice's (written into the store: grants, not signing in, are the subject here). */
   readonly signIn: (address?: string) => Promise<Browser>;
   readonly status: (who: Browser) => Promise<UserStatus>;
   /** The knoc as alice's status shows it; throws when it is not there. */
@@ -83,30 +85,27 @@ export interface GrantEngineWorld {
 
 /** Registers the beforeEach and afterEach that make and close a GrantEngineWorld; read its fields in tests. */
 export function useGrantEngineWorld(kind: TestStoreKind): GrantEngineWorld {
-  let current:
-    { t: TestApp; agent: FakeAgent; agentId: string; userId: string; password: string; baseUrl: string } | undefined;
+  const t = useTestApp(kind, { config: { licencePublicKeys: TEST_LICENCE_KEYS }, listen: true });
+  let current: { t: LiveTestApp; agent: FakeAgent; agentId: string; userId: string; baseUrl: string } | undefined;
   const now = () => {
     if (current === undefined) throw new Error('the grant engine world exists only inside a test');
     return current;
   };
   beforeEach(async () => {
-    const t = await createTestApp(kind, { config: { licencePublicKeys: TEST_LICENCE_KEYS } });
     await givenLicence(t.ctx);
     const user = await givenUser(t.ctx, { userName: 'alice' });
     const created = await givenAgent(t.ctx, { name: 'edge' });
-    const baseUrl = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    const agent = new FakeAgent(baseUrl, created.token);
-    current = { t, agent, agentId: created.id, userId: user.id, password: user.password, baseUrl };
+    const agent = new FakeAgent(t.baseUrl, created.token);
+    current = { t, agent, agentId: created.id, userId: user.id, baseUrl: t.baseUrl };
   });
   afterEach(async () => {
     const closing = current;
     current = undefined;
     await closing?.agent.disconnect();
-    await closing?.t.close();
   });
 
   const signIn = (address = ALICE_ADDRESS) =>
-    signInUser(now().t.app, 'alice', now().password).then((cookie) => ({ cookie, address }));
+    givenUserSession(now().t, { id: now().userId }).then((cookie) => ({ cookie, address }));
   const status = async (who: Browser) => {
     const response = await now().t.app.inject({
       method: 'GET',

@@ -16,18 +16,23 @@ import type { WebApp } from '../http/web-app.js';
 import { ManualClock } from '../lib/clock.js';
 import { SecretBox } from '../secrets/secret-box.js';
 import { UnreadableSecretReports } from '../secrets/unreadable-secrets.js';
-import { SessionEvents } from '../sessions/session-events.js';
+import { SessionEvents, type UserSessionsEndedListener } from '../sessions/session-events.js';
 import { randomBytes } from 'node:crypto';
 import { vi } from 'vitest';
 import { ServerMetrics } from '../metrics/server-metrics.js';
 import { ClockWatch } from '../health/clock-watch.js';
 import type { LogoCodec } from '../settings/logo-codec.js';
+import { bothStores } from './store-kinds.js';
 
 export type TestStoreKind = 'sqlite' | 'postgres';
 
-/** SQLite always; PostgreSQL too when POSTERN_TEST_DATABASE_URL names a server (CI sets it). */
+/**
+ * @deprecated Call bothStores() (store-kinds.ts), which only the files the store-kinds rule names
+ * may call; every other server test runs on SQLite only (test-support/README.md). What remains are
+ * files other branches were changing when the rule came; store-kinds-rule.test.ts lists them.
+ */
 export function testStoreKinds(): TestStoreKind[] {
-  return process.env.POSTERN_TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+  return bothStores();
 }
 
 export interface TestStore {
@@ -123,10 +128,27 @@ export interface ReplicaSeed {
   replicas: Set<() => Promise<void>>;
 }
 
-/** The real HTTP app on a real, empty, migrated store, with a clock the test moves. */
+/** Where every test app's clock starts (and where useTestApp turns it back to before each test). */
+export const TEST_CLOCK_START = Date.UTC(2026, 10, 22, 9, 0, 0);
+
+/**
+ * The real HTTP app on a real, empty, migrated store, with a clock the test moves: a new store and
+ * app each call (~350 ms on SQLite). Most tests want useTestApp (use-test-app.ts) instead: one app
+ * per file, reset before each test. This stays for tests of the app's own life (start, close).
+ */
 export async function createTestApp(kind: TestStoreKind, options: TestAppOptions = {}): Promise<TestApp> {
   const testStore = await createTestStore(kind);
-  const seed: ReplicaSeed = {
+  const seed = testSeed(testStore, options);
+  const { testApp } = await appOn(testStore.store, seed, options, async () => {
+    await closeReplicas(seed);
+    await testStore.dispose();
+  });
+  return testApp;
+}
+
+/** What the replicas of an app on `testStore` share: a fresh secret key and clock, the test config. */
+export function testSeed(testStore: TestStore, options: TestAppOptions): ReplicaSeed {
+  return {
     location: testStore.location,
     postgresSchema: testStore.postgresSchema,
     secretKey: randomBytes(32),
@@ -142,13 +164,14 @@ export async function createTestApp(kind: TestStoreKind, options: TestAppOptions
       experimentalFeatures: [],
       ...options.config,
     },
-    clock: new ManualClock(Date.UTC(2026, 10, 22, 9, 0, 0)),
+    clock: new ManualClock(TEST_CLOCK_START),
     replicas: new Set(),
   };
-  return appOn(testStore.store, seed, options, async () => {
-    for (const closeReplica of [...seed.replicas]) await closeReplica();
-    await testStore.dispose();
-  });
+}
+
+/** Closes the replicas of the seed's installation that are still open. */
+export async function closeReplicas(seed: ReplicaSeed): Promise<void> {
+  for (const closeReplica of [...seed.replicas]) await closeReplica();
 }
 
 /**
@@ -159,7 +182,10 @@ export async function createTestApp(kind: TestStoreKind, options: TestAppOptions
  * Closed by its own close(), or at the latest by the primary's. (It empties vitest's module registry:
  * a dynamic import later in the same test file loads a fresh copy too.)
  */
-export async function createTestReplica(primary: TestApp, options: TestAppOptions = {}): Promise<TestApp> {
+export async function createTestReplica(
+  primary: Pick<TestApp, 'replicaSeed'>,
+  options: TestAppOptions = {},
+): Promise<TestApp> {
   vi.resetModules();
   const fresh = await import('./test-app.js');
   return fresh.replicaOf(primary.replicaSeed, options);
@@ -178,19 +204,85 @@ export async function replicaOf(seed: ReplicaSeed, options: TestAppOptions): Pro
     seed.replicas.delete(close);
     return store.close().finally(() => rmSync(dataDir, { recursive: true, force: true }));
   };
-  const replica = await appOn(store, replicaSeed, options, closeStore);
+  const { testApp: replica } = await appOn(store, replicaSeed, options, closeStore);
   const close = () => (closing ??= replica.close());
   seed.replicas.add(close);
   return { ...replica, close };
 }
 
-async function appOn(
+/**
+ * What an app keeps in memory between requests, and how useTestApp puts it back as it was built:
+ * everything a test could observe that is not in the store. What it cannot reach (state inside a
+ * route's closure: the SAML metadata cache, the allowlist refusal gate) is listed in the README;
+ * files that test those build an app per test (useTestApp's appPerTest).
+ */
+export interface AppMemory {
+  /** Before a test: the clock, clock checks, metrics, unreadable-secret reports and context as built. */
+  reset(): void;
+  /** After a test: its agent connections closed (and what they started finished), its listeners removed. */
+  settle(): Promise<void>;
+}
+
+/**
+ * Session events that remember which listeners came after the app was built, so that useTestApp can
+ * remove a test's listeners and keep the app's own (the grant engine's).
+ */
+class TestSessionEvents extends SessionEvents {
+  readonly #added = new Set<() => void>();
+  #tracking = false;
+
+  override onUserSessionsEnded(listener: UserSessionsEndedListener): () => void {
+    const remove = super.onUserSessionsEnded(listener);
+    if (!this.#tracking) return remove;
+    const removeTracked = () => {
+      this.#added.delete(removeTracked);
+      remove();
+    };
+    this.#added.add(removeTracked);
+    return removeTracked;
+  }
+
+  /** From now on listeners are a test's. */
+  track(): void {
+    this.#tracking = true;
+  }
+
+  /** Removes every listener added since track(). */
+  forgetTestListeners(): void {
+    for (const remove of [...this.#added]) remove();
+  }
+}
+
+/**
+ * An object that stands for the latest of the values `make` makes: the app keeps the stand-in, and
+ * renew() replaces what it stands for. For in-memory parts the app holds from its build (the clock
+ * checks) that have no reset of their own.
+ */
+function renewable<T extends object>(make: () => T): { view: T; renew(): void } {
+  let current = make();
+  const view = new Proxy(Object.create(Object.getPrototypeOf(current) as object) as T, {
+    get: (_target, key) => {
+      const value: unknown = Reflect.get(current, key);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(current) : value;
+    },
+  });
+  return {
+    view,
+    renew: () => {
+      current = make();
+    },
+  };
+}
+
+/** The app on `store`, as server.ts builds it (no timers: tests move the clock and run checks). */
+export async function appOn(
   store: Store,
   seed: ReplicaSeed,
   options: TestAppOptions,
   closeStore: () => Promise<void>,
-): Promise<TestApp> {
+): Promise<{ testApp: TestApp; memory: AppMemory }> {
   const logger = options.logger ?? pino({ level: process.env.POSTERN_TEST_LOG_LEVEL ?? 'silent' });
+  const sessionEvents = new TestSessionEvents(logger);
   const base: HubContext = {
     db: store.db,
     dialect: store.dialect,
@@ -199,28 +291,51 @@ async function appOn(
     config: seed.config,
     secrets: new SecretBox([seed.secretKey]),
     unreadableSecrets: new UnreadableSecretReports(),
-    sessionEvents: new SessionEvents(logger),
+    sessionEvents,
     metrics: new ServerMetrics(),
     writeHealth: store.writeHealth,
   };
   base.metrics.watchStore(store.db, seed.clock, logger);
   const hub = new AgentHub(base);
   base.metrics.watchAgents(hub);
-  const ctx: AppContext = { ...base, agentSync: hub };
-  const clockWatch = new ClockWatch({ ...ctx, monotonic: seed.clock, agents: hub });
-  base.metrics.watchClock(clockWatch);
+  // One object for the hub's context and the app's (server.ts makes two), so that the hub and its
+  // connections see what a reset puts back into the context.
+  const ctx: AppContext = Object.assign(base, { agentSync: hub });
+  const clockWatch = renewable(() => new ClockWatch({ ...ctx, monotonic: seed.clock, agents: hub }));
+  base.metrics.watchClock(clockWatch.view);
   const stopForwarding = forwardEndedSessionsToAgents(ctx);
   const app = await buildApp(ctx, options.webApp ?? NO_WEB_APP, {
     agentHub: hub,
-    clockWatch,
+    clockWatch: clockWatch.view,
     logoCodec: options.logoCodec,
   });
-  return {
+  sessionEvents.track();
+  const builtContext = { ...ctx };
+  const builtConfig = { ...ctx.config };
+  const memory: AppMemory = {
+    reset: () => {
+      for (const key of Object.keys(ctx))
+        if (!(key in builtContext)) delete (ctx as unknown as Record<string, unknown>)[key];
+      Object.assign(ctx, builtContext);
+      const config = ctx.config as unknown as Record<string, unknown>;
+      for (const key of Object.keys(config)) if (!(key in builtConfig)) delete config[key];
+      Object.assign(config, builtConfig);
+      ctx.unreadableSecrets = new UnreadableSecretReports();
+      ctx.metrics.registry.resetMetrics();
+      seed.clock.reset(TEST_CLOCK_START);
+      clockWatch.renew();
+    },
+    settle: async () => {
+      sessionEvents.forgetTestListeners();
+      await hub.closeConnections();
+    },
+  };
+  const testApp: TestApp = {
     app,
     ctx,
     hub,
     clock: seed.clock,
-    clockWatch,
+    clockWatch: clockWatch.view,
     replicaSeed: seed,
     close: async () => {
       await hub.close();
@@ -229,4 +344,5 @@ async function appOn(
       await closeStore();
     },
   };
+  return { testApp, memory };
 }

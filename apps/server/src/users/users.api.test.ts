@@ -1,8 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { AuditActions, ErrorCodes } from '@postern/protocol';
-import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
-import { givenAdmin, givenKnoc, givenUser } from '../test-support/factories.js';
-import { signInAdmin, signInUser } from '../test-support/http.js';
+import { bothStores } from '../test-support/store-kinds.js';
+import { useTestApp } from '../test-support/use-test-app.js';
+import { givenAdmin, givenKnoc, givenUser, PASSWORD_TEST_TIMEOUT_MS } from '../test-support/factories.js';
+import { signInUser } from '../test-support/http.js';
+import { givenAdminSession, givenUserSession } from '../test-support/sessions.js';
+import { adminClient, type AdminClient } from '../test-support/admin-client.js';
 import { givenEnrolledTotp } from '../test-support/totp.js';
 import { recentAudit } from '../audit/audit.js';
 
@@ -14,26 +17,20 @@ const VALID_LOCAL = {
   ConfirmPassword: 'a long passphrase',
 };
 
-describe.each(testStoreKinds())('user directory API (%s)', (kind) => {
-  let t: TestApp;
-  let cookie: string;
+// Creating users with passwords and signing them in hash with argon2id.
+describe.each(bothStores())('user directory API (%s)', { timeout: PASSWORD_TEST_TIMEOUT_MS }, (kind) => {
+  const t = useTestApp(kind);
+  let admin: AdminClient;
   beforeEach(async () => {
-    t = await createTestApp(kind);
-    const admin = await givenAdmin(t.ctx, { userName: 'dir-admin' });
-    cookie = await signInAdmin(t.app, admin.userName, admin.password);
-  });
-  afterEach(async () => {
-    await t.close();
+    admin = adminClient(t.app, await givenAdminSession(t, await givenAdmin(t.ctx, { userName: 'dir-admin' })));
   });
 
-  const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: object) =>
-    t.app.inject({ method, url, headers: { cookie }, ...(payload === undefined ? {} : { payload }) });
-  const create = (body: object) => call('POST', '/api/admin/users', body);
+  const create = (body: object) => admin.post('/api/admin/users', body);
 
   it('creates a local user with the spec’s defaults and shows no secrets', async () => {
     const response = await create(VALID_LOCAL);
-    expect(response.statusCode).toBe(200);
-    const { User, PlaintextKey } = response.json<{ data: { User: Record<string, unknown>; PlaintextKey: null } }>()
+    expect(response.status).toBe(200);
+    const { User, PlaintextKey } = (response.body as { data: { User: Record<string, unknown>; PlaintextKey: null } })
       .data;
     expect(PlaintextKey).toBeNull();
     expect(User).toMatchObject({
@@ -124,8 +121,8 @@ describe.each(testStoreKinds())('user directory API (%s)', (kind) => {
     ],
   ])('refuses %s', async (_name, body, expected, extra) => {
     const response = await create(body);
-    expect(response.statusCode).toBe(400);
-    const answer = response.json<{ Err: string; Extra?: string }>();
+    expect(response.status).toBe(400);
+    const answer = response.body as { Err: string; Extra?: string };
     expect(answer).toMatchObject(expected);
     if (extra !== null) expect(answer.Extra).toMatch(extra);
   });
@@ -133,27 +130,27 @@ describe.each(testStoreKinds())('user directory API (%s)', (kind) => {
   it('keeps user names unique', async () => {
     await create(VALID_LOCAL);
     const duplicate = await create(VALID_LOCAL);
-    expect(duplicate.statusCode).toBe(409);
-    expect(duplicate.json()).toEqual({ Err: ErrorCodes.userNameExists, Extra: 'UserName' });
+    expect(duplicate.status).toBe(409);
+    expect(duplicate.body).toEqual({ Err: ErrorCodes.userNameExists, Extra: 'UserName' });
   });
 
   it('creates an API-key user with a key scoped to it, shown once', async () => {
     const response = await create({ Name: 'CI robot', UserName: 'ci', AuthType: 'apikey', ApiKey: { Name: 'ci key' } });
-    const { User, PlaintextKey } = response.json<{ data: { User: { ID: string }; PlaintextKey: string } }>().data;
+    const { User, PlaintextKey } = (response.body as { data: { User: { ID: string }; PlaintextKey: string } }).data;
     expect(PlaintextKey).toMatch(/^pst_[A-Za-z0-9_-]{43}$/);
-    const keys = (await call('GET', '/api/admin/api-keys')).json<{ data: { Name: string; Scopes: string[] }[] }>().data;
+    const keys = ((await admin.get('/api/admin/api-keys')).body as { data: { Name: string; Scopes: string[] }[] }).data;
     expect(keys).toEqual([expect.objectContaining({ Name: 'ci key', Scopes: [`user.auth:${User.ID}`] })]);
     expect(JSON.stringify(keys)).not.toContain(PlaintextKey);
   });
 
   it('never turns on TOTP for SAML or API-key users', async () => {
     const saml = await create({ Name: 'S', UserName: 's', AuthType: 'SAML', TOTPEnabled: true });
-    expect(saml.json<{ data: { User: { TOTPEnabled: boolean } } }>().data.User.TOTPEnabled).toBe(false);
+    expect((saml.body as { data: { User: { TOTPEnabled: boolean } } }).data.User.TOTPEnabled).toBe(false);
   });
 
   it('updates a user, replaces their ACLs and ends their sessions when the password changes', async () => {
     const user = await givenUser(t.ctx, { userName: 'editable' });
-    const userCookie = await signInUser(t.app, 'editable', user.password);
+    const userCookie = await givenUserSession(t, user);
     const knoc = await givenKnoc(t.ctx);
     const body = {
       ID: user.id,
@@ -164,13 +161,13 @@ describe.each(testStoreKinds())('user directory API (%s)', (kind) => {
       Duration: 60,
       AclIds: [knoc.id],
     };
-    const kept = await call('PUT', `/api/admin/users/${user.id}`, body);
-    expect(kept.json()).toMatchObject({ data: { Name: 'Renamed', Company: 'Acme', Duration: 60, AclIds: [knoc.id] } });
+    const kept = await admin.put(`/api/admin/users/${user.id}`, body);
+    expect(kept.body).toMatchObject({ data: { Name: 'Renamed', Company: 'Acme', Duration: 60, AclIds: [knoc.id] } });
     expect(
       (await t.app.inject({ method: 'GET', url: '/api/status', headers: { cookie: userCookie } })).statusCode,
     ).toBe(200);
 
-    await call('PUT', `/api/admin/users/${user.id}`, {
+    await admin.put(`/api/admin/users/${user.id}`, {
       ...body,
       PlainPassword: 'new password!',
       ConfirmPassword: 'new password!',
@@ -179,7 +176,7 @@ describe.each(testStoreKinds())('user directory API (%s)', (kind) => {
       (await t.app.inject({ method: 'GET', url: '/api/status', headers: { cookie: userCookie } })).statusCode,
     ).toBe(401);
     await signInUser(t.app, 'editable', 'new password!');
-    expect((await call('GET', `/api/admin/users/${user.id}/acls`)).json()).toEqual({
+    expect((await admin.get(`/api/admin/users/${user.id}/acls`)).body).toEqual({
       data: [{ ID: knoc.id, Description: knoc.description }],
     });
   });
@@ -194,33 +191,33 @@ describe.each(testStoreKinds())('user directory API (%s)', (kind) => {
     ],
   ])('refuses an update with %s', async (_name, change, code) => {
     const user = await givenUser(t.ctx, { userName: 'fixed' });
-    const response = await call('PUT', `/api/admin/users/${user.id}`, {
+    const response = await admin.put(`/api/admin/users/${user.id}`, {
       ID: user.id,
       Name: 'Fixed',
       UserName: 'fixed',
       AuthType: 'local',
       ...change(user.id),
     });
-    expect(response.statusCode).toBe(400);
-    expect(response.json()).toMatchObject({ Err: code });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ Err: code });
   });
 
   it('refuses to edit SAML users and a password for non-local users', async () => {
     const saml = await givenUser(t.ctx, { authType: 'SAML', passwordHash: null, userName: 'idp-person' });
-    const samlUpdate = await call('PUT', `/api/admin/users/${saml.id}`, {
+    const samlUpdate = await admin.put(`/api/admin/users/${saml.id}`, {
       ID: saml.id,
       Name: 'x',
       UserName: 'idp-person',
       AuthType: 'SAML',
     });
-    expect(samlUpdate.json()).toEqual({ Err: ErrorCodes.cannotChangeIdentity });
+    expect(samlUpdate.body).toEqual({ Err: ErrorCodes.cannotChangeIdentity });
     const ldap = await givenUser(t.ctx, {
       authType: 'LDAP',
       passwordHash: null,
       ldapDn: 'uid=l',
       userName: 'ldap-person',
     });
-    const ldapUpdate = await call('PUT', `/api/admin/users/${ldap.id}`, {
+    const ldapUpdate = await admin.put(`/api/admin/users/${ldap.id}`, {
       ID: ldap.id,
       Name: 'x',
       UserName: 'ldap-person',
@@ -229,26 +226,26 @@ describe.each(testStoreKinds())('user directory API (%s)', (kind) => {
       PlainPassword: 'a new password',
       ConfirmPassword: 'a new password',
     });
-    expect(ldapUpdate.json()).toEqual({ Err: ErrorCodes.cannotChangeIdentity });
+    expect(ldapUpdate.body).toEqual({ Err: ErrorCodes.cannotChangeIdentity });
   });
 
   it('refuses unknown ACLs', async () => {
     const user = await givenUser(t.ctx, { userName: 'acl-person' });
-    const response = await call('PUT', `/api/admin/users/${user.id}`, {
+    const response = await admin.put(`/api/admin/users/${user.id}`, {
       ID: user.id,
       Name: 'x',
       UserName: 'acl-person',
       AuthType: 'local',
       AclIds: ['no-such-knoc'],
     });
-    expect(response.statusCode).toBe(400);
-    expect(response.json()).toEqual({ Err: ErrorCodes.badRequest, Extra: 'AclIds: unknown no-such-knoc' });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ Err: ErrorCodes.badRequest, Extra: 'AclIds: unknown no-such-knoc' });
   });
 
   it('disabling a user ends their sessions and keeps them out', async () => {
     const user = await givenUser(t.ctx, { userName: 'leaver' });
-    const userCookie = await signInUser(t.app, 'leaver', user.password);
-    await call('PUT', `/api/admin/users/${user.id}`, {
+    const userCookie = await givenUserSession(t, user);
+    await admin.put(`/api/admin/users/${user.id}`, {
       ID: user.id,
       Name: user.name,
       UserName: 'leaver',
@@ -268,20 +265,20 @@ describe.each(testStoreKinds())('user directory API (%s)', (kind) => {
 
   it('deletes a user after ending their sessions', async () => {
     const user = await givenUser(t.ctx, { userName: 'gone' });
-    await signInUser(t.app, 'gone', user.password);
+    await givenUserSession(t, user);
     const ended: string[] = [];
     t.ctx.sessionEvents.onUserSessionsEnded((sessions) => {
       ended.push(...sessions.map((s) => s.reason));
     });
-    expect((await call('DELETE', `/api/admin/users/${user.id}`)).statusCode).toBe(200);
+    expect((await admin.delete(`/api/admin/users/${user.id}`)).status).toBe(200);
     expect(ended).toEqual(['account-deleted']);
-    expect((await call('GET', `/api/admin/users/${user.id}`)).statusCode).toBe(404);
+    expect((await admin.get(`/api/admin/users/${user.id}`)).status).toBe(404);
   });
 
   it('resets a user’s second factor so they enrol again', async () => {
     const user = await givenUser(t.ctx, { totpEnabled: true, userName: 'two-factor' });
     await givenEnrolledTotp(t, 'users', user.id);
-    expect((await call('DELETE', `/api/admin/users/${user.id}/totpToken`)).statusCode).toBe(200);
+    expect((await admin.delete(`/api/admin/users/${user.id}/totpToken`)).status).toBe(200);
     const login = await t.app.inject({
       method: 'POST',
       url: '/api/login',
@@ -289,19 +286,21 @@ describe.each(testStoreKinds())('user directory API (%s)', (kind) => {
     });
     expect(login.json()).toEqual({ Err: ErrorCodes.totpEnrolmentRequired });
     const plain = await givenUser(t.ctx);
-    expect((await call('DELETE', `/api/admin/users/${plain.id}/totpToken`)).json()).toEqual({
+    expect((await admin.delete(`/api/admin/users/${plain.id}/totpToken`)).body).toEqual({
       Err: ErrorCodes.totpNotEnabled,
     });
   });
 
   it('lists users with their session state and groups', async () => {
     const user = await givenUser(t.ctx, { userName: 'listed' });
-    await signInUser(t.app, 'listed', user.password);
-    const list = (await call('GET', '/api/admin/users')).json<{
-      data: { UserName: string; ActiveSession: boolean }[];
-    }>().data;
+    await givenUserSession(t, user);
+    const list = (
+      (await admin.get('/api/admin/users')).body as {
+        data: { UserName: string; ActiveSession: boolean }[];
+      }
+    ).data;
     expect(list).toContainEqual(expect.objectContaining({ UserName: 'listed', ActiveSession: true }));
-    expect((await call('GET', `/api/admin/users/${user.id}/groups`)).json()).toEqual({ data: [] });
+    expect((await admin.get(`/api/admin/users/${user.id}/groups`)).body).toEqual({ data: [] });
   });
 
   it.each([
