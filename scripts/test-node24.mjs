@@ -52,6 +52,8 @@ const suite = `node${nodeVersion.split('.')[0]}`;
 const started = Date.now();
 const seconds = (since) => `${((Date.now() - since) / 1000).toFixed(0)} s`;
 
+// A run that stops halfway (a crash, Ctrl-C) leaves a failure behind, not the last run's counts.
+writeSummary(suite, { passed: 0, failed: 1 });
 const nodeDir = provideNode(nodeVersion);
 if (nodeDir === null) finish({ passed: 0, failed: 1 });
 const nodeBin = path.join(nodeDir, 'bin', 'node');
