@@ -226,8 +226,9 @@ function lstatExists(file) {
 }
 
 /**
- * Runs a command in the copy of the tree, output shown as it comes (stdout is also checked by
- * `check`, which returns what is wrong or null); true when it succeeded.
+ * Runs a command in the copy of the tree, its output shown as it comes; true when it succeeded. With
+ * `check` (which returns what is wrong with the command's stdout, or null), stdout is shown when it
+ * ends.
  */
 function step(name, command, commandArgs, env, check) {
   console.log(`\n> ${name} (Node ${nodeVersion})`);
@@ -237,11 +238,16 @@ function step(name, command, commandArgs, env, check) {
     env,
     stdio: ['ignore', check === undefined ? 'inherit' : 'pipe', 'inherit'],
     encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
   });
   if (check !== undefined) process.stdout.write(result.stdout ?? '');
   const problem =
     result.error?.message ??
-    (result.status !== 0 ? `exit code ${result.status ?? result.signal}` : (check?.(result.stdout) ?? null));
+    (result.signal !== null
+      ? `killed by ${result.signal}`
+      : result.status !== 0
+        ? `exit code ${result.status}`
+        : (check?.(result.stdout) ?? null));
   console.log(`${name}: ${problem === null ? 'ok' : `FAILED (${problem})`} in ${seconds(since)}`);
   return problem === null;
 }
