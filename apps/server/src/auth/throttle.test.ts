@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { useTestApp } from '../test-support/use-test-app.js';
+import { useTestStore } from '../test-support/use-test-store.js';
 import { bothStores } from '../test-support/store-kinds.js';
 import {
   ACCOUNT_CEILING,
@@ -54,13 +54,13 @@ describe('sign-in throttle policy', () => {
 });
 
 // On both stores: what is tested is the counters' SQL, concurrent updates included ('throttling').
-// One store for the file (through the test app, which empties it before each test).
+// One store for the file, emptied before each test.
 describe.each(bothStores())('sign-in throttle in the store (%s)', (kind) => {
-  const t = useTestApp(kind);
+  const t = useTestStore(kind);
 
   const keys = signInKeys('ada', '192.0.2.1');
-  const fail = (at: number, which = keys.all) => recordFailure(t.ctx.db, which, at);
-  const waitAt = (at: number, which = keys.all) => blockedFor(t.ctx.db, which, at);
+  const fail = (at: number, which = keys.all) => recordFailure(t.store.db, which, at);
+  const waitAt = (at: number, which = keys.all) => blockedFor(t.store.db, which, at);
 
   it('blocks an account from one address for 15 minutes at the fifth failure within 15 minutes', async () => {
     for (let i = 1; i <= 4; i += 1) {
@@ -151,7 +151,7 @@ describe.each(bothStores())('sign-in throttle in the store (%s)', (kind) => {
   it('clears only the pair after a success; the ceiling drains with time alone', async () => {
     for (let i = 0; i < 4; i += 1) await fail(T0);
     for (let i = 0; i < ACCOUNT_CEILING.burst - 5; i += 1) await fail(T0, [keys.account]);
-    await clearFailures(t.ctx.db, keys.pair);
+    await clearFailures(t.store.db, keys.pair);
     expect(await fail(T0, [keys.pair])).toEqual({ blocked: false, slowed: false });
     expect(await fail(T0)).toEqual({ blocked: false, slowed: true });
     expect(await waitAt(T0)).toBe(MINUTE);
@@ -159,13 +159,13 @@ describe.each(bothStores())('sign-in throttle in the store (%s)', (kind) => {
 
   it('prunes rows that no longer hold anything back or count anything', async () => {
     for (let i = 0; i < 5; i += 1) await fail(T0);
-    await pruneThrottle(t.ctx.db, T0 + 4 * MINUTE);
-    expect(await t.ctx.db.selectFrom('loginThrottle').select('key').execute()).toHaveLength(2);
-    expect(await t.ctx.db.selectFrom('loginCeiling').select('key').execute()).toHaveLength(1);
+    await pruneThrottle(t.store.db, T0 + 4 * MINUTE);
+    expect(await t.store.db.selectFrom('loginThrottle').select('key').execute()).toHaveLength(2);
+    expect(await t.store.db.selectFrom('loginCeiling').select('key').execute()).toHaveLength(1);
 
     // The window and block are over after 15 minutes, the five failures drained after five.
-    await pruneThrottle(t.ctx.db, T0 + 16 * MINUTE);
-    expect(await t.ctx.db.selectFrom('loginThrottle').selectAll().execute()).toEqual([]);
-    expect(await t.ctx.db.selectFrom('loginCeiling').selectAll().execute()).toEqual([]);
+    await pruneThrottle(t.store.db, T0 + 16 * MINUTE);
+    expect(await t.store.db.selectFrom('loginThrottle').selectAll().execute()).toEqual([]);
+    expect(await t.store.db.selectFrom('loginCeiling').selectAll().execute()).toEqual([]);
   });
 });
