@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCodes } from '@postern/protocol';
 import { freePort } from '@postern/test-support';
-import { createTestApp, type TestApp } from '../src/test-support/test-app.js';
+import { useTestApp } from '../src/test-support/use-test-app.js';
 import { givenAdmin, givenUser } from '../src/test-support/factories.js';
 import { writeSetting } from '../src/settings/settings.js';
 import { cookieFrom } from '../src/test-support/http.js';
 import { missingSlapd, requireSlapd, startSlapd, type Slapd } from './support/slapd.js';
 
 /** Sign-in through /api/login and /api/admin/login for accounts that live in a real slapd. */
-describe.each(['sqlite'] as const)('LDAP sign-in (%s)', { timeout: 60_000 }, (kind) => {
+describe('LDAP sign-in (sqlite)', { timeout: 60_000 }, () => {
   const missing = missingSlapd();
   let slapd: Slapd | undefined;
-  let t: TestApp;
+  const t = useTestApp('sqlite');
 
   beforeAll(async () => {
     if (missing === null) slapd = await startSlapd({ users: [{ uid: 'ada', password: 'directory secret' }] });
@@ -19,12 +19,8 @@ describe.each(['sqlite'] as const)('LDAP sign-in (%s)', { timeout: 60_000 }, (ki
   afterAll(async () => {
     await slapd?.stop();
   });
-  beforeEach(async (context) => {
+  beforeEach((context) => {
     requireSlapd(context);
-    t = await createTestApp(kind);
-    return async () => {
-      await t.close();
-    };
   });
 
   async function useLdap(url: string, startTls = false, skipVerify = false) {

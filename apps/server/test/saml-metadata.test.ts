@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCodes } from '@postern/protocol';
 import { freePort } from '@postern/test-support';
 import type { TestApp } from '../src/test-support/test-app.js';
+import type { AdminClient } from '../src/test-support/admin-client.js';
 import { givenAdmin } from '../src/test-support/factories.js';
 import { ADMIN, USER, describeSamlSignIn, server, spEntries } from './support/saml-sign-in.js';
 
@@ -12,16 +13,16 @@ import { ADMIN, USER, describeSamlSignIn, server, spEntries } from './support/sa
  */
 
 describeSamlSignIn((saml) => {
-  const { asAdmin, putAuthentication, idpResponse, signIn } = saml;
-  let t: TestApp, publicUrl: string, certs: { user: string; admin: string };
+  const { putAuthentication, idpResponse, signIn } = saml;
+  let t: TestApp, admin: AdminClient, publicUrl: string, certs: { user: string; admin: string };
   beforeEach(() => {
-    ({ t, publicUrl, certs } = saml.current());
+    ({ t, admin, publicUrl, certs } = saml.current());
   });
 
   async function generateKeyCert(path: string): Promise<string> {
-    const response = await asAdmin('POST', `/api/admin/settings/${path}`);
-    expect(response.statusCode, response.body).toBe(200);
-    return response.json<{ data: { Certificate: string } }>().data.Certificate;
+    const response = await admin.post<{ data: { Certificate: string } }>(`/api/admin/settings/${path}`);
+    expect(response.status, response.response.body).toBe(200);
+    return response.body.data.Certificate;
   }
 
   describe('metadata', () => {

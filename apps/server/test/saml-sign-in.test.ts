@@ -6,6 +6,7 @@ import {
   USER_SESSION_MINUTES_DEFAULT,
 } from '@postern/protocol';
 import type { TestApp } from '../src/test-support/test-app.js';
+import type { AdminClient } from '../src/test-support/admin-client.js';
 import { givenAdmin, givenUser } from '../src/test-support/factories.js';
 import { cookieFrom, setCookies } from '../src/test-support/http.js';
 import { ADMIN, MINUTE_MS, USER, describeSamlSignIn } from './support/saml-sign-in.js';
@@ -17,10 +18,10 @@ import { ADMIN, MINUTE_MS, USER, describeSamlSignIn } from './support/saml-sign-
  */
 
 describeSamlSignIn((saml) => {
-  const { asAdmin, signIn, expectRefused, usersNamed, lastAudit } = saml;
-  let t: TestApp;
+  const { signIn, expectRefused, usersNamed, lastAudit } = saml;
+  let t: TestApp, admin: AdminClient;
   beforeEach(() => {
-    ({ t } = saml.current());
+    ({ t, admin } = saml.current());
   });
 
   async function userStatus(cookie: string) {
@@ -32,18 +33,17 @@ describeSamlSignIn((saml) => {
   }
 
   async function groupsOf(userId: string) {
-    const groups = (await asAdmin('GET', `/api/admin/users/${userId}/groups`)).json<{
-      data: { Name: string; Type: string }[];
-    }>().data;
+    const groups = (await admin.get<{ data: { Name: string; Type: string }[] }>(`/api/admin/users/${userId}/groups`))
+      .body.data;
     return groups.map((group) => `${group.Name}:${group.Type}`).sort();
   }
 
   describe('users', () => {
     it('creates the user at first sign-in, maps their groups, and starts a full session', async () => {
-      const samlGroup = await asAdmin('POST', '/api/admin/groups', { Name: 'vpn-users', Type: 'saml' });
-      expect(samlGroup.statusCode, samlGroup.body).toBe(200);
-      const localGroup = await asAdmin('POST', '/api/admin/groups', { Name: 'local-ops', Type: 'local' });
-      expect(localGroup.statusCode, localGroup.body).toBe(200);
+      const samlGroup = await admin.post('/api/admin/groups', { Name: 'vpn-users', Type: 'saml' });
+      expect(samlGroup.status, samlGroup.response.body).toBe(200);
+      const localGroup = await admin.post('/api/admin/groups', { Name: 'local-ops', Type: 'local' });
+      expect(localGroup.status, localGroup.response.body).toBe(200);
 
       const { response } = await signIn(USER, 'alice');
       expect(response.statusCode).toBe(302);
@@ -74,18 +74,18 @@ describeSamlSignIn((saml) => {
       const { response } = await signIn(USER, 'alice');
       expect(response.headers.location).toBe('/home/new');
       expect(await usersNamed('alice')).toEqual([first]);
-      const logs = (await asAdmin('GET', '/api/admin/logs')).json<{ data: { Entry: object }[] }>().data;
+      const logs = (await admin.get<{ data: { Entry: object }[] }>('/api/admin/logs')).body.data;
       expect(logs.filter((entry) => AuditActions.UserCreatedBySaml in entry.Entry)).toHaveLength(1);
     });
 
     it('lands on /home when the new dashboard is off', async () => {
-      const current = (await asAdmin('GET', '/api/admin/settings')).json<{ data: Record<string, unknown> }>().data;
+      const current = (await admin.get<{ data: Record<string, unknown> }>('/api/admin/settings')).body.data;
       const customize = {
         Accent: current.Accent,
         HighAccessibility: current.HighAccessibility,
         NewUserDashboard: false,
       };
-      expect((await asAdmin('PUT', '/api/admin/settings/customize', customize)).statusCode).toBe(200);
+      expect((await admin.put('/api/admin/settings/customize', customize)).status).toBe(200);
       const { response } = await signIn(USER, 'alice');
       expect(response.headers.location).toBe('/home');
     });
@@ -152,8 +152,8 @@ describeSamlSignIn((saml) => {
     it('never creates an admin at sign-in', async () => {
       const { response } = await signIn(ADMIN, 'erin');
       expectRefused(response, ADMIN);
-      const admins = (await asAdmin('GET', '/api/admin/admins')).json<{ data: { UserName: string }[] }>().data;
-      expect(admins.map((admin) => admin.UserName)).not.toContain('erin');
+      const admins = (await admin.get<{ data: { UserName: string }[] }>('/api/admin/admins')).body.data;
+      expect(admins.map((account) => account.UserName)).not.toContain('erin');
       expect(await lastAudit(AuditActions.AdminLoginFailed)).toMatchObject({ AdminName: 'erin' });
     });
 

@@ -1,27 +1,25 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AuditActions, ErrorCodes, KIOSK_SESSION_MINUTES_DEFAULT } from '@postern/protocol';
-import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
-import { givenAdmin, givenUser } from '../test-support/factories.js';
-import { cookieFrom, setCookies, signInAdmin, signInUser } from '../test-support/http.js';
+import { useTestApp } from '../test-support/use-test-app.js';
+import { bothStores } from '../test-support/store-kinds.js';
+import { givenAdmin, givenUser, PASSWORD_TEST_TIMEOUT_MS } from '../test-support/factories.js';
+import { cookieFrom, setCookies, signInUser } from '../test-support/http.js';
+import { givenAdminSession, givenUserSession } from '../test-support/sessions.js';
+import { adminClient } from '../test-support/admin-client.js';
 import { recentAudit } from '../audit/audit.js';
 
 const MINUTE = 60_000;
 
-describe.each(testStoreKinds())('sign-in and sessions (%s)', (kind) => {
-  let t: TestApp;
-  beforeEach(async () => {
-    t = await createTestApp(kind);
-  });
-  afterEach(async () => {
-    await t.close();
-  });
+// The auth feature's smoke file (store-kinds.ts): its sign-ins run on both stores. Signing in is what
+// most tests here look at, so they sign in for real (argon2id); the rest are given their sessions.
+describe.each(bothStores())('sign-in and sessions (%s)', { timeout: PASSWORD_TEST_TIMEOUT_MS }, (kind) => {
+  const t = useTestApp(kind);
 
   const login = (body: object) => t.app.inject({ method: 'POST', url: '/api/login', payload: body });
   const adminLogin = (body: object) => t.app.inject({ method: 'POST', url: '/api/admin/login', payload: body });
   const status = (cookie?: string) =>
     t.app.inject({ method: 'GET', url: '/api/status', headers: cookie === undefined ? {} : { cookie } });
-  const adminStatus = (cookie?: string) =>
-    t.app.inject({ method: 'GET', url: '/api/admin/status', headers: cookie === undefined ? {} : { cookie } });
+  const adminStatus = (cookie = '') => adminClient(t.app, cookie).get('/api/admin/status');
 
   it('signs a local user in, answers with the session and sets a hardened cookie', async () => {
     const user = await givenUser(t.ctx, { name: 'Ada Lovelace', userName: 'ada' });
@@ -99,8 +97,7 @@ describe.each(testStoreKinds())('sign-in and sessions (%s)', (kind) => {
   });
 
   it('answers 401 err.invalidSession without a session, with a forged one and after expiry', async () => {
-    const user = await givenUser(t.ctx, { durationMinutes: 10 });
-    const cookie = await signInUser(t.app, user.userName, user.password);
+    const cookie = await givenUserSession(t, await givenUser(t.ctx, { durationMinutes: 10 }));
     expect((await status(cookie)).statusCode).toBe(200);
 
     expect((await status()).json()).toEqual({ Err: ErrorCodes.invalidSession });
@@ -135,7 +132,7 @@ describe.each(testStoreKinds())('sign-in and sessions (%s)', (kind) => {
 
   it('issues a new token on every sign-in and ends the one it replaces', async () => {
     const user = await givenUser(t.ctx);
-    const first = await signInUser(t.app, user.userName, user.password);
+    const first = await givenUserSession(t, user);
     const second = await t.app.inject({
       method: 'POST',
       url: '/api/login',
@@ -178,18 +175,18 @@ describe.each(testStoreKinds())('sign-in and sessions (%s)', (kind) => {
     expect(cookie).toContain('Secure');
 
     const adminCookie = cookieFrom(response, 'postern_admin_session');
-    expect((await adminStatus(adminCookie)).statusCode).toBe(200);
-    await t.app.inject({ method: 'POST', url: '/api/admin/logout', headers: { cookie: adminCookie ?? '' } });
-    expect((await adminStatus(adminCookie)).statusCode).toBe(401);
+    expect((await adminStatus(adminCookie)).status).toBe(200);
+    await adminClient(t.app, adminCookie ?? '').post('/api/admin/logout');
+    expect((await adminStatus(adminCookie)).status).toBe(401);
   });
 
   it('keeps the realms apart: a user cookie opens no admin API and an admin cookie no user API', async () => {
     const user = await givenUser(t.ctx, { userName: 'same-name' });
     const admin = await givenAdmin(t.ctx, { userName: 'same-name' });
-    const userCookie = await signInUser(t.app, 'same-name', user.password);
-    const adminCookie = await signInAdmin(t.app, 'same-name', admin.password);
+    const userCookie = await givenUserSession(t, user);
+    const adminCookie = await givenAdminSession(t, admin);
 
-    expect((await adminStatus(userCookie)).statusCode).toBe(401);
+    expect((await adminStatus(userCookie)).status).toBe(401);
     expect((await status(adminCookie)).statusCode).toBe(401);
     // The admin password is not a user password, nor the other way round.
     expect((await login({ UserName: 'same-name', Password: admin.password })).statusCode).toBe(401);
@@ -216,22 +213,13 @@ describe.each(testStoreKinds())('sign-in and sessions (%s)', (kind) => {
   });
 
   it('uses plain cookie names without Secure in plain-HTTP development mode', async () => {
-    const devApp = await createTestApp(kind, { config: { insecureHttp: true } });
-    try {
-      const user = await givenUser(devApp.ctx);
-      const response = await devApp.app.inject({
-        method: 'POST',
-        url: '/api/login',
-        payload: { UserName: user.userName, Password: user.password },
-      });
-      const [cookie] = setCookies(response);
-      expect(cookie).toMatch(/^postern_session=/);
-      expect(cookie).not.toContain('Secure');
-      const cookiePair = cookieFrom(response, 'postern_session') ?? '';
-      const check = await devApp.app.inject({ method: 'GET', url: '/api/status', headers: { cookie: cookiePair } });
-      expect(check.statusCode).toBe(200);
-    } finally {
-      await devApp.close();
-    }
+    // Read at each request (http/cookies.ts), so the test sets it; the next test has it off again.
+    t.ctx.config.insecureHttp = true;
+    const user = await givenUser(t.ctx);
+    const response = await login({ UserName: user.userName, Password: user.password });
+    const [cookie] = setCookies(response);
+    expect(cookie).toMatch(/^postern_session=/);
+    expect(cookie).not.toContain('Secure');
+    expect((await status(cookieFrom(response, 'postern_session'))).statusCode).toBe(200);
   });
 });

@@ -1,7 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { AuditActions, ErrorCodes, GrantStatus, V1_LOGIN_PATH, type UserStatus } from '@postern/protocol';
 import { recentAudit } from '../audit/audit.js';
-import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import type { TestApp } from '../test-support/test-app.js';
+import { useTestApp } from '../test-support/use-test-app.js';
 import { givenUser } from '../test-support/factories.js';
 import { givenLicence, TEST_LICENCE_KEYS } from '../test-support/licence.js';
 import { basicAuth, givenApiKey } from '../test-support/v1-rows.js';
@@ -40,14 +41,10 @@ async function signInsCounted(ctx: AppContext, result: string): Promise<number> 
   return values.find((value) => value.labels.method === 'apikey' && value.labels.result === result)?.value ?? 0;
 }
 
-describe.each(testStoreKinds())('POST /api/v1/login, the machine sign-in (%s)', (kind) => {
-  let t: TestApp;
+describe('POST /api/v1/login, the machine sign-in (sqlite)', () => {
+  const t = useTestApp('sqlite', { config: { licencePublicKeys: TEST_LICENCE_KEYS } });
   beforeEach(async () => {
-    t = await createTestApp(kind, { config: { licencePublicKeys: TEST_LICENCE_KEYS } });
     await givenLicence(t.ctx);
-  });
-  afterEach(async () => {
-    await t.close();
   });
 
   const keySignIn = (authorization: string | undefined, from = MACHINE, url = V1_LOGIN_PATH) =>
@@ -204,35 +201,27 @@ describe.each(testStoreKinds())('POST /api/v1/login, the machine sign-in (%s)', 
   });
 
   it('signs in without a licence, but the status says so and a grant is refused (as for a person)', async () => {
-    const unlicensed = await createTestApp(kind);
-    try {
-      const machine = await givenMachine(unlicensed.ctx);
-      const response = await unlicensed.app.inject({
-        method: 'POST',
-        url: V1_LOGIN_PATH,
-        remoteAddress: MACHINE,
-        headers: { authorization: `Bearer ${machine.key}` },
-      });
-      expect(response.statusCode, response.body).toBe(200);
-      const cookie = sessionCookie(response);
-      const status = await unlicensed.app.inject({ method: 'GET', url: '/api/status', headers: { cookie } });
-      expect(status.json<{ data: UserStatus }>().data.Licensed).toBe(false);
-      const granted = await unlicensed.app.inject({
-        method: 'POST',
-        url: '/api/grant',
-        headers: { cookie },
-        payload: { ACLID: '0190a0b0-0000-7000-8000-000000000000', IPs: [] },
-      });
-      expect(granted.statusCode).toBe(403);
-      expect(granted.json()).toEqual({ Err: ErrorCodes.licenceRequired });
-    } finally {
-      await unlicensed.close();
-    }
+    // No licence at all, as on an installation that never had one.
+    await t.ctx.db.deleteFrom('settings').where('key', '=', 'License').execute();
+    const machine = await givenMachine(t.ctx);
+    const response = await keySignIn(`Bearer ${machine.key}`);
+    expect(response.statusCode, response.body).toBe(200);
+    const cookie = sessionCookie(response);
+    const status = await t.app.inject({ method: 'GET', url: '/api/status', headers: { cookie } });
+    expect(status.json<{ data: UserStatus }>().data.Licensed).toBe(false);
+    const granted = await t.app.inject({
+      method: 'POST',
+      url: '/api/grant',
+      headers: { cookie },
+      payload: { ACLID: '0190a0b0-0000-7000-8000-000000000000', IPs: [] },
+    });
+    expect(granted.statusCode).toBe(403);
+    expect(granted.json()).toEqual({ Err: ErrorCodes.licenceRequired });
   });
 });
 
-describe.each(testStoreKinds())('grants of a machine signed in with a key (%s)', (kind) => {
-  const world = useGrantEngineWorld(kind);
+describe('grants of a machine signed in with a key (sqlite)', () => {
+  const world = useGrantEngineWorld('sqlite');
   const { status, aclOf, grant, settle } = world;
   let t: TestApp, agent: FakeAgent, agentId: string, userId: string;
   beforeEach(async () => {

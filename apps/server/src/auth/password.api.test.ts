@@ -1,19 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AuditActions, ErrorCodes } from '@postern/protocol';
-import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
-import { givenUser } from '../test-support/factories.js';
+import { useTestApp } from '../test-support/use-test-app.js';
+import { givenUser, PASSWORD_TEST_TIMEOUT_MS } from '../test-support/factories.js';
 import { signInUser } from '../test-support/http.js';
+import { givenUserSession } from '../test-support/sessions.js';
 import { recentAudit } from '../audit/audit.js';
-import { startUserSession } from './session-issue.js';
 
-describe.each(testStoreKinds())('password change (%s)', (kind) => {
-  let t: TestApp;
-  beforeEach(async () => {
-    t = await createTestApp(kind);
-  });
-  afterEach(async () => {
-    await t.close();
-  });
+// Changing a password verifies the current one and hashes the new one (argon2id).
+describe('password change (sqlite)', { timeout: PASSWORD_TEST_TIMEOUT_MS }, () => {
+  const t = useTestApp('sqlite');
 
   const change = (cookie: string | undefined, body: object) =>
     t.app.inject({
@@ -26,8 +21,8 @@ describe.each(testStoreKinds())('password change (%s)', (kind) => {
 
   it('changes the password, keeps this session and ends the others', async () => {
     const user = await givenUser(t.ctx, { userName: 'changer' });
-    const here = await signInUser(t.app, 'changer', user.password);
-    const elsewhere = await signInUser(t.app, 'changer', user.password);
+    const here = await givenUserSession(t, user);
+    const elsewhere = await givenUserSession(t, user);
     const response = await change(here, { ExistingPassword: user.password, NewPassword: 'a brand new one' });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ data: null });
@@ -55,8 +50,7 @@ describe.each(testStoreKinds())('password change (%s)', (kind) => {
       { Err: ErrorCodes.passwordLength, Extra: 'NewPassword' },
     ],
   ])('refuses %s', async (_name, body, expected) => {
-    const user = await givenUser(t.ctx);
-    const cookie = await signInUser(t.app, user.userName, user.password);
+    const cookie = await givenUserSession(t);
     const response = await change(cookie, body);
     expect(response.statusCode).toBe(400);
     expect(response.json()).toEqual(expected);
@@ -65,17 +59,7 @@ describe.each(testStoreKinds())('password change (%s)', (kind) => {
   it('is for local accounts only', async () => {
     const user = await givenUser(t.ctx, { authType: 'LDAP', ldapDn: 'uid=x', passwordHash: null });
     // An LDAP user cannot sign in here without a directory; give them a session directly.
-    const issued = await t.ctx.db.transaction().execute((trx) =>
-      startUserSession(trx, {
-        user: { ...user, totpSecret: null, totpPendingSecret: null, totpLastStep: null, lastLogin: null },
-        kiosk: false,
-        sessionLimit: null,
-        meta: { ipAddress: '127.0.0.1', userAgent: 'test' },
-        now: t.clock.now(),
-        previousToken: undefined,
-      }),
-    );
-    const response = await change(`__Host-postern_session=${issued.token}`, {
+    const response = await change(await givenUserSession(t, user), {
       ExistingPassword: 'x',
       NewPassword: 'a new password',
     });
@@ -90,7 +74,7 @@ describe.each(testStoreKinds())('password change (%s)', (kind) => {
 
   it('counts wrong current passwords towards the account lock', async () => {
     const user = await givenUser(t.ctx);
-    const cookie = await signInUser(t.app, user.userName, user.password);
+    const cookie = await givenUserSession(t, user);
     for (let i = 0; i < 5; i += 1)
       await change(cookie, { ExistingPassword: `wrong ${i}`, NewPassword: 'a brand new one' });
     const locked = await change(cookie, { ExistingPassword: user.password, NewPassword: 'a brand new one' });

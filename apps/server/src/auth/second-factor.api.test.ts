@@ -1,8 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AuditActions, ErrorCodes } from '@postern/protocol';
-import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
-import { givenAdmin, givenUser } from '../test-support/factories.js';
+import { useTestApp } from '../test-support/use-test-app.js';
+import { givenAdmin, givenUser, PASSWORD_TEST_TIMEOUT_MS } from '../test-support/factories.js';
 import { cookieFrom, setCookies } from '../test-support/http.js';
+import { givenAdminSession, givenUserSession } from '../test-support/sessions.js';
 import { givenEnrolledTotp, wrongCode } from '../test-support/totp.js';
 import { totpCodeAt } from './totp.js';
 import { recentAudit } from '../audit/audit.js';
@@ -11,14 +12,11 @@ import { findAdminById } from '../admins/admins.repo.js';
 
 const STEP = 30_000;
 
-describe.each(testStoreKinds())('second factor (%s)', (kind) => {
-  let t: TestApp;
-  beforeEach(async () => {
-    t = await createTestApp(kind);
-  });
-  afterEach(async () => {
-    await t.close();
-  });
+// The password step verifies a password (argon2id), up to twenty times in a test. Tests about the
+// codes alone start from a session waiting for its code (givenUserSession with stage 'totp'), the
+// row the password step writes.
+describe('second factor (sqlite)', { timeout: PASSWORD_TEST_TIMEOUT_MS }, () => {
+  const t = useTestApp('sqlite');
 
   const inject = (method: 'GET' | 'POST', url: string, cookie?: string, payload?: object) =>
     t.app.inject({ method, url, headers: cookie === undefined ? {} : { cookie }, ...(payload ? { payload } : {}) });
@@ -56,16 +54,16 @@ describe.each(testStoreKinds())('second factor (%s)', (kind) => {
       t.clock.advance(STEP);
       const code = totpCodeAt(secret, t.clock.now());
 
-      const first = await userPasswordStep(user.userName, user.password);
+      const first = await givenUserSession(t, user, { stage: 'totp' });
       expect(
-        (await inject('POST', '/api/otp/verify', first.cookie, { Code: wrongCode(secret, t.clock.now()) })).json(),
+        (await inject('POST', '/api/otp/verify', first, { Code: wrongCode(secret, t.clock.now()) })).json(),
       ).toEqual({
         Err: ErrorCodes.invalidCode,
       });
-      expect((await inject('POST', '/api/otp/verify', first.cookie, { Code: code })).statusCode).toBe(200);
+      expect((await inject('POST', '/api/otp/verify', first, { Code: code })).statusCode).toBe(200);
 
-      const second = await userPasswordStep(user.userName, user.password);
-      const replay = await inject('POST', '/api/otp/verify', second.cookie, { Code: code });
+      const second = await givenUserSession(t, user, { stage: 'totp' });
+      const replay = await inject('POST', '/api/otp/verify', second, { Code: code });
       expect(replay.statusCode).toBe(400);
       expect(replay.json()).toEqual({ Err: ErrorCodes.invalidCode });
     });
@@ -102,7 +100,7 @@ describe.each(testStoreKinds())('second factor (%s)', (kind) => {
     it('says "Already verified 2FA" when an enrolled sign-in asks for a new secret', async () => {
       const user = await givenUser(t.ctx, { totpEnabled: true });
       await givenEnrolledTotp(t, 'users', user.id);
-      const { cookie } = await userPasswordStep(user.userName, user.password);
+      const cookie = await givenUserSession(t, user, { stage: 'totp' });
       const response = await inject('GET', '/api/otp/generate', cookie);
       expect(response.statusCode).toBe(400);
       expect(response.json()).toEqual({ Err: ErrorCodes.alreadyVerified2fa });
@@ -200,7 +198,7 @@ describe.each(testStoreKinds())('second factor (%s)', (kind) => {
     it('starts the count afresh when an administrator resets the 2FA', async () => {
       const user = await givenUser(t.ctx, { totpEnabled: true });
       const secret = await givenEnrolledTotp(t, 'users', user.id);
-      const { cookie } = await userPasswordStep(user.userName, user.password);
+      const cookie = await givenUserSession(t, user, { stage: 'totp' });
       for (let i = 0; i < 4; i += 1) {
         await inject('POST', '/api/otp/verify', cookie, { Code: wrongCode(secret, t.clock.now(), i) });
       }
@@ -208,8 +206,8 @@ describe.each(testStoreKinds())('second factor (%s)', (kind) => {
       if (admin === null) throw new Error('the admin was not created');
       await resetUserTotp(t.ctx, admin, user.id);
       const secretAgain = await givenEnrolledTotp(t, 'users', user.id);
-      const again = await userPasswordStep(user.userName, user.password);
-      const answer = await inject('POST', '/api/otp/verify', again.cookie, {
+      const again = await givenUserSession(t, user, { stage: 'totp' });
+      const answer = await inject('POST', '/api/otp/verify', again, {
         Code: wrongCode(secretAgain, t.clock.now()),
       });
       expect(answer.json()).toEqual({ Err: ErrorCodes.invalidCode });
@@ -302,8 +300,7 @@ describe.each(testStoreKinds())('second factor (%s)', (kind) => {
     });
 
     it('tells a fully signed-in admin asking to verify that they already have', async () => {
-      const admin = await givenAdmin(t.ctx);
-      const { cookie } = await adminPasswordStep(admin.userName, admin.password);
+      const cookie = await givenAdminSession(t);
       const response = await inject('POST', '/api/admin/otp/verify', cookie, { Code: '123456' });
       expect(response.statusCode).toBe(400);
       expect(response.json()).toEqual({ Err: ErrorCodes.userAlreadyVerified });

@@ -1,5 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestStore, testStoreKinds, type TestStore } from '../test-support/test-app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestStore } from '../test-support/use-test-store.js';
+import { bothStores } from '../test-support/store-kinds.js';
 import {
   ACCOUNT_CEILING,
   PAIR_POLICY,
@@ -52,14 +53,10 @@ describe('sign-in throttle policy', () => {
   });
 });
 
-describe.each(testStoreKinds())('sign-in throttle in the store (%s)', (kind) => {
-  let t: TestStore;
-  beforeEach(async () => {
-    t = await createTestStore(kind);
-  });
-  afterEach(async () => {
-    await t.dispose();
-  });
+// On both stores: what is tested is the counters' SQL, concurrent updates included ('throttling').
+// One store for the file, emptied before each test.
+describe.each(bothStores())('sign-in throttle in the store (%s)', (kind) => {
+  const t = useTestStore(kind);
 
   const keys = signInKeys('ada', '192.0.2.1');
   const fail = (at: number, which = keys.all) => recordFailure(t.store.db, which, at);

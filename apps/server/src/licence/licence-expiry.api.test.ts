@@ -1,10 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCodes, type UserStatus } from '@postern/protocol';
-import { createTestApp, type TestApp } from '../test-support/test-app.js';
-import { givenAdmin, givenUser } from '../test-support/factories.js';
+import { useTestApp } from '../test-support/use-test-app.js';
+import { givenUser, PASSWORD_TEST_TIMEOUT_MS } from '../test-support/factories.js';
 import { givenAgent } from '../test-support/agent-factories.js';
 import { givenIpsetKnocOfUser } from '../test-support/knoc-factories.js';
-import { signInAdmin, signInUser } from '../test-support/http.js';
+import { signInUser } from '../test-support/http.js';
+import { givenAdminSession, givenUserSession } from '../test-support/sessions.js';
+import { adminClient } from '../test-support/admin-client.js';
 import { writeSetting } from '../settings/settings.js';
 import { desiredEntries } from '../agent-hub/desired-state.js';
 import { sweepGrantsOnce } from '../grants/grant-sweeper.js';
@@ -19,15 +21,15 @@ const signer = generateLicenceKeyPair();
  * What a licence running out does to access (the README's "A licence for a local install" says the
  * same): grants already made run to their own expiry, nothing new is granted to users.
  */
-describe.each(['sqlite'] as const)('when the licence expires (%s)', (kind) => {
-  let t: TestApp;
+// One test signs in for real (argon2id) after the expiry: that signing in still works is its subject.
+describe('when the licence expires (sqlite)', { timeout: PASSWORD_TEST_TIMEOUT_MS }, () => {
+  const t = useTestApp('sqlite', {
+    config: { licencePublicKeys: [Buffer.from(publicKeyBase64(signer.publicKey), 'base64')] },
+  });
   let agentId: string;
   let alice: { id: string; password: string };
 
   beforeEach(async () => {
-    t = await createTestApp(kind, {
-      config: { licencePublicKeys: [Buffer.from(publicKeyBase64(signer.publicKey), 'base64')] },
-    });
     const now = t.clock.now();
     const licence = issueLicence(
       {
@@ -46,9 +48,6 @@ describe.each(['sqlite'] as const)('when the licence expires (%s)', (kind) => {
     agentId = (await givenAgent(t.ctx, { online: true })).id;
     alice = await givenUser(t.ctx, { userName: 'alice' });
   });
-  afterEach(async () => {
-    await t.close();
-  });
 
   const as = (cookie: string) => ({ headers: { cookie }, remoteAddress: ALICE });
   const status = async (cookie: string) =>
@@ -61,7 +60,7 @@ describe.each(['sqlite'] as const)('when the licence expires (%s)', (kind) => {
   it('keeps running grants until their own expiry, refuses new ones, and still signs people in', async () => {
     const running = await givenIpsetKnocOfUser(t.ctx, agentId, alice.id, { MaximumGrantDuration: 2 * 3600 });
     const other = await givenIpsetKnocOfUser(t.ctx, agentId, alice.id);
-    const cookie = await signInUser(t.app, 'alice', alice.password);
+    const cookie = await givenUserSession(t, alice);
     expect((await grant(cookie, running.id)).statusCode).toBe(200);
 
     t.clock.advance(HOUR + MINUTE);
@@ -83,28 +82,21 @@ describe.each(['sqlite'] as const)('when the licence expires (%s)', (kind) => {
 
   it('still lets an admin open a knoc for break glass, and refuses changes to knocs', async () => {
     const knoc = await givenIpsetKnocOfUser(t.ctx, agentId, alice.id);
-    const admin = await givenAdmin(t.ctx, { userName: 'ops' });
-    const cookie = await signInAdmin(t.app, 'ops', admin.password);
+    const admin = adminClient(t.app, await givenAdminSession(t));
     t.clock.advance(HOUR + MINUTE);
     await keepAgentOnline();
-    const breakGlass = await t.app.inject({
-      method: 'POST',
-      url: `/api/admin/acls/${knoc.id}/grants`,
-      headers: { cookie },
-      payload: { IP: '198.51.100.9', Minutes: 30, Reason: 'outage' },
+    const breakGlass = await admin.post(`/api/admin/acls/${knoc.id}/grants`, {
+      IP: '198.51.100.9',
+      Minutes: 30,
+      Reason: 'outage',
     });
-    expect(breakGlass.statusCode, breakGlass.body).toBe(200);
-    const update = await t.app.inject({
-      method: 'PUT',
-      url: `/api/admin/acls/${knoc.id}`,
-      headers: { cookie },
-      payload: {
-        ID: knoc.id,
-        Description: 'renamed',
-        BackendID: knoc.backendId,
-        Config: { ipset: { V4SetName: 'p4' } },
-      },
+    expect(breakGlass.status, breakGlass.response.body).toBe(200);
+    const update = await admin.put(`/api/admin/acls/${knoc.id}`, {
+      ID: knoc.id,
+      Description: 'renamed',
+      BackendID: knoc.backendId,
+      Config: { ipset: { V4SetName: 'p4' } },
     });
-    expect(update.json()).toEqual({ Err: ErrorCodes.licenceRequired });
+    expect(update.body).toEqual({ Err: ErrorCodes.licenceRequired });
   });
 });

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   AuditActions,
   ErrorCodes,
@@ -9,10 +9,11 @@ import {
   type LicensingSummary,
 } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
-import { createTestApp, type TestApp } from '../test-support/test-app.js';
+import { useTestApp } from '../test-support/use-test-app.js';
 import { bothStores } from '../test-support/store-kinds.js';
 import { givenAdmin } from '../test-support/factories.js';
-import { signInAdmin } from '../test-support/http.js';
+import { givenAdminSession } from '../test-support/sessions.js';
+import { adminClient, type AdminClient } from '../test-support/admin-client.js';
 import { readSettings, writeSetting } from '../settings/settings.js';
 import { recentAudit } from '../audit/audit.js';
 import { insertUser } from '../users/users.repo.js';
@@ -179,14 +180,9 @@ describe('user limit state', () => {
   });
 });
 
+// The licence feature's smoke file: both describes run on both stores.
 describe.each(bothStores())('licence service (%s)', (kind) => {
-  let t: TestApp;
-  beforeEach(async () => {
-    t = await createTestApp(kind, { config: { licencePublicKeys: TRUSTED } });
-  });
-  afterEach(async () => {
-    await t.close();
-  });
+  const t = useTestApp(kind, { config: { licencePublicKeys: TRUSTED } });
 
   it('reads an installation without a licence as unlicensed, without limits on new users', async () => {
     await addUsers(t.ctx, 3);
@@ -214,21 +210,18 @@ describe.each(bothStores())('licence service (%s)', (kind) => {
   });
 
   it('trusts a key listed in the data directory file as it trusts one from the environment', async () => {
-    const other = await createTestApp(kind);
-    try {
-      await storeLicenceText(other.ctx, licence());
-      expect((await licenceStatus(other.ctx)).Licensed).toBe(false);
-      writeFileSync(
-        trustedKeysFile(other.ctx.config.dataDir),
-        `# signing key\n${publicKeyBase64(signer.publicKey)}\nnot a key\n`,
-      );
-      expect(await licenceStatus(other.ctx)).toEqual(LICENSED);
-      // The file is cached by its stat: a change (the key removed) counts at the next read.
-      writeFileSync(trustedKeysFile(other.ctx.config.dataDir), '# no keys any more\n');
-      expect((await licenceStatus(other.ctx)).Licensed).toBe(false);
-    } finally {
-      await other.close();
-    }
+    // An installation configured with no keys (read at each call; the next test has TRUSTED again).
+    t.ctx.config.licencePublicKeys = [];
+    await storeLicenceText(t.ctx, licence());
+    expect((await licenceStatus(t.ctx)).Licensed).toBe(false);
+    writeFileSync(
+      trustedKeysFile(t.ctx.config.dataDir),
+      `# signing key\n${publicKeyBase64(signer.publicKey)}\nnot a key\n`,
+    );
+    expect(await licenceStatus(t.ctx)).toEqual(LICENSED);
+    // The file is cached by its stat: a change (the key removed) counts at the next read.
+    writeFileSync(trustedKeysFile(t.ctx.config.dataDir), '# no keys any more\n');
+    expect((await licenceStatus(t.ctx)).Licensed).toBe(false);
   });
 
   it('shows an expired licence with its fields but licenses nobody and limits nothing', async () => {
@@ -309,44 +302,39 @@ describe.each(bothStores())('licence service (%s)', (kind) => {
 
 describe.each(bothStores())('licence API (%s)', (kind) => {
   const URL = '/api/admin/settings/license';
-  let t: TestApp;
-  let cookie: string;
+  const t = useTestApp(kind, { config: { licencePublicKeys: TRUSTED } });
+  let admin: AdminClient;
   beforeEach(async () => {
-    t = await createTestApp(kind, { config: { licencePublicKeys: TRUSTED } });
-    const admin = await givenAdmin(t.ctx, { userName: 'licensor' });
-    cookie = await signInAdmin(t.app, admin.userName, admin.password);
-  });
-  afterEach(async () => {
-    await t.close();
+    admin = adminClient(t.app, await givenAdminSession(t, await givenAdmin(t.ctx, { userName: 'licensor' })));
   });
 
-  const get = (query = '', headers: Record<string, string> = { cookie }) =>
-    t.app.inject({ method: 'GET', url: `${URL}${query}`, headers });
-  const put = (body: unknown, headers: Record<string, string> = { cookie }) =>
-    t.app.inject({ method: 'PUT', url: URL, headers, payload: body as Record<string, unknown> });
+  const get = <T = unknown>(query = '', client = admin) => client.get<T>(`${URL}${query}`);
+  const put = <T = unknown>(body: unknown, client = admin) => client.put<T>(URL, body);
+  /** Someone without an admin session. */
+  const nobody = () => adminClient(t.app, '');
 
   it.each([
-    ['GET', () => get('', {})],
-    ['GET with refresh', () => get('?refresh=true', {})],
-    ['PUT with a valid licence', () => put({ License: licence() }, {})],
-    ['PUT with a body that would not validate', () => put({ Nope: 1 }, {})],
+    ['GET', () => get('', nobody())],
+    ['GET with refresh', () => get('?refresh=true', nobody())],
+    ['PUT with a valid licence', () => put({ License: licence() }, nobody())],
+    ['PUT with a body that would not validate', () => put({ Nope: 1 }, nobody())],
   ])('refuses %s without an admin session', async (_name, call) => {
     const response = await call();
-    expect(response.statusCode).toBe(401);
-    expect(response.json()).toEqual({ Err: ErrorCodes.invalidSession });
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual({ Err: ErrorCodes.invalidSession });
   });
 
   it('counts every agent as a machine', async () => {
-    expect((await put({ License: licence() })).statusCode).toBe(200);
+    expect((await put({ License: licence() })).status).toBe(200);
     await givenAgent(t.ctx);
     await givenAgent(t.ctx);
-    expect((await get()).json<{ data: { MachineCount: number } }>().data.MachineCount).toBe(2);
+    expect((await get<{ data: { MachineCount: number } }>()).body.data.MachineCount).toBe(2);
   });
 
   it('shows an unlicensed installation', async () => {
     const response = await get();
-    expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ data: UNLICENSED });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ data: UNLICENSED });
   });
 
   it.each<[string, () => unknown, number, string]>([
@@ -375,22 +363,22 @@ describe.each(bothStores())('licence API (%s)', (kind) => {
       ErrorCodes.licenceNotYetValid,
     ],
   ])('refuses %s and stores nothing', async (_name, body, status, code) => {
-    const response = await put(body());
-    expect(response.statusCode).toBe(status);
-    expect(response.json<{ Err: string }>().Err).toBe(code);
+    const response = await put<{ Err: string }>(body());
+    expect(response.status).toBe(status);
+    expect(response.body.Err).toBe(code);
     expect((await readSettings(t.ctx.db)).License).toBe('');
     expect((await recentAudit(t.ctx.db, 10)).some((e) => AuditActions.LicenceUpdated in e.Entry)).toBe(false);
   });
 
   it('installs a licence issued within the allowed clock skew ahead of this server', async () => {
-    const response = await put({ License: licence({ IssuedAt: '2026-11-22T09:05:00.000Z' }) });
-    expect(response.statusCode, response.body).toBe(200);
-    expect(response.json<{ data: LicenceStatus }>().data.Licensed).toBe(true);
+    const response = await put<{ data: LicenceStatus }>({ License: licence({ IssuedAt: '2026-11-22T09:05:00.000Z' }) });
+    expect(response.status, response.response.body).toBe(200);
+    expect(response.body.data.Licensed).toBe(true);
   });
 
   it('says why a licence issued in the future is refused', async () => {
     const response = await put({ License: licence({ IssuedAt: '2026-12-01T00:00:00.000Z' }) });
-    expect(response.json()).toEqual({
+    expect(response.body).toEqual({
       Err: ErrorCodes.licenceNotYetValid,
       Extra: "the licence was issued on 2026-12-01T00:00:00.000Z, after this server's time",
     });
@@ -400,8 +388,8 @@ describe.each(bothStores())('licence API (%s)', (kind) => {
     await addUsers(t.ctx, 4);
     const text = licence();
     const response = await put({ License: `\n${text}\n` });
-    expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ data: { ...LICENSED, UserCount: 4 } });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ data: { ...LICENSED, UserCount: 4 } });
 
     expect((await readSettings(t.ctx.db)).License).toBe(text);
     const [entry] = await recentAudit(t.ctx.db, 1);
@@ -409,16 +397,16 @@ describe.each(bothStores())('licence API (%s)', (kind) => {
       [AuditActions.LicenceUpdated]: { Description: 'lic-test-0001', AdminName: 'licensor' },
     });
 
-    expect((await get()).json()).toEqual({ data: { ...LICENSED, UserCount: 4 } });
-    expect((await get('?refresh=true')).json()).toEqual({ data: { ...LICENSED, UserCount: 4 } });
+    expect((await get()).body).toEqual({ data: { ...LICENSED, UserCount: 4 } });
+    expect((await get('?refresh=true')).body).toEqual({ data: { ...LICENSED, UserCount: 4 } });
     expect(await currentLicensing(t.ctx)).toEqual(summary(true, 10, 50, 5));
   });
 
   it('replaces an installed licence with a new one', async () => {
-    expect((await put({ License: licence() })).statusCode).toBe(200);
-    const response = await put({ License: licence({ ID: 'lic-test-0002', UserLimit: 50 }) });
-    expect(response.json<{ data: LicenceStatus }>().data).toMatchObject({ ID: 'lic-test-0002', UserLimit: 50 });
-    expect((await get()).json<{ data: LicenceStatus }>().data.ID).toBe('lic-test-0002');
+    expect((await put({ License: licence() })).status).toBe(200);
+    const response = await put<{ data: LicenceStatus }>({ License: licence({ ID: 'lic-test-0002', UserLimit: 50 }) });
+    expect(response.body.data).toMatchObject({ ID: 'lic-test-0002', UserLimit: 50 });
+    expect((await get<{ data: LicenceStatus }>()).body.data.ID).toBe('lic-test-0002');
   });
 
   it.each<[string, () => string, string]>([
@@ -429,24 +417,23 @@ describe.each(bothStores())('licence API (%s)', (kind) => {
   ])('answers a refresh with 409 when %s', async (_name, stored, extra) => {
     await storeLicenceText(t.ctx, stored());
     const response = await get('?refresh=true');
-    expect(response.statusCode).toBe(409);
-    expect(response.json<{ Err: string; Extra: string }>()).toEqual({
+    expect(response.status).toBe(409);
+    expect(response.body).toEqual({
       Err: ErrorCodes.failedToRefreshLicenseStatus,
       Extra: expect.stringContaining(extra) as string,
     });
   });
 
   it('refreshes an expired licence into a status that says so', async () => {
-    expect((await put({ License: licence() })).statusCode).toBe(200);
+    expect((await put({ License: licence() })).status).toBe(200);
     t.clock.advance(Date.parse('2027-11-02T00:00:00.000Z') - t.clock.now());
     // A year on, the first session has long ended.
-    const admin = await givenAdmin(t.ctx);
-    const response = await get('?refresh=true', { cookie: await signInAdmin(t.app, admin.userName, admin.password) });
-    expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ data: { ...LICENSED, Licensed: false, Expired: true } });
+    const response = await get('?refresh=true', adminClient(t.app, await givenAdminSession(t)));
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ data: { ...LICENSED, Licensed: false, Expired: true } });
   });
 
   it('refuses a refresh value other than true or false', async () => {
-    expect((await get('?refresh=yes')).statusCode).toBe(400);
+    expect((await get('?refresh=yes')).status).toBe(400);
   });
 });

@@ -3,9 +3,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCodes } from '@postern/protocol';
-import { createTestApp, type TestApp } from '../test-support/test-app.js';
-import { givenAdmin } from '../test-support/factories.js';
-import { signInAdmin } from '../test-support/http.js';
+import type { TestApp } from '../test-support/test-app.js';
+import { useTestApp } from '../test-support/use-test-app.js';
+import { givenAdminSession } from '../test-support/sessions.js';
+import { adminClient } from '../test-support/admin-client.js';
 import { createSelfSignedCertificate } from '../lib/x509.js';
 import { SAML_PATHS } from './saml-endpoints.js';
 
@@ -19,8 +20,28 @@ beforeAll(() => {
   });
 });
 
-describe.each(['sqlite'] as const)('SAML sign-in while the IdP metadata URL fails (%s)', (kind) => {
-  let t: TestApp;
+/** An admin points the user realm's SAML at the IdP metadata `idp` serves, with the SP key pair. */
+async function configureSaml(t: TestApp, idp: Server): Promise<void> {
+  const admin = adminClient(t.app, await givenAdminSession(t));
+  const configured = await admin.put('/api/admin/settings/authentication', {
+    PublicURL: 'https://access.example.com',
+    SAMLMetadataURL: `http://127.0.0.1:${(idp.address() as AddressInfo).port}/metadata`,
+    AdminSAMLMetadataURL: '',
+    SAMLKeyFile: spKeys.privateKeyPem,
+    SAMLKeyFileSet: true,
+    SAMLCertFile: spKeys.certificatePem,
+    SAMLCertFileSet: true,
+    LDAPURL: '',
+    LDAPStartTLS: false,
+    LDAPSkipVerifyTLS: false,
+  });
+  expect(configured.status, configured.response.body).toBe(200);
+}
+
+// Each describe has an app of its own: the IdP metadata cache lives in the app (README, "What the
+// reset cannot reach"), and the two serve different metadata.
+describe('SAML sign-in while the IdP metadata URL fails (sqlite)', () => {
+  const t = useTestApp('sqlite');
   /** A failing IdP on 127.0.0.1 that counts the requests reaching it. */
   let idp: Server;
   let idpRequests: number;
@@ -32,30 +53,9 @@ describe.each(['sqlite'] as const)('SAML sign-in while the IdP metadata URL fail
       response.writeHead(500).end('down');
     });
     await new Promise<void>((resolve) => idp.listen(0, '127.0.0.1', resolve));
-    t = await createTestApp(kind);
-    const admin = await givenAdmin(t.ctx);
-    const cookie = await signInAdmin(t.app, admin.userName, admin.password);
-    const configured = await t.app.inject({
-      method: 'PUT',
-      url: '/api/admin/settings/authentication',
-      headers: { cookie },
-      payload: {
-        PublicURL: 'https://access.example.com',
-        SAMLMetadataURL: `http://127.0.0.1:${(idp.address() as AddressInfo).port}/metadata`,
-        AdminSAMLMetadataURL: '',
-        SAMLKeyFile: spKeys.privateKeyPem,
-        SAMLKeyFileSet: true,
-        SAMLCertFile: spKeys.certificatePem,
-        SAMLCertFileSet: true,
-        LDAPURL: '',
-        LDAPStartTLS: false,
-        LDAPSkipVerifyTLS: false,
-      },
-    });
-    expect(configured.statusCode, configured.body).toBe(200);
+    await configureSaml(t, idp);
   });
   afterEach(async () => {
-    await t.close();
     idp.closeAllConnections();
     await new Promise((resolve) => idp.close(resolve));
   });
@@ -73,8 +73,8 @@ describe.each(['sqlite'] as const)('SAML sign-in while the IdP metadata URL fail
   });
 });
 
-describe.each(['sqlite'] as const)('the user SAML login’s kioskMode parameter (%s)', (kind) => {
-  let t: TestApp;
+describe('the user SAML login’s kioskMode parameter (sqlite)', () => {
+  const t = useTestApp('sqlite');
   let idp: Server;
 
   beforeEach(async () => {
@@ -91,30 +91,9 @@ describe.each(['sqlite'] as const)('the user SAML login’s kioskMode parameter 
 </md:EntityDescriptor>`;
     idp = createServer((_request, response) => response.writeHead(200).end(metadata));
     await new Promise<void>((resolve) => idp.listen(0, '127.0.0.1', resolve));
-    t = await createTestApp(kind);
-    const admin = await givenAdmin(t.ctx);
-    const cookie = await signInAdmin(t.app, admin.userName, admin.password);
-    const configured = await t.app.inject({
-      method: 'PUT',
-      url: '/api/admin/settings/authentication',
-      headers: { cookie },
-      payload: {
-        PublicURL: 'https://access.example.com',
-        SAMLMetadataURL: `http://127.0.0.1:${(idp.address() as AddressInfo).port}/metadata`,
-        AdminSAMLMetadataURL: '',
-        SAMLKeyFile: spKeys.privateKeyPem,
-        SAMLKeyFileSet: true,
-        SAMLCertFile: spKeys.certificatePem,
-        SAMLCertFileSet: true,
-        LDAPURL: '',
-        LDAPStartTLS: false,
-        LDAPSkipVerifyTLS: false,
-      },
-    });
-    expect(configured.statusCode, configured.body).toBe(200);
+    await configureSaml(t, idp);
   });
   afterEach(async () => {
-    await t.close();
     idp.closeAllConnections();
     await new Promise((resolve) => idp.close(resolve));
   });

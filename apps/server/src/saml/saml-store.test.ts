@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../lib/clock.js';
-import { createTestStore, type TestStore } from '../test-support/test-app.js';
+import { useTestStore } from '../test-support/use-test-store.js';
 import { bothStores } from '../test-support/store-kinds.js';
 import { openStore, type Store } from '../store/store.js';
 import { SAML_REQUEST_LIFETIME_MS, SamlRequestCache, spendResponse } from './saml-store.js';
@@ -8,14 +8,10 @@ import { SAML_REQUEST_LIFETIME_MS, SamlRequestCache, spendResponse } from './sam
 const HOUR_MS = 60 * 60_000;
 
 describe.each(bothStores())('SAML request and assertion store (%s)', (kind) => {
-  let store: TestStore;
+  const store = useTestStore(kind);
   let clock: ManualClock;
-  beforeEach(async () => {
-    store = await createTestStore(kind);
+  beforeEach(() => {
     clock = new ManualClock();
-  });
-  afterEach(async () => {
-    await store.dispose();
   });
 
   const spend = (requestId: string, assertionId: string, db = store.store.db) =>

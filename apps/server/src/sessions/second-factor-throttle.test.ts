@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestStore, type TestStore } from '../test-support/test-app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestStore } from '../test-support/use-test-store.js';
 import { bothStores } from '../test-support/store-kinds.js';
 import {
   beginSecondFactorAttempt,
@@ -17,14 +17,10 @@ describe('the second-factor policy', () => {
   });
 });
 
+// On both stores: the attempts are counted in the store under concurrency ('throttling'). One store
+// for the file, emptied before each test.
 describe.each(bothStores())('second-factor attempts (%s)', (kind) => {
-  let t: TestStore;
-  beforeEach(async () => {
-    t = await createTestStore(kind);
-  });
-  afterEach(async () => {
-    await t.dispose();
-  });
+  const t = useTestStore(kind);
 
   it('lets only three of twenty concurrent guesses be checked', async () => {
     const attempts = await Promise.all(

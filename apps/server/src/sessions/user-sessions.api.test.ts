@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ErrorCodes, type V1UserSession } from '@postern/protocol';
-import { createTestApp, type TestApp } from '../test-support/test-app.js';
+import { useTestApp } from '../test-support/use-test-app.js';
 import { givenUser } from '../test-support/factories.js';
 import { basicAuth, givenAllowlistKnoc, givenApiKey, givenGrantRow, givenSessionRow } from '../test-support/v1-rows.js';
 
@@ -8,14 +8,8 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const MONITOR = '198.51.100.4';
 
-describe.each(['sqlite'] as const)('GET /api/v1/user_sessions (%s)', (kind) => {
-  let t: TestApp;
-  beforeEach(async () => {
-    t = await createTestApp(kind);
-  });
-  afterEach(async () => {
-    await t.close();
-  });
+describe('GET /api/v1/user_sessions (sqlite)', () => {
+  const t = useTestApp('sqlite');
 
   const fetchSessions = (authorization?: string, from = MONITOR) =>
     t.app.inject({

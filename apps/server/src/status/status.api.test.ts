@@ -1,28 +1,31 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ErrorCodes, MINIMUM_AGENT_VERSION, POSTERN_VERSION, AuditActions } from '@postern/protocol';
-import { createTestApp, type TestApp } from '../test-support/test-app.js';
+import { useTestApp } from '../test-support/use-test-app.js';
 import { bothStores } from '../test-support/store-kinds.js';
-import { givenAdmin, givenUser } from '../test-support/factories.js';
+import { givenAdmin, givenUser, PASSWORD_TEST_TIMEOUT_MS } from '../test-support/factories.js';
 import { signInAdmin, signInUser } from '../test-support/http.js';
+import { givenAdminSession, givenUserSession } from '../test-support/sessions.js';
+import { adminClient } from '../test-support/admin-client.js';
 import { writeSetting } from '../settings/settings.js';
 
 const MINUTE = 60_000;
 
-describe.each(bothStores())('status endpoints (%s)', (kind) => {
-  let t: TestApp;
-  beforeEach(async () => {
-    t = await createTestApp(kind);
-  });
-  afterEach(async () => {
-    await t.close();
-  });
+// The status feature's smoke file. One test signs in for real (argon2id): the activity it shows is
+// what the sign-ins recorded.
+describe.each(bothStores())('status endpoints (%s)', { timeout: PASSWORD_TEST_TIMEOUT_MS }, (kind) => {
+  const t = useTestApp(kind);
+  /** The same installation behind a proxy it trusts (the rule is made when the app is built). */
+  const proxied = useTestApp(kind, { config: { trustedProxies: ['127.0.0.0/8'] } });
 
   const get = (url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers });
+  /** The admin status a signed-in admin (a new one unless given) sees. */
+  const adminStatus = async <T>(cookie?: string) =>
+    (await adminClient(t.app, cookie ?? (await givenAdminSession(t))).get<{ data: T }>('/api/admin/status')).body.data;
 
   it('tells a signed-in user who they are, where they come from and when the session ends', async () => {
     const validUntil = t.clock.now() + 30 * 24 * 60 * MINUTE;
     const user = await givenUser(t.ctx, { name: 'Noor', userName: 'noor', validUntil, durationMinutes: 60 });
-    const cookie = await signInUser(t.app, 'noor', user.password);
+    const cookie = await givenUserSession(t, user);
 
     const response = await get('/api/status', { cookie });
     expect(response.statusCode).toBe(200);
@@ -46,32 +49,23 @@ describe.each(bothStores())('status endpoints (%s)', (kind) => {
 
   it('follows the NewUserDashboard setting', async () => {
     await writeSetting(t.ctx.db, 'NewUserDashboard', false, t.clock.now());
-    const user = await givenUser(t.ctx);
-    const cookie = await signInUser(t.app, user.userName, user.password);
+    const cookie = await givenUserSession(t);
     expect(
       (await get('/api/status', { cookie })).json<{ data: { NewUserDashboard: boolean } }>().data.NewUserDashboard,
     ).toBe(false);
   });
 
   it('believes X-Forwarded-For only from a trusted proxy', async () => {
-    const user = await givenUser(t.ctx);
-    const cookie = await signInUser(t.app, user.userName, user.password);
+    const cookie = await givenUserSession(t);
     const spoofed = await get('/api/status', { cookie, 'x-forwarded-for': '203.0.113.9' });
     expect(spoofed.json<{ data: { CurrentAddress: string } }>().data.CurrentAddress).toBe('127.0.0.1');
 
-    const proxied = await createTestApp(kind, { config: { trustedProxies: ['127.0.0.0/8'] } });
-    try {
-      const proxiedUser = await givenUser(proxied.ctx);
-      const proxiedCookie = await signInUser(proxied.app, proxiedUser.userName, proxiedUser.password);
-      const response = await proxied.app.inject({
-        method: 'GET',
-        url: '/api/status',
-        headers: { cookie: proxiedCookie, 'x-forwarded-for': '198.51.100.4, 203.0.113.9' },
-      });
-      expect(response.json<{ data: { CurrentAddress: string } }>().data.CurrentAddress).toBe('203.0.113.9');
-    } finally {
-      await proxied.close();
-    }
+    const response = await proxied.app.inject({
+      method: 'GET',
+      url: '/api/status',
+      headers: { cookie: await givenUserSession(proxied), 'x-forwarded-for': '198.51.100.4, 203.0.113.9' },
+    });
+    expect(response.json<{ data: { CurrentAddress: string } }>().data.CurrentAddress).toBe('203.0.113.9');
   });
 
   it('gives admins real counters and the recent activity, newest first', async () => {
@@ -85,9 +79,9 @@ describe.each(bothStores())('status endpoints (%s)', (kind) => {
     t.clock.advance(1000);
     const adminCookie = await signInAdmin(t.app, 'ops', admin.password);
 
-    const response = await get('/api/admin/status', { cookie: adminCookie });
-    expect(response.statusCode).toBe(200);
-    const data = response.json<{ data: Record<string, unknown> }>().data;
+    const response = await adminClient(t.app, adminCookie).get<{ data: Record<string, unknown> }>('/api/admin/status');
+    expect(response.status).toBe(200);
+    const data = response.body.data;
     expect(data).toMatchObject({
       Name: 'Ops',
       UserName: 'ops',
@@ -125,29 +119,19 @@ describe.each(bothStores())('status endpoints (%s)', (kind) => {
   });
 
   it('counts only sessions that are still running', async () => {
-    const admin = await givenAdmin(t.ctx);
-    const shortUser = await givenUser(t.ctx, { durationMinutes: 5 });
-    const longUser = await givenUser(t.ctx, { durationMinutes: 60 });
-    const loggedOut = await givenUser(t.ctx);
-    await signInUser(t.app, shortUser.userName, shortUser.password);
-    await signInUser(t.app, longUser.userName, longUser.password);
-    const cookie = await signInUser(t.app, loggedOut.userName, loggedOut.password);
+    await givenUserSession(t, await givenUser(t.ctx, { durationMinutes: 5 }));
+    await givenUserSession(t, await givenUser(t.ctx, { durationMinutes: 60 }));
+    const cookie = await givenUserSession(t);
     await t.app.inject({ method: 'POST', url: '/api/logout', headers: { cookie } });
     t.clock.advance(6 * MINUTE);
 
-    const adminCookie = await signInAdmin(t.app, admin.userName, admin.password);
-    const data = (await get('/api/admin/status', { cookie: adminCookie })).json<{ data: { SessionCount: number } }>()
-      .data;
-    expect(data.SessionCount).toBe(1);
+    expect((await adminStatus<{ SessionCount: number }>()).SessionCount).toBe(1);
   });
 
   it('names the support and licensing pages the operator configured, and none otherwise', async () => {
-    const admin = await givenAdmin(t.ctx);
-    const cookie = await signInAdmin(t.app, admin.userName, admin.password);
+    const cookie = await givenAdminSession(t);
     const links = async () => {
-      const { data } = (await get('/api/admin/status', { cookie })).json<{
-        data: { SupportUrl: string | null; LicensingUrl: string | null };
-      }>();
+      const data = await adminStatus<{ SupportUrl: string | null; LicensingUrl: string | null }>(cookie);
       return [data.SupportUrl, data.LicensingUrl];
     };
     expect(await links()).toEqual([null, null]);
@@ -157,21 +141,16 @@ describe.each(bothStores())('status endpoints (%s)', (kind) => {
   });
 
   it('names the public URL the operator configured, and null otherwise (install scripts then need --server)', async () => {
-    const admin = await givenAdmin(t.ctx);
-    const cookie = await signInAdmin(t.app, admin.userName, admin.password);
-    const publicUrl = async () =>
-      (await get('/api/admin/status', { cookie })).json<{ data: { PublicUrl: string | null } }>().data.PublicUrl;
+    const cookie = await givenAdminSession(t);
+    const publicUrl = async () => (await adminStatus<{ PublicUrl: string | null }>(cookie)).PublicUrl;
     expect(await publicUrl()).toBeNull();
     t.ctx.config.publicUrl = 'https://access.example.com';
     expect(await publicUrl()).toBe('https://access.example.com');
   });
 
   it('reports the experimental features the operator turned on', async () => {
-    const admin = await givenAdmin(t.ctx);
-    const cookie = await signInAdmin(t.app, admin.userName, admin.password);
-    const features = async () =>
-      (await get('/api/admin/status', { cookie })).json<{ data: { ExperimentalFeatures: string[] } }>().data
-        .ExperimentalFeatures;
+    const cookie = await givenAdminSession(t);
+    const features = async () => (await adminStatus<{ ExperimentalFeatures: string[] }>(cookie)).ExperimentalFeatures;
     expect(await features()).toEqual([]);
     t.ctx.config.experimentalFeatures = ['enhanced-custom-script'];
     expect(await features()).toEqual(['enhanced-custom-script']);

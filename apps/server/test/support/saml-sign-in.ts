@@ -1,13 +1,15 @@
 import { generateKeyPairSync } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect } from 'vitest';
 import { ErrorCodes } from '@postern/protocol';
 import { freePort } from '@postern/test-support';
-import { createTestApp, type TestApp, type TestStoreKind } from '../../src/test-support/test-app.js';
+import type { TestApp, TestStoreKind } from '../../src/test-support/test-app.js';
+import { useTestApp } from '../../src/test-support/use-test-app.js';
 import { givenAdmin } from '../../src/test-support/factories.js';
-import { setCookies, signInAdmin } from '../../src/test-support/http.js';
+import { setCookies } from '../../src/test-support/http.js';
+import { givenAdminSession } from '../../src/test-support/sessions.js';
+import { adminClient, type AdminClient } from '../../src/test-support/admin-client.js';
 import { createSelfSignedCertificate } from '../../src/lib/x509.js';
-import { registerSamlRoutes } from '../../src/saml/saml.routes.js';
 import {
   missingSimpleSamlPhp,
   requireSimpleSamlPhp,
@@ -20,8 +22,8 @@ import {
 
 /**
  * What the SAML sign-in tests (saml-*.test.ts) share: one SimpleSAMLphp IdP per file with its
- * people, the two realms, and per test a Postern app whose SAML settings point at that IdP, with
- * the helpers that drive a sign-in through it the way a browser does.
+ * people, the two realms, and one Postern app per file (useTestApp) whose SAML settings each test
+ * points at that IdP, with the helpers that drive a sign-in through it the way a browser does.
  */
 
 export const PASSWORD = 'Idp-Password-1';
@@ -98,11 +100,6 @@ export const ADMIN: Realm = {
 
 const AUTH_DEFAULTS = { LDAPURL: '', LDAPStartTLS: false, LDAPSkipVerifyTLS: false };
 
-/** Until app.ts registers the SAML routes itself, the test does (Fastify takes routes until the first request). */
-export function ensureSamlRoutes(app: FastifyInstance, t: Pick<TestApp, 'ctx'>): void {
-  if (!app.hasRoute({ method: 'GET', url: USER.metadata })) registerSamlRoutes(app, t.ctx);
-}
-
 /** The IdP and node-saml judge time by the real clock; Postern's clock starts there too. */
 function syncClock(t: TestApp): void {
   t.clock.advance(Date.now() - t.clock.now());
@@ -139,22 +136,22 @@ export function describeSamlSignIn(define: (saml: SamlSignIn) => void): void {
 export type SamlSignIn = ReturnType<typeof useSamlSignIn>;
 
 /**
- * Before each test: a fresh app on `kind` with SAML set up for both realms against the IdP, which
- * trusts this app's SP certificates. Answers the helpers that drive it.
+ * One app on `kind` for the file, and before each test (the store emptied) SAML set up for both
+ * realms against the IdP, which trusts this app's SP certificates. Answers the helpers that drive it.
+ *
+ * The app's IdP metadata cache outlives a test (README, "What the reset cannot reach"); that is
+ * harmless here, since every test points the realms at the same IdP, whose metadata never changes.
  */
 function useSamlSignIn(kind: TestStoreKind) {
-  let t: TestApp;
-  let adminCookie: string;
+  const t = useTestApp(kind);
+  let admin: AdminClient;
   let publicUrl: string;
   let certs: { user: string; admin: string };
 
   beforeEach(async (context) => {
     requireSimpleSamlPhp(context);
-    t = await createTestApp(kind);
     syncClock(t);
-    ensureSamlRoutes(t.app, t);
-    const admin = await givenAdmin(t.ctx, { userName: 'settings-admin' });
-    adminCookie = await signInAdmin(t.app, admin.userName, admin.password);
+    admin = adminClient(t.app, await givenAdminSession(t, await givenAdmin(t.ctx, { userName: 'settings-admin' })));
     publicUrl = `http://127.0.0.1:${await freePort()}`;
     const keys = spKeys ?? {
       user: { certificatePem: '', privateKeyPem: '' },
@@ -173,12 +170,6 @@ function useSamlSignIn(kind: TestStoreKind) {
     certs = { user: keys.user.certificatePem, admin: keys.admin.certificatePem };
     await server().setServiceProviders(spEntries(publicUrl, certs));
   });
-  afterEach(async () => {
-    await t?.close();
-  });
-
-  const asAdmin = (method: 'GET' | 'PUT' | 'POST', url: string, payload?: object) =>
-    t.app.inject({ method, url, headers: { cookie: adminCookie }, ...(payload === undefined ? {} : { payload }) });
 
   async function putAuthentication(change: Record<string, unknown>) {
     const body = {
@@ -188,8 +179,8 @@ function useSamlSignIn(kind: TestStoreKind) {
       AdminSAMLMetadataURL: server().metadataUrl,
       ...change,
     };
-    const response = await asAdmin('PUT', '/api/admin/settings/authentication', body);
-    expect(response.statusCode, response.body).toBe(200);
+    const response = await admin.put('/api/admin/settings/authentication', body);
+    expect(response.status, response.response.body).toBe(200);
   }
 
   /** Starts the SSO at Postern and signs in at the IdP; returns what the IdP posts back. */
@@ -243,25 +234,29 @@ function useSamlSignIn(kind: TestStoreKind) {
   }
 
   async function usersNamed(userName: string) {
-    const list = (await asAdmin('GET', '/api/admin/users')).json<{
-      data: { ID: string; UserName: string; Name: string; AuthType: string }[];
-    }>().data;
+    const list = (
+      await admin.get<{ data: { ID: string; UserName: string; Name: string; AuthType: string }[] }>('/api/admin/users')
+    ).body.data;
     return list.filter((user) => user.UserName === userName);
   }
 
   /** The newest audit entry of `action`, if any. */
   async function lastAudit(action: string) {
-    const entries = (await asAdmin('GET', '/api/admin/logs')).json<{
-      data: { Entry: Record<string, { ErrorMessage?: string; UserName?: string; AdminName?: string }> }[];
-    }>().data;
+    const entries = (
+      await admin.get<{
+        data: { Entry: Record<string, { ErrorMessage?: string; UserName?: string; AdminName?: string }> }[];
+      }>('/api/admin/logs')
+    ).body.data;
     return entries.find((entry) => entry.Entry[action] !== undefined)?.Entry[action];
   }
 
   return {
     kind,
-    /** This test's app, public URL and SP certificates, once `beforeEach` has made them. */
-    current: () => ({ t, publicUrl, certs }),
-    asAdmin,
+    /**
+     * This test's app, the admin client of a signed-in settings admin, the public URL and the SP
+     * certificates, once `beforeEach` has made them.
+     */
+    current: () => ({ t, admin, publicUrl, certs }),
     putAuthentication,
     idpResponse,
     postToAcs,
