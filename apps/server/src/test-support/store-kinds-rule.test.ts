@@ -16,10 +16,6 @@ const SERVER = path.resolve(import.meta.dirname, '../..');
  * or to 'sqlite', and removes it here; the test fails for an entry that no longer calls it.
  */
 const PENDING: readonly string[] = [
-  'src/agent-hub/agent-enrolment.api.test.ts',
-  'src/agent-hub/disconnect-recorder.api.test.ts',
-  'src/agent-hub/entry-ttl.api.test.ts',
-  'src/agent-hub/last-seen-recorder.api.test.ts',
   'src/auth/auth.api.test.ts',
   'src/auth/device-cookie.api.test.ts',
   'src/auth/key-sign-in.api.test.ts',

@@ -28,6 +28,9 @@ export const BOTH_STORES_PLACES: readonly RegExp[] = [/^src\/store\//, /^src\/cl
 /** The other test files (paths under apps/server/) that run on both stores, and why. */
 export const BOTH_STORES_FILES: Readonly<Record<string, BothStoresReason>> = {
   'src/admins/admins.api.test.ts': 'smoke',
+  'src/agent-hub/agent-enrolment.api.test.ts': 'smoke',
+  'src/agent-hub/disconnect-recorder.api.test.ts': 'concurrency',
+  'src/agent-hub/entry-ttl.api.test.ts': 'store',
   'src/agents/agents.api.test.ts': 'smoke',
   'src/allowlists/allowlists.api.test.ts': 'smoke',
   'src/apikeys/apikeys.api.test.ts': 'smoke',
