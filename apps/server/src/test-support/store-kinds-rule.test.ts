@@ -24,8 +24,6 @@ const PENDING: readonly string[] = [
   'src/auth/second-factor.api.test.ts',
   'src/auth/sign-in-throttle.api.test.ts',
   'src/auth/throttle.test.ts',
-  'src/health/clock-watch.api.test.ts',
-  'src/health/health.api.test.ts',
   'src/store/migrations/0006-sign-in-ceiling-and-session-bounds.test.ts',
   'src/store/migrations/0007-forget-unattested-session-addresses.test.ts',
   'src/store/migrations/0009-store-meta.test.ts',
