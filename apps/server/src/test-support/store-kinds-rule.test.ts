@@ -54,7 +54,7 @@ interface Source {
 }
 
 const POSTGRES_LITERAL =
-  /(?:\b(?:createTestApp|createTestStore|useTestApp|use\w+World)\(\s*|\.each\(\s*\[[^\]]*)'postgres'/;
+  /(?:\b(?:createTestApp|createTestStore|useTestApp|useTestStore|use\w+World)\(\s*|\.each\(\s*\[[^\]]*)'postgres'/;
 
 /** This file names what it looks for. */
 const SELF = 'src/test-support/store-kinds-rule.test.ts';
