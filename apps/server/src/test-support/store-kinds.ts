@@ -54,6 +54,7 @@ export const BOTH_STORES_FILES: Readonly<Record<string, BothStoresReason>> = {
   'src/users/users.api.test.ts': 'smoke',
   'src/users/user-duration.api.test.ts': 'store',
   'src/shared-state.api.test.ts': 'concurrency',
+  'src/server-shutdown.test.ts': 'concurrency',
   'src/test-support/use-test-app.test.ts': 'store',
 };
 
