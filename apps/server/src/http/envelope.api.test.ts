@@ -7,6 +7,7 @@ import { useTestApp } from '../test-support/use-test-app.js';
 import { loadWebApp } from './web-app.js';
 import { givenAdminSession } from '../test-support/sessions.js';
 import { adminClient } from '../test-support/admin-client.js';
+import { PASSWORD_TEST_TIMEOUT_MS } from '../test-support/factories.js';
 
 describe('envelope, errors and statuses (sqlite)', () => {
   const webDir = mkdtempSync(path.join(tmpdir(), 'postern-web-'));
@@ -145,7 +146,8 @@ describe('envelope, errors and statuses (sqlite)', () => {
     expect(api.headers['cache-control']).toBe('no-store');
   });
 
-  describe('cross-site request guard', () => {
+  // A sign-in let through verifies a password hash (for a name nobody has, too).
+  describe('cross-site request guard', { timeout: PASSWORD_TEST_TIMEOUT_MS }, () => {
     /** An app behind a proxy, whose browsers come to the public URL (the origin check reads it when the app is built). */
     const behindProxy = useTestApp('sqlite', { config: { publicUrl: 'https://access.example.com' } });
     const login = (headers: Record<string, string>) =>

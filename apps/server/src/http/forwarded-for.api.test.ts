@@ -3,14 +3,15 @@ import pino from 'pino';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { AuditActions, ErrorCodes } from '@postern/protocol';
 import { useTestApp } from '../test-support/use-test-app.js';
-import { givenUser } from '../test-support/factories.js';
+import { givenUser, PASSWORD_TEST_TIMEOUT_MS } from '../test-support/factories.js';
 import { recentAudit } from '../audit/audit.js';
 import { FORWARDED_FOR_REFUSAL } from './forwarded-for-rule.js';
 
 /** The proxy in front of the app (inject's default peer is 127.0.0.1) and a proxy behind it. */
 const TRUSTED_PROXIES = ['127.0.0.0/8', '10.0.0.0/8'];
 
-describe('X-Forwarded-For from a trusted proxy (sqlite)', () => {
+// The sign-ins that pass the rule verify a password hash.
+describe('X-Forwarded-For from a trusted proxy (sqlite)', { timeout: PASSWORD_TEST_TIMEOUT_MS }, () => {
   const logLines: string[] = [];
   const logStream = new Writable({
     write(chunk: Buffer, _encoding, callback) {
