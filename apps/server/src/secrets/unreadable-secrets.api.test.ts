@@ -32,59 +32,56 @@ describe.each(bothStores())('secrets that cannot be opened (%s)', (kind) => {
       return detail === undefined ? [] : [detail];
     });
 
-  describe('a TOTP secret copied onto another account', () => {
-    it(
-      'answers the code with 409 err.secretUnreadable and audits the row once an hour',
-      { timeout: PASSWORD_TEST_TIMEOUT_MS },
-      async () => {
-        const alice = await givenUser(t.ctx, { totpEnabled: true });
-        const aliceSecret = await givenEnrolledTotp(t, 'users', alice.id);
-        const bob = await givenUser(t.ctx, { totpEnabled: true });
-        await givenEnrolledTotp(t, 'users', bob.id);
-        const { totpSecret } = await t.ctx.db
-          .selectFrom('users')
-          .select('totpSecret')
-          .where('id', '=', alice.id)
-          .executeTakeFirstOrThrow();
-        await t.ctx.db.updateTable('users').set({ totpSecret }).where('id', '=', bob.id).execute();
+  // Its sign-ins verify a password hash.
+  describe('a TOTP secret copied onto another account', { timeout: PASSWORD_TEST_TIMEOUT_MS }, () => {
+    it('answers the code with 409 err.secretUnreadable and audits the row once an hour', async () => {
+      const alice = await givenUser(t.ctx, { totpEnabled: true });
+      const aliceSecret = await givenEnrolledTotp(t, 'users', alice.id);
+      const bob = await givenUser(t.ctx, { totpEnabled: true });
+      await givenEnrolledTotp(t, 'users', bob.id);
+      const { totpSecret } = await t.ctx.db
+        .selectFrom('users')
+        .select('totpSecret')
+        .where('id', '=', alice.id)
+        .executeTakeFirstOrThrow();
+      await t.ctx.db.updateTable('users').set({ totpSecret }).where('id', '=', bob.id).execute();
 
-        const verify = async () => {
-          const password = await t.app.inject({
-            method: 'POST',
-            url: '/api/login',
-            payload: { UserName: bob.userName, Password: bob.password },
-          });
-          expect(password.json()).toEqual({ Err: ErrorCodes.totpVerificationRequired });
-          t.clock.advance(30_000);
-          return t.app.inject({
-            method: 'POST',
-            url: '/api/otp/verify',
-            headers: { cookie: cookieFrom(password, 'postern_session') ?? '' },
-            payload: { Code: totpCodeAt(aliceSecret, t.clock.now()) },
-          });
-        };
+      const verify = async () => {
+        const password = await t.app.inject({
+          method: 'POST',
+          url: '/api/login',
+          payload: { UserName: bob.userName, Password: bob.password },
+        });
+        expect(password.json()).toEqual({ Err: ErrorCodes.totpVerificationRequired });
+        t.clock.advance(30_000);
+        return t.app.inject({
+          method: 'POST',
+          url: '/api/otp/verify',
+          headers: { cookie: cookieFrom(password, 'postern_session') ?? '' },
+          payload: { Code: totpCodeAt(aliceSecret, t.clock.now()) },
+        });
+      };
 
-        const first = await verify();
-        expect(first.statusCode).toBe(409);
-        expect(first.json()).toEqual({ Err: ErrorCodes.secretUnreadable });
-        const expected = {
-          Description: `users.totp_secret of row ${bob.id}`,
-          ErrorMessage: expect.stringMatching(/^authentication failed/) as string,
-          IpAddress: '127.0.0.1',
-        };
-        expect(await unreadableSecretAudit()).toEqual([expected]);
-        const audited = JSON.stringify(await recentAudit(t.ctx.db, 100));
-        expect(audited).not.toContain(aliceSecret);
-        expect(audited).not.toContain(totpSecret);
+      const first = await verify();
+      expect(first.statusCode).toBe(409);
+      expect(first.json()).toEqual({ Err: ErrorCodes.secretUnreadable });
+      const expected = {
+        Description: `users.totp_secret of row ${bob.id}`,
+        ErrorMessage: expect.stringMatching(/^authentication failed/) as string,
+        IpAddress: '127.0.0.1',
+      };
+      expect(await unreadableSecretAudit()).toEqual([expected]);
+      const audited = JSON.stringify(await recentAudit(t.ctx.db, 100));
+      expect(audited).not.toContain(aliceSecret);
+      expect(audited).not.toContain(totpSecret);
 
-        expect((await verify()).json()).toEqual({ Err: ErrorCodes.secretUnreadable });
-        expect(await unreadableSecretAudit()).toHaveLength(1);
+      expect((await verify()).json()).toEqual({ Err: ErrorCodes.secretUnreadable });
+      expect(await unreadableSecretAudit()).toHaveLength(1);
 
-        t.clock.advance(UNREADABLE_SECRET_REPORT_INTERVAL_MS);
-        expect((await verify()).statusCode).toBe(409);
-        expect(await unreadableSecretAudit()).toEqual([expected, expected]);
-      },
-    );
+      t.clock.advance(UNREADABLE_SECRET_REPORT_INTERVAL_MS);
+      expect((await verify()).statusCode).toBe(409);
+      expect(await unreadableSecretAudit()).toEqual([expected, expected]);
+    });
   });
 
   describe('a SAML SP key moved from the admin realm to the user realm', () => {
