@@ -148,7 +148,7 @@ describe('envelope, errors and statuses (sqlite)', () => {
 
   // A sign-in let through verifies a password hash (for a name nobody has, too).
   describe('cross-site request guard', { timeout: PASSWORD_TEST_TIMEOUT_MS }, () => {
-    /** An app behind a proxy, whose browsers come to the public URL (the origin check reads it when the app is built). */
+    /** An app behind a proxy, whose browsers come to its public URL (the origin check reads it at build). */
     const behindProxy = useTestApp('sqlite', { config: { publicUrl: 'https://access.example.com' } });
     const login = (headers: Record<string, string>) =>
       postJson('/api/login', JSON.stringify({ UserName: 'x', Password: 'y' }), { host: 'portal.example', ...headers });
