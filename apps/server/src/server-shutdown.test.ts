@@ -12,10 +12,11 @@ import { givenAgent } from './test-support/agent-factories.js';
 import { givenAdmin, givenUser } from './test-support/factories.js';
 import { givenIpsetKnoc } from './test-support/grant-engine-world.js';
 import { givenLicence, TEST_LICENCE_KEYS } from './test-support/licence.js';
-import { createTestStore, testStoreKinds, type TestStore, type TestStoreKind } from './test-support/test-app.js';
+import { createTestStore, type TestStore, type TestStoreKind } from './test-support/test-app.js';
+import { bothStores } from './test-support/store-kinds.js';
 import { takeProcessLock } from './store/single-process-lock.js';
 import { FakeAgent } from './test-support/fake-agent.js';
-import { signInAdmin, signInUser } from './test-support/http.js';
+import { givenAdminSession, givenUserSession } from './test-support/sessions.js';
 import { recentAudit } from './audit/audit.js';
 
 interface LogLine {
@@ -88,7 +89,8 @@ describe('server shutdown', { timeout: 30_000 }, () => {
       agents.push(agent);
     }
     const admin = await givenAdmin(ctx, { userName: 'ops' });
-    const cookie = await signInAdmin(server.app, 'ops', admin.password);
+    // The session a sign-in makes, without one more password hash: the stop, not the sign-in, is the subject.
+    const cookie = await givenAdminSession({ ctx }, admin);
 
     // Work in flight when the stop begins: a settings change (which reapplies the runtime settings),
     // a failed sign-in (hashing, then a throttle write and an audit entry) and reads.
@@ -135,7 +137,7 @@ describe('server shutdown', { timeout: 30_000 }, () => {
     }
   });
 
-  it.each(testStoreKinds())(
+  it.each(bothStores())(
     'stops with 100 agents and grants in flight: agents told goodbye, requests answered, lease and store lock given up, the next start succeeds (%s)',
     async (kind) => {
       const lines: LogLine[] = [];
@@ -160,7 +162,7 @@ describe('server shutdown', { timeout: 30_000 }, () => {
       await Promise.all(agents.map((agent) => agent.connect()));
       const users = await Promise.all(Array.from({ length: 5 }, (_, i) => givenUser(ctx, { userName: `user-${i}` })));
       const knocs = await Promise.all(users.map((user, i) => givenIpsetKnoc(ctx, agentIds[i] ?? '', user.id)));
-      const cookies = await Promise.all(users.map((user) => signInUser(server.app, user.userName, user.password)));
+      const cookies = await Promise.all(users.map((user) => givenUserSession({ ctx }, user)));
       const lease = await server.store.db.selectFrom('leases').select(['name', 'holder']).execute();
       expect(lease).toEqual([{ name: 'sweepers', holder: server.store.replicaId }]);
 

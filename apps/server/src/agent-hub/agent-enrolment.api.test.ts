@@ -7,8 +7,9 @@ import {
   type AgentRecord,
   type AuditEntry,
 } from '@postern/protocol';
-import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
-import { givenAdmin, givenUser } from '../test-support/factories.js';
+import { useTestApp } from '../test-support/use-test-app.js';
+import { bothStores } from '../test-support/store-kinds.js';
+import { givenUser } from '../test-support/factories.js';
 import { givenAgent } from '../test-support/agent-factories.js';
 import { givenLicence, TEST_LICENCE_KEYS } from '../test-support/licence.js';
 import {
@@ -21,7 +22,8 @@ import {
 } from '../test-support/fake-agent.js';
 import { isSealedValue } from '@postern/protocol/sealing';
 import { SecretUnreadableError } from '../secrets/secret-box.js';
-import { signInAdmin, signInUser } from '../test-support/http.js';
+import { givenAdminSession, givenUserSession } from '../test-support/sessions.js';
+import { adminClient } from '../test-support/admin-client.js';
 import { givenBackend, givenEnforcedKnoc } from '../test-support/knoc-factories.js';
 import { recentAudit } from '../audit/audit.js';
 import { agentKeyFingerprint } from '../agents/agent-key.js';
@@ -37,9 +39,8 @@ function signSealingKey(key: FakeAgentKey, sealingPublicKey: string): string {
 /** A vendor secret the agent's state would carry: a refused connection must never see it. */
 const BEARER = 'fortios-bearer-secret-0123456789';
 
-describe.each(testStoreKinds())('agent enrolment (%s)', (kind) => {
-  let t: TestApp;
-  let baseUrl: string;
+describe.each(bothStores())('agent enrolment (%s)', (kind) => {
+  const t = useTestApp(kind, { config: { licencePublicKeys: TEST_LICENCE_KEYS }, listen: true });
   let agentId: string;
   let token: string;
   let aclId: string;
@@ -48,7 +49,6 @@ describe.each(testStoreKinds())('agent enrolment (%s)', (kind) => {
   const opened: FakeAgent[] = [];
 
   beforeEach(async () => {
-    t = await createTestApp(kind, { config: { licencePublicKeys: TEST_LICENCE_KEYS } });
     const created = await givenAgent(t.ctx, { name: 'edge' });
     agentId = created.id;
     token = created.token;
@@ -60,16 +60,14 @@ describe.each(testStoreKinds())('agent enrolment (%s)', (kind) => {
     });
     backendId = backend.id;
     aclId = (await givenEnforcedKnoc(t.ctx, { backendId: backend.id, type: 'fortios', aclConfig: { Name: 'ops' } })).id;
-    baseUrl = await t.app.listen({ host: '127.0.0.1', port: 0 });
   });
   afterEach(async () => {
     for (const agent of opened.splice(0)) await agent.disconnect();
-    await t.close();
   });
 
   /** A fake agent with this token (its own new key unless one is given), disconnected after the test. */
   const fakeAgent = (withToken = token, key = fakeAgentKey(), sealing = true) => {
-    const agent = new FakeAgent(baseUrl, withToken, { key, sealing });
+    const agent = new FakeAgent(t.baseUrl, withToken, { key, sealing });
     opened.push(agent);
     return agent;
   };
@@ -80,14 +78,13 @@ describe.each(testStoreKinds())('agent enrolment (%s)', (kind) => {
       entry.Entry[action] === undefined ? [] : [entry.Entry[action]],
     );
   const adminCall = async (method: 'GET' | 'POST', url: string) => {
-    if (adminCookie === null) {
-      const admin = await givenAdmin(t.ctx);
-      adminCookie = await signInAdmin(t.app, admin.userName, admin.password);
-    }
-    const cookie = adminCookie;
-    const response = await t.app.inject({ method, url, headers: { cookie } });
-    expect(response.statusCode, response.body).toBe(200);
-    return response.json<{ data: AgentRecord }>().data;
+    adminCookie ??= await givenAdminSession(t);
+    const { status, body, response } = await adminClient(t.app, adminCookie).request<{ data: AgentRecord }>(
+      method,
+      url,
+    );
+    expect(status, response.body).toBe(200);
+    return body.data;
   };
   /** Everything a connection received was its challenge and, last, a goodbye: no state, no secret. */
   const expectNothingButChallengeAndGoodbye = (agent: FakeAgent) => {
@@ -236,7 +233,7 @@ describe.each(testStoreKinds())('agent enrolment (%s)', (kind) => {
     expect(agent.goodbyes()).toEqual([]);
     expect(t.hub.isConnected(agentId)).toBe(true);
     expect((await storedAgent()).publicKey).toBe(agent.key.publicKey);
-    const cookie = await signInUser(t.app, 'alice', user.password);
+    const cookie = await givenUserSession(t, user);
     const granted = await t.app.inject({
       method: 'POST',
       url: '/api/grant',

@@ -1,15 +1,16 @@
 import { AuditActions } from '@postern/protocol';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { inBatches } from '../store/batches.js';
-import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { useTestApp } from '../test-support/use-test-app.js';
+import { bothStores } from '../test-support/store-kinds.js';
 import { DisconnectRecorder } from './disconnect-recorder.js';
 
-describe.each(testStoreKinds())('recording a burst of agent disconnects (%s)', (kind) => {
-  let t: TestApp;
-  beforeEach(async () => {
-    t = await createTestApp(kind);
+describe.each(bothStores())('recording a burst of agent disconnects (%s)', (kind) => {
+  const t = useTestApp(kind);
+  // The spy sits on the file's store; whatever runs next gets the store's own method back.
+  afterEach(() => {
+    vi.restoreAllMocks();
   });
-  afterEach(() => t.close());
 
   it('writes each one, in a few transactions rather than one each, clearing only connections still current', async () => {
     const now = t.clock.now();

@@ -1,42 +1,38 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AGENT_ENTRY_TTL_MAX_SECONDS, USER_SESSION_MINUTES_MAX } from '@postern/protocol';
-import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { useTestApp } from '../test-support/use-test-app.js';
+import { bothStores } from '../test-support/store-kinds.js';
 import { givenUser } from '../test-support/factories.js';
 import { givenAgent } from '../test-support/agent-factories.js';
 import { givenIpsetKnocOfUser } from '../test-support/knoc-factories.js';
 import { givenGrantRow, givenSessionRow } from '../test-support/v1-rows.js';
 import { FakeAgent } from '../test-support/fake-agent.js';
-import { signInUser } from '../test-support/http.js';
+import { givenUserSession } from '../test-support/sessions.js';
 import { givenLicence, TEST_LICENCE_KEYS } from '../test-support/licence.js';
 
-describe.each(testStoreKinds())('the time-to-live an agent is sent (%s)', (kind) => {
-  let t: TestApp;
+describe.each(bothStores())('the time-to-live an agent is sent (%s)', (kind) => {
+  const t = useTestApp(kind, { config: { licencePublicKeys: TEST_LICENCE_KEYS }, listen: true });
   let agent: FakeAgent;
   let aclId: string;
   let userId: string;
-  let password: string;
 
   beforeEach(async () => {
-    t = await createTestApp(kind, { config: { licencePublicKeys: TEST_LICENCE_KEYS } });
     await givenLicence(t.ctx);
     const created = await givenAgent(t.ctx, { name: 'edge' });
     const user = await givenUser(t.ctx, { userName: 'alice', durationMinutes: USER_SESSION_MINUTES_MAX });
     userId = user.id;
-    password = user.password;
     // No MaximumGrantDuration: a grant lasts as long as its session.
     const options = { ClickToGrant: true, MaximumGrantDuration: 0 };
     aclId = (await givenIpsetKnocOfUser(t.ctx, created.id, userId, options)).id;
-    const baseUrl = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    agent = new FakeAgent(baseUrl, created.token);
+    agent = new FakeAgent(t.baseUrl, created.token);
   });
   afterEach(async () => {
     await agent.disconnect();
-    await t.close();
   });
 
   it('is at most the longest session for a grant of a user with the longest Duration', async () => {
     await agent.connect();
-    const cookie = await signInUser(t.app, 'alice', password);
+    const cookie = await givenUserSession(t, { id: userId });
     const granted = await t.app.inject({
       method: 'POST',
       url: '/api/grant',

@@ -3,42 +3,41 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import type BetterSqlite3 from 'better-sqlite3';
 import { AGENT_PROTOCOL_VERSION, GrantStatus } from '@postern/protocol';
-import { createTestApp, type TestApp } from '../test-support/test-app.js';
+import { useTestApp } from '../test-support/use-test-app.js';
 import { givenUser } from '../test-support/factories.js';
 import { givenAgent } from '../test-support/agent-factories.js';
 import { givenIpsetKnocOfUser } from '../test-support/knoc-factories.js';
 import { FakeAgent } from '../test-support/fake-agent.js';
-import { signInUser } from '../test-support/http.js';
+import { givenUserSession } from '../test-support/sessions.js';
 import { givenLicence, TEST_LICENCE_KEYS } from '../test-support/licence.js';
 import { loadSqliteDriver } from '../store/sqlite-driver.js';
 
 const ADDRESS = '192.0.2.10';
 
 describe('agent traffic while another process holds the SQLite write lock', () => {
-  let t: TestApp;
+  const logLines: { level: number; msg: string }[] = [];
+  const logger = pino(
+    { level: 'info' },
+    { write: (line: string) => logLines.push(JSON.parse(line) as { level: number; msg: string }) },
+  );
+  const t = useTestApp('sqlite', { config: { licencePublicKeys: TEST_LICENCE_KEYS }, logger, listen: true });
   let agent: FakeAgent;
   let aclId: string;
   let agentId: string;
   let outside: BetterSqlite3.Database;
-  const logLines: { level: number; msg: string }[] = [];
 
   beforeEach(async () => {
     logLines.length = 0;
-    const logger = pino(
-      { level: 'info' },
-      { write: (line: string) => logLines.push(JSON.parse(line) as { level: number; msg: string }) },
-    );
-    t = await createTestApp('sqlite', { config: { licencePublicKeys: TEST_LICENCE_KEYS }, logger });
     await givenLicence(t.ctx);
     const created = await givenAgent(t.ctx, { name: 'edge' });
     agentId = created.id;
     const user = await givenUser(t.ctx, { userName: 'alice' });
     aclId = (await givenIpsetKnocOfUser(t.ctx, created.id, user.id, { ClickToGrant: true })).id;
-    agent = new FakeAgent(await t.app.listen({ host: '127.0.0.1', port: 0 }), created.token);
+    agent = new FakeAgent(t.baseUrl, created.token);
     // The agent applies entries but reports nothing by itself: the test sends the result when it wants.
     agent.decide = () => null;
     await agent.connect();
-    const cookie = await signInUser(t.app, 'alice', user.password);
+    const cookie = await givenUserSession(t, user);
     const granted = await t.app.inject({
       method: 'POST',
       url: '/api/grant',
@@ -54,7 +53,6 @@ describe('agent traffic while another process holds the SQLite write lock', () =
     if (outside.inTransaction) outside.exec('rollback');
     outside.close();
     await agent.disconnect();
-    await t.close();
   });
 
   const grantStatus = async () =>

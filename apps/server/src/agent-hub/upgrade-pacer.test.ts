@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '@postern/test-support';
 import { paceUpgrades } from './upgrade-pacer.js';
 
 /** Spends about `ms` of the event loop, as routing an upgrade does. */
@@ -12,6 +13,12 @@ function busy(ms: number): void {
 }
 
 const upgrade = (path: string) => ({ request: { url: path } as IncomingMessage, socket: new PassThrough() });
+
+/**
+ * The next turn of the event loop, after the pacer's: it hands upgrades on in setImmediate callbacks,
+ * and this one, queued later, runs after those already queued.
+ */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe('paceUpgrades', () => {
   it('hands every upgrade to the listener, in order, a few per turn of the event loop', async () => {
@@ -31,10 +38,7 @@ describe('paceUpgrades', () => {
     expect(routedWhenAnswered).toBeGreaterThan(0);
     expect(routedWhenAnswered).toBeLessThan(burst.length);
 
-    await new Promise<void>((resolve) => {
-      const check = () => (routed.length === burst.length ? resolve() : setTimeout(check, 5));
-      check();
-    });
+    await waitFor(() => routed.length === burst.length, 'the whole burst to be routed');
     expect(routed).toEqual(burst.map(({ request }) => request.url));
   });
 
@@ -49,9 +53,11 @@ describe('paceUpgrades', () => {
     server.emit('upgrade', gone.request, gone.socket, Buffer.alloc(0));
     server.emit('upgrade', kept.request, kept.socket, Buffer.alloc(0));
     gone.socket.destroy(new Error('connection reset by peer'));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The upgrades are handed on in order: once the later one is through, the closed one was skipped.
+    await waitFor(() => routed.includes('/kept'), 'the kept upgrade to be routed');
 
     expect(routed).toEqual(['/kept']);
+    expect(gone.socket.destroyed).toBe(true);
   });
 
   it('closes the waiting and the new upgrades once stopped (the app is closing)', async () => {
@@ -65,7 +71,8 @@ describe('paceUpgrades', () => {
     pacer.stop();
     const late = upgrade('/late');
     server.emit('upgrade', late.request, late.socket, Buffer.alloc(0));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The turn in which the waiting upgrade would have been handed on has passed.
+    await nextTurn();
 
     expect(routed).toEqual([]);
     expect(waiting.socket.destroyed).toBe(true);

@@ -6,7 +6,7 @@ import path from 'node:path';
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorCodes, POSTERN_VERSION } from '@postern/protocol';
-import { createTestApp, type TestApp } from '../test-support/test-app.js';
+import { useTestApp } from '../test-support/use-test-app.js';
 import { installErrorHandler } from '../http/error-handler.js';
 import {
   DEFAULT_AGENT_DISTRIBUTION_PATHS,
@@ -124,16 +124,19 @@ describe('install script rendering', () => {
 });
 
 describe('install routes', () => {
+  const t = useTestApp('sqlite');
   let cleanups: (() => Promise<void>)[] = [];
   afterEach(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
     cleanups = [];
   });
 
-  /** The install routes alone on an app, with a bundle in a temporary directory (or none). */
+  /**
+   * The install routes alone on an app, with a bundle in a temporary directory (or none), on the
+   * test app's context with `publicUrl` set (the routes read it per request; the reset restores it).
+   */
   async function serve(options: { publicUrl?: string | null; built?: boolean; trustProxy?: boolean } = {}) {
-    const t = await createTestApp('sqlite', { config: { publicUrl: options.publicUrl ?? null } });
-    cleanups.push(() => t.close());
+    t.ctx.config.publicUrl = options.publicUrl ?? null;
     const dir = mkdtempSync(path.join(tmpdir(), 'postern-agent-dist-'));
     cleanups.push(() => Promise.resolve(rmSync(dir, { recursive: true, force: true })));
     const bundleFile = path.join(dir, 'postern-agent.mjs');
@@ -256,8 +259,6 @@ describe('install routes', () => {
   );
 
   it('is registered on the real app without authentication', async () => {
-    const t: TestApp = await createTestApp('sqlite');
-    cleanups.push(() => t.close());
     for (const url of PROGRAMS.flatMap((program) => [program.script, program.bundle])) {
       expect(t.app.hasRoute({ method: 'GET', url })).toBe(true);
       const response = await t.app.inject({ url });

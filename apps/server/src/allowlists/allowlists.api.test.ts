@@ -1,21 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuditActions, ErrorCodes, GrantStatus, type AllowlistRecord } from '@postern/protocol';
-import { createTestApp, type TestApp } from '../test-support/test-app.js';
+import { useTestApp, type LiveTestApp } from '../test-support/use-test-app.js';
 import { bothStores } from '../test-support/store-kinds.js';
 import { basicAuth, givenAllowlistKnoc, givenApiKey, givenGrantRow } from '../test-support/v1-rows.js';
 import { recentAudit } from '../audit/audit.js';
+import { PASSWORD_TEST_TIMEOUT_MS } from '../test-support/factories.js';
 
 const MINUTE = 60_000;
 const FIREWALL = '203.0.113.5';
 
 describe.each(bothStores())('published allowlists (%s)', (kind) => {
-  let t: TestApp;
-  beforeEach(async () => {
-    t = await createTestApp(kind);
-  });
-  afterEach(async () => {
-    await t.close();
-  });
+  const shared = useTestApp(kind);
+  /** The app the running test calls: the file's, or for the refusals one of their own (below). */
+  let t: LiveTestApp = shared;
 
   const fetchList = (
     path: string,
@@ -156,7 +153,18 @@ describe.each(bothStores())('published allowlists (%s)', (kind) => {
     });
   });
 
-  describe('refusals', () => {
+  // The throttle test's sign-in (for a name nobody has) still verifies a password hash.
+  describe('refusals', { timeout: PASSWORD_TEST_TIMEOUT_MS }, () => {
+    // Which refusals are audited is decided in memory inside the route (at most one entry per
+    // address and minute: refusal-audit-gate.ts), which the reset before each test cannot reach, and
+    // every test here starts at the same instant: so each gets an app of its own.
+    const own = useTestApp(kind, { appPerTest: true });
+    beforeEach(() => {
+      t = own;
+    });
+    afterEach(() => {
+      t = shared;
+    });
     const challenge = 'Basic realm="postern-allowlist"';
 
     it.each([

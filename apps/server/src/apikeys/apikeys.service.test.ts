@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AuditActions, ErrorCodes, type AllowedFromEntry } from '@postern/protocol';
-import { createTestApp, type TestApp } from '../test-support/test-app.js';
+import { useTestApp } from '../test-support/use-test-app.js';
 import { givenKnoc, givenUser } from '../test-support/factories.js';
 import { recentAudit } from '../audit/audit.js';
 import { ApiError } from '../errors.js';
@@ -10,14 +10,8 @@ import { createApiKey, updateApiKey, verifyApiKey, type NewApiKeyInput } from '.
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
 
-describe.each(['sqlite'] as const)('API key service (%s)', (kind) => {
-  let t: TestApp;
-  beforeEach(async () => {
-    t = await createTestApp(kind);
-  });
-  afterEach(async () => {
-    await t.close();
-  });
+describe('API key service (sqlite)', () => {
+  const t = useTestApp('sqlite');
 
   const newKey = (input: NewApiKeyInput) =>
     t.ctx.db.transaction().execute((trx) => createApiKey(trx, t.ctx, input, { AdminName: 'ops' }));

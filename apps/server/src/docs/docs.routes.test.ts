@@ -1,18 +1,14 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Fastify from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AGENT_DOCS_PATH, API_DOCS_PATH, ErrorCodes } from '@postern/protocol';
 import { installErrorHandler } from '../http/error-handler.js';
-import { createTestApp, type TestApp } from '../test-support/test-app.js';
+import { useTestApp } from '../test-support/use-test-app.js';
 import { AGENT_DOCS_FILE, API_DOCS_FILE, DEFAULT_DOCS_DIR, registerDocsRoutes } from './docs.routes.js';
 
 describe('the agent documentation', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp('sqlite');
-  });
-  afterAll(() => t.close());
+  const t = useTestApp('sqlite');
 
   it('is the repository’s docs/agents.md, served to anyone as plain text', async () => {
     const response = await t.app.inject({ method: 'GET', url: AGENT_DOCS_PATH });

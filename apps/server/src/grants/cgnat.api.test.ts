@@ -1,11 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCodes, IP_ATTESTATION_TTL_MS } from '@postern/protocol';
-import { createTestApp, type TestApp } from '../test-support/test-app.js';
-import { givenAdmin, givenUser } from '../test-support/factories.js';
+import { useTestApp } from '../test-support/use-test-app.js';
+import { givenUser } from '../test-support/factories.js';
 import { givenAgent } from '../test-support/agent-factories.js';
 import { givenLicence, TEST_LICENCE_KEYS } from '../test-support/licence.js';
 import { FakeAgent } from '../test-support/fake-agent.js';
-import { signInAdmin, signInUser } from '../test-support/http.js';
+import { givenAdminSession, givenUserSession } from '../test-support/sessions.js';
+import { adminClient } from '../test-support/admin-client.js';
 import { givenIpsetKnocOfUser } from '../test-support/knoc-factories.js';
 import { writeSetting } from '../settings/settings.js';
 import { ipAttestor } from '../ip-discovery/attestation.js';
@@ -30,25 +31,25 @@ function tampered(entry: { IP: string; Port: number; Attestation: string }) {
   return { ...entry, Attestation: `${entry.Attestation.slice(0, -1)}${last === 'A' ? 'B' : 'A'}` };
 }
 
-describe.each(['sqlite'] as const)('CGNAT grants (%s)', (kind) => {
-  let t: TestApp;
+/** One licensed app for the file, listening for the FakeAgents (both describes use it). */
+const t = useTestApp('sqlite', { config: { licencePublicKeys: TEST_LICENCE_KEYS }, listen: true });
+
+describe('CGNAT grants (sqlite)', () => {
   let agent: FakeAgent;
   let aclId: string;
   let cookie: string;
 
   beforeEach(async () => {
-    t = await createTestApp(kind, { config: { licencePublicKeys: TEST_LICENCE_KEYS } });
     await givenLicence(t.ctx);
     const user = await givenUser(t.ctx, { userName: 'alice' });
     const created = await givenAgent(t.ctx, { name: 'edge' });
     aclId = (await givenIpsetKnocOfUser(t.ctx, created.id, user.id, { ClickToGrant: true, CGNATOpen: true })).id;
-    agent = new FakeAgent(await t.app.listen({ host: '127.0.0.1', port: 0 }), created.token);
+    agent = new FakeAgent(t.baseUrl, created.token);
     await agent.connect();
-    cookie = await signInUser(t.app, 'alice', user.password);
+    cookie = await givenUserSession(t, user);
   });
   afterEach(async () => {
     await agent.disconnect();
-    await t.close();
   });
 
   /** What the responder would have answered this browser on `port`, issued `ageMs` ago. */
@@ -189,40 +190,35 @@ describe.each(['sqlite'] as const)('CGNAT grants (%s)', (kind) => {
   });
 
   it('refuses a break-glass grant to an address no grant may open', async () => {
-    const admin = await givenAdmin(t.ctx, { userName: 'ops' });
-    const adminCookie = await signInAdmin(t.app, 'ops', admin.password);
+    const admin = adminClient(t.app, await givenAdminSession(t));
     for (const IP of SPECIAL) {
-      const response = await t.app.inject({
-        method: 'POST',
-        url: `/api/admin/acls/${aclId}/grants`,
-        headers: { cookie: adminCookie },
-        payload: { IP, Minutes: 30, Reason: 'vendor support call' },
+      const { status, body } = await admin.post(`/api/admin/acls/${aclId}/grants`, {
+        IP,
+        Minutes: 30,
+        Reason: 'vendor support call',
       });
-      expect(response.statusCode, IP).toBe(400);
-      expect(response.json()).toEqual({ Err: ErrorCodes.ipAddressNotGrantable, Extra: 'IP' });
+      expect(status, IP).toBe(400);
+      expect(body).toEqual({ Err: ErrorCodes.ipAddressNotGrantable, Extra: 'IP' });
     }
     await expectNothingGranted();
   });
 });
 
-describe.each(['sqlite'] as const)('addresses a browser reports to a knoc without CGNATOpen (%s)', (kind) => {
-  let t: TestApp;
+describe('addresses a browser reports to a knoc without CGNATOpen (sqlite)', () => {
   let agent: FakeAgent;
 
   afterEach(async () => {
     await agent.disconnect();
-    await t.close();
   });
 
   it('are not used, so they are not checked either: only the caller’s address is opened', async () => {
-    t = await createTestApp(kind, { config: { licencePublicKeys: TEST_LICENCE_KEYS } });
     await givenLicence(t.ctx);
     const user = await givenUser(t.ctx, { userName: 'bob' });
     const created = await givenAgent(t.ctx, { name: 'edge' });
     const knoc = await givenIpsetKnocOfUser(t.ctx, created.id, user.id, { ClickToGrant: true, CGNATOpen: false });
-    agent = new FakeAgent(await t.app.listen({ host: '127.0.0.1', port: 0 }), created.token);
+    agent = new FakeAgent(t.baseUrl, created.token);
     await agent.connect();
-    const cookie = await signInUser(t.app, 'bob', user.password);
+    const cookie = await givenUserSession(t, user);
 
     const response = await t.app.inject({
       method: 'POST',

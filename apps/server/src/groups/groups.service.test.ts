@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AuditActions } from '@postern/protocol';
-import { createTestApp, type TestApp } from '../test-support/test-app.js';
+import { useTestApp } from '../test-support/use-test-app.js';
 import { bothStores } from '../test-support/store-kinds.js';
 import { givenKnoc, givenUser } from '../test-support/factories.js';
 import { recentAudit } from '../audit/audit.js';
@@ -8,13 +8,7 @@ import { uuidv7 } from '../lib/ids.js';
 import { aclIdsGrantedToUser, createGroup, groupIdsOfUser, syncSamlGroupsOfUser } from './groups.service.js';
 
 describe.each(bothStores())('group memberships for other features (%s)', (kind) => {
-  let t: TestApp;
-  beforeEach(async () => {
-    t = await createTestApp(kind);
-  });
-  afterEach(async () => {
-    await t.close();
-  });
+  const t = useTestApp(kind);
 
   const group = (
     Name: string,

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from '@postern/test-support';
-import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { useTestApp } from '../test-support/use-test-app.js';
+import { bothStores } from '../test-support/store-kinds.js';
 import { givenAgent } from '../test-support/agent-factories.js';
 import { FakeAgent } from '../test-support/fake-agent.js';
 
@@ -12,14 +13,13 @@ function sampleOf(body: string, series: string): number | undefined {
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
-describe.each(testStoreKinds())('clock checks (%s)', (kind) => {
-  let t: TestApp;
+describe.each(bothStores())('clock checks (%s)', (kind) => {
+  const t = useTestApp(kind, { listen: true });
   const agents: FakeAgent[] = [];
   /** The true time: the test clock's wall time before any step, moving with its monotonic clock. */
   let trueNow: () => number;
 
-  beforeEach(async () => {
-    t = await createTestApp(kind);
+  beforeEach(() => {
     // The store's clock (PostgreSQL) is the machine's: start the test clock there too.
     t.clock.advance(Date.now() - t.clock.now());
     const origin = t.clock.now() - t.clock.monotonicMs();
@@ -27,16 +27,12 @@ describe.each(testStoreKinds())('clock checks (%s)', (kind) => {
   });
   afterEach(async () => {
     for (const agent of agents.splice(0)) await agent.disconnect();
-    await t.close();
   });
 
   /** A connected agent whose clock is `skewMs` off the true time. */
   async function agentWithClock(skewMs: number | null): Promise<FakeAgent> {
     const created = await givenAgent(t.ctx);
-    const baseUrl = t.app.server.listening
-      ? `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`
-      : await t.app.listen({ host: '127.0.0.1', port: 0 });
-    const agent = new FakeAgent(baseUrl, created.token);
+    const agent = new FakeAgent(t.baseUrl, created.token);
     agent.wallClock = skewMs === null ? null : () => trueNow() + skewMs;
     agents.push(agent);
     await agent.connect();

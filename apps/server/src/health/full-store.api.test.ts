@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { ErrorCodes } from '@postern/protocol';
-import { createTestApp, testStoreKinds, type TestApp, type TestStoreKind } from '../test-support/test-app.js';
-import { givenAdmin } from '../test-support/factories.js';
-import { signInAdmin } from '../test-support/http.js';
+import type { TestApp, TestStoreKind } from '../test-support/test-app.js';
+import { useTestApp } from '../test-support/use-test-app.js';
+import { bothStores } from '../test-support/store-kinds.js';
+import { givenAdminSession } from '../test-support/sessions.js';
 import { adminClient, type AdminClient } from '../test-support/admin-client.js';
 import { recentAudit } from '../audit/audit.js';
 
@@ -41,17 +42,15 @@ const fullStore: Record<TestStoreKind, { fill(t: TestApp): Promise<void>; free(t
   },
 };
 
-describe.each(testStoreKinds())('a store with no room for writes (%s)', (kind) => {
-  let t: TestApp;
+describe.each(bothStores())('a store with no room for writes (%s)', (kind) => {
+  const t = useTestApp(kind);
   let admin: AdminClient;
   beforeEach(async () => {
-    t = await createTestApp(kind);
-    const given = await givenAdmin(t.ctx, { userName: 'ops' });
-    admin = adminClient(t.app, await signInAdmin(t.app, 'ops', given.password));
+    admin = adminClient(t.app, await givenAdminSession(t));
   });
+  // Before the store is emptied for the next test: the room comes back even when a test failed.
   afterEach(async () => {
     await fullStore[kind].free(t).catch(() => undefined);
-    await t.close();
   });
 
   /** Creates groups with long descriptions until the store refuses one; returns the names it took. */

@@ -2,12 +2,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorCodes } from '@postern/protocol';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app-context.js';
 import { buildApp } from '../app.js';
-import { createTestApp, createTestStore, testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { createTestStore } from '../test-support/test-app.js';
+import { useTestApp } from '../test-support/use-test-app.js';
+import { bothStores } from '../test-support/store-kinds.js';
 import type { Database } from '../store/schema.js';
 import { migrateTo } from '../store/migrate.js';
 import { MIGRATION_NAMES } from '../store/migrations/index.js';
@@ -22,15 +24,11 @@ function appOn(ctx: AppContext, db: Kysely<Database>): Promise<FastifyInstance> 
   return buildApp({ ...ctx, db }, NO_WEB_APP);
 }
 
-describe.each(testStoreKinds())('health endpoints (%s)', (kind) => {
-  let t: TestApp;
+describe.each(bothStores())('health endpoints (%s)', (kind) => {
+  const t = useTestApp(kind);
   const others: { close(): Promise<void> }[] = [];
-  beforeEach(async () => {
-    t = await createTestApp(kind);
-  });
   afterEach(async () => {
     for (const other of others.splice(0)) await other.close();
-    await t.close();
   });
 
   it('answers /healthz and /readyz with 200 on a migrated store, without a session', async () => {
@@ -75,8 +73,8 @@ describe.each(testStoreKinds())('health endpoints (%s)', (kind) => {
 });
 
 describe('readiness with an unreachable PostgreSQL server', () => {
+  const t = useTestApp('sqlite');
   it('answers 503 (connection refused), and liveness still 200', async () => {
-    const t = await createTestApp('sqlite');
     // Port 1 on loopback: nothing listens, so every connection is refused.
     const unreachable = new Kysely<Database>({
       dialect: new PostgresDialect({ pool: new pg.Pool({ host: '127.0.0.1', port: 1, user: 'postern' }) }),
@@ -90,7 +88,6 @@ describe('readiness with an unreachable PostgreSQL server', () => {
     } finally {
       await app.close();
       await unreachable.destroy();
-      await t.close();
     }
   });
 });

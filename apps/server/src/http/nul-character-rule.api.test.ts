@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCodes } from '@postern/protocol';
-import { createTestApp, type TestApp } from '../test-support/test-app.js';
+import { useTestApp } from '../test-support/use-test-app.js';
 import {
   CALLER_ADDRESS,
   INTENDED_CALLERS,
@@ -33,16 +33,11 @@ describe('pathToNul', () => {
  * body or the query, is refused before its handler: PostgreSQL cannot store a NUL (it answered
  * 500 for a sign-in name) and an LDAP bind would read it as the end of the password.
  */
-describe.each(['sqlite'] as const)('the NUL character on every route (%s)', (kind) => {
-  let t: TestApp;
+describe('the NUL character on every route (sqlite)', () => {
+  const t = useTestApp('sqlite');
   let callers: RouteCallers;
-  beforeAll(async () => {
-    t = await createTestApp(kind);
-    await t.app.ready();
+  beforeEach(async () => {
     callers = await RouteCallers.create(t.ctx);
-  });
-  afterAll(async () => {
-    await t.close();
   });
 
   it('is refused in a body field or a query parameter with 400 naming where it was', async () => {

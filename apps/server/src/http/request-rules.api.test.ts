@@ -1,26 +1,20 @@
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCodes } from '@postern/protocol';
-import { createTestApp, type TestApp } from '../test-support/test-app.js';
-import { givenAdmin, givenUser } from '../test-support/factories.js';
+import { useTestApp } from '../test-support/use-test-app.js';
 import { givenAgent } from '../test-support/agent-factories.js';
-import { signInAdmin, signInUser } from '../test-support/http.js';
+import { givenAdminSession, givenUserSession } from '../test-support/sessions.js';
+import { adminClient } from '../test-support/admin-client.js';
 import { waitFor } from '@postern/test-support';
 
 /**
  * The outside probe's reproductions, each as it was sent: what answered 200 (or 500, or leaked the
  * framework) must now be refused in the envelope, with nothing done.
  */
-describe.each(['sqlite'] as const)('request rules against the probe’s reproductions (%s)', (kind) => {
-  let t: TestApp;
-  beforeEach(async () => {
-    t = await createTestApp(kind);
-  });
-  afterEach(async () => {
-    await t.close();
-  });
+describe('request rules against the probe’s reproductions (sqlite)', () => {
+  const t = useTestApp('sqlite');
 
   it.each([
     '/api/%61dmin/agents',
@@ -47,25 +41,18 @@ describe.each(['sqlite'] as const)('request rules against the probe’s reproduc
   });
 
   it('refuses a cross-origin POST /%61pi/admin/users with an admin cookie and creates no user', async () => {
-    const admin = await givenAdmin(t.ctx);
-    const cookie = await signInAdmin(t.app, admin.userName, admin.password);
+    const admin = adminClient(t.app, await givenAdminSession(t), { origin: 'https://attacker.example' });
     const body = { Name: 'Mallory', UserName: 'mallory', AuthType: 'local', PlainPassword: 'password 123' };
     for (const url of ['/%61pi/admin/users', '/api/admin/users']) {
-      const response = await t.app.inject({
-        method: 'POST',
-        url,
-        payload: { ...body, ConfirmPassword: body.PlainPassword },
-        headers: { cookie, origin: 'https://attacker.example' },
-      });
-      expect([400, 403]).toContain(response.statusCode);
+      const { status } = await admin.post(url, { ...body, ConfirmPassword: body.PlainPassword });
+      expect([400, 403]).toContain(status);
     }
-    const users = await t.app.inject({ method: 'GET', url: '/api/admin/users', headers: { cookie } });
-    expect(users.json<{ data: unknown[] }>().data).toEqual([]);
+    const users = await admin.get<{ data: unknown[] }>('/api/admin/users');
+    expect(users.body.data).toEqual([]);
   });
 
   it('refuses POST /%61pi/logout from a sibling origin and the session goes on', async () => {
-    const user = await givenUser(t.ctx);
-    const cookie = await signInUser(t.app, user.userName, user.password);
+    const cookie = await givenUserSession(t);
     for (const url of ['/%61pi/logout', '/api/logout']) {
       const response = await t.app.inject({
         method: 'POST',
@@ -82,9 +69,8 @@ describe.each(['sqlite'] as const)('request rules against the probe’s reproduc
     ['a malformed escape in a user route', 'DELETE', '/api/sessions/current/granted-acls/%zz', 400],
     ['an over-long parameter', 'DELETE', `/api/sessions/current/granted-acls/${'a'.repeat(400)}`, 414],
   ] as const)('answers %s in the envelope, without the framework or the path', async (_name, method, url, status) => {
-    const admin = await givenAdmin(t.ctx);
-    const cookie = await signInAdmin(t.app, admin.userName, admin.password);
-    const response = await t.app.inject({ method, url, headers: { cookie } });
+    const admin = adminClient(t.app, await givenAdminSession(t), { origin: null });
+    const { response } = await admin.request(method, url);
     expect(response.statusCode).toBe(status);
     expect(response.json()).toEqual({ Err: ErrorCodes.badRequest, Extra: expect.stringMatching(/^path: /) as string });
     expect(response.body).not.toMatch(/FST_|statusCode|%zz|aaaa/);
@@ -98,25 +84,21 @@ describe.each(['sqlite'] as const)('request rules against the probe’s reproduc
 });
 
 describe('over a real socket', () => {
-  let t: TestApp;
   const lines: { level: number; msg: string; err?: { code?: string } }[] = [];
-  beforeEach(async () => {
-    lines.length = 0;
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as never);
-        done();
-      },
-    });
-    t = await createTestApp('sqlite', { logger: pino({ level: 'debug' }, sink) });
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as never);
+      done();
+    },
   });
-  afterEach(async () => {
-    await t.close();
+  const t = useTestApp('sqlite', { logger: pino({ level: 'debug' }, sink), listen: true });
+  beforeEach(() => {
+    lines.length = 0;
   });
 
   /** Sends `request` as written (no client library normalises it) and answers the raw reply. */
   async function rawExchange(request: string): Promise<string> {
-    const { port } = new URL(await t.app.listen({ host: '127.0.0.1', port: 0 }));
+    const { port } = new URL(t.baseUrl);
     const socket = connect({ host: '127.0.0.1', port: Number(port) });
     let reply = '';
     socket.setEncoding('utf8').on('data', (chunk: string) => (reply += chunk));
@@ -140,8 +122,7 @@ describe('over a real socket', () => {
   });
 
   it('logs a client that hangs up at debug as a closed request, not as a failure or a store outage', async () => {
-    const address = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    const { port } = new URL(address);
+    const { port } = new URL(t.baseUrl);
     const socket = connect({ host: '127.0.0.1', port: Number(port) });
     await new Promise<void>((resolve) => socket.once('connect', resolve));
     // Promises a body of 1000 bytes, sends 10, and goes away.

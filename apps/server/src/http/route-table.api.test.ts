@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { ErrorCodes } from '@postern/protocol';
-import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { useTestApp } from '../test-support/use-test-app.js';
 import {
   CALLER_ADDRESS,
   CALLER_KINDS,
@@ -18,6 +18,15 @@ import { routeTable, type RouteTableEntry } from './route-access.js';
  * come from the scope it was registered in, so a route added tomorrow is covered here without
  * anyone editing this file; what this file pins by hand is only what is open to everyone.
  */
+
+/*
+ * The admin's call to each SAML key route makes a key pair; who may call is the subject here, not
+ * keys (settings.api.test.ts tests those): each certificate is still built and stored, on one RSA
+ * key made for the file rather than one per call (up to 2 s of CPU each).
+ */
+vi.mock('../lib/x509.js', async (importOriginal) =>
+  (await import('../test-support/one-rsa-key.js')).withOneRsaKey(await importOriginal()),
+);
 
 /** Routes anyone may call. Adding one here is a security decision: say why in its scope. */
 const PUBLIC_ROUTES = [
@@ -80,19 +89,15 @@ const REFUSED = [401, 403];
 
 /** Each walk sends every route several requests; on a loaded CI machine that takes far more than vitest's 5 s. */
 const WALK_TIMEOUT_MS = 60_000;
-describe.each(testStoreKinds())('the route table (%s)', (kind) => {
-  let t: TestApp;
+describe('the route table (sqlite)', () => {
+  const t = useTestApp('sqlite');
   let callers: RouteCallers;
   let table: RouteTableEntry[];
 
-  beforeAll(async () => {
-    t = await createTestApp(kind);
-    await t.app.ready();
+  beforeEach(async () => {
+    // The store is emptied before each test: the callers' accounts, key and agent are made anew.
     callers = await RouteCallers.create(t.ctx);
     table = routeTable(t.app);
-  });
-  afterAll(async () => {
-    await t.close();
   });
 
   const call = async (route: RouteTableEntry, caller: CallerKind, url: string, headers: Record<string, string> = {}) =>

@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../test-support/test-app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../test-support/use-test-app.js';
 import { givenAdmin, givenUser } from '../test-support/factories.js';
 import { givenEnrolledTotp } from '../test-support/totp.js';
 import { givenAgent } from '../test-support/agent-factories.js';
@@ -9,14 +9,11 @@ import { findAdminById } from '../admins/admins.repo.js';
 import { generateSamlKeyCert } from '../settings/settings.service.js';
 import { sealedValuesInStore, storeHoldsSealedValues } from './sealed-values.js';
 
-describe.each(['sqlite'] as const)('sealed values in the store (%s)', (kind) => {
-  let t: TestApp;
-  beforeEach(async () => {
-    t = await createTestApp(kind);
-  });
-  afterEach(async () => {
-    await t.close();
-  });
+/** Generating the SAML key pair (RSA 3072) takes seconds of CPU on a busy machine. */
+const KEY_GENERATION_TIMEOUT_MS = 60_000;
+
+describe('sealed values in the store (sqlite)', { timeout: KEY_GENERATION_TIMEOUT_MS }, () => {
+  const t = useTestApp('sqlite');
 
   it('finds none in a new store', async () => {
     expect(await storeHoldsSealedValues(t.ctx.db)).toBe(false);

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { AppContext } from '../app-context.js';
 import { ConfigError } from '../config/config-error.js';
-import { createTestStore, type TestStore } from '../test-support/test-app.js';
+import { useTestStore } from '../test-support/use-test-store.js';
 import { bothStores } from '../test-support/store-kinds.js';
 import { givenUser } from '../test-support/factories.js';
 import { confirmEnrolment } from '../sessions/totp-store.js';
@@ -13,14 +13,10 @@ import { secretKeyFilePath } from '../secrets/secret-key.js';
 import { checkStoreKey, loadStoreSecretBox } from './store-secret-key.js';
 
 describe.each(bothStores())('the store secret key check (%s)', (kind) => {
-  let t: TestStore;
+  const t = useTestStore(kind);
   let keyFile: string;
-  beforeEach(async () => {
-    t = await createTestStore(kind);
+  beforeEach(() => {
     keyFile = secretKeyFilePath(t.dataDir);
-  });
-  afterEach(async () => {
-    await t.dispose();
   });
 
   const load = (configured: Buffer | null) => loadStoreSecretBox(t.store.db, configured, t.dataDir);

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApiKeyCreateBody, ErrorCodes } from '@postern/protocol';
-import { createTestApp, type TestApp } from '../test-support/test-app.js';
+import { useTestApp } from '../test-support/use-test-app.js';
 import { CALLER_ADDRESS, RouteCallers } from '../test-support/route-callers.js';
 import { routeTable, type RouteAccess, type RouteTableEntry } from '../http/route-access.js';
 import { API_AREAS } from './api-areas.js';
@@ -80,22 +80,20 @@ function resolvePointer(document: unknown, ref: string): unknown {
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
-describe.each(['sqlite'] as const)('the OpenAPI document (%s)', (kind) => {
-  let t: TestApp;
+/** One app for the file: the document describes it, and the validation tests call it. */
+const t = useTestApp('sqlite');
+
+describe('the OpenAPI document (sqlite)', () => {
   let table: RouteTableEntry[];
   let document: OpenApiDocument;
 
+  // The document and the route table are the app's, the same for every test: read once.
   beforeAll(async () => {
-    t = await createTestApp(kind);
-    await t.app.ready();
     table = routeTable(t.app);
     const response = await t.app.inject({ method: 'GET', url: OPENAPI_PATH });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
     document = response.json<OpenApiDocument>();
-  });
-  afterAll(async () => {
-    await t.close();
   });
 
   const operations = () =>
@@ -209,15 +207,10 @@ function expectBadRequestNaming(response: { statusCode: number; json: <T>() => T
   expect(String(body.Extra)).toContain(field);
 }
 
-describe.each(['sqlite'] as const)('validation failures on routes with response schemas (%s)', (kind) => {
-  let t: TestApp;
+describe('validation failures on routes with response schemas (sqlite)', () => {
   let callers: RouteCallers;
-  beforeAll(async () => {
-    t = await createTestApp(kind);
+  beforeEach(async () => {
     callers = await RouteCallers.create(t.ctx);
-  });
-  afterAll(async () => {
-    await t.close();
   });
 
   it('are 400 {Err: err.badRequest, Extra} even where the route declares its own 400 answer', async () => {

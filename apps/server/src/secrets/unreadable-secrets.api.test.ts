@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuditActions, ErrorCodes, GrantStatus, type AuditEntry } from '@postern/protocol';
-import { createTestApp, type TestApp } from '../test-support/test-app.js';
+import { useTestApp } from '../test-support/use-test-app.js';
 import { bothStores } from '../test-support/store-kinds.js';
-import { givenUser } from '../test-support/factories.js';
-import { cookieFrom, signInUser } from '../test-support/http.js';
+import { givenUser, PASSWORD_TEST_TIMEOUT_MS } from '../test-support/factories.js';
+import { cookieFrom } from '../test-support/http.js';
+import { givenUserSession } from '../test-support/sessions.js';
 import { givenEnrolledTotp } from '../test-support/totp.js';
 import { givenAgent } from '../test-support/agent-factories.js';
 import { givenBackend, givenEnforcedKnoc } from '../test-support/knoc-factories.js';
@@ -23,13 +24,7 @@ import { UNREADABLE_SECRET_REPORT_INTERVAL_MS } from './unreadable-secrets.js';
  * knoc that silently vanishes from what its agent receives.
  */
 describe.each(bothStores())('secrets that cannot be opened (%s)', (kind) => {
-  let t: TestApp;
-  beforeEach(async () => {
-    t = await createTestApp(kind, { config: { licencePublicKeys: TEST_LICENCE_KEYS } });
-  });
-  afterEach(async () => {
-    await t.close();
-  });
+  const t = useTestApp(kind, { config: { licencePublicKeys: TEST_LICENCE_KEYS }, listen: true });
 
   const unreadableSecretAudit = async (): Promise<AuditEntry['Entry'][string][]> =>
     (await recentAudit(t.ctx.db, 100)).flatMap((entry) => {
@@ -37,7 +32,8 @@ describe.each(bothStores())('secrets that cannot be opened (%s)', (kind) => {
       return detail === undefined ? [] : [detail];
     });
 
-  describe('a TOTP secret copied onto another account', () => {
+  // Its sign-ins verify a password hash.
+  describe('a TOTP secret copied onto another account', { timeout: PASSWORD_TEST_TIMEOUT_MS }, () => {
     it('answers the code with 409 err.secretUnreadable and audits the row once an hour', async () => {
       const alice = await givenUser(t.ctx, { totpEnabled: true });
       const aliceSecret = await givenEnrolledTotp(t, 'users', alice.id);
@@ -166,8 +162,7 @@ describe.each(bothStores())('secrets that cannot be opened (%s)', (kind) => {
         await t.ctx.db.insertInto('userAcls').values({ userId: user.id, aclId: knoc.id }).execute();
       }
 
-      const baseUrl = await t.app.listen({ host: '127.0.0.1', port: 0 });
-      const fake = new FakeAgent(baseUrl, agent.token);
+      const fake = new FakeAgent(t.baseUrl, agent.token);
       agents.push(fake);
       await fake.connect();
       expect(fake.states()[0]?.knocs.map((knoc) => knoc.aclId)).toEqual([healthyKnoc.id]);
@@ -178,7 +173,7 @@ describe.each(bothStores())('secrets that cannot be opened (%s)', (kind) => {
       };
       expect(await unreadableSecretAudit()).toEqual([expected]);
 
-      const cookie = await signInUser(t.app, user.userName, user.password);
+      const cookie = await givenUserSession(t, user);
       for (const knoc of [brokenKnoc, healthyKnoc]) {
         const granted = await t.app.inject({
           method: 'POST',

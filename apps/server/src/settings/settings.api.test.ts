@@ -1,11 +1,12 @@
 import { createSocket, type Socket } from 'node:dgram';
-import { generateKeyPairSync, X509Certificate } from 'node:crypto';
+import { generateKeyPairSync, X509Certificate, type KeyObject } from 'node:crypto';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { AuditActions, ErrorCodes, LOGO_MAX_PIXELS } from '@postern/protocol';
-import { createTestApp, testStoreKinds, type TestApp } from '../test-support/test-app.js';
+import { useTestApp } from '../test-support/use-test-app.js';
 import { givenAdmin } from '../test-support/factories.js';
-import { signInAdmin } from '../test-support/http.js';
+import { givenAdminSession } from '../test-support/sessions.js';
+import { adminClient, type AdminClient, type AdminMethod } from '../test-support/admin-client.js';
 import { waitFor } from '@postern/test-support';
 import { createSelfSignedCertificate } from '../lib/x509.js';
 import { recordAudit } from '../audit/audit.js';
@@ -21,6 +22,7 @@ import {
   pngBytes,
 } from '../test-support/images.js';
 import { LogoCodec } from './logo-codec.js';
+import type { LogoJob } from './logo-reencode.js';
 
 const PNG = dataUrl('image/png', pngBytes(24, 12));
 const JPEG = dataUrl('image/jpeg', jpegBytes(20, 10));
@@ -44,20 +46,30 @@ const AUTH = {
 const IDP_METADATA =
   '<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://idp.example"><md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol"/></md:EntityDescriptor>';
 
-describe.each(testStoreKinds())('settings API (%s)', (kind) => {
-  let t: TestApp;
-  let cookie: string;
+/** RSA keys for the SAML file tests, made once for the file when first needed (key generation is CPU-heavy). */
+const rsaKeys: KeyObject[] = [];
+const rsaKey = (index: 0 | 1) => (rsaKeys[index] ??= generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey);
+
+/** The app's logo worker, which the tests watch; `timeLimitMs` shortens the time limit of the images sent to it. */
+class HeldLogoCodec extends LogoCodec {
+  timeLimitMs: number | undefined;
+  override reencode(job: LogoJob, options: { timeLimitMs?: number } = {}) {
+    return super.reencode(job, { timeLimitMs: this.timeLimitMs, ...options });
+  }
+}
+
+describe('settings API (sqlite)', () => {
+  const codec = new HeldLogoCodec();
+  const t = useTestApp('sqlite', { logoCodec: codec });
+  let admin: AdminClient;
   beforeEach(async () => {
-    t = await createTestApp(kind);
-    const admin = await givenAdmin(t.ctx, { userName: 'settings-admin' });
-    cookie = await signInAdmin(t.app, admin.userName, admin.password);
-  });
-  afterEach(async () => {
-    await t.close();
+    const settingsAdmin = await givenAdmin(t.ctx, { userName: 'settings-admin' });
+    admin = adminClient(t.app, await givenAdminSession(t, settingsAdmin));
   });
 
-  const call = (method: 'GET' | 'PUT' | 'POST', url: string, payload?: object) =>
-    t.app.inject({ method, url, headers: { cookie }, ...(payload === undefined ? {} : { payload }) });
+  /** The signed-in admin's call, answering the raw response. */
+  const call = async (method: AdminMethod, url: string, payload?: object) =>
+    (await admin.request(method, url, payload)).response;
 
   it('shows every setting with its default', async () => {
     const response = await call('GET', '/api/admin/settings');
@@ -291,54 +303,41 @@ describe.each(testStoreKinds())('settings API (%s)', (kind) => {
     describe('off the event loop', () => {
       // Making, decoding and re-encoding the largest logo takes a second or more on a busy machine.
       const SLOW = { timeout: 60_000 };
-      /** A real PNG of the largest square the pixel budget accepts: hundreds of milliseconds to decode. */
-      const largestPng = () => dataUrl('image/png', pngBytes(2048, 2048));
-      let codec: LogoCodec;
-      let own: TestApp;
-      let ownCookie: string;
-      /** An app of its own whose logo worker the test holds (`timeLimitMs` shortens its limit). */
-      const appWithCodec = async (options: { timeLimitMs?: number } = {}) => {
-        codec = new LogoCodec(options);
-        own = await createTestApp(kind, { logoCodec: codec });
-        const admin = await givenAdmin(own.ctx, { userName: 'logo-admin' });
-        ownCookie = await signInAdmin(own.app, admin.userName, admin.password);
-      };
-      const upload = (logo: string) =>
-        own.app.inject({
-          method: 'PUT',
-          url: '/api/admin/settings/customize',
-          headers: { cookie: ownCookie },
-          payload: { ...CUSTOM, Logo: logo },
-        });
-      afterEach(async () => {
-        await own.close();
+      /**
+       * A real PNG of the largest square the pixel budget accepts: hundreds of milliseconds to decode
+       * (and to make, so it is made once for both tests).
+       */
+      let largest: string | undefined;
+      const largestPng = () => (largest ??= dataUrl('image/png', pngBytes(2048, 2048)));
+      const upload = (logo: string) => call('PUT', '/api/admin/settings/customize', { ...CUSTOM, Logo: logo });
+      afterEach(() => {
+        codec.timeLimitMs = undefined;
       });
 
       it('answers other requests while a large logo is being decoded', SLOW, async () => {
-        await appWithCodec();
         let uploaded = false;
         const uploading = upload(largestPng()).then((response) => {
           uploaded = true;
           return response;
         });
         await waitFor(() => codec.pending.running === 1, 'the logo to be handed to the worker');
-        const theme = await own.app.inject({ method: 'GET', url: '/api/theme' });
+        const theme = await t.app.inject({ method: 'GET', url: '/api/theme' });
         expect(theme.statusCode).toBe(200);
         // Answered while the worker still decodes: the event loop was free the whole time.
         expect(uploaded).toBe(false);
         expect(codec.pending.running).toBe(1);
         const response = await uploading;
         expect(response.statusCode, response.body).toBe(200);
-        const served = await own.app.inject({ method: 'GET', url: '/api/branding/logo/dark' });
+        const served = await t.app.inject({ method: 'GET', url: '/api/branding/logo/dark' });
         expect(decodedSize('image/png', served.rawPayload)).toMatchObject({ width: 2048, height: 2048 });
       });
 
       it('refuses a logo whose decode overruns the time limit (err.logoTooLarge), storing nothing', SLOW, async () => {
-        await appWithCodec({ timeLimitMs: 1 });
+        codec.timeLimitMs = 1;
         const response = await upload(largestPng());
         expect(response.statusCode).toBe(400);
         expect(response.json()).toEqual({ Err: ErrorCodes.logoTooLarge, Extra: 'Logo' });
-        expect((await readSettings(own.ctx.db)).Logo).toBe('');
+        expect((await readSettings(t.ctx.db)).Logo).toBe('');
       });
     });
 
@@ -369,8 +368,11 @@ describe.each(testStoreKinds())('settings API (%s)', (kind) => {
   });
 
   it('stores SAML files with Set, drops them with Remove, and seals the private key', async () => {
-    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const { certificatePem, privateKeyPem } = createSelfSignedCertificate({ commonName: 'sp', days: 30, privateKey });
+    const { certificatePem, privateKeyPem } = createSelfSignedCertificate({
+      commonName: 'sp',
+      days: 30,
+      privateKey: rsaKey(0),
+    });
     const response = await call('PUT', '/api/admin/settings/authentication', {
       ...AUTH,
       PublicURL: 'https://access.example.com',
@@ -464,16 +466,8 @@ describe.each(testStoreKinds())('settings API (%s)', (kind) => {
   });
 
   it('refuses a certificate that does not belong to the key', async () => {
-    const one = createSelfSignedCertificate({
-      commonName: 'a',
-      days: 1,
-      privateKey: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey,
-    });
-    const other = createSelfSignedCertificate({
-      commonName: 'b',
-      days: 1,
-      privateKey: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey,
-    });
+    const one = createSelfSignedCertificate({ commonName: 'a', days: 1, privateKey: rsaKey(0) });
+    const other = createSelfSignedCertificate({ commonName: 'b', days: 1, privateKey: rsaKey(1) });
     const response = await call('PUT', '/api/admin/settings/authentication', {
       ...AUTH,
       AdminSAMLKeyFile: one.privateKeyPem,
@@ -527,7 +521,15 @@ describe.each(testStoreKinds())('settings API (%s)', (kind) => {
       await new Promise<void>((resolve) => listener.bind(0, '127.0.0.1', resolve));
       port = listener.address().port;
     });
-    afterEach(() => listener.close());
+    // DebugMode raises the app's log level; the next test gets the level the app was built with.
+    let builtLevel: string;
+    beforeEach(() => {
+      builtLevel = t.ctx.logger.level;
+    });
+    afterEach(() => {
+      listener.close();
+      t.ctx.logger.level = builtLevel;
+    });
 
     it('sends audit entries recorded after GELF is turned on, once each, and follows DebugMode', async () => {
       const runtime = new RuntimeSettings(t.ctx);

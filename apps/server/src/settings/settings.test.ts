@@ -1,17 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { KIOSK_SESSION_MINUTES_DEFAULT } from '@postern/protocol';
-import { createTestStore, type TestStore } from '../test-support/test-app.js';
+import { useTestStore } from '../test-support/use-test-store.js';
 import { bothStores } from '../test-support/store-kinds.js';
 import { readSetting, readSettings, writeSetting } from './settings.js';
 
 describe.each(bothStores())('settings store (%s)', (kind) => {
-  let t: TestStore;
-  beforeEach(async () => {
-    t = await createTestStore(kind);
-  });
-  afterEach(async () => {
-    await t.dispose();
-  });
+  const t = useTestStore(kind);
 
   it('reads defaults from an empty store', async () => {
     expect(await readSettings(t.store.db)).toEqual({

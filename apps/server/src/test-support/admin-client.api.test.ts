@@ -1,22 +1,18 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { AgentListResponse, AgentResponse, ErrorCodes, type AgentRecord } from '@postern/protocol';
-import { createTestApp, type TestApp } from './test-app.js';
+import { useTestApp } from './use-test-app.js';
 import { givenAdmin, givenUser } from './factories.js';
-import { signInAdmin, signInUser } from './http.js';
+import { givenAdminSession, givenUserSession } from './sessions.js';
 import { adminClient, type AdminClient } from './admin-client.js';
 
-describe.each(['sqlite'] as const)('adminClient (%s)', (kind) => {
-  let t: TestApp;
+describe('adminClient (sqlite)', () => {
+  const t = useTestApp('sqlite');
   let cookie: string;
   let admin: AdminClient;
   beforeEach(async () => {
-    t = await createTestApp(kind);
     const account = await givenAdmin(t.ctx, { userName: 'ops' });
-    cookie = await signInAdmin(t.app, 'ops', account.password);
+    cookie = await givenAdminSession(t, account);
     admin = adminClient(t.app, cookie);
-  });
-  afterEach(async () => {
-    await t.close();
   });
 
   it('creates, reads, updates and deletes through the admin API with status and parsed JSON', async () => {
@@ -62,7 +58,7 @@ describe.each(['sqlite'] as const)('adminClient (%s)', (kind) => {
 
   it('is refused without an admin session', async () => {
     const user = await givenUser(t.ctx, { userName: 'alice' });
-    const asUser = adminClient(t.app, await signInUser(t.app, 'alice', user.password));
+    const asUser = adminClient(t.app, await givenUserSession(t, user));
     expect((await asUser.get('/api/admin/agents')).status).toBe(401);
   });
 });

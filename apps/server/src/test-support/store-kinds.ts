@@ -28,6 +28,9 @@ export const BOTH_STORES_PLACES: readonly RegExp[] = [/^src\/store\//, /^src\/cl
 /** The other test files (paths under apps/server/) that run on both stores, and why. */
 export const BOTH_STORES_FILES: Readonly<Record<string, BothStoresReason>> = {
   'src/admins/admins.api.test.ts': 'smoke',
+  'src/agent-hub/agent-enrolment.api.test.ts': 'smoke',
+  'src/agent-hub/disconnect-recorder.api.test.ts': 'concurrency',
+  'src/agent-hub/entry-ttl.api.test.ts': 'store',
   'src/agents/agents.api.test.ts': 'smoke',
   'src/allowlists/allowlists.api.test.ts': 'smoke',
   'src/apikeys/apikeys.api.test.ts': 'smoke',
@@ -38,6 +41,9 @@ export const BOTH_STORES_FILES: Readonly<Record<string, BothStoresReason>> = {
   'src/backends/backends.api.test.ts': 'smoke',
   'src/grants/grants.api.test.ts': 'smoke',
   'src/groups/groups.service.test.ts': 'smoke',
+  'src/health/health.api.test.ts': 'smoke',
+  'src/health/clock-watch.api.test.ts': 'store',
+  'src/health/full-store.api.test.ts': 'store',
   'src/key-check/store-secret-key.test.ts': 'smoke',
   'src/knocs/knocs.api.test.ts': 'smoke',
   'src/licence/licence.test.ts': 'smoke',
@@ -51,6 +57,7 @@ export const BOTH_STORES_FILES: Readonly<Record<string, BothStoresReason>> = {
   'src/users/users.api.test.ts': 'smoke',
   'src/users/user-duration.api.test.ts': 'store',
   'src/shared-state.api.test.ts': 'concurrency',
+  'src/server-shutdown.test.ts': 'concurrency',
   'src/test-support/use-test-app.test.ts': 'store',
 };
 
