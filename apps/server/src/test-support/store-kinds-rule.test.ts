@@ -32,11 +32,6 @@ const PENDING: readonly string[] = [
   'src/health/health.api.test.ts',
   'src/http/route-table.api.test.ts',
   'src/settings/settings.api.test.ts',
-  'src/store/migrations/0006-sign-in-ceiling-and-session-bounds.test.ts',
-  'src/store/migrations/0007-forget-unattested-session-addresses.test.ts',
-  'src/store/migrations/0009-store-meta.test.ts',
-  'src/store/prepared-query.test.ts',
-  'src/store/store.test.ts',
 ];
 
 /** Where the store kinds are decided; nothing else outside a test file may choose them. */
