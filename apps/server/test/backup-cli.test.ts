@@ -33,9 +33,9 @@ const START_DEADLINE_MS = 60_000;
 
 /*
  * Each case starts the real command (bundled once per file, see startSourceCommand): a process costs
- * about half a second of CPU, most of it loading the server's modules. Commands that do not depend
- * on one another run at the same time, and so do the cases, each in a directory of its own. The
- * store with an admin that two cases start from is made once and copied.
+ * about half a second of CPU, most of it loading the server's modules. The store with an admin that
+ * two cases start from is made once and copied; each case works in a directory of its own. The cases
+ * run one at a time: run at once, they were hardly faster on two cores and cost more CPU.
  */
 const root = mkdtempSync(path.join(tmpdir(), 'postern-backup-'));
 /** Servers started here; any a failed case left running is stopped (by PID) after the file. */
@@ -131,88 +131,76 @@ async function copyOfWithOps(): Promise<{ scratch: string; dataDir: string }> {
   return { scratch: dir, dataDir: path.join(dir, 'data') };
 }
 
-describe.concurrent('postern backup and restore on the embedded SQLite store', { timeout: 120_000 }, () => {
-  // On its own: its server signs in as fast as it can while the backup runs, which would only slow the others.
-  it.sequential(
-    'backs up while the server writes, refuses to restore under it, and restores with the data',
-    async () => {
-      const dir = scratch();
-      const dataDir = path.join(dir, 'data');
-      const port = await freePort();
-      const server = await serve({ POSTERN_DATA_DIR: dataDir, POSTERN_PORT: String(port) });
-      const password = PASSWORD_LINE.exec(server.stdout())?.[1] ?? '';
+describe('postern backup and restore on the embedded SQLite store', { timeout: 120_000 }, () => {
+  it('backs up while the server writes, refuses to restore under it, and restores with the data', async () => {
+    const dir = scratch();
+    const dataDir = path.join(dir, 'data');
+    const port = await freePort();
+    const server = await serve({ POSTERN_DATA_DIR: dataDir, POSTERN_PORT: String(port) });
+    const password = PASSWORD_LINE.exec(server.stdout())?.[1] ?? '';
 
-      // Sign-ins write a session row each; they go on while the backup runs.
-      let writing = true;
-      let signIns = 0;
-      const writer = (async () => {
-        while (writing) {
-          expect(await signIn(port, password)).toBe(200);
-          signIns += 1;
-        }
-      })();
-      await Promise.race([
-        waitFor(() => signIns >= 3, 'three sign-ins before the backup', START_DEADLINE_MS),
-        // A failed sign-in ends the writer: fail with it rather than wait out the deadline.
-        writer.then(() => {
-          throw new Error('the sign-ins stopped before the backup');
-        }),
-      ]);
-      const target = path.join(dir, 'postern-backup.db');
-      const backup = await postern(['backup', target], { POSTERN_DATA_DIR: dataDir });
-      writing = false;
-      await writer;
+    // Sign-ins write a session row each; they go on while the backup runs.
+    let writing = true;
+    let signIns = 0;
+    const writer = (async () => {
+      while (writing) {
+        expect(await signIn(port, password)).toBe(200);
+        signIns += 1;
+      }
+    })();
+    await Promise.race([
+      waitFor(() => signIns >= 3, 'three sign-ins before the backup', START_DEADLINE_MS),
+      // A failed sign-in ends the writer: fail with it rather than wait out the deadline.
+      writer.then(() => {
+        throw new Error('the sign-ins stopped before the backup');
+      }),
+    ]);
+    const target = path.join(dir, 'postern-backup.db');
+    const backup = await postern(['backup', target], { POSTERN_DATA_DIR: dataDir });
+    writing = false;
+    await writer;
 
-      expect(backup.code, backup.stderr).toBe(0);
-      expect(backup.stdout).toContain(`Backed up the store to ${target}.`);
-      expect(backup.stdout).toContain(`keep a copy of the key file ${path.join(dataDir, 'secret.key')}`);
-      expect(statSync(target).mode & 0o777).toBe(0o600);
-      expect(sqliteRows(target, 'pragma quick_check')).toEqual([{ quick_check: 'ok' }]);
-      const backedUpSessions = sqliteRows(target, 'select count(*) as n from admin_sessions')[0] as { n: number };
-      expect(backedUpSessions.n).toBeGreaterThanOrEqual(3);
-      // The secret key is never in the backup's directory or file.
-      expect(readFileSync(target).includes(readFileSync(path.join(dataDir, 'secret.key')))).toBe(false);
+    expect(backup.code, backup.stderr).toBe(0);
+    expect(backup.stdout).toContain(`Backed up the store to ${target}.`);
+    expect(backup.stdout).toContain(`keep a copy of the key file ${path.join(dataDir, 'secret.key')}`);
+    expect(statSync(target).mode & 0o777).toBe(0o600);
+    expect(sqliteRows(target, 'pragma quick_check')).toEqual([{ quick_check: 'ok' }]);
+    const backedUpSessions = sqliteRows(target, 'select count(*) as n from admin_sessions')[0] as { n: number };
+    expect(backedUpSessions.n).toBeGreaterThanOrEqual(3);
+    // The secret key is never in the backup's directory or file.
+    expect(readFileSync(target).includes(readFileSync(path.join(dataDir, 'secret.key')))).toBe(false);
 
-      // Neither refusal changes anything, so they and the admin made after the backup go together.
-      const [again, underServer, afterBackup] = await Promise.all([
-        postern(['backup', target], { POSTERN_DATA_DIR: dataDir }),
-        postern(['restore', target], { POSTERN_DATA_DIR: dataDir }),
-        postern(['admin', 'create', '-u', 'after-backup'], { POSTERN_DATA_DIR: dataDir }),
-      ]);
-      expectOneLineError(again, 1, /^postern: .*postern-backup\.db already exists; name a new file$/);
-      expectOneLineError(
-        underServer,
-        2,
-        new RegExp(
-          `^postern: the SQLite store in ${dataDir} is in use by another process \\(pid ${server.child.pid}\\); stop the server before restoring$`,
-        ),
-      );
+    const again = await postern(['backup', target], { POSTERN_DATA_DIR: dataDir });
+    expectOneLineError(again, 1, /^postern: .*postern-backup\.db already exists; name a new file$/);
 
-      // An admin made after the backup is gone once the backup is restored over the store.
-      expect(afterBackup.code, afterBackup.stderr).toBe(0);
-      expect(adminNames(path.join(dataDir, 'postern.db'))).toEqual(['after-backup', 'postern-admin']);
-      expect((await server.stop()).code).toBe(0);
+    const underServer = await postern(['restore', target], { POSTERN_DATA_DIR: dataDir });
+    expectOneLineError(
+      underServer,
+      2,
+      new RegExp(
+        `^postern: the SQLite store in ${dataDir} is in use by another process \\(pid ${server.child.pid}\\); stop the server before restoring$`,
+      ),
+    );
 
-      // Into a new data directory as well, with the key kept beside the backup: the server serves it.
-      const newDir = path.join(dir, 'new-data');
-      mkdirSync(newDir, { mode: 0o700 });
-      copyFileSync(path.join(dataDir, 'secret.key'), path.join(newDir, 'secret.key'));
-      const restoredPort = await freePort();
-      const settings = { POSTERN_DATA_DIR: newDir, POSTERN_PORT: String(restoredPort) };
-      const [restore, restoreIntoNew] = await Promise.all([
-        postern(['restore', target], { POSTERN_DATA_DIR: dataDir }),
-        postern(['restore', target], settings),
-      ]);
-      expect(restore.code, restore.stderr).toBe(0);
-      expect(restore.stdout).toBe(`Restored the store from ${target} and migrated it.\n`);
-      expect(adminNames(path.join(dataDir, 'postern.db'))).toEqual(['postern-admin']);
+    // An admin made after the backup is gone once the backup is restored over the store.
+    expect((await postern(['admin', 'create', '-u', 'after-backup'], { POSTERN_DATA_DIR: dataDir })).code).toBe(0);
+    expect((await server.stop()).code).toBe(0);
+    const restore = await postern(['restore', target], { POSTERN_DATA_DIR: dataDir });
+    expect(restore.code, restore.stderr).toBe(0);
+    expect(restore.stdout).toBe(`Restored the store from ${target} and migrated it.\n`);
+    expect(adminNames(path.join(dataDir, 'postern.db'))).toEqual(['postern-admin']);
 
-      expect(restoreIntoNew.code, restoreIntoNew.stderr).toBe(0);
-      const restored = await serve(settings);
-      expect(await signIn(restoredPort, password)).toBe(200);
-      expect((await restored.stop()).code).toBe(0);
-    },
-  );
+    // Into a new data directory, with the key kept beside the backup: the server serves it.
+    const newDir = path.join(dir, 'new-data');
+    mkdirSync(newDir, { mode: 0o700 });
+    copyFileSync(path.join(dataDir, 'secret.key'), path.join(newDir, 'secret.key'));
+    const restoredPort = await freePort();
+    const settings = { POSTERN_DATA_DIR: newDir, POSTERN_PORT: String(restoredPort) };
+    expect((await postern(['restore', target], settings)).code).toBe(0);
+    const restored = await serve(settings);
+    expect(await signIn(restoredPort, password)).toBe(200);
+    expect((await restored.stop()).code).toBe(0);
+  });
 
   it('says the key is missing when a store with sealed secrets is restored without it', async () => {
     const { scratch: dir, dataDir } = await copyOfWithOps();
@@ -228,22 +216,20 @@ describe.concurrent('postern backup and restore on the embedded SQLite store', {
   });
 
   it('refuses a file that is not a Postern backup and leaves the store as it was', async () => {
-    // Two restores on one data directory would meet each other's lock: each has a copy of its own.
-    const [first, second] = await Promise.all([copyOfWithOps(), copyOfWithOps()]);
-    const notBackup = path.join(first.scratch, 'notes.txt');
+    const { scratch: dir, dataDir } = await copyOfWithOps();
+    const notBackup = path.join(dir, 'notes.txt');
     writeFileSync(notBackup, 'not a database at all, just some text that is long enough to not be empty\n'.repeat(20));
 
-    const [result, missing] = await Promise.all([
-      postern(['restore', notBackup], { POSTERN_DATA_DIR: first.dataDir }),
-      postern(['restore', path.join(second.scratch, 'missing.db')], { POSTERN_DATA_DIR: second.dataDir }),
-    ]);
+    const result = await postern(['restore', notBackup], { POSTERN_DATA_DIR: dataDir });
     expectOneLineError(result, 1, /^postern: .*notes\.txt is not a Postern SQLite backup \(/);
-    expectOneLineError(missing, 1, /^postern: cannot read .*missing\.db \(ENOENT\)$/);
-    for (const { dataDir } of [first, second]) {
-      expect(adminNames(path.join(dataDir, 'postern.db'))).toEqual(
-        ['ops', 'postern-admin'].filter((name) => name === 'ops'),
-      );
-    }
+    expectOneLineError(
+      await postern(['restore', path.join(dir, 'missing.db')], { POSTERN_DATA_DIR: dataDir }),
+      1,
+      /^postern: cannot read .*missing\.db \(ENOENT\)$/,
+    );
+    expect(adminNames(path.join(dataDir, 'postern.db'))).toEqual(
+      ['ops', 'postern-admin'].filter((name) => name === 'ops'),
+    );
   });
 
   it('stops a second server on the same data directory with one line', async () => {
@@ -325,8 +311,7 @@ async function workerDatabase(role: string): Promise<{
 
 describe.skipIf(PG_BASE === '' || pgToolsMissing !== null)(
   `postern backup and restore on PostgreSQL${PG_BASE === '' ? ' (POSTERN_TEST_DATABASE_URL is unset)' : pgToolsMissing === null ? '' : ` (${pgToolsMissing})`}`,
-  // Concurrent with the SQLite cases: it works on databases of its own.
-  { timeout: 120_000, concurrent: true },
+  { timeout: 120_000 },
   () => {
     it('dumps with pg_dump, refuses while a server is connected, and restores into another database', async () => {
       const dir = scratch();
@@ -338,21 +323,16 @@ describe.skipIf(PG_BASE === '' || pgToolsMissing !== null)(
           POSTERN_DATA_DIR: path.join(dir, 'data'),
           POSTERN_SECRET_KEY: key,
         });
-        // The target is migrated meanwhile; a table of a newer release there is dropped with the
-        // rest of Postern's schema.
-        const [created, migrated] = await Promise.all([
-          postern(['admin', 'create', '-u', 'ops'], on(source.url)),
-          postern(['migrate'], on(copy.url)),
-        ]);
-        expect(created.code, created.stderr).toBe(0);
-        expect(migrated.code, migrated.stderr).toBe(0);
-        await copy.query('create table leftover_of_a_newer_release (id int)');
-
+        expect((await postern(['admin', 'create', '-u', 'ops'], on(source.url))).code).toBe(0);
         const target = path.join(dir, 'postern.dump');
         const backup = await postern(['backup', target], on(source.url));
         expect(backup.code, backup.stderr).toBe(0);
         expect(backup.stdout).toContain('keep a copy of the POSTERN_SECRET_KEY value in the server settings');
         expect(statSync(target).mode & 0o777).toBe(0o600);
+
+        // A table of a newer release in the target is dropped with the rest of Postern's schema.
+        expect((await postern(['migrate'], on(copy.url))).code).toBe(0);
+        await copy.query('create table leftover_of_a_newer_release (id int)');
 
         const serverConnection = new pg.Client({ connectionString: copy.url, application_name: 'postern-standin' });
         await serverConnection.connect();
