@@ -154,7 +154,10 @@ describe('postern backup and restore on the embedded SQLite store', { timeout: 1
       writer.then(() => {
         throw new Error('the sign-ins stopped before the backup');
       }),
-    ]);
+    ]).catch((error: unknown) => {
+      writing = false;
+      throw error;
+    });
     const target = path.join(dir, 'postern-backup.db');
     const backup = await postern(['backup', target], { POSTERN_DATA_DIR: dataDir });
     writing = false;
