@@ -1,20 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import {
-  copyFileSync,
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   cleanEnv,
   freePort,
@@ -25,11 +14,10 @@ import {
   type RunningProcess,
 } from '@postern/test-support';
 import { loadSqliteDriver } from '../src/store/sqlite-driver.js';
+import { commandCases, once, START_DEADLINE_MS } from './support/command-cases.js';
 
 const MAIN = path.join(REPO_ROOT, 'apps/server/src/main.ts');
 const PASSWORD_LINE = /Its password is shown only this once:\n\n\s+(\S+)\n/;
-/** A server's start-up: module loading, migrations and an argon2 hash, slow on a loaded machine. */
-const START_DEADLINE_MS = 60_000;
 
 /*
  * Each case starts the real command (bundled once per file, see startSourceCommand): a process costs
@@ -37,24 +25,7 @@ const START_DEADLINE_MS = 60_000;
  * two cases start from is made once and copied; each case works in a directory of its own. The cases
  * run one at a time: run at once, they were hardly faster on two cores and cost more CPU.
  */
-const root = mkdtempSync(path.join(tmpdir(), 'postern-backup-'));
-/** Servers started here; any a failed case left running is stopped (by PID) after the file. */
-const servers = new Set<RunningProcess>();
-afterAll(async () => {
-  await Promise.all([...servers].map((server) => server.stop()));
-  rmSync(root, { recursive: true, force: true });
-});
-
-/** A new directory of the test's. */
-function scratch(): string {
-  return mkdtempSync(path.join(root, 'case-'));
-}
-
-/** The promise of `make`, made at the first call. */
-function once<T>(make: () => Promise<T>): () => Promise<T> {
-  let made: Promise<T> | undefined;
-  return () => (made ??= make());
-}
+const { scratch, track } = commandCases('postern-backup-');
 
 /**
  * The runner's environment minus any Postern setting, plus `settings`. The IP discovery responder
@@ -74,8 +45,7 @@ function postern(args: string[], settings: Record<string, string>, input?: strin
 
 /** `postern serve` with `settings`, once it says it is listening. */
 async function serve(settings: Record<string, string>): Promise<RunningProcess> {
-  const server = startSourceCommand(MAIN, ['serve'], { env: env(settings) });
-  servers.add(server);
+  const server = track(startSourceCommand(MAIN, ['serve'], { env: env(settings) }));
   await server.waitForOutput(/Postern is listening/, START_DEADLINE_MS);
   return server;
 }

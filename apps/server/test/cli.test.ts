@@ -1,23 +1,14 @@
-import { cpSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { POSTERN_VERSION } from '@postern/protocol';
-import {
-  cleanEnv,
-  freePort,
-  REPO_ROOT,
-  startSourceCommand,
-  type Finished,
-  type RunningProcess,
-} from '@postern/test-support';
+import { cleanEnv, freePort, REPO_ROOT, startSourceCommand, type Finished } from '@postern/test-support';
 import { loadSqliteDriver } from '../src/store/sqlite-driver.js';
+import { commandCases, once, START_DEADLINE_MS } from './support/command-cases.js';
 
 const MAIN = path.join(REPO_ROOT, 'apps/server/src/main.ts');
 const PASSWORD_LINE = /Its password is shown only this once:\n\n\s+(\S+)\n/;
-/** A server's start-up: module loading, migrations and an argon2 hash, slow on a loaded machine. */
-const START_DEADLINE_MS = 60_000;
 
 /*
  * Each case starts the real command (bundled once per file, see startSourceCommand): a process costs
@@ -27,30 +18,13 @@ const START_DEADLINE_MS = 60_000;
  * a directory of its own. The cases run one at a time: run at once, they were no faster on two
  * cores and cost more CPU.
  */
-const root = mkdtempSync(path.join(tmpdir(), 'postern-cli-'));
-/** Servers started here; any a failed case left running is stopped (by PID) after the file. */
-const servers = new Set<RunningProcess>();
-afterAll(async () => {
-  await Promise.all([...servers].map((server) => server.stop()));
-  rmSync(root, { recursive: true, force: true });
-});
-
-/** A new directory of the test's; its data directory (not made) is `<dir>/data`. */
-function scratch(): string {
-  return mkdtempSync(path.join(root, 'case-'));
-}
+const { scratch, track } = commandCases('postern-cli-');
 
 /** A new directory holding a copy of `dir`'s data directory. */
 function copyOf(dir: string): string {
   const copy = scratch();
   cpSync(path.join(dir, 'data'), path.join(copy, 'data'), { recursive: true });
   return copy;
-}
-
-/** The promise of `make`, made at the first call. */
-function once<T>(make: () => Promise<T>): () => Promise<T> {
-  let made: Promise<T> | undefined;
-  return () => (made ??= make());
 }
 
 /**
@@ -71,8 +45,7 @@ function postern(dir: string, args: string[], extra: Record<string, string> = {}
 
 /** `postern serve` on `dir`, listening on `port`, once it says so. */
 async function serve(dir: string, port: number) {
-  const server = startSourceCommand(MAIN, ['serve'], { env: env(dir, { POSTERN_PORT: String(port) }) });
-  servers.add(server);
+  const server = track(startSourceCommand(MAIN, ['serve'], { env: env(dir, { POSTERN_PORT: String(port) }) }));
   await server.waitForOutput(/Postern is listening/, START_DEADLINE_MS);
   return server;
 }

@@ -1,8 +1,7 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cleanEnv, REPO_ROOT, startSourceCommand, type Finished } from '@postern/test-support';
 import type { LicenceStatus } from '@postern/protocol';
 import { loadConfig } from '../src/config/config.js';
@@ -11,6 +10,7 @@ import { buildApp } from '../src/app.js';
 import { givenAdmin } from '../src/test-support/factories.js';
 import { givenAdminSession } from '../src/test-support/sessions.js';
 import { checkLicence, publicKeyFromBase64, type LicencePayload } from '../src/licence/licence-format.js';
+import { commandCases, once } from './support/command-cases.js';
 
 const MAIN = path.join(REPO_ROOT, 'apps/server/src/main.ts');
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -24,13 +24,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
  * its own (`<dir>/data` its data directory). The cases run one at a time: run at once, they were
  * hardly faster on two cores and cost more CPU.
  */
-const root = mkdtempSync(path.join(tmpdir(), 'postern-licence-cli-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-/** A new work directory of the test's. */
-function scratch(): string {
-  return mkdtempSync(path.join(root, 'case-'));
-}
+const { scratch } = commandCases('postern-licence-cli-');
 
 const dataDirOf = (workDir: string) => path.join(workDir, 'data');
 
@@ -48,12 +42,6 @@ async function keygen(extra: string[] = []) {
   const result = await postern(workDir, ['licence', 'keygen', '--out', keyFile, ...extra]);
   const publicKey = /^Public key: (\S+)$/m.exec(result.stdout)?.[1] ?? '';
   return { workDir, keyFile, publicKey, result };
-}
-
-/** The promise of `make`, made at the first call. */
-function once<T>(make: () => Promise<T>): () => Promise<T> {
-  let made: Promise<T> | undefined;
-  return () => (made ??= make());
 }
 
 const trustedKeygen = once(() => keygen());
