@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { describe, expect, it, type TestContext } from 'vitest';
+import { describe, it, type TestContext } from 'vitest';
 import type BetterSqlite3 from 'better-sqlite3';
 import { ConfigError } from '../config/config-error.js';
 import { createTestStore, type TestStore } from '../test-support/test-app.js';
@@ -30,7 +30,9 @@ function warningLog() {
  * shell); both closed when the case ends. Each case has its own, so the cases, which spend their
  * time waiting for locks, run at the same time.
  */
-async function storeAndOutsider(context: TestContext): Promise<{ t: TestStore; outside: BetterSqlite3.Database }> {
+async function storeAndOutsider(
+  context: Pick<TestContext, 'onTestFinished'>,
+): Promise<{ t: TestStore; outside: BetterSqlite3.Database }> {
   const t = await createTestStore('sqlite', { migrate: false });
   if (t.location.kind !== 'sqlite') throw new Error('a SQLite store was asked for');
   const outside = new (loadSqliteDriver())(t.location.file);
@@ -43,8 +45,8 @@ async function storeAndOutsider(context: TestContext): Promise<{ t: TestStore; o
 }
 
 describe.concurrent('start-up on a SQLite store another process has locked', () => {
-  it('waits for the lock far longer than a request would, then migrates', async (context) => {
-    const { t, outside } = await storeAndOutsider(context);
+  it('waits for the lock far longer than a request would, then migrates', async ({ expect, onTestFinished }) => {
+    const { t, outside } = await storeAndOutsider({ onTestFinished });
     const { logger, warnings, warned } = warningLog();
     outside.exec('begin exclusive');
     // The warning comes when a try has given up as a request would (StoreBusyError, after the lock
@@ -57,8 +59,8 @@ describe.concurrent('start-up on a SQLite store another process has locked', () 
     expect(warnings[0]).toContain('the store is locked by another process; waiting');
   });
 
-  it('gives up with one line naming the store when the lock outlasts the wait', async (context) => {
-    const { t, outside } = await storeAndOutsider(context);
+  it('gives up with one line naming the store when the lock outlasts the wait', async ({ expect, onTestFinished }) => {
+    const { t, outside } = await storeAndOutsider({ onTestFinished });
     const { logger } = warningLog();
     outside.exec('begin exclusive');
     const started = performance.now();
@@ -73,7 +75,7 @@ describe.concurrent('start-up on a SQLite store another process has locked', () 
     expect(performance.now() - started).toBeGreaterThanOrEqual(1_500);
   });
 
-  it('passes other errors on at once', async () => {
+  it('passes other errors on at once', async ({ expect }) => {
     const { logger, warnings } = warningLog();
     const failure = await whenStoreFree(() => Promise.reject(new Error('no such table')), {
       logger,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { afterAll, beforeAll, describe, it, type TestContext } from 'vitest';
 import type BetterSqlite3 from 'better-sqlite3';
 import { createTestStore, type TestStore } from '../test-support/test-app.js';
 import { migrateToLatest } from './migrate.js';
@@ -49,7 +49,7 @@ beforeAll(async () => {
 afterAll(() => rmSync(template.dataDir, { recursive: true, force: true }));
 
 /** A migrated store of the case's own, closed (with its directory) when the case ends. */
-async function storeOfTheCase(context: TestContext): Promise<{ store: Store; file: string }> {
+async function storeOfTheCase(context: Pick<TestContext, 'onTestFinished'>): Promise<{ store: Store; file: string }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'postern-store-lock-'));
   cpSync(template.dataDir, dir, { recursive: true });
   const file = path.join(dir, 'postern.db');
@@ -67,7 +67,7 @@ const setting = (key: string) => ({ key, value: 'v', updatedAt: 1 });
  * A store with one setting ("before") and another connection on its file, `outside`: it stands for
  * an operator's sqlite3 shell, a backup script or the CLI. Rolled back and closed when the case ends.
  */
-async function lockedFromOutside(context: TestContext) {
+async function lockedFromOutside(context: Pick<TestContext, 'onTestFinished'>) {
   const { store, file } = await storeOfTheCase(context);
   const outside: BetterSqlite3.Database = new (loadSqliteDriver())(file);
   context.onTestFinished(() => {
@@ -83,8 +83,11 @@ async function lockedFromOutside(context: TestContext) {
 
 describe('a SQLite store while another process holds the write lock', () => {
   // Alone: a case running beside it could stall the event loop it measures.
-  it('answers reads at once, without stalling the event loop, while a write waits for the lock', async (context) => {
-    const { outside, writeSetting, settingKeys } = await lockedFromOutside(context);
+  it('answers reads at once, without stalling the event loop, while a write waits for the lock', async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const { outside, writeSetting, settingKeys } = await lockedFromOutside({ onTestFinished });
     outside.exec('begin exclusive');
     const { result, stallMs } = await longestStall(async () => {
       const write = outcome(writeSetting('during'));
@@ -101,22 +104,25 @@ describe('a SQLite store while another process holds the write lock', () => {
     });
   });
 
-  it.concurrent('fails a write with StoreBusyError about the deadline after it was asked for', async (context) => {
-    const { outside, writeSetting, settingKeys } = await lockedFromOutside(context);
-    outside.exec('begin exclusive');
-    const write = await outcome(writeSetting('during'));
+  it.concurrent(
+    'fails a write with StoreBusyError about the deadline after it was asked for',
+    async ({ expect, onTestFinished }) => {
+      const { outside, writeSetting, settingKeys } = await lockedFromOutside({ onTestFinished });
+      outside.exec('begin exclusive');
+      const write = await outcome(writeSetting('during'));
 
-    expect('error' in write && write.error).toBeInstanceOf(StoreBusyError);
-    expect(write.ms).toBeGreaterThanOrEqual(SQLITE_LOCK_WAIT_MS - 20);
-    expect(write.ms).toBeLessThan(SQLITE_LOCK_WAIT_MS + 750);
-    outside.exec('rollback');
-    expect(await settingKeys()).toEqual(['before']);
-  });
+      expect('error' in write && write.error).toBeInstanceOf(StoreBusyError);
+      expect(write.ms).toBeGreaterThanOrEqual(SQLITE_LOCK_WAIT_MS - 20);
+      expect(write.ms).toBeLessThan(SQLITE_LOCK_WAIT_MS + 750);
+      outside.exec('rollback');
+      expect(await settingKeys()).toEqual(['before']);
+    },
+  );
 
   it.concurrent(
     'fails a transaction that cannot take the lock, and leaves the writer free for the next',
-    async (context) => {
-      const { store, outside, writeSetting, settingKeys } = await lockedFromOutside(context);
+    async ({ expect, onTestFinished }) => {
+      const { store, outside, writeSetting, settingKeys } = await lockedFromOutside({ onTestFinished });
       outside.exec('begin exclusive');
       const transaction = await outcome(
         store.db.transaction().execute(async (trx) => {
@@ -133,8 +139,8 @@ describe('a SQLite store while another process holds the write lock', () => {
 
   it.concurrent(
     'completes a write and a transaction begun during the lock once it is released within the deadline',
-    async (context) => {
-      const { store, outside, writeSetting, settingKeys } = await lockedFromOutside(context);
+    async ({ expect, onTestFinished }) => {
+      const { store, outside, writeSetting, settingKeys } = await lockedFromOutside({ onTestFinished });
       outside.exec('begin exclusive');
       const write = outcome(writeSetting('single'));
       const transaction = outcome(
@@ -152,8 +158,8 @@ describe('a SQLite store while another process holds the write lock', () => {
 
   it.concurrent(
     'fails writes queued behind a locked write together, not one deadline after another',
-    async (context) => {
-      const { outside, writeSetting } = await lockedFromOutside(context);
+    async ({ expect, onTestFinished }) => {
+      const { outside, writeSetting } = await lockedFromOutside({ onTestFinished });
       outside.exec('begin exclusive');
       const started = performance.now();
       const writes = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((key) => outcome(writeSetting(key))));
@@ -163,8 +169,8 @@ describe('a SQLite store while another process holds the write lock', () => {
     },
   );
 
-  it.concurrent('treats INSERT … RETURNING as a write', async (context) => {
-    const { store, outside } = await lockedFromOutside(context);
+  it.concurrent('treats INSERT … RETURNING as a write', async ({ expect, onTestFinished }) => {
+    const { store, outside } = await lockedFromOutside({ onTestFinished });
     const insertReturning = (key: string) =>
       store.db.insertInto('settings').values(setting(key)).returning('key').executeTakeFirstOrThrow();
     expect(await insertReturning('returned')).toEqual({ key: 'returned' });
@@ -175,8 +181,8 @@ describe('a SQLite store while another process holds the write lock', () => {
 });
 
 describe.concurrent('a SQLite store busy with its own work', () => {
-  it('makes a write wait for its own long transaction rather than refuse it', async (context) => {
-    const { store } = await storeOfTheCase(context);
+  it('makes a write wait for its own long transaction rather than refuse it', async ({ expect, onTestFinished }) => {
+    const { store } = await storeOfTheCase({ onTestFinished });
     const long = store.db.transaction().execute(async (trx) => {
       await trx.insertInto('settings').values({ key: 'long', value: 'v', updatedAt: 1 }).execute();
       // Holding the transaction open past the lock deadline is the point of this test.
@@ -187,8 +193,8 @@ describe.concurrent('a SQLite store busy with its own work', () => {
     await expect(Promise.all([long, queued])).resolves.toBeDefined();
   });
 
-  it('reads committed data outside a transaction and its own writes inside one', async (context) => {
-    const { store } = await storeOfTheCase(context);
+  it('reads committed data outside a transaction and its own writes inside one', async ({ expect, onTestFinished }) => {
+    const { store } = await storeOfTheCase({ onTestFinished });
     const keysVia = async (db: typeof store.db) =>
       (await db.selectFrom('settings').select('key').execute()).map((row) => row.key);
     await store.db.transaction().execute(async (trx) => {
@@ -203,8 +209,8 @@ describe.concurrent('a SQLite store busy with its own work', () => {
 describe.concurrent('the SQLite driver beyond single statements', () => {
   const row = (key: string) => ({ key, value: 'v', updatedAt: 1 });
 
-  it('streams a select row by row', async (context) => {
-    const { store } = await storeOfTheCase(context);
+  it('streams a select row by row', async ({ expect, onTestFinished }) => {
+    const { store } = await storeOfTheCase({ onTestFinished });
     await store.db
       .insertInto('settings')
       .values([row('a'), row('b')])
@@ -214,8 +220,8 @@ describe.concurrent('the SQLite driver beyond single statements', () => {
     expect(keys).toEqual(['a', 'b']);
   });
 
-  it('rolls back to a savepoint inside a transaction', async (context) => {
-    const { store } = await storeOfTheCase(context);
+  it('rolls back to a savepoint inside a transaction', async ({ expect, onTestFinished }) => {
+    const { store } = await storeOfTheCase({ onTestFinished });
     const trx = await store.db.startTransaction().execute();
     await trx.insertInto('settings').values(row('kept')).execute();
     const savepoint = await trx.savepoint('before_dropped').execute();
@@ -228,7 +234,7 @@ describe.concurrent('the SQLite driver beyond single statements', () => {
 });
 
 describe.concurrent('a SQLite store in memory', () => {
-  it('runs on its single connection: migrations, transactions, reads and writes', async () => {
+  it('runs on its single connection: migrations, transactions, reads and writes', async ({ expect }) => {
     const store = await openStore({ kind: 'sqlite', file: ':memory:' });
     try {
       await migrateToLatest(store.db);
