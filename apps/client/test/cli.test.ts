@@ -37,13 +37,18 @@ function expectOneLine(result: Finished): void {
   ).toHaveLength(1);
 }
 
+/**
+ * A fake server whose grants are on the device by the first status call after they were made
+ * (pendingPolls 0): the client still polls for them, but its first poll, a second after asking,
+ * finds them; its growing waits are login.test.ts's subject, on a manual clock.
+ */
 async function givenFake(): Promise<FakePosternServer> {
   const server = await FakePosternServer.start({
     now: () => Date.now(),
     keys: { [KEY]: { userName: 'backup-bot' } },
     knocs: [
-      { id: 'k1', name: 'Backup DB' },
-      { id: 'k2', name: 'Wiki', clickToGrant: false },
+      { id: 'k1', name: 'Backup DB', pendingPolls: 0 },
+      { id: 'k2', name: 'Wiki', clickToGrant: false, pendingPolls: 0 },
     ],
   });
   onTestFinished(() => server.close());

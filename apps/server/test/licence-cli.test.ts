@@ -1,96 +1,63 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cleanEnv, REPO_ROOT, startSourceCommand, type Finished } from '@postern/test-support';
 import type { LicenceStatus } from '@postern/protocol';
-import { buildCli } from '../src/cli/cli.js';
 import { loadConfig } from '../src/config/config.js';
 import { contextWithoutAgents, openPreparedStore } from '../src/server.js';
 import { buildApp } from '../src/app.js';
 import { givenAdmin } from '../src/test-support/factories.js';
-import { signInAdmin } from '../src/test-support/http.js';
+import { givenAdminSession } from '../src/test-support/sessions.js';
 import { checkLicence, publicKeyFromBase64, type LicencePayload } from '../src/licence/licence-format.js';
+import { commandCases, once } from './support/command-cases.js';
 
-const SERVER_SRC = path.join(REPO_ROOT, 'apps/server/src');
-const MAIN = path.join(SERVER_SRC, 'main.ts');
+const MAIN = path.join(REPO_ROOT, 'apps/server/src/main.ts');
 const DAY_MS = 24 * 60 * 60 * 1000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/**
- * Until cli.ts registers the licence commands, the real `postern` entry has none; then the test runs
- * a stand-in entry (written to a temporary directory, never shipped) that builds the same program,
- * adds the commands with the same withContext, and reports failures the way main.ts does. Once cli.ts
- * registers them, the test runs main.ts itself and the stand-in is not written.
+/*
+ * Each case starts the real command (bundled once per file, see startSourceCommand): a process costs
+ * about half a second of CPU, most of it loading the server's modules. The two key pairs the cases
+ * sign with (keygen trusting its key, and --no-trust) are made once, by the invocations two cases
+ * look at, and the others work on copies of their directories; each case works in a directory of
+ * its own (`<dir>/data` its data directory). The cases run one at a time: run at once, they were
+ * hardly faster on two cores and cost more CPU.
  */
-const WIRED = buildCli().commands.some((command) => command.name() === 'licence');
-const STAND_IN = `
-import { buildCli } from ${JSON.stringify(path.join(SERVER_SRC, 'cli/cli.ts'))};
-import { registerLicenceCommands } from ${JSON.stringify(path.join(SERVER_SRC, 'licence/licence-cli.ts'))};
-import { loadConfig } from ${JSON.stringify(path.join(SERVER_SRC, 'config/config.ts'))};
-import { ConfigError } from ${JSON.stringify(path.join(SERVER_SRC, 'config/config-error.ts'))};
-import { ApiError } from ${JSON.stringify(path.join(SERVER_SRC, 'errors.ts'))};
-import { createLogger } from ${JSON.stringify(path.join(SERVER_SRC, 'logger.ts'))};
-import { contextWithoutAgents, openPreparedStore } from ${JSON.stringify(path.join(SERVER_SRC, 'server.ts'))};
+const { scratch } = commandCases('postern-licence-cli-');
 
-async function withContext(work) {
-  const config = loadConfig();
-  const logger = createLogger('warn');
-  const store = await openPreparedStore(config, logger);
-  try {
-    await work(await contextWithoutAgents(config, store, logger));
-  } finally {
-    await store.close();
-  }
+const dataDirOf = (workDir: string) => path.join(workDir, 'data');
+
+function postern(workDir: string, args: string[]): Promise<Finished> {
+  const env = cleanEnv(['POSTERN_', 'DATABASE_URL'], { POSTERN_DATA_DIR: dataDirOf(workDir) });
+  return startSourceCommand(MAIN, args, { env }).finished;
 }
 
-const program = buildCli();
-registerLicenceCommands(program, withContext);
-try {
-  await program.parseAsync(process.argv);
-} catch (error) {
-  // Duck-typed: a bare 'commander' import would not resolve from the temporary directory.
-  if (String(error?.code).startsWith('commander.')) process.exitCode = error.exitCode === 0 ? 0 : 2;
-  else if (error instanceof ConfigError) { process.stderr.write('postern: ' + error.message + '\\n'); process.exitCode = 2; }
-  else if (error instanceof ApiError) { process.stderr.write('postern: ' + (error.extra ?? error.code) + '\\n'); process.exitCode = 1; }
-  else { process.stderr.write('postern: unexpected failure: ' + String(error) + '\\n'); process.exitCode = 1; }
-}
-`;
+const KEY_FILE = 'signing.pem';
 
-let entry = MAIN;
-let standInDir: string | null = null;
-beforeAll(() => {
-  if (WIRED) return;
-  standInDir = mkdtempSync(path.join(tmpdir(), 'postern-licence-entry-'));
-  entry = path.join(standInDir, 'licence-cli-entry.mts');
-  writeFileSync(entry, STAND_IN);
-});
-afterAll(() => {
-  if (standInDir !== null) rmSync(standInDir, { recursive: true, force: true });
-});
-
-let workDir: string;
-let dataDir: string;
-beforeEach(() => {
-  workDir = mkdtempSync(path.join(tmpdir(), 'postern-licence-cli-'));
-  dataDir = path.join(workDir, 'data');
-});
-afterEach(() => rmSync(workDir, { recursive: true, force: true }));
-
-function postern(args: string[]): Promise<Finished> {
-  const env = cleanEnv(['POSTERN_', 'DATABASE_URL'], { POSTERN_DATA_DIR: dataDir });
-  return startSourceCommand(entry, args, { env }).finished;
-}
-
-/** Runs keygen and returns the private key file and the printed public key. */
-async function keygen(extra: string[] = [], name = 'signing.pem') {
-  const keyFile = path.join(workDir, name);
-  const result = await postern(['licence', 'keygen', '--out', keyFile, ...extra]);
-  expect(result.stderr).toBe('');
-  expect(result.code).toBe(0);
+/** Runs keygen in a new work directory and returns it, the private key file and the printed public key. */
+async function keygen(extra: string[] = []) {
+  const workDir = scratch();
+  const keyFile = path.join(workDir, KEY_FILE);
+  const result = await postern(workDir, ['licence', 'keygen', '--out', keyFile, ...extra]);
   const publicKey = /^Public key: (\S+)$/m.exec(result.stdout)?.[1] ?? '';
-  return { keyFile, publicKey, result };
+  return { workDir, keyFile, publicKey, result };
+}
+
+const trustedKeygen = once(() => keygen());
+const untrustedKeygen = once(() => keygen(['--no-trust']));
+
+/**
+ * A key pair made by `made` (which must have succeeded), in a copy of its work directory: the case
+ * may change the copy as it likes. `workDir` is the copy's, `keyFile` the key in it.
+ */
+async function copyOf(made: () => Promise<Awaited<ReturnType<typeof keygen>>>) {
+  const original = await made();
+  expect(original.result.stderr).toBe('');
+  expect(original.result.code).toBe(0);
+  const workDir = scratch();
+  cpSync(original.workDir, workDir, { recursive: true });
+  return { ...original, workDir, keyFile: path.join(workDir, KEY_FILE) };
 }
 
 function payloadOf(licence: string): LicencePayload {
@@ -98,9 +65,9 @@ function payloadOf(licence: string): LicencePayload {
 }
 
 /** GET /api/admin/settings/license from the store the CLI wrote, as a signed-in admin would. */
-async function statusFromStore(): Promise<LicenceStatus> {
+async function statusFromStore(workDir: string): Promise<LicenceStatus> {
   // The same configuration and context the CLI itself used (server.ts builds both the same way).
-  const config = loadConfig({ POSTERN_DATA_DIR: dataDir }, workDir);
+  const config = loadConfig({ POSTERN_DATA_DIR: dataDirOf(workDir) }, workDir);
   const logger = pino({ level: 'silent' });
   const store = await openPreparedStore(config, logger);
   const ctx = await contextWithoutAgents(config, store, logger);
@@ -109,8 +76,7 @@ async function statusFromStore(): Promise<LicenceStatus> {
     current: () => ({ indexHtml: null, bundleHash: 'test' }),
   });
   try {
-    const admin = await givenAdmin(ctx);
-    const cookie = await signInAdmin(app, admin.userName, admin.password);
+    const cookie = await givenAdminSession({ ctx }, await givenAdmin(ctx));
     const response = await app.inject({ method: 'GET', url: '/api/admin/settings/license', headers: { cookie } });
     expect(response.statusCode).toBe(200);
     return response.json<{ data: LicenceStatus }>().data;
@@ -120,10 +86,12 @@ async function statusFromStore(): Promise<LicenceStatus> {
   }
 }
 
-// Each case starts real processes from source (bundled once, see startSourceCommand).
-describe('postern licence', { timeout: 90_000 }, () => {
+describe('postern licence', { timeout: 120_000 }, () => {
   it('keygen writes a private key only its owner can read, and this installation trusts the public key', async () => {
-    const { keyFile, publicKey, result } = await keygen();
+    const { workDir, keyFile, publicKey, result } = await trustedKeygen();
+    const dataDir = dataDirOf(workDir);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
     expect(result.stdout).toBe(
       [
         `Wrote the private key to ${keyFile} (mode 600). Keep it secret: it signs licences.`,
@@ -142,21 +110,22 @@ describe('postern licence', { timeout: 90_000 }, () => {
   });
 
   it('keygen refuses to overwrite an existing file', async () => {
-    const { keyFile } = await keygen();
+    const { workDir, keyFile } = await copyOf(trustedKeygen);
+    const trustedFile = path.join(dataDirOf(workDir), 'licence-public-keys');
     const before = readFileSync(keyFile, 'utf8');
-    const trustedBefore = readFileSync(path.join(dataDir, 'licence-public-keys'), 'utf8');
-    const again = await postern(['licence', 'keygen', '--out', keyFile]);
+    const trustedBefore = readFileSync(trustedFile, 'utf8');
+    const again = await postern(workDir, ['licence', 'keygen', '--out', keyFile]);
     expect(again.code).toBe(1);
     expect(again.stderr).toBe(`postern: ${keyFile} exists; not overwriting it (choose another --out)\n`);
     expect(again.stdout).toBe('');
     expect(readFileSync(keyFile, 'utf8')).toBe(before);
-    expect(readFileSync(path.join(dataDir, 'licence-public-keys'), 'utf8')).toBe(trustedBefore);
+    expect(readFileSync(trustedFile, 'utf8')).toBe(trustedBefore);
   });
 
   it('issue --install installs an evaluation licence that the status then shows', async () => {
-    const { keyFile } = await keygen();
+    const { workDir, keyFile } = await copyOf(trustedKeygen);
     const started = Date.now();
-    const result = await postern(['licence', 'issue', '--key', keyFile, '--install']);
+    const result = await postern(workDir, ['licence', 'issue', '--key', keyFile, '--install']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const [licence = '', installed, ...rest] = result.stdout.split('\n');
@@ -178,7 +147,7 @@ describe('postern licence', { timeout: 90_000 }, () => {
         `expires ${payload.Expires.slice(0, 10)}.`,
     );
 
-    expect(await statusFromStore()).toEqual({
+    expect(await statusFromStore(workDir)).toEqual({
       Licensed: true,
       ID: payload.ID,
       Licensee: 'Evaluation',
@@ -195,8 +164,8 @@ describe('postern licence', { timeout: 90_000 }, () => {
   });
 
   it('issue prints a licence with the options given, signed by the key keygen printed', async () => {
-    const { keyFile, publicKey } = await keygen(['--no-trust']);
-    const result = await postern([
+    const { workDir, keyFile, publicKey } = await copyOf(untrustedKeygen);
+    const result = await postern(workDir, [
       'licence',
       'issue',
       '--key',
@@ -236,12 +205,12 @@ describe('postern licence', { timeout: 90_000 }, () => {
   });
 
   it('keygen --no-trust leaves the installation untrusting, so installing its licence fails', async () => {
-    const { keyFile, result } = await keygen(['--no-trust']);
+    const { workDir, keyFile, result } = await copyOf(untrustedKeygen);
     expect(result.stdout.split('\n')[2]).toBe(
       'Not trusted here (--no-trust). Installations trust it through POSTERN_LICENCE_PUBLIC_KEYS.',
     );
-    expect(() => statSync(path.join(dataDir, 'licence-public-keys'))).toThrow();
-    const install = await postern(['licence', 'issue', '--key', keyFile, '--install']);
+    expect(() => statSync(path.join(dataDirOf(workDir), 'licence-public-keys'))).toThrow();
+    const install = await postern(workDir, ['licence', 'issue', '--key', keyFile, '--install']);
     expect(install.code).toBe(1);
     expect(install.stderr).toBe('postern: the licence is not signed by a trusted key\n');
   });
@@ -255,18 +224,20 @@ describe('postern licence', { timeout: 90_000 }, () => {
       /--expires <YYYY-MM-DD>' argument '2026-02-30' is invalid\. must be a real calendar day/,
     ],
   ])('issue %j is a usage error (exit code 2)', async (args, message) => {
-    const result = await postern(['licence', 'issue', '--key', path.join(workDir, 'unused.pem'), ...args]);
+    const workDir = scratch();
+    const result = await postern(workDir, ['licence', 'issue', '--key', path.join(workDir, 'unused.pem'), ...args]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
   });
 
   it('issue names an unreadable or unsuitable key file', async () => {
-    const missing = await postern(['licence', 'issue', '--key', path.join(workDir, 'nope.pem')]);
+    const workDir = scratch();
+    const missing = await postern(workDir, ['licence', 'issue', '--key', path.join(workDir, 'nope.pem')]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe(`postern: --key: cannot read ${path.join(workDir, 'nope.pem')} (ENOENT)\n`);
     const notAKey = path.join(workDir, 'not-a-key.pem');
     writeFileSync(notAKey, 'hello\n');
-    const bad = await postern(['licence', 'issue', '--key', notAKey]);
+    const bad = await postern(workDir, ['licence', 'issue', '--key', notAKey]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toBe(`postern: --key: ${notAKey} is not a private key in PEM\n`);
   });

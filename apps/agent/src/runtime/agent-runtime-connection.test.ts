@@ -18,6 +18,8 @@ const A = testKnoc('acl-a');
 const setup = runtimeHarness();
 
 describe('agent runtime: connection', () => {
+  // The cases marked concurrent spend their time waiting out back-offs and heartbeat intervals on
+  // real timers and sockets, each against its own fake server: they wait side by side.
   it('connects with the token and a User-Agent, and says hello with its version, capabilities, generation and entries', async () => {
     const t = await setup();
     t.fixture.mkdir('state');
@@ -116,47 +118,53 @@ describe('agent runtime: connection', () => {
     expect(t.server.connections).toHaveLength(1);
   });
 
-  it('reconnects with back-off after the server closes the connection, and says hello again', async () => {
-    const t = await setup();
-    const runtime = await t.start();
-    await t.server.waitForConnections(1);
-    t.server.sendState(1, [A], [testEntry('acl-a', '10.0.0.1', 300)]);
-    await t.server.result(1);
+  it.concurrent(
+    'reconnects with back-off after the server closes the connection, and says hello again',
+    async ({ expect, onTestFinished }) => {
+      const t = await setup({}, { onTestFinished });
+      const runtime = await t.start();
+      await t.server.waitForConnections(1);
+      t.server.sendState(1, [A], [testEntry('acl-a', '10.0.0.1', 300)]);
+      await t.server.result(1);
 
-    t.server.closeAll(AgentCloseCodes.serverStopping, 'restarting');
-    const second = await t.server.waitForConnections(2);
+      t.server.closeAll(AgentCloseCodes.serverStopping, 'restarting');
+      const second = await t.server.waitForConnections(2);
 
-    expect(second.messages[0]).toMatchObject({
-      type: 'hello',
-      generation: 1,
-      applied: [{ aclId: 'acl-a', ip: '10.0.0.1', ttlSeconds: 300 }],
-    });
-    await runtime.whenConnected();
-    expect(t.log.find('disconnected from the server')[0]).toMatchObject({
-      code: AgentCloseCodes.serverStopping,
-      reason: 'restarting',
-    });
-  });
+      expect(second.messages[0]).toMatchObject({
+        type: 'hello',
+        generation: 1,
+        applied: [{ aclId: 'acl-a', ip: '10.0.0.1', ttlSeconds: 300 }],
+      });
+      await runtime.whenConnected();
+      expect(t.log.find('disconnected from the server')[0]).toMatchObject({
+        code: AgentCloseCodes.serverStopping,
+        reason: 'restarting',
+      });
+    },
+  );
 
-  it('waits for the restart before reconnecting after the server says it is stopping (goodbye, 4004)', async () => {
-    const t = await setup();
-    await t.start({ reconnect: { baseMs: 100, capMs: 60_000, random: () => 0 } });
-    await t.server.waitForConnections(1);
-    t.server.sendState(1, [A], []);
-    await t.server.result(1);
+  it.concurrent(
+    'waits for the restart before reconnecting after the server says it is stopping (goodbye, 4004)',
+    async ({ expect, onTestFinished }) => {
+      const t = await setup({}, { onTestFinished });
+      await t.start({ reconnect: { baseMs: 100, capMs: 60_000, random: () => 0 } });
+      await t.server.waitForConnections(1);
+      t.server.sendState(1, [A], []);
+      await t.server.result(1);
 
-    t.server.send({ type: 'goodbye', version: AGENT_PROTOCOL_VERSION, reason: 'server stopping' });
-    t.server.closeAll(AgentCloseCodes.serverStopping, 'server stopping');
-    const closedAt = Date.now();
-    await t.server.waitForConnections(2);
+      t.server.send({ type: 'goodbye', version: AGENT_PROTOCOL_VERSION, reason: 'server stopping' });
+      t.server.closeAll(AgentCloseCodes.serverStopping, 'server stopping');
+      const closedAt = Date.now();
+      await t.server.waitForConnections(2);
 
-    // Four times the base at least, where any other close may retry at once (full jitter from 0).
-    expect((t.server.attempts[1] ?? 0) - closedAt).toBeGreaterThanOrEqual(400);
-    expect(t.log.find('disconnected from the server')[0]).toMatchObject({ code: 4004, retryInMs: 400 });
-  });
+      // Four times the base at least, where any other close may retry at once (full jitter from 0).
+      expect((t.server.attempts[1] ?? 0) - closedAt).toBeGreaterThanOrEqual(400);
+      expect(t.log.find('disconnected from the server')[0]).toMatchObject({ code: 4004, retryInMs: 400 });
+    },
+  );
 
-  it('keeps a connection on which the server answers heartbeats', async () => {
-    const t = await setup();
+  it.concurrent('keeps a connection on which the server answers heartbeats', async ({ expect, onTestFinished }) => {
+    const t = await setup({}, { onTestFinished });
     await t.start({ heartbeatSeconds: 0.2 });
     const connection = await t.server.waitForConnections(1);
 
@@ -168,52 +176,61 @@ describe('agent runtime: connection', () => {
     expect(t.server.connections).toHaveLength(1);
   });
 
-  it('drops a connection on which the server stays silent for three heartbeat intervals, and reconnects', async () => {
-    const t = await setup();
-    t.server.ackHeartbeats = false;
-    await t.start({ heartbeatSeconds: 0.05 });
-    const first = await t.server.waitForConnections(1);
+  it.concurrent(
+    'drops a connection on which the server stays silent for three heartbeat intervals, and reconnects',
+    async ({ expect, onTestFinished }) => {
+      const t = await setup({}, { onTestFinished });
+      t.server.ackHeartbeats = false;
+      await t.start({ heartbeatSeconds: 0.05 });
+      const first = await t.server.waitForConnections(1);
 
-    await t.server.waitForConnections(2);
+      await t.server.waitForConnections(2);
 
-    expect(first.messages.filter((message) => message.type === 'heartbeat').length).toBeGreaterThanOrEqual(2);
-    expect(first.closeCode).toBe(1006);
-    expect(t.log.find('the server stopped answering')).not.toHaveLength(0);
-  });
+      expect(first.messages.filter((message) => message.type === 'heartbeat').length).toBeGreaterThanOrEqual(2);
+      expect(first.closeCode).toBe(1006);
+      expect(t.log.find('the server stopped answering')).not.toHaveLength(0);
+    },
+  );
 
-  it('waits near the cap before retrying after the server refuses the token (close code 4001)', async () => {
-    const t = await setup();
-    await t.start({ reconnect: { baseMs: 5, capMs: 800, random: () => 0.999 } });
-    await t.server.waitForConnections(1);
-    t.server.sendState(1, [A], []);
-    await t.server.result(1);
+  it.concurrent(
+    'waits near the cap before retrying after the server refuses the token (close code 4001)',
+    async ({ expect, onTestFinished }) => {
+      const t = await setup({}, { onTestFinished });
+      await t.start({ reconnect: { baseMs: 5, capMs: 800, random: () => 0.999 } });
+      await t.server.waitForConnections(1);
+      t.server.sendState(1, [A], []);
+      await t.server.result(1);
 
-    t.server.closeAll(AgentCloseCodes.unauthorised, 'token rotated');
-    const closedAt = Date.now();
-    await t.server.waitForConnections(2);
+      t.server.closeAll(AgentCloseCodes.unauthorised, 'token rotated');
+      const closedAt = Date.now();
+      await t.server.waitForConnections(2);
 
-    expect((t.server.attempts[1] ?? 0) - closedAt).toBeGreaterThanOrEqual(400);
-    expect(t.log.find('refused the agent token')[0]).toMatchObject({ code: 4001 });
-  });
+      expect((t.server.attempts[1] ?? 0) - closedAt).toBeGreaterThanOrEqual(400);
+      expect(t.log.find('refused the agent token')[0]).toMatchObject({ code: 4001 });
+    },
+  );
 
-  it('says the key was refused, and waits near the cap, when the server refuses the proof (4001 before any state)', async () => {
-    const t = await setup();
-    await t.start({ reconnect: { baseMs: 5, capMs: 800, random: () => 0.999 } });
-    await t.server.waitForConnections(1);
+  it.concurrent(
+    'says the key was refused, and waits near the cap, when the server refuses the proof (4001 before any state)',
+    async ({ expect, onTestFinished }) => {
+      const t = await setup({}, { onTestFinished });
+      await t.start({ reconnect: { baseMs: 5, capMs: 800, random: () => 0.999 } });
+      await t.server.waitForConnections(1);
 
-    t.server.closeAll(AgentCloseCodes.unauthorised, "this agent's key is not the one registered for its token");
-    const closedAt = Date.now();
-    await t.server.waitForConnections(2);
+      t.server.closeAll(AgentCloseCodes.unauthorised, "this agent's key is not the one registered for its token");
+      const closedAt = Date.now();
+      await t.server.waitForConnections(2);
 
-    expect((t.server.attempts[1] ?? 0) - closedAt).toBeGreaterThanOrEqual(400);
-    expect(t.log.find(KEY_REFUSED_MESSAGE)).toEqual([
-      expect.objectContaining({ code: 4001, reason: "this agent's key is not the one registered for its token" }),
-    ]);
-    expect(t.log.find('refused the agent token')).toEqual([]);
-  });
+      expect((t.server.attempts[1] ?? 0) - closedAt).toBeGreaterThanOrEqual(400);
+      expect(t.log.find(KEY_REFUSED_MESSAGE)).toEqual([
+        expect.objectContaining({ code: 4001, reason: "this agent's key is not the one registered for its token" }),
+      ]);
+      expect(t.log.find('refused the agent token')).toEqual([]);
+    },
+  );
 
-  it('treats an upgrade refused with HTTP 401 like close code 4001', async () => {
-    const t = await setup();
+  it.concurrent('treats an upgrade refused with HTTP 401 like close code 4001', async ({ expect, onTestFinished }) => {
+    const t = await setup({}, { onTestFinished });
     t.server.refuseWith = 401;
     await t.start({ reconnect: { baseMs: 5, capMs: 600, random: () => 0.999 } });
 

@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { afterEach } from 'vitest';
+import { afterEach, type TestContext } from 'vitest';
 import type { AgentCapabilities } from '@postern/protocol';
 import type { AgentConfig } from '../config/config.js';
 import { startAgentRuntime, type AgentRuntimeOptions } from '../runtime/agent-runtime.js';
@@ -27,15 +27,21 @@ export interface RuntimeHarnessOptions {
 /**
  * Registers an `afterEach` (in the calling test file) that stops every server, runtime and fixture
  * made since, and returns `setup`: a fake server, a config pointing at it, and a way to start
- * runtimes against both.
+ * runtimes against both. A concurrent test (`it.concurrent`) passes its context: then what its
+ * setup made is stopped when that test ends, not by the shared `afterEach`.
  */
 export function runtimeHarness() {
-  const cleanups: (() => Promise<void> | void)[] = [];
+  const shared: (() => Promise<void> | void)[] = [];
   afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    for (const cleanup of shared.splice(0).reverse()) await cleanup();
   });
 
-  return async function setup(options: RuntimeHarnessOptions = {}) {
+  return async function setup(options: RuntimeHarnessOptions = {}, context?: Pick<TestContext, 'onTestFinished'>) {
+    const own: (() => Promise<void> | void)[] = [];
+    const cleanups = context === undefined ? shared : own;
+    context?.onTestFinished(async () => {
+      for (const cleanup of own.splice(0).reverse()) await cleanup();
+    });
     const server = await FakePosternServer.start(options.tls === undefined ? {} : { tls: options.tls });
     cleanups.push(() => server.stop());
     const fixture: ConfigFixture = createConfigFixture();

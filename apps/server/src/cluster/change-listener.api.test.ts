@@ -1,10 +1,10 @@
 import type pg from 'pg';
 import pino from 'pino';
 import { sql } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GrantStatus } from '@postern/protocol';
 import { waitFor } from '@postern/test-support';
-import { createTestApp, type TestApp } from '../test-support/test-app.js';
+import { useTestApp } from '../test-support/use-test-app.js';
 import { bothStores } from '../test-support/store-kinds.js';
 import { givenAgent } from '../test-support/agent-factories.js';
 import { givenBackend, givenEnforcedKnoc } from '../test-support/knoc-factories.js';
@@ -42,7 +42,8 @@ class RecordingAgents implements LocalAgents {
  * the agents connected to it, reading the rest from the store.
  */
 describe.skipIf(!bothStores().includes('postgres'))('change notifications between servers', () => {
-  let t: TestApp;
+  // One app (server A) and one second store (server B) for the file; each case starts its own listener.
+  const t = useTestApp('postgres');
   let serverB: Store;
   let listener: ChangeListener | undefined;
   let agents: RecordingAgents;
@@ -89,13 +90,18 @@ describe.skipIf(!bothStores().includes('postgres'))('change notifications betwee
   };
   const heardGrant = (ip: string) => agents.has(`entries ${agentId} ${aclId} ${ip}`);
 
-  beforeEach(async () => {
-    t = await createTestApp('postgres');
+  beforeAll(async () => {
     const schema = (await sql<{ schema: string }>`select current_schema() as schema`.execute(t.ctx.db)).rows[0]?.schema;
     serverB = await openStore(
       { kind: 'postgres', url: process.env.POSTERN_TEST_DATABASE_URL ?? '' },
       { postgresSchema: schema ?? 'public' },
     );
+  });
+  afterAll(async () => {
+    await serverB.close();
+  });
+
+  beforeEach(async () => {
     agents = new RecordingAgents();
     clients = [];
     agentId = (await givenAgent(t.ctx, { name: 'edge' })).id;
@@ -106,8 +112,6 @@ describe.skipIf(!bothStores().includes('postgres'))('change notifications betwee
   afterEach(async () => {
     await listener?.stop();
     listener = undefined;
-    await serverB.close();
-    await t.close();
   });
 
   it('tells the agents here of a grant and its end committed on another server, naming the agent from the store', async () => {

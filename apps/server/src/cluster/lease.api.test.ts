@@ -1,8 +1,9 @@
 import pino from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../lib/clock.js';
 import { createTestStore, type TestStore } from '../test-support/test-app.js';
 import { bothStores } from '../test-support/store-kinds.js';
+import { storeReset } from '../test-support/store-reset.js';
 import { LEASE_RENEW_MS, LEASE_TTL_MS, Lease } from './lease.js';
 
 describe.each(bothStores())('the sweepers lease (%s)', (kind) => {
@@ -10,15 +11,22 @@ describe.each(bothStores())('the sweepers lease (%s)', (kind) => {
   let clock: ManualClock;
   let serverA: Lease;
   let serverB: Lease;
+  let reset: () => Promise<void>;
+
+  // One store for the file, emptied before each case (the lease row with the rest).
+  beforeAll(async () => {
+    store = await createTestStore(kind);
+    reset = await storeReset(store);
+  });
+  afterAll(() => store.dispose());
 
   beforeEach(async () => {
-    store = await createTestStore(kind);
+    await reset();
     clock = new ManualClock(Date.UTC(2026, 10, 25, 9, 0, 0));
     const ctx = { db: store.store.db, clock, logger: pino({ level: 'silent' }) };
     serverA = new Lease(ctx, 'sweepers', 'server-a');
     serverB = new Lease(ctx, 'sweepers', 'server-b');
   });
-  afterEach(() => store.dispose());
 
   it('is held by one server at a time, and renewed by its holder', async () => {
     expect(await serverA.renew()).toBe(true);

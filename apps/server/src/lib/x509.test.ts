@@ -1,14 +1,23 @@
 import { execFileSync } from 'node:child_process';
-import { X509Certificate, createPrivateKey, generateKeyPairSync } from 'node:crypto';
+import { X509Certificate, createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createSelfSignedCertificate } from './x509.js';
 
-describe('self-signed certificates', () => {
-  const privateKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+/** RSA key generation and signing: milliseconds on a quiet machine, seconds on a busy one. */
+const CPU_HEAVY_TIMEOUT_MS = 60_000;
+
+describe('self-signed certificates', { timeout: CPU_HEAVY_TIMEOUT_MS }, () => {
   const now = new Date(Date.UTC(2026, 10, 22, 9, 0, 0));
-  const made = createSelfSignedCertificate({ commonName: 'access.example.com', days: 3650, now, privateKey });
-  const certificate = new X509Certificate(made.certificatePem);
+  let privateKey: KeyObject;
+  let made: ReturnType<typeof createSelfSignedCertificate>;
+  let certificate: X509Certificate;
+  // Made once for the file, in a hook with a generous limit (not while the file is collected).
+  beforeAll(() => {
+    privateKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    made = createSelfSignedCertificate({ commonName: 'access.example.com', days: 3650, now, privateKey });
+    certificate = new X509Certificate(made.certificatePem);
+  }, CPU_HEAVY_TIMEOUT_MS);
 
   it('is signed by its own key and names its subject and issuer', () => {
     expect(certificate.verify(certificate.publicKey)).toBe(true);
@@ -27,7 +36,7 @@ describe('self-signed certificates', () => {
   });
 
   // 2,000 RSA signatures: well under a second on a quiet machine, far more on a busy one.
-  it('always encodes its serial minimally: every one of 2,000 certificates parses', { timeout: 60_000 }, () => {
+  it('always encodes its serial minimally: every one of 2,000 certificates parses', () => {
     // A serial starting with a zero byte was not minimal DER and broke about 1 certificate in 256.
     const privateKey = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey;
     let unparsable = 0;

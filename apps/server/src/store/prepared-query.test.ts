@@ -1,5 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestStore, testStoreKinds, type TestStore } from '../test-support/test-app.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createTestStore, type TestStore } from '../test-support/test-app.js';
+import { bothStores } from '../test-support/store-kinds.js';
+import { storeReset } from '../test-support/store-reset.js';
 import { preparedQuery } from './prepared-query.js';
 
 const settingsWithPrefix = preparedQuery((db, prefix: string, after: number) =>
@@ -17,10 +19,19 @@ const insertSetting = preparedQuery((db, key: string, value: string, updatedAt: 
   db.insertInto('settings').values({ key, value, updatedAt }),
 );
 
-describe.each(testStoreKinds())('prepared queries (%s)', (kind) => {
+describe.each(bothStores())('prepared queries (%s)', (kind) => {
+  // One store for the file, emptied before each case: what the cases look at is the queries.
   let t: TestStore;
-  beforeEach(async () => {
+  let reset: () => Promise<void>;
+  beforeAll(async () => {
     t = await createTestStore(kind);
+    reset = await storeReset(t);
+  });
+  afterAll(async () => {
+    await t.dispose();
+  });
+  beforeEach(async () => {
+    await reset();
     for (const [key, updatedAt] of [
       ['TestA', 1],
       ['TestB', 2],
@@ -29,9 +40,6 @@ describe.each(testStoreKinds())('prepared queries (%s)', (kind) => {
     ] as const) {
       await insertSetting(t.store.db, key, `"${key}"`, updatedAt);
     }
-  });
-  afterEach(async () => {
-    await t.dispose();
   });
 
   it('runs each call with its own values, keeping the constants', async () => {

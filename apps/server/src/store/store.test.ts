@@ -1,12 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { createTestStore, testStoreKinds, type TestStore } from '../test-support/test-app.js';
+import { createTestStore, type TestStore } from '../test-support/test-app.js';
+import { bothStores } from '../test-support/store-kinds.js';
 import { migrateToLatest, StoreTooNewError } from './migrate.js';
 import { MIGRATION_NAMES } from './migrations/index.js';
 import { describeUrl, openStore } from './store.js';
 import { ConfigError } from '../config/config-error.js';
 
-describe.each(testStoreKinds())('store and migrations (%s)', (kind) => {
+describe.each(bothStores())('store and migrations (%s)', (kind) => {
   let t: TestStore | undefined;
   afterEach(async () => {
     await t?.dispose();

@@ -10,19 +10,6 @@ import { BOTH_STORES_FILES, BOTH_STORES_PLACES } from './store-kinds.js';
  */
 const SERVER = path.resolve(import.meta.dirname, '../..');
 
-/**
- * Files that still call the old testStoreKinds() because other branches were changing them when
- * the rule came. Whoever merges those branches moves each to bothStores() (when the rule allows it)
- * or to 'sqlite', and removes it here; the test fails for an entry that no longer calls it.
- */
-const PENDING: readonly string[] = [
-  'src/store/migrations/0006-sign-in-ceiling-and-session-bounds.test.ts',
-  'src/store/migrations/0007-forget-unattested-session-addresses.test.ts',
-  'src/store/migrations/0009-store-meta.test.ts',
-  'src/store/prepared-query.test.ts',
-  'src/store/store.test.ts',
-];
-
 /** Where the store kinds are decided; nothing else outside a test file may choose them. */
 const KIND_MODULES = ['src/test-support/store-kinds.ts', 'src/test-support/test-app.ts'];
 
@@ -39,8 +26,6 @@ interface Source {
   isTest: boolean;
   /** Calls bothStores(). */
   both: boolean;
-  /** Calls the old testStoreKinds(). */
-  legacy: boolean;
   /** Names PostgreSQL itself: createTestApp('postgres'), describe.each(['sqlite', 'postgres']), … */
   literal: boolean;
 }
@@ -59,13 +44,12 @@ const sources: Source[] = [...tsFiles('src'), ...tsFiles('test')]
       file,
       isTest: file.endsWith('.test.ts'),
       both: /\bbothStores\(\)/.test(text),
-      legacy: /\btestStoreKinds\(\)/.test(text),
       literal: POSTGRES_LITERAL.test(text),
     };
   });
 
 const allowed = (file: string) => BOTH_STORES_PLACES.some((place) => place.test(file)) || file in BOTH_STORES_FILES;
-const runsOnPostgres = (source: Source) => source.both || source.legacy || source.literal;
+const runsOnPostgres = (source: Source) => source.both || source.literal;
 /** The feature a file belongs to: its folder under src/ (null for src/ itself and for test/). */
 const featureOf = (file: string) => /^src\/([^/]+)\//.exec(file)?.[1] ?? null;
 
@@ -100,18 +84,6 @@ describe('which server tests run on PostgreSQL', () => {
       .filter((source) => !source.isTest && !KIND_MODULES.includes(source.file) && runsOnPostgres(source))
       .map((source) => source.file);
     expect(choosing).toEqual([]);
-  });
-
-  it('keeps the old testStoreKinds() to the files still pending, and the pending list to files that call it', () => {
-    const legacy = sources.filter((source) => source.isTest && source.legacy).map((source) => source.file);
-    expect(
-      legacy.filter((file) => !PENDING.includes(file)),
-      'call bothStores() or name sqlite',
-    ).toEqual([]);
-    expect(
-      PENDING.filter((file) => !legacy.includes(file)),
-      'no longer pending: remove from PENDING',
-    ).toEqual([]);
   });
 
   it('names in BOTH_STORES_FILES only test files that run on both stores', () => {

@@ -22,18 +22,8 @@ import { vi } from 'vitest';
 import { ServerMetrics } from '../metrics/server-metrics.js';
 import { ClockWatch } from '../health/clock-watch.js';
 import type { LogoCodec } from '../settings/logo-codec.js';
-import { bothStores } from './store-kinds.js';
 
 export type TestStoreKind = 'sqlite' | 'postgres';
-
-/**
- * @deprecated Call bothStores() (store-kinds.ts), which only the files the store-kinds rule names
- * may call; every other server test runs on SQLite only (test-support/README.md). What remains are
- * files other branches were changing when the rule came; store-kinds-rule.test.ts lists them.
- */
-export function testStoreKinds(): TestStoreKind[] {
-  return bothStores();
-}
 
 export interface TestStore {
   store: Store;

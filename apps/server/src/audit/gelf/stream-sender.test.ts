@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createServer as createTlsServer } from 'node:tls';
 import { promisify } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort, waitFor } from '@postern/test-support';
 import { createGelfSender } from './gelf-sender.js';
 import { backoffDelay } from './stream-sender.js';
@@ -86,8 +86,16 @@ describe('GELF over TCP', { timeout: 20_000 }, () => {
   }
 
   afterEach(async () => {
+    vi.useRealTimers();
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
+
+  /**
+   * From now on the sender's timers (its close deadline, its reconnect back-off) are the test's to
+   * move; the sockets stay real. A timer it set before is still cleared by its clearTimeout.
+   */
+  const takeTheSendersTimers = () =>
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'], shouldClearNativeTimers: true });
 
   it('delivers plain JSON frames, NUL-delimited, in order on one connection', async () => {
     const server = await listener();
@@ -152,26 +160,32 @@ describe('GELF over TCP', { timeout: 20_000 }, () => {
     expect(texts(server)).toEqual(['x', 'y', 'z']);
   });
 
-  it('close() resolves promptly when the listener is gone', { timeout: 3000 }, async () => {
+  it('close() resolves promptly when the listener is gone', async () => {
     const server = await listener();
     const gelf = sender(server.port);
     gelf.send({ short_message: 'one' });
     await waitFor(() => server.frames.length === 1, 'the first frame');
     await server.close();
 
+    // Promptly: without its close deadline, which never fires now that the test holds the timers.
+    takeTheSendersTimers();
     gelf.send({ short_message: 'two' });
     await gelf.close();
     expect(() => gelf.send({ short_message: 'after close' })).not.toThrow();
   });
 
-  it('close() gives up at its deadline when the listener stops reading', { timeout: 6000 }, async () => {
+  it('close() gives up at its deadline when the listener stops reading', async () => {
     const server = await listener(0, { pauseOnConnect: true });
     const gelf = sender(server.port);
     const big = 'x'.repeat(200_000);
     for (let index = 0; index < 200; index += 1) gelf.send({ short_message: `m${index}`, full_message: big });
     await waitFor(() => server.connections.length === 1, 'the connection');
 
-    await gelf.close();
+    takeTheSendersTimers();
+    const closing = gelf.close();
+    // The deadline is the one timer close() sets; moving to it gives up on what the listener left unread.
+    await vi.advanceTimersToNextTimerAsync();
+    await closing;
     expect(warnings.some((warning) => /undelivered/.test(warning.msg))).toBe(true);
   });
 });

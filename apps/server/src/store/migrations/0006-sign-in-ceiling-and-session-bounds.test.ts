@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { USER_SESSION_MINUTES_MAX } from '@postern/protocol';
-import { createTestStore, testStoreKinds, type TestStore } from '../../test-support/test-app.js';
+import { createTestStore, type TestStore } from '../../test-support/test-app.js';
+import { bothStores } from '../../test-support/store-kinds.js';
 import { insertUser } from '../../users/users.repo.js';
 import { migrateTo, migrateToLatest } from '../migrate.js';
 import { MIGRATION_NAMES } from './index.js';
@@ -17,7 +18,7 @@ async function migrateToBefore(t: TestStore): Promise<void> {
   await migrateTo(t.store.db, MIGRATION_NAMES[MIGRATION_NAMES.indexOf(THIS_MIGRATION) - 1] ?? '');
 }
 
-describe.each(testStoreKinds())(`migration ${THIS_MIGRATION} (%s)`, (kind) => {
+describe.each(bothStores())(`migration ${THIS_MIGRATION} (%s)`, (kind) => {
   let t: TestStore;
   beforeEach(async () => {
     t = await createTestStore(kind, { migrate: false });

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestStore, testStoreKinds, type TestStore } from '../../test-support/test-app.js';
+import { createTestStore, type TestStore } from '../../test-support/test-app.js';
+import { bothStores } from '../../test-support/store-kinds.js';
 import { givenSessionRow } from '../../test-support/v1-rows.js';
 import { insertUser } from '../../users/users.repo.js';
 import { migrateTo, migrateToLatest } from '../migrate.js';
@@ -8,7 +9,7 @@ import { MIGRATION_NAMES } from './index.js';
 const THIS_MIGRATION = '0007-forget-unattested-session-addresses';
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
 
-describe.each(testStoreKinds())(`migration ${THIS_MIGRATION} (%s)`, (kind) => {
+describe.each(bothStores())(`migration ${THIS_MIGRATION} (%s)`, (kind) => {
   let t: TestStore;
   beforeEach(async () => {
     t = await createTestStore(kind, { migrate: false });

@@ -1,11 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestStore, testStoreKinds, type TestStore } from '../../test-support/test-app.js';
+import { createTestStore, type TestStore } from '../../test-support/test-app.js';
+import { bothStores } from '../../test-support/store-kinds.js';
 import { migrateTo, migrateToLatest } from '../migrate.js';
 import { MIGRATION_NAMES } from './index.js';
 
 const THIS_MIGRATION = '0009-store-meta';
 
-describe.each(testStoreKinds())(`migration ${THIS_MIGRATION} (%s)`, (kind) => {
+describe.each(bothStores())(`migration ${THIS_MIGRATION} (%s)`, (kind) => {
   let t: TestStore;
   beforeEach(async () => {
     t = await createTestStore(kind, { migrate: false });
