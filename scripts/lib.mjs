@@ -26,6 +26,18 @@ export function run(command, args, options = {}) {
   return result.status ?? 1;
 }
 
+/** Runs a command in the repository, output shown as it comes; resolves to its exit code. */
+export function runAsync(command, args, options = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: ROOT, stdio: 'inherit', ...options });
+    child.on('error', (error) => {
+      console.error(`could not run ${command}: ${error.message}`);
+      resolve(1);
+    });
+    child.on('close', (code) => resolve(code ?? 1));
+  });
+}
+
 /**
  * Runs commands (`{ name, command: [file, ...args] }`), at most `parallelism` at a time, each one's
  * output held back and printed whole under its name when it ends, so parallel output never

@@ -72,6 +72,9 @@ try {
     PATH: `${path.join(nodeDir, 'bin')}${path.delimiter}${process.env.PATH ?? ''}`,
     npm_config_nodedir: nodeDir,
     'prebuild-install_buildFromSource': 'true',
+    // Under .ci/run the compiler is ccache: paths inside this copy count as relative, as the
+    // clone's do, so a later run's copy (another temporary directory) hits the same cache entries.
+    ...(process.env.CCACHE_DIR !== undefined ? { CCACHE_BASEDIR: tree } : {}),
   };
   // Set when this script runs under npm (npm run test:node24), naming the machine's Node and this
   // checkout: the npm below sets its own. Its npm_config_* are the machine's npm settings, kept.

@@ -300,6 +300,31 @@ describe('agent install script', () => {
     expect(existsSync(path.join(root, 'etc/postern-agent'))).toBe(false);
   });
 
+  it('runs none of itself when the download is cut short, wherever the cut falls', async () => {
+    const { server, admin } = running();
+    const agent = await admin.call<AgentRecord>('POST', '/api/admin/agents', { Name: 'cut-short' });
+    const script = await (await fetch(`${server.url}/api/agent/install.sh`)).text();
+    // Cut after the argument checks, in the middle of the install, and one byte before the end.
+    for (const cut of [script.indexOf('# ---- '), Math.floor(script.length / 2), script.length - 2]) {
+      const root = newRoot();
+      const truncated = path.join(root, 'truncated.sh');
+      writeFileSync(truncated, script.slice(0, cut));
+      const result = await sh('file=$1; shift; sh -s -- "$@" < "$file"', [
+        truncated,
+        '--server',
+        server.url,
+        '--token',
+        agent.Token,
+        '--root',
+        root,
+        '--no-start',
+      ]);
+      expect(result.status, `cut at ${cut}`).not.toBe(0);
+      expect(result.stdout, `cut at ${cut}`).toBe('');
+      expect(readdirSync(root), `cut at ${cut}`).toEqual(['truncated.sh']);
+    }
+  });
+
   it('refuses to run without a token, and names the missing option', async () => {
     const script = await savedScript();
     const result = await sh('sh "$@"', [script, '--root', newRoot()]);

@@ -121,7 +121,13 @@ describe.each<StoreChoice>(['sqlite', 'postgres'])('grants on a real firewall (%
     if (topology === undefined) throw new Error('the topology did not start');
     return topology;
   };
-  const opens = (address: string) => waitFor(() => topo().canConnect(address), `${address} to get through`, 10_000);
+  /** Waits for `address` to get through; on a timeout says what the kernel set and the user's status held. */
+  const opens = (address: string, session?: UserSession) =>
+    waitFor(() => topo().canConnect(address), `${address} to get through`, 10_000).catch(async (error: unknown) => {
+      const members = Object.fromEntries(await topo().setMembers());
+      const acls = session === undefined ? undefined : (await users.call(session, 'GET', '/api/status')).data.ACLs;
+      throw new Error(`${String(error)}; set: ${JSON.stringify(members)}; status: ${JSON.stringify(acls)}`);
+    });
   const closes = (address: string, timeoutMs = 10_000) =>
     waitFor(async () => !(await topo().canConnect(address)), `${address} to be refused`, timeoutMs);
   const grant = (session: UserSession) => users.call(session, 'POST', '/api/grant', { ACLID: aclId, IPs: [] });
@@ -192,8 +198,8 @@ describe.each<StoreChoice>(['sqlite', 'postgres'])('grants on a real firewall (%
     const bobEnds = await endSessionsSoon(server.storeLocation, 'bob', 15_000);
     await grant(alice);
     await grant(bob);
-    await opens(ALICE_IP);
-    await opens(BOB_IP);
+    await opens(ALICE_IP, alice);
+    await opens(BOB_IP, bob);
 
     await stopAgent(agent);
     if (server.process.child.pid !== undefined) process.kill(server.process.child.pid, 'SIGKILL');

@@ -9,6 +9,10 @@
 # (the console's command does).
 #
 # It never prints the token: the token goes only into a file that root alone can read.
+# The whole script is one brace group, which sh reads to its closing brace before it runs any of it:
+# piped from curl, a download cut short runs nothing rather than half a script, and an early exit
+# never leaves curl writing into a closed pipe ("curl: (23) Failed writing body").
+{
 set -eu
 
 # Filled in by the server (apps/server/src/agents/install-script.ts); each value is validated there.
@@ -320,3 +324,4 @@ elif command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
 else
   say "systemd is not running here; start the agent with your service manager: node $BUNDLE run --config $CONFIG_FILE"
 fi
+}

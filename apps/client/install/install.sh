@@ -10,6 +10,10 @@
 #
 # It takes no key: the key goes in with `postern-client init --key-stdin` afterwards, so it never
 # appears in a command line, the shell history or this script's output.
+# The whole script is one brace group, which sh reads to its closing brace before it runs any of it:
+# piped from curl, a download cut short runs nothing rather than half a script, and an early exit
+# never leaves curl writing into a closed pipe ("curl: (23) Failed writing body").
+{
 set -eu
 
 # Filled in by the server (apps/server/src/agents/install-script.ts); each value is validated there.
@@ -230,3 +234,4 @@ say ''
 say "  postern-client init --force --server $SERVER_URL --key-stdin"
 say ''
 say 'Then open access, for example: postern-client login --knoc "Backup DB"  (see postern-client --help)'
+}

@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -155,6 +155,20 @@ describe('the client install script', { timeout: 60_000 }, () => {
 
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('unfilled template');
+  });
+
+  it('runs none of itself when the download is cut short, wherever the cut falls', async () => {
+    const script = filled(bundleUrl, sha256);
+    // Cut after the argument checks, in the middle of the install, and one byte before the end.
+    for (const cut of [script.indexOf('# ---- '), Math.floor(script.length / 2), script.length - 2]) {
+      const root = tempDir();
+
+      const result = await install(script.slice(0, cut), ['--root', root]);
+
+      expect(result.status, `cut at ${cut}`).not.toBe(0);
+      expect(result.stdout, `cut at ${cut}`).toBe('');
+      expect(readdirSync(root), `cut at ${cut}`).toEqual([]);
+    }
   });
 
   it('without a default server (no POSTERN_PUBLIC_URL), refuses to run without --server, in one line', async () => {

@@ -10,7 +10,7 @@ import type { StoreChoice } from './postern-server.js';
 import { relayServerIntoNamespace, type ServerRelay } from './relay.js';
 
 /**
- * Support for the admin console's main flow (admin-console-flow.system.test.ts): the real agent in a
+ * Support for the admin console's main flow (admin-console-flow.chromium.system.test.ts): the real agent in a
  * network namespace of its own, what it will report about this host, and the audit CSV read back.
  */
 

@@ -25,7 +25,7 @@ import {
  * Everything a person sees between sign-in and network access, in real Chromium against the built
  * server (spec sections 2, 4 and 9): the dashboard's sections, favourites, search and Top thresholds,
  * list view, German, dark mode, a phone and axe-core's verdict. A grant on a real firewall is in
- * user-portal-firewall.system.test.ts. Screenshots of each screen are kept in test-results/screenshots.
+ * user-portal-firewall.chromium.system.test.ts. Screenshots of each screen are kept in test-results/screenshots.
  */
 
 /** A documentation address (RFC 5737) the server is told the browser has, through X-Forwarded-For. */

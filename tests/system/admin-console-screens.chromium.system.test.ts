@@ -35,7 +35,7 @@ import {
  * desktop and a 390 px phone, with axe-core's verdict; a logo uploaded in Settings that the user portal
  * then shows; a licence entered in Settings that takes the unlicensed banner away. Screenshots of each
  * screen are kept in test-results/screenshots. Creating agents, users, groups and keys through the
- * dialogs is admin-console-flow.system.test.ts's.
+ * dialogs is admin-console-flow.chromium.system.test.ts's.
  */
 
 /** A desktop browser; axe is injected as an inline script, which Postern's CSP (rightly) refuses. */
