@@ -121,12 +121,15 @@ describe.each<StoreChoice>(['sqlite', 'postgres'])('grants on a real firewall (%
     if (topology === undefined) throw new Error('the topology did not start');
     return topology;
   };
-  /** Waits for `address` to get through; on a timeout says what the kernel set and the user's status held. */
+  /** Waits for `address` to get through; on a timeout says what the kernel set, the user's status and the agent's log held. */
   const opens = (address: string, session?: UserSession) =>
     waitFor(() => topo().canConnect(address), `${address} to get through`, 10_000).catch(async (error: unknown) => {
       const members = Object.fromEntries(await topo().setMembers());
       const acls = session === undefined ? undefined : (await users.call(session, 'GET', '/api/status')).data.ACLs;
-      throw new Error(`${String(error)}; set: ${JSON.stringify(members)}; status: ${JSON.stringify(acls)}`);
+      const agentLog = `${agent?.stdout() ?? ''}${agent?.stderr() ?? ''}`.slice(-3000);
+      throw new Error(
+        `${String(error)}; set: ${JSON.stringify(members)}; status: ${JSON.stringify(acls)}; the agent's log ends: ${agentLog}`,
+      );
     });
   const closes = (address: string, timeoutMs = 10_000) =>
     waitFor(async () => !(await topo().canConnect(address)), `${address} to be refused`, timeoutMs);
