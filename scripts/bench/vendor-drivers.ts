@@ -1,8 +1,8 @@
 // The vendor drivers' figures (issue 15 item 6), run by scripts/bench/vendors.mjs through tsx: the
 // driver and the contract fake come from source, like the agent's tests. Prints one JSON line:
-// - grant → applied on the FortiOS fake: one entry's apply (group read, object, member, read-back),
-//   and the agent's own overhead on top of the fake's answers (apply time minus the same number of
-//   plain HTTP round trips to the fake);
+// - grant → applied on the FortiOS fake: one entry's apply (group read, Postern's objects read, object,
+//   member, read-back), and the agent's own overhead on top of the fake's answers (apply time minus
+//   the same number of plain HTTP round trips to the fake);
 // - a 1,000-grant reconcile against the fake: one apply of 1,000 entries into an empty group.
 import { request } from 'node:http';
 import pino from 'pino';

@@ -32,6 +32,11 @@ export interface ContractDevice {
   requestCount(): number;
   /** New credentials the device has issued: logins and token refreshes (session-login drivers only). */
   loginCount?(): number;
+  /**
+   * For drivers that keep one named object per address: someone else makes the object Postern would
+   * name for `ip`, opening every address (0.0.0.0/0), in the knoc's group or not.
+   */
+  impostor?(ip: string, options: { inGroup: boolean }): void;
 }
 
 export interface ContractSubject<T extends BackendType> {
@@ -134,6 +139,21 @@ export function describeDriverContract<T extends BackendType>(
         expect(everything).not.toContain(secret);
         expect(everything).not.toContain(encodeURIComponent(secret));
       }
+    });
+
+    it('never grants through an object under Postern’s name that opens more, and takes it out of the group', async (context) => {
+      const { device } = subject;
+      if (device.impostor === undefined) return context.skip('the driver keeps no named object per address');
+      device.impostor('192.0.2.80', { inGroup: true });
+      device.impostor('192.0.2.81', { inGroup: false });
+      expect(await subject.driver.list(subject.knoc)).toEqual([]);
+
+      const outcomes = await apply(['192.0.2.80', '192.0.2.81', '192.0.2.82']);
+
+      expect(outcomes.map((outcome) => outcome.ok)).toEqual([false, false, true]);
+      for (const outcome of outcomes.slice(0, 2)) expect(outcome.error).toMatch(/opens 0\.0\.0\.0\/0, not/);
+      expect(subject.device.owned()).toEqual(['192.0.2.82']);
+      expect(await subject.driver.list(subject.knoc)).toEqual(['192.0.2.82']);
     });
 
     it('apply is idempotent', async () => {

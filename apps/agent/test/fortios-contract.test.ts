@@ -35,6 +35,10 @@ describeDriverContract('fortios', async () => {
         fake.token = 'rotated-on-the-device';
       },
       requestCount: () => fake.requests.length,
+      impostor: (ip, { inGroup }) => {
+        fake.addAddress(`kk_${ip}`, '0.0.0.0 0.0.0.0', { vdom: 'dmz' });
+        if (inGroup) fake.addMember(GROUP, `kk_${ip}`, { vdom: 'dmz' });
+      },
     },
     logLines,
     secrets: [TOKEN],

@@ -114,6 +114,21 @@ export class FortiosFake {
     vdom[GROUP_TABLE[family]].get(group)?.push(member);
   }
 
+  /**
+   * Creates an address object as an admin would by hand: `value` is its subnet ("0.0.0.0 0.0.0.0",
+   * as FortiOS shows one) or, for IPv6, its ip6; `type` defaults to ipmask for IPv4.
+   */
+  addAddress(
+    name: string,
+    value: string,
+    options: { family?: FortiosFamily; vdom?: string; type?: string } = {},
+  ): void {
+    const family = options.family ?? 'ipv4';
+    const object: AddressObject =
+      family === 'ipv4' ? { name, type: options.type ?? 'ipmask', subnet: value } : { name, ip6: value };
+    this.#vdom(options.vdom ?? 'root')[ADDRESS_TABLE[family]].set(name, object);
+  }
+
   /** A group's member names, in order; null when the group does not exist. */
   members(group: string, options: { family?: FortiosFamily; vdom?: string } = {}): string[] | null {
     const members = this.#vdom(options.vdom ?? 'root')[GROUP_TABLE[options.family ?? 'ipv4']].get(group);

@@ -3,9 +3,11 @@ import { staticToken } from '../../http/auth/static-token.js';
 import { HttpClient, pathSegment, type HttpRequest } from '../../http/http-client.js';
 import type { RetryPolicy } from '../../http/retry.js';
 import { classifyVendorAnswer, type VendorIntent, type VendorOutcome } from '../../vendor-outcome.js';
+import { parseAddress } from '../../addresses.js';
 import {
   describeFortiosAnswer,
   FORTIOS_RULES,
+  FortiosAddressListAnswer,
   FortiosGroupAnswer,
   FortiosMemberAnswer,
   FortiosWriteAnswer,
@@ -76,6 +78,26 @@ export class FortiosClient {
     return parsed.data.results[0]?.member.map((member) => member.name) ?? [];
   }
 
+  /**
+   * The address objects whose names contain `prefix` (FortiOS's `=@` filter; the caller checks that
+   * each name starts with it), each with the network it opens (`cidr`, canonical, always with its
+   * prefix length), or null for an object that is not one plain address or network (a range, an
+   * FQDN, a wildcard). Throws when the table cannot be read.
+   */
+  async addressObjects(family: FortiosFamily, prefix: string): Promise<Map<string, string | null>> {
+    const table = this.#request('GET', `/${ADDRESS_TABLE[family]}`);
+    const request: HttpRequest = { ...table, query: { ...table.query, filter: `name=@${prefix}` } };
+    const response = await this.http.request(request);
+    const parsed = this.http.parse(request, response, FortiosAddressListAnswer);
+    if (!parsed.ok)
+      throw new Error(
+        this.#failure('could not read the address objects', response.status, response.body, parsed.error),
+      );
+    const objects = new Map<string, string | null>();
+    for (const object of parsed.data.results) objects.set(object.name, openedNetwork(family, object));
+    return objects;
+  }
+
   /** Creates an address object for one address or network (`cidr` always with its prefix). */
   createAddress(family: FortiosFamily, name: string, cidr: string): Promise<ChangeResult> {
     const body = family === 'ipv4' ? { name, type: 'ipmask', subnet: cidr } : { name, ip6: cidr };
@@ -142,4 +164,28 @@ export class FortiosClient {
   #request(method: HttpRequest['method'], path: string): HttpRequest {
     return { method, path: `${CMDB}${path}`, ...(this.#vdom === '' ? {} : { query: { vdom: this.#vdom } }) };
   }
+}
+
+/**
+ * The network an address object opens, canonical with its prefix length ("203.0.113.7/32"), or null
+ * when it is not one plain address or network. FortiOS shows an IPv4 subnet as address and netmask
+ * ("203.0.113.7 255.255.255.255"); the slash form is what a write sends.
+ */
+function openedNetwork(family: FortiosFamily, object: { type?: string; subnet?: string; ip6?: string }): string | null {
+  if (family === 'ipv6') return object.ip6 === undefined ? null : (parseAddress(object.ip6)?.cidr ?? null);
+  if ((object.type ?? 'ipmask') !== 'ipmask' || object.subnet === undefined) return null;
+  const [address, mask, ...rest] = object.subnet.trim().split(/\s+/);
+  if (address === undefined || rest.length > 0) return null;
+  if (mask === undefined) return address.includes('/') ? (parseAddress(address)?.cidr ?? null) : null;
+  const length = netmaskLength(mask);
+  return length === null ? null : (parseAddress(`${address}/${length}`)?.cidr ?? null);
+}
+
+/** The prefix length of a contiguous IPv4 netmask ("255.255.255.0" → 24), or null. */
+function netmaskLength(mask: string): number | null {
+  const octets = mask.split('.').map(Number);
+  if (octets.length !== 4 || octets.some((octet) => !Number.isInteger(octet) || octet < 0 || octet > 255)) return null;
+  const bits = octets.reduce((value, octet) => value * 256 + octet, 0);
+  const length = 32 - Math.log2(2 ** 32 - bits);
+  return Number.isInteger(length) && length >= 0 && length <= 32 ? length : null;
 }

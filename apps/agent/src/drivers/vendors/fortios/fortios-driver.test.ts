@@ -69,6 +69,40 @@ describe('FortiosDriver', () => {
     expect((await driver.list(k)).sort()).toEqual(['10.1.0.0/16', '2001:db8::7', '203.0.113.7']);
   });
 
+  it('reads what an existing object opens in FortiOS’s own notation, and trusts it only when it is exactly the grant', async () => {
+    const { fake, driver, knoc } = await setup();
+    fake.addGroup('postern-ssh');
+    fake.addGroup('postern-ssh', { family: 'ipv6' });
+    // Made by hand before Postern: right (address and netmask, as FortiOS shows a subnet), or not.
+    fake.addAddress('kk_203.0.113.7', '203.0.113.7 255.255.255.255');
+    fake.addAddress('kk_10.1.0.0/16', '10.1.0.0 255.255.0.0');
+    fake.addAddress('kk_2001:db8::7', '2001:db8::7/128', { family: 'ipv6' });
+    fake.addAddress('kk_198.51.100.9', '198.51.100.0 255.255.255.0');
+    fake.addAddress('kk_198.51.100.10', '198.51.100.10 255.0.255.0');
+    fake.addAddress('kk_198.51.100.11', '198.51.100.11 255.255.255.255', { type: 'iprange' });
+
+    const outcomes = await driver.apply(knoc(), [
+      entry('203.0.113.7'),
+      entry('10.1.0.0/16'),
+      entry('2001:db8::7'),
+      entry('198.51.100.9'),
+      entry('198.51.100.10'),
+      entry('198.51.100.11'),
+    ]);
+
+    expect(outcomes.map((outcome) => outcome.ok)).toEqual([true, true, true, false, false, false]);
+    expect(outcomes[3]?.error).toContain(
+      'fortios: address object kk_198.51.100.9 exists but opens 198.51.100.0/24, not 198.51.100.9/32',
+    );
+    expect(outcomes[4]?.error).toContain('opens something other than one address or network');
+    expect(outcomes[5]?.error).toContain('opens something other than one address or network');
+    expect(fake.members('postern-ssh')).toEqual(['none', 'kk_203.0.113.7', 'kk_10.1.0.0/16']);
+    expect(fake.members('postern-ssh', { family: 'ipv6' })).toEqual(['none', 'kk_2001:db8::7']);
+    // Not Postern's to change: the objects stay as they were made.
+    expect(fake.address('kk_198.51.100.9')?.subnet).toBe('198.51.100.0 255.255.255.0');
+    expect((await driver.list(knoc())).sort()).toEqual(['10.1.0.0/16', '2001:db8::7', '203.0.113.7']);
+  });
+
   it('uses the backend Prefix and leaves objects without it alone', async () => {
     const { fake, driver, knoc } = await setup();
     fake.addGroup('postern-ssh', { members: ['none', 'office-lan', 'kk_198.51.100.1'] });

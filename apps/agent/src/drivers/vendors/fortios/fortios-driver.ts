@@ -39,9 +39,11 @@ const FAMILY: Readonly<Record<ParsedAddress['family'], FortiosFamily>> = { inet:
  * backend's VDOM. Only names with the prefix are Postern's: `list` and `flush` never see or touch
  * anything else.
  *
- * apply = create the object (already exists is fine) + add the membership (already a member is fine)
- * + read the membership back: an entry is ok only when the FortiGate shows it. The group is read once
- * first, so addresses it already holds cost nothing more. remove = delete the membership (absent is
+ * apply = create the object + add the membership (already a member is fine) + read the membership
+ * back: an entry is ok only when the FortiGate shows it. The group and Postern's address objects are
+ * read once first, so addresses the group already holds cost nothing more. An object that already
+ * exists under Postern's name counts only when it opens exactly the granted address (its subnet or
+ * ip6 is read, never trusted by name): otherwise the grant fails and the object leaves the group. remove = delete the membership (absent is
  * fine); the address object is kept for reuse, as Knocknoc does, because another knoc's group may
  * still use it. FortiOS keeps no timers: the agent's own expiry removes entries.
  *
@@ -69,6 +71,7 @@ export class FortiosDriver implements Driver<'fortios'> {
         if (batch.length === 0) continue;
         const members = await target.client.groupMembers(family, target.group);
         const present = new Set(members ?? []);
+        const objects = members === null ? new Map<string, string | null>() : await this.#objects(target, family);
         for (const [index, address] of batch) {
           const ip = entries[index]?.ip ?? address.canonical;
           if (members === null) {
@@ -76,9 +79,16 @@ export class FortiosDriver implements Driver<'fortios'> {
             continue;
           }
           const name = `${target.prefix}${address.canonical}`;
+          const opened = objects.get(name);
+          // An object under Postern's name that opens anything but this address was not made by
+          // Postern (or was changed since): never Granted through it, and out of the group it goes.
+          if (opened !== undefined && opened !== address.cidr) {
+            outcomes[index] = await this.#refuseForeignContent(target, family, name, opened, address, ip, present);
+            continue;
+          }
           // The group read above is the read-back for an address it already holds.
           if (present.has(name)) continue;
-          outcomes[index] = await this.#applyOne(target, family, name, address, ip);
+          outcomes[index] = await this.#applyOne(target, family, name, address, ip, opened === undefined);
           if (outcomes[index].ok) present.add(name);
         }
       }
@@ -111,11 +121,15 @@ export class FortiosDriver implements Driver<'fortios'> {
     return this.#queue.run(target.key, async () => {
       const held = new Set<string>();
       for (const family of ['ipv4', 'ipv6'] as const) {
-        for (const name of (await target.client.groupMembers(family, target.group)) ?? []) {
-          if (!name.startsWith(target.prefix)) continue;
+        const members = (await target.client.groupMembers(family, target.group)) ?? [];
+        const ours = members.filter((name) => name.startsWith(target.prefix));
+        const objects = ours.length === 0 ? new Map<string, string | null>() : await this.#objects(target, family);
+        for (const name of ours) {
           const address = parseAddress(name.slice(target.prefix.length));
-          // Only a name this driver would have written counts as Postern's.
-          if (address !== null && `${target.prefix}${address.canonical}` === name) held.add(address.canonical);
+          // Only a name this driver would have written counts as Postern's, and only while its object
+          // opens exactly that address: drift repair then re-applies (and refuses) any other.
+          if (address === null || `${target.prefix}${address.canonical}` !== name) continue;
+          if (objects.get(name) === address.cidr) held.add(address.canonical);
         }
       }
       return [...held];
@@ -131,17 +145,63 @@ export class FortiosDriver implements Driver<'fortios'> {
     this.#clients.closeAll();
   }
 
-  /** One address the group does not hold yet: object, membership, read-back. */
+  /** Postern's address objects of one family, by name, with what each opens (see FortiosClient). */
+  #objects(target: FortiosTarget, family: FortiosFamily): Promise<Map<string, string | null>> {
+    return target.client.addressObjects(family, target.prefix);
+  }
+
+  /**
+   * An object named as Postern's for `address` opens `opened` instead (0.0.0.0/0, a range, another
+   * address): the grant fails, and the object leaves the knoc's group if it is in it, so the group
+   * opens no more than Postern's grants. The object itself is not Postern's to change or delete.
+   */
+  async #refuseForeignContent(
+    target: FortiosTarget,
+    family: FortiosFamily,
+    name: string,
+    opened: string | null,
+    address: ParsedAddress,
+    ip: string,
+    present: Set<string>,
+  ): Promise<EntryOutcome> {
+    const what = opened === null ? 'something other than one address or network' : opened;
+    let removal = '';
+    if (present.has(name)) {
+      try {
+        const removed = await target.client.deleteMember(family, target.group, name);
+        removal = removed.error === '' ? `; it was taken out of address group ${target.group}` : `; ${removed.error}`;
+        if (removed.error === '') present.delete(name);
+      } catch (error) {
+        removal = `; ${errorMessage(error)}`;
+      }
+    }
+    return failed(
+      ip,
+      `fortios: address object ${name} exists but opens ${what}, not ${address.cidr}: Postern grants only through objects that open exactly the granted address; correct or delete it on the FortiGate${removal}`,
+    );
+  }
+
+  /** One address the group does not hold yet: object (unless `create` is false: it exists, checked), membership, read-back. */
   async #applyOne(
     target: FortiosTarget,
     family: FortiosFamily,
     name: string,
     address: ParsedAddress,
     ip: string,
+    create: boolean,
   ): Promise<EntryOutcome> {
     try {
-      const created = await target.client.createAddress(family, name, address.cidr);
-      if (created.error !== '') return failed(ip, created.error);
+      if (create) {
+        const created = await target.client.createAddress(family, name, address.cidr);
+        if (created.error !== '') return failed(ip, created.error);
+        // Made by someone else since the table was read: trusted only for what it opens.
+        if (created.outcome === 'alreadyPresent') {
+          const opened = (await this.#objects(target, family)).get(name);
+          if (opened !== address.cidr) {
+            return await this.#refuseForeignContent(target, family, name, opened ?? null, address, ip, new Set());
+          }
+        }
+      }
       const added = await target.client.addMember(family, target.group, name);
       if (added.error !== '') return failed(ip, added.error);
       if (!(await target.client.hasMember(family, target.group, name))) {

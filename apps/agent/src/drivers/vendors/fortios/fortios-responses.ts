@@ -22,6 +22,20 @@ export const FortiosGroupAnswer = z.looseObject({
   results: z.array(z.looseObject({ name: z.string(), member: z.array(MemberRow).default([]) })).min(1),
 });
 
+/** `GET …/address` and `…/address6`: address objects, with what each one opens. */
+export const FortiosAddressListAnswer = z.looseObject({
+  results: z.array(
+    z.looseObject({
+      name: z.string(),
+      type: z.string().optional(),
+      /** IPv4: "203.0.113.7 255.255.255.255" as FortiOS shows it (or "203.0.113.7/32" as written). */
+      subnet: z.string().optional(),
+      /** IPv6: "2001:db8::7/128". */
+      ip6: z.string().optional(),
+    }),
+  ),
+});
+
 /** `GET …/addrgrp/<G>/member/<N>`: the member row when it is there. */
 export const FortiosMemberAnswer = z.looseObject({ results: z.array(MemberRow).min(1) });
 
