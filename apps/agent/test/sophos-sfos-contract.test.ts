@@ -35,6 +35,10 @@ describeDriverContract('sophossfos', async () => {
         fake.password = 'rotated-on-the-firewall';
       },
       requestCount: () => fake.requests.length,
+      impostor: (ip, { inGroup }) => {
+        fake.addHost(`kk_${ip}`, '0.0.0.0', { subnet: '0.0.0.0' });
+        if (inGroup) fake.group('postern-web')?.hosts.push(`kk_${ip}`);
+      },
     },
     logLines,
     secrets: [PASSWORD, 'sfos-contract-pw&lt;&amp;&gt;7c1e'],

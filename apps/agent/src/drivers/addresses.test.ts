@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalAddress, parseAddress } from './addresses.js';
+import { canonicalAddress, netmaskPrefixLength, parseAddress } from './addresses.js';
 
 describe('parseAddress', () => {
   it.each([
@@ -55,5 +55,26 @@ describe('canonicalAddress', () => {
 
   it('leaves anything that is not an address as it is', () => {
     expect(canonicalAddress('not-an-ip')).toBe('not-an-ip');
+  });
+});
+
+describe('netmaskPrefixLength', () => {
+  it('reads contiguous dotted masks and refuses anything else', () => {
+    expect(netmaskPrefixLength('255.255.255.255')).toBe(32);
+    expect(netmaskPrefixLength('255.255.255.0')).toBe(24);
+    expect(netmaskPrefixLength('255.255.128.0')).toBe(17);
+    expect(netmaskPrefixLength('0.0.0.0')).toBe(0);
+    for (const mask of [
+      '255.0.255.0',
+      '255.255.255.1',
+      '256.0.0.0',
+      '255.255.255',
+      '24',
+      '',
+      '255.255.255.0 ',
+      '-1.0.0.0',
+    ]) {
+      expect(netmaskPrefixLength(mask), mask).toBeNull();
+    }
   });
 });

@@ -45,3 +45,16 @@ export function parseAddress(value: string): ParsedAddress | null {
 export function canonicalAddress(value: string): string {
   return canonicalIp(value) ?? value;
 }
+
+/**
+ * The prefix length of a contiguous dotted IPv4 netmask ("255.255.255.0" → 24, "0.0.0.0" → 0), or
+ * null for anything else: how vendors that show a subnet as address and mask say what it opens.
+ */
+export function netmaskPrefixLength(mask: string): number | null {
+  const octets = mask.split('.');
+  if (octets.length !== 4 || octets.some((octet) => !/^\d{1,3}$/.test(octet) || Number(octet) > 255)) return null;
+  const bits = octets.reduce((value, octet) => value * 256 + Number(octet), 0);
+  // Contiguous ones then zeros: the zeros' part plus one is a power of two.
+  const length = 32 - Math.log2(2 ** 32 - bits);
+  return Number.isInteger(length) ? length : null;
+}

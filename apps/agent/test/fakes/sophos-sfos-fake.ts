@@ -11,7 +11,8 @@
  * - `<Set operation="add"><IPHost>` (HostType IP or Network, IPFamily IPv4/IPv6) creates hosts; a
  *   name that exists is refused ("already exists"); `<Set operation="update"><IPHostGroup>` replaces
  *   the group's HostList (every host must exist and be of the group's family);
- *   `<Get><IPHostGroup>` with an optional `<Filter><key name="Name" criteria="=">`;
+ *   `<Get><IPHostGroup>` with an optional `<Filter><key name="Name" criteria="=">`; `<Get><IPHost>` with
+ *   an optional filter on the name, criteria `=` or `like` (contains);
  *   `<Remove><IPHost>` removes a host. Each entity is answered with its `transactionid` and a
  *   `<Status code="…">`; a Get that finds nothing says "Number of records Zero.".
  *
@@ -87,10 +88,16 @@ export class SophosSfosFake {
     this.#server = null;
   }
 
-  /** An IP host made by an admin. */
-  addHost(name: string, address: string): void {
+  /** An IP host made by an admin: one address, or with `network` a Network host ("0.0.0.0", "0.0.0.0"). */
+  addHost(name: string, address: string, network?: { subnet: string }): void {
     const family = address.includes(':') ? 'IPv6' : 'IPv4';
-    this.#hosts.set(name, { name, family, type: 'IP', address, subnet: '' });
+    this.#hosts.set(name, {
+      name,
+      family,
+      type: network === undefined ? 'IP' : 'Network',
+      address,
+      subnet: network?.subnet ?? '',
+    });
   }
 
   /** An IP host group of one family holding these existing hosts. */
@@ -204,6 +211,29 @@ export class SophosSfosFake {
               `<Description>${escapeXml(group.description)}</Description><HostList>` +
               group.hosts.map((host) => `<Host>${escapeXml(host)}</Host>`).join('') +
               `</HostList><IPFamily>${group.family}</IPFamily></IPHostGroup>`,
+          )
+          .join('');
+      }
+      case 'Get::IPHost': {
+        // Filter criteria "=" (the name) or "like" (the name contains the text), as the API offers.
+        const filter = find(entity, 'Filter/key');
+        const value = filter?.text.trim() ?? '';
+        const hosts = [...this.#hosts.values()].filter(
+          (host) =>
+            filter === undefined ||
+            (filter.attributes.name === 'Name' &&
+              (filter.attributes.criteria === 'like' ? host.name.includes(value) : host.name === value)),
+        );
+        if (hosts.length === 0)
+          return `<IPHost transactionid="${escapeXml(id)}"><Status>Number of records Zero.</Status></IPHost>`;
+        return hosts
+          .map(
+            (host) =>
+              `<IPHost transactionid="${escapeXml(id)}"><Name>${escapeXml(host.name)}</Name>` +
+              `<IPFamily>${host.family}</IPFamily><HostType>${escapeXml(host.type)}</HostType>` +
+              `<IPAddress>${escapeXml(host.address)}</IPAddress>` +
+              (host.subnet === '' ? '' : `<Subnet>${escapeXml(host.subnet)}</Subnet>`) +
+              `</IPHost>`,
           )
           .join('');
       }

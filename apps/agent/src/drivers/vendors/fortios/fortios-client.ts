@@ -3,7 +3,7 @@ import { staticToken } from '../../http/auth/static-token.js';
 import { HttpClient, pathSegment, type HttpRequest } from '../../http/http-client.js';
 import type { RetryPolicy } from '../../http/retry.js';
 import { classifyVendorAnswer, type VendorIntent, type VendorOutcome } from '../../vendor-outcome.js';
-import { parseAddress } from '../../addresses.js';
+import { netmaskPrefixLength, parseAddress } from '../../addresses.js';
 import {
   describeFortiosAnswer,
   FORTIOS_RULES,
@@ -177,15 +177,6 @@ function openedNetwork(family: FortiosFamily, object: { type?: string; subnet?: 
   const [address, mask, ...rest] = object.subnet.trim().split(/\s+/);
   if (address === undefined || rest.length > 0) return null;
   if (mask === undefined) return address.includes('/') ? (parseAddress(address)?.cidr ?? null) : null;
-  const length = netmaskLength(mask);
+  const length = netmaskPrefixLength(mask);
   return length === null ? null : (parseAddress(`${address}/${length}`)?.cidr ?? null);
-}
-
-/** The prefix length of a contiguous IPv4 netmask ("255.255.255.0" → 24), or null. */
-function netmaskLength(mask: string): number | null {
-  const octets = mask.split('.').map(Number);
-  if (octets.length !== 4 || octets.some((octet) => !Number.isInteger(octet) || octet < 0 || octet > 255)) return null;
-  const bits = octets.reduce((value, octet) => value * 256 + octet, 0);
-  const length = 32 - Math.log2(2 ** 32 - bits);
-  return Number.isInteger(length) && length >= 0 && length <= 32 ? length : null;
 }

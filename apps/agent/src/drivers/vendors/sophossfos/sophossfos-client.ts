@@ -7,10 +7,12 @@ import { sophosBaseUrl } from '../sophos/sophos-base-url.js';
 import {
   entityStatuses,
   groupsOf,
+  hostsOf,
   parseSfosAnswer,
   sfosCallFailure,
   type SfosEntityStatus,
   type SfosGroup,
+  type SfosHostContent,
 } from './sophossfos-responses.js';
 
 export interface SophosSfosClientOptions {
@@ -76,6 +78,19 @@ export class SophosSfosClient {
   /** Every IP host group (to tell whether a host is still used elsewhere before removing it). */
   async groups(): Promise<SfosGroup[]> {
     return groupsOf(await this.#call('<Get><IPHostGroup></IPHostGroup></Get>', 'read the IP host groups'));
+  }
+
+  /**
+   * The IP hosts whose names contain `prefix` (criteria "like"; the caller checks that each name
+   * starts with it), with what each opens. Throws when they cannot be read.
+   */
+  async hosts(prefix: string): Promise<SfosHostContent[]> {
+    return hostsOf(
+      await this.#call(
+        `<Get><IPHost><Filter><key name="Name" criteria="like">${escapeXml(prefix)}</key></Filter></IPHost></Get>`,
+        'read the IP hosts',
+      ),
+    );
   }
 
   /** Creates IP hosts in one request; each host's status, in order. */

@@ -45,6 +45,38 @@ async function setup() {
 const entry = (ip: string): DriverEntry => ({ ip, ttlSeconds: 3600, userName: 'alice' });
 
 describe('SophosSfosDriver', () => {
+  it('trusts an existing IP host under Postern’s name only when it opens exactly the grant', async () => {
+    const { fake, driver, knoc } = await setup();
+    fake.addGroup('ssh', 'IPv4', []);
+    fake.addGroup('ssh6', 'IPv6');
+    // Made by hand before Postern: right (an IP host; a Network host with a dotted mask), or not.
+    fake.addHost('kk_203.0.113.7', '203.0.113.7');
+    fake.addHost('kk_10.1.0.0/16', '10.1.0.0', { subnet: '255.255.0.0' });
+    fake.addHost('kk_2001:db8::/64', '2001:db8::', { subnet: '64' });
+    fake.addHost('kk_198.51.100.9', '198.51.100.0', { subnet: '255.255.255.0' });
+    fake.addHost('kk_198.51.100.10', '198.51.100.10', { subnet: '255.0.255.0' });
+    fake.group('ssh')?.hosts.push('kk_198.51.100.9');
+
+    const outcomes = await driver.apply(knoc(), [
+      entry('203.0.113.7'),
+      entry('10.1.0.0/16'),
+      entry('2001:db8::/64'),
+      entry('198.51.100.9'),
+      entry('198.51.100.10'),
+    ]);
+
+    expect(outcomes.map((outcome) => outcome.ok)).toEqual([true, true, true, false, false]);
+    expect(outcomes[3]?.error).toContain(
+      'sophossfos: IP host kk_198.51.100.9 exists but opens 198.51.100.0/24, not 198.51.100.9/32',
+    );
+    expect(outcomes[4]?.error).toContain('opens something other than one address or network');
+    // The impostor left the group; the hosts themselves stay as they were made.
+    expect(fake.hosts('ssh')).toEqual(['kk_203.0.113.7', 'kk_10.1.0.0/16']);
+    expect(fake.hosts('ssh6')).toEqual(['kk_2001:db8::/64']);
+    expect(fake.host('kk_198.51.100.9')?.subnet).toBe('255.255.255.0');
+    expect((await driver.list(knoc())).sort()).toEqual(['10.1.0.0/16', '2001:db8::/64', '203.0.113.7']);
+  });
+
   it('writes IP hosts and networks into the group of their family, one host request and one update each', async () => {
     const { fake, driver, knoc } = await setup();
     fake.addGroup('ssh');

@@ -1,13 +1,19 @@
 import type { AgentKnocOf } from '@postern/protocol';
 import type { Logger } from 'pino';
-import { parseAddress, type ParsedAddress } from '../../addresses.js';
+import { netmaskPrefixLength, parseAddress, type ParsedAddress } from '../../addresses.js';
 import type { Driver, DriverEntry, EntryOutcome } from '../../driver.js';
 import { ClientCache } from '../../http/client-cache.js';
 import { KeyedSerialQueue } from '../../keyed-serial-queue.js';
 import { errorMessage, failed } from '../../outcomes.js';
 import { removeUnusedObjects } from '../sophos/remove-unused.js';
 import { SophosSfosClient, type SfosHost } from './sophossfos-client.js';
-import { isAlreadyAbsent, isAlreadyPresent, isDone, type SfosEntityStatus } from './sophossfos-responses.js';
+import {
+  isAlreadyAbsent,
+  isAlreadyPresent,
+  isDone,
+  type SfosEntityStatus,
+  type SfosHostContent,
+} from './sophossfos-responses.js';
 import {
   type VendorDriverOptions,
   clientTuning,
@@ -110,14 +116,20 @@ export class SophosSfosDriver implements Driver<'sophossfos'> {
     const target = this.#target(knoc);
     return this.#queue.run(target.key, async () => {
       const held = new Set<string>();
+      let opened: Map<string, string | null> | undefined;
       for (const family of ['IPv4', 'IPv6'] as const) {
         const groupName = target.groups[family];
         if (groupName === '') continue;
-        for (const name of (await target.client.group(groupName))?.hosts ?? []) {
-          if (!name.startsWith(SOPHOS_SFOS_PREFIX)) continue;
+        const ours = ((await target.client.group(groupName))?.hosts ?? []).filter((name) =>
+          name.startsWith(SOPHOS_SFOS_PREFIX),
+        );
+        if (ours.length > 0) opened ??= await openedByHost(target.client);
+        for (const name of ours) {
           const address = parseAddress(name.slice(SOPHOS_SFOS_PREFIX.length));
-          // Only a name this driver would have written counts as Postern's.
-          if (address !== null && hostName(address) === name) held.add(address.canonical);
+          // Only a name this driver would have written counts as Postern's, and only while its host
+          // opens exactly that address: drift repair then re-applies (and refuses) any other.
+          if (address === null || hostName(address) !== name) continue;
+          if (opened?.get(name) === address.cidr) held.add(address.canonical);
         }
       }
       return [...held];
@@ -162,18 +174,41 @@ export class SophosSfosDriver implements Driver<'sophossfos'> {
         );
         return;
       }
-      const missing = batch.filter(([, address]) => !group.hosts.includes(hostName(address)));
-      // The group read above is the read-back for the addresses it already holds.
-      if (missing.length === 0) return;
-      const statuses = await target.client.addHosts(missing.map(([, address]) => hostOf(address)));
-      const created: [number, string][] = [];
-      missing.forEach(([index, address], position) => {
-        const status = statuses[position] ?? { code: '', text: 'no status' };
-        if (isDone(status) || isAlreadyPresent(status)) created.push([index, hostName(address)]);
-        else fail([index], statusError(`could not create IP host ${hostName(address)}`, status));
+      // A host under Postern's name that opens anything but its address was not made by Postern (or
+      // was changed since): never Granted through it, and it leaves the group below.
+      let opened = await openedByHost(target.client);
+      const impostors = new Set<string>();
+      const trusted = batch.filter(([index, address]) => {
+        const name = hostName(address);
+        const content = opened.get(name);
+        if (content === undefined || content === address.cidr) return true;
+        fail([index], foreignContent(name, content, address));
+        impostors.add(name);
+        return false;
       });
-      if (created.length === 0) return;
-      const status = await target.client.setHosts(group, [...group.hosts, ...created.map(([, name]) => name)]);
+      const missing = trusted.filter(([, address]) => !group.hosts.includes(hostName(address)));
+      // The group read above is the read-back for the addresses it already holds.
+      if (missing.length === 0 && ![...impostors].some((name) => group.hosts.includes(name))) return;
+      const toCreate = missing.filter(([, address]) => !opened.has(hostName(address)));
+      const statuses = toCreate.length === 0 ? [] : await target.client.addHosts(toCreate.map(([, a]) => hostOf(a)));
+      // A host made by someone else since the read ("already exists") is trusted only for what it opens.
+      if (statuses.some(isAlreadyPresent)) opened = await openedByHost(target.client);
+      const created: [number, string][] = [];
+      for (const [index, address] of missing) {
+        const name = hostName(address);
+        const position = toCreate.findIndex(([other]) => other === index);
+        const status = position === -1 ? undefined : (statuses[position] ?? { code: '', text: 'no status' });
+        if (status !== undefined && !isDone(status) && !isAlreadyPresent(status)) {
+          fail([index], statusError(`could not create IP host ${name}`, status));
+        } else if (opened.has(name) && opened.get(name) !== address.cidr) {
+          fail([index], foreignContent(name, opened.get(name) ?? null, address));
+        } else {
+          created.push([index, name]);
+        }
+      }
+      const kept = group.hosts.filter((host) => !impostors.has(host));
+      if (created.length === 0 && kept.length === group.hosts.length) return;
+      const status = await target.client.setHosts(group, [...kept, ...created.map(([, name]) => name)]);
       if (!isDone(status)) {
         fail(
           created.map(([index]) => index),
@@ -236,6 +271,37 @@ export class SophosSfosDriver implements Driver<'sophossfos'> {
     // One writer per backend (see the class comment), which also serialises each group.
     return { client, groups: { IPv4: v4, IPv6: v6 }, key: knoc.backendId };
   }
+}
+
+/**
+ * Postern's IP hosts (named with the prefix) by name, each with the network it opens (canonical,
+ * with its prefix length), or null for a host that is not one plain address or network.
+ */
+async function openedByHost(client: SophosSfosClient): Promise<Map<string, string | null>> {
+  const opened = new Map<string, string | null>();
+  for (const host of await client.hosts(SOPHOS_SFOS_PREFIX)) {
+    if (host.name.startsWith(SOPHOS_SFOS_PREFIX)) opened.set(host.name, openedNetwork(host));
+  }
+  return opened;
+}
+
+/** What an IP host opens ("203.0.113.7/32"), or null when it is not an IP or a Network host. */
+function openedNetwork(host: SfosHostContent): string | null {
+  if (host.type === 'IP') return parseAddress(host.address)?.cidr ?? null;
+  if (host.type !== 'Network') return null;
+  const length =
+    host.family === 'IPv6'
+      ? /^\d{1,3}$/.test(host.subnet)
+        ? Number(host.subnet)
+        : null
+      : netmaskPrefixLength(host.subnet);
+  if (length === null) return null;
+  return parseAddress(`${host.address}/${length}`)?.cidr ?? null;
+}
+
+function foreignContent(name: string, opened: string | null, address: ParsedAddress): string {
+  const what = opened === null ? 'something other than one address or network' : opened;
+  return `sophossfos: IP host ${name} exists but opens ${what}, not ${address.cidr}: Postern grants only through hosts that open exactly the granted address; correct or delete it on the firewall`;
 }
 
 function hostName(address: ParsedAddress): string {

@@ -89,3 +89,26 @@ export function groupsOf(root: XmlElement): SfosGroup[] {
       hosts: findAll(element, 'HostList/Host').map((host) => host.text.trim()),
     }));
 }
+
+/** An IP host as `<Get><IPHost>` answers it: what it opens is its type, address and subnet. */
+export interface SfosHostContent {
+  name: string;
+  family: string;
+  type: string;
+  address: string;
+  /** A Network host's mask: dotted (IPv4) or a prefix length (IPv6); '' for any other type. */
+  subnet: string;
+}
+
+/** The IP hosts in a `<Get><IPHost>` answer ("Number of records Zero." holds none). */
+export function hostsOf(root: XmlElement): SfosHostContent[] {
+  return findAll(root, 'IPHost')
+    .filter((element) => find(element, 'Name') !== undefined)
+    .map((element) => ({
+      name: find(element, 'Name')?.text.trim() ?? '',
+      family: find(element, 'IPFamily')?.text.trim() ?? '',
+      type: find(element, 'HostType')?.text.trim() ?? '',
+      address: find(element, 'IPAddress')?.text.trim() ?? '',
+      subnet: find(element, 'Subnet')?.text.trim() ?? '',
+    }));
+}
