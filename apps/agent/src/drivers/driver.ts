@@ -47,6 +47,13 @@ export interface Driver<T extends BackendType = BackendType> {
    * repair must then not take the empty listing as lost grants and apply them again.
    */
   readsBack?(knoc: DriverKnoc<T>): boolean;
+  /**
+   * Optional, for devices whose own rules may already let an address through for this knoc (an AWS
+   * security group rule an admin made for the same address and port): those addresses, canonical.
+   * `list` names only Postern's entries; drift repair counts a held entry that the device lets
+   * through this way as held (it is not re-added on every check), and never takes one off.
+   */
+  coveredByOthers?(knoc: DriverKnoc<T>): Promise<string[]>;
   /** Removes every address the device holds for this knoc (knoc deleted). */
   flush(knoc: DriverKnoc<T>): Promise<void>;
   /** Releases sockets, servers and timers. */

@@ -52,7 +52,8 @@ export async function repairDrift(options: {
       continue;
     }
     report.checked += 1;
-    const present = new Set(listed.map(canonicalAddress));
+    // What the device lets through by rules that are not Postern's counts as held: never re-added.
+    const present = new Set([...listed, ...(await coveredByOthers(drivers, knoc, logger))].map(canonicalAddress));
     // Entries applied under an older configuration of the knoc are the next state's business.
     const lost = live.filter(
       (held) => held.aclId === knoc.aclId && held.knoc === knoc && !present.has(canonicalAddress(held.ip)),
@@ -102,6 +103,21 @@ async function listDevice(drivers: DriverSet, knoc: AgentKnoc, logger: Logger): 
       'cannot list the device to check for drift; trying again next time',
     );
     return null;
+  }
+}
+
+/** The addresses the knoc's device lets through by others' rules; none when it cannot say (logged). */
+async function coveredByOthers(drivers: DriverSet, knoc: AgentKnoc, logger: Logger): Promise<string[]> {
+  const driver = drivers.get(knoc.backendType);
+  if (driver?.coveredByOthers === undefined) return [];
+  try {
+    return await driver.coveredByOthers(knoc);
+  } catch (error) {
+    logger.warn(
+      { aclId: knoc.aclId, backendType: knoc.backendType, error: errorMessage(error) },
+      'cannot read which addresses the device lets through by other rules; checking Postern’s own only',
+    );
+    return [];
   }
 }
 

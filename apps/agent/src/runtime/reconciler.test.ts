@@ -478,6 +478,26 @@ describe('Reconciler: drift repair between states', () => {
     expect(await t.repairDrift()).toMatchObject({ checked: 0, unlisted: 1, readded: 0, removed: 0 });
   });
 
+  it('counts a grant the device lets through by an admin’s own rule as held, and never takes that address off', async () => {
+    const t = setup();
+    await t.state(1, [A], [testEntry('acl-a', '192.0.2.1')]);
+    // The device holds no rule of Postern's for it, but an equal one someone else made.
+    t.ipset.device.get('acl-a')?.clear();
+    t.ipset.othersRules.set('acl-a', ['192.0.2.1', '198.51.100.7']);
+    const callsBefore = t.ipset.calls.length;
+
+    for (let check = 0; check < 3; check += 1) {
+      expect(await t.repairDrift()).toMatchObject({ checked: 1, readded: 0, removed: 0, failed: 0, results: [] });
+    }
+    expect(t.ipset.calls.slice(callsBefore).map((call) => call.action)).toEqual(['list', 'list', 'list']);
+    expect(t.log.lines.join('\n')).not.toContain('repaired drift');
+
+    // Once that rule is gone, the grant is Postern's to put back.
+    t.ipset.othersRules.delete('acl-a');
+    expect(await t.repairDrift()).toMatchObject({ readded: 1 });
+    expect(t.ipset.ips('acl-a')).toEqual(['192.0.2.1']);
+  });
+
   it('leaves a knoc alone whose device cannot be read back (a script)', async () => {
     const script = new FakeDriver('script');
     script.readsBack = () => false;

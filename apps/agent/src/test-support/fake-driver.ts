@@ -40,6 +40,8 @@ export class FakeDriver implements Driver {
   elapsedSeconds = 0;
   /** Whether list reads a knoc's entries back (drift repair skips knocs whose device cannot be read). */
   readsBack: (knoc: AgentKnoc) => boolean = () => true;
+  /** Addresses per aclId that rules not Postern's let through (`coveredByOthers`), apart from `device`. */
+  readonly othersRules = new Map<string, string[]>();
   closed = false;
   /** The knoc ids of every configure call, in order. */
   readonly configured: string[][] = [];
@@ -69,6 +71,11 @@ export class FakeDriver implements Driver {
     this.calls.push({ action: 'list', aclId: knoc.aclId, knoc, ips: [], ttls: [] });
     if (this.unavailable !== null) return Promise.reject(new Error(this.unavailable));
     return Promise.resolve([...(this.device.get(knoc.aclId)?.keys() ?? [])]);
+  }
+
+  coveredByOthers(knoc: AgentKnoc): Promise<string[]> {
+    if (this.unavailable !== null) return Promise.reject(new Error(this.unavailable));
+    return Promise.resolve([...(this.othersRules.get(knoc.aclId) ?? [])]);
   }
 
   remainingSeconds(knoc: AgentKnoc): Promise<ReadonlyMap<string, number>> {

@@ -113,6 +113,24 @@ describe('AwsDriver', () => {
     ).toEqual(['192.0.2.7/32', '192.0.2.8/32']);
   });
 
+  it('takes an admin’s equal rule as held: writes nothing, lists it as covered by others, and never revokes it', async () => {
+    const { fake, driver, knoc } = await setup();
+    fake.addRule(GROUP, { protocol: 'tcp', fromPort: 22, toPort: 22, cidr: '192.0.2.9/32', description: 'office' });
+    // Another port's rule covers nothing for this knoc.
+    fake.addRule(GROUP, { protocol: 'tcp', fromPort: 443, toPort: 443, cidr: '192.0.2.10/32', description: 'web' });
+
+    const outcomes = await driver.apply(knoc(), entries('192.0.2.9', '192.0.2.10'));
+
+    expect(outcomes.map((outcome) => outcome.ok)).toEqual([true, true]);
+    expect(fake.rules(GROUP).filter((rule) => rule.cidr === '192.0.2.9/32')).toHaveLength(1);
+    expect(await driver.list(knoc())).toEqual(['192.0.2.10']);
+    expect(await driver.coveredByOthers(knoc())).toEqual(['192.0.2.9']);
+
+    expect((await driver.remove(knoc(), entries('192.0.2.9', '192.0.2.10'))).every((outcome) => outcome.ok)).toBe(true);
+    expect(fake.rules(GROUP).map((rule) => rule.description)).toEqual(['office', 'web']);
+    expect(await driver.coveredByOthers(knoc())).toEqual(['192.0.2.9']);
+  });
+
   it('retries throttling (RequestLimitExceeded) with back-off', async () => {
     const { fake, driver, knoc, delays } = await setup();
     fake.throttleNext(2);

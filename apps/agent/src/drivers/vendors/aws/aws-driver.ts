@@ -39,6 +39,9 @@ interface AwsTarget {
  * Port (default 22) in its SecurityGroupId, IPv4 (`/32`) and IPv6 (`/128`) alike, each described
  * `postern: <user>` so only Postern's own rules are listed or removed.
  *
+ * An address an admin's own rule already opens on the port counts as held: apply writes nothing for
+ * it, remove never revokes a rule without the marker, and `coveredByOthers` tells drift repair.
+ *
  * apply = read the group's rules, authorise the missing ones in one call (a race's
  * InvalidPermission.Duplicate is success; when a batch fails for one entry, e.g. the group's rule
  * quota, RulesPerSecurityGroupLimitExceeded, the batch is tried entry by entry so each gets its own
@@ -162,6 +165,21 @@ export class AwsDriver implements Driver<'aws'> {
     return this.#queue.run(target.key, async () => [
       ...new Set(ownRules(await target.client.ingressRules(target.groupId), target.port).map((rule) => rule.canonical)),
     ]);
+  }
+
+  /**
+   * The addresses a rule without Postern's marker already opens on the knoc's port (an admin's rule
+   * for the same address): apply takes them as held and writes nothing (EC2 would refuse the
+   * duplicate), remove leaves them, and drift repair counts them as held rather than re-adding them
+   * on every check.
+   */
+  async coveredByOthers(knoc: AgentKnocOf<'aws'>): Promise<string[]> {
+    const target = this.#target(knoc);
+    return this.#queue.run(target.key, async () => {
+      const rules = await target.client.ingressRules(target.groupId);
+      const own = heldCidrs(rules, target.port, true);
+      return [...heldCidrs(rules, target.port, false)].filter((address) => !own.has(address));
+    });
   }
 
   async flush(knoc: AgentKnocOf<'aws'>): Promise<void> {
