@@ -211,7 +211,9 @@ describe.each<StoreChoice>(['sqlite', 'postgres'])('grants on a real firewall (%
 
     // Bob's session ends with nothing of Postern running: the kernel's timeout does it.
     await closes(BOB_IP, bobEnds - Date.now() + 10_000);
-    expect(await topo().canConnect(ALICE_IP)).toBe(true);
+    // Alice's grant still holds: her probe gets through (retried, as every probe here, so that one
+    // answer slowed past the probe's 2 s by a busy machine is not taken for a closed port).
+    await opens(ALICE_IP);
     const aliceLeft = (await topo().setMembers()).get(ALICE_IP) ?? 0;
 
     // A reboot empties the set; the agent restores what its state file says is still live.
