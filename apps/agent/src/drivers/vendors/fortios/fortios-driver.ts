@@ -71,7 +71,10 @@ export class FortiosDriver implements Driver<'fortios'> {
         if (batch.length === 0) continue;
         const members = await target.client.groupMembers(family, target.group);
         const present = new Set(members ?? []);
-        const objects = members === null ? new Map<string, string | null>() : await this.#objects(target, family);
+        const objects =
+          members === null
+            ? new Map<string, string | null>()
+            : await target.client.addressObjects(family, target.prefix);
         for (const [index, address] of batch) {
           const ip = entries[index]?.ip ?? address.canonical;
           if (members === null) {
@@ -123,7 +126,10 @@ export class FortiosDriver implements Driver<'fortios'> {
       for (const family of ['ipv4', 'ipv6'] as const) {
         const members = (await target.client.groupMembers(family, target.group)) ?? [];
         const ours = members.filter((name) => name.startsWith(target.prefix));
-        const objects = ours.length === 0 ? new Map<string, string | null>() : await this.#objects(target, family);
+        const objects =
+          ours.length === 0
+            ? new Map<string, string | null>()
+            : await target.client.addressObjects(family, target.prefix);
         for (const name of ours) {
           const address = parseAddress(name.slice(target.prefix.length));
           // Only a name this driver would have written counts as Postern's, and only while its object
@@ -143,11 +149,6 @@ export class FortiosDriver implements Driver<'fortios'> {
   async close(): Promise<void> {
     await this.#queue.idle();
     this.#clients.closeAll();
-  }
-
-  /** Postern's address objects of one family, by name, with what each opens (see FortiosClient). */
-  #objects(target: FortiosTarget, family: FortiosFamily): Promise<Map<string, string | null>> {
-    return target.client.addressObjects(family, target.prefix);
   }
 
   /**
@@ -196,7 +197,7 @@ export class FortiosDriver implements Driver<'fortios'> {
         if (created.error !== '') return failed(ip, created.error);
         // Made by someone else since the table was read: trusted only for what it opens.
         if (created.outcome === 'alreadyPresent') {
-          const opened = (await this.#objects(target, family)).get(name);
+          const opened = (await target.client.addressObjects(family, target.prefix)).get(name);
           if (opened !== address.cidr) {
             return await this.#refuseForeignContent(target, family, name, opened ?? null, address, ip, new Set());
           }

@@ -70,9 +70,16 @@ export class SophosSfosDriver implements Driver<'sophossfos'> {
     const { outcomes, addresses } = parseEntries(entries);
     if (addresses.size === 0) return outcomes;
     return this.#queue.run(target.key, async () => {
+      // One read of Postern's hosts serves both families; read again only when a create finds a host
+      // someone else made since.
+      let opened: Map<string, string | null> | undefined;
+      const hosts: OpenedHosts = async (fresh) => {
+        if (fresh || opened === undefined) opened = await openedByHost(target.client);
+        return opened;
+      };
       for (const family of ['IPv4', 'IPv6'] as const) {
         const batch = [...addresses].filter(([, address]) => FAMILY[address.family] === family);
-        if (batch.length > 0) await this.#applyFamily(target, family, batch, entries, outcomes);
+        if (batch.length > 0) await this.#applyFamily(target, family, batch, entries, outcomes, hosts);
       }
       return logFailedEntries(this.#logger, this.type, knoc, 'apply', outcomes);
     });
@@ -152,6 +159,7 @@ export class SophosSfosDriver implements Driver<'sophossfos'> {
     batch: readonly (readonly [number, ParsedAddress])[],
     entries: readonly DriverEntry[],
     outcomes: EntryOutcome[],
+    hosts: OpenedHosts,
   ): Promise<void> {
     const groupName = target.groups[family];
     const ipOf = (index: number) => entries[index]?.ip ?? '';
@@ -176,7 +184,7 @@ export class SophosSfosDriver implements Driver<'sophossfos'> {
       }
       // A host under Postern's name that opens anything but its address was not made by Postern (or
       // was changed since): never Granted through it, and it leaves the group below.
-      let opened = await openedByHost(target.client);
+      let opened = await hosts(false);
       const impostors = new Set<string>();
       const trusted = batch.filter(([index, address]) => {
         const name = hostName(address);
@@ -186,18 +194,19 @@ export class SophosSfosDriver implements Driver<'sophossfos'> {
         impostors.add(name);
         return false;
       });
-      const missing = trusted.filter(([, address]) => !group.hosts.includes(hostName(address)));
       // The group read above is the read-back for the addresses it already holds.
-      if (missing.length === 0 && ![...impostors].some((name) => group.hosts.includes(name))) return;
+      const missing = trusted.filter(([, address]) => !group.hosts.includes(hostName(address)));
       const toCreate = missing.filter(([, address]) => !opened.has(hostName(address)));
       const statuses = toCreate.length === 0 ? [] : await target.client.addHosts(toCreate.map(([, a]) => hostOf(a)));
+      const createdWith = new Map(
+        toCreate.map(([index], position) => [index, statuses[position] ?? { code: '', text: 'no status' }]),
+      );
       // A host made by someone else since the read ("already exists") is trusted only for what it opens.
-      if (statuses.some(isAlreadyPresent)) opened = await openedByHost(target.client);
+      if (statuses.some(isAlreadyPresent)) opened = await hosts(true);
       const created: [number, string][] = [];
       for (const [index, address] of missing) {
         const name = hostName(address);
-        const position = toCreate.findIndex(([other]) => other === index);
-        const status = position === -1 ? undefined : (statuses[position] ?? { code: '', text: 'no status' });
+        const status = createdWith.get(index);
         if (status !== undefined && !isDone(status) && !isAlreadyPresent(status)) {
           fail([index], statusError(`could not create IP host ${name}`, status));
         } else if (opened.has(name) && opened.get(name) !== address.cidr) {
@@ -272,6 +281,9 @@ export class SophosSfosDriver implements Driver<'sophossfos'> {
     return { client, groups: { IPv4: v4, IPv6: v6 }, key: knoc.backendId };
   }
 }
+
+/** Postern's IP hosts and what each opens (see openedByHost); `fresh` reads them again. */
+type OpenedHosts = (fresh: boolean) => Promise<Map<string, string | null>>;
 
 /**
  * Postern's IP hosts (named with the prefix) by name, each with the network it opens (canonical,
