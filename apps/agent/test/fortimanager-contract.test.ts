@@ -38,6 +38,12 @@ describeDriverContract('fortimanager', async () => {
         fake.apiKey = 'rotated-on-the-device';
       },
       requestCount: () => fake.httpRequests,
+      impostor: (ip, { inGroup }) =>
+        fake.addAddress(
+          `kk_${ip}`,
+          { subnet: ['0.0.0.0', '0.0.0.0'] },
+          { adom: 'branch', ...(inGroup ? { memberOf: GROUP } : {}) },
+        ),
     },
     logLines,
     secrets: [KEY],

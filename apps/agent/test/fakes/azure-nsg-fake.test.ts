@@ -100,7 +100,26 @@ describe('the Azure fake (contract as documented in VENDORS.md 1.8 and the ARM e
     const clash = await arm('PUT', `${NSG}/securityRules/r2${V}`, access, rule(3000, '192.0.2.9/32'));
     expect(clash.status).toBe(400);
     expect(clash.body).toMatchObject({ error: { code: 'SecurityRuleConflict' } });
+    expect((clash.body as { error: { message: string } }).error.message).toBe(
+      'Security rule r1 conflicts with rule r2. Rules cannot have the same Priority and Direction. To learn more, see aka.ms/nsgrules.',
+    );
     expect((await arm('PUT', `${NSG}/securityRules/r3${V}`, access, rule(99))).status).toBe(400);
+  });
+
+  it('lets a test take a priority between a listing and a write (onRulePut, putForeignRule)', async () => {
+    fake.options.asyncPolls = 0;
+    const access = String((await token()).body.access_token);
+    const seen: unknown[] = [];
+    fake.onRulePut = (put) => {
+      seen.push([put.rule, put.priority, put.direction]);
+      fake.putForeignRule(put.subscription, put.resourceGroup, put.nsg, {
+        name: 'portal-rule',
+        properties: { priority: Number(put.priority), direction: 'Inbound', provisioningState: 'Succeeded' },
+      });
+    };
+    const refused = await arm('PUT', `${NSG}/securityRules/r1${V}`, access, rule(3000));
+    expect([refused.status, seen]).toEqual([400, [['r1', 3000, 'Inbound']]]);
+    expect(refused.body).toMatchObject({ error: { code: 'SecurityRuleConflict' } });
   });
 
   it('DELETE answers 202 with a Location that answers 202 then 204; absent rules 404 to GET and 204 to DELETE', async () => {

@@ -15,17 +15,22 @@
  * - `PUT …/securityRules/{name}`: 201 (new) or 200 (replaced), body with provisioningState
  *   `Updating` and an `Azure-AsyncOperation` header; the status resource answers `InProgress`
  *   (`asyncPolls` times) then `Succeeded`, and only then is the rule `Succeeded`. Priorities 100–4096,
- *   unique per direction.
+ *   unique per direction: a PUT at a priority another rule of its direction holds answers 400
+ *   `SecurityRuleConflict` "Security rule <other> conflicts with rule <name>. Rules cannot have the
+ *   same Priority and Direction." (as ARM answers in public reports: egen/bucc#183,
+ *   hashicorp/terraform-provider-azurerm#11137, Azure/aks-engine#2106).
  * - `DELETE …/securityRules/{name}`: 202 with `Azure-AsyncOperation` and `Location` (the Location
  *   answers 202 until done, then 204); 204 when the rule does not exist.
  * - A write while another operation on the same NSG is still running answers 429
  *   `RetryableErrorDueToAnotherOperation` with Retry-After (Azure's "another operation … is ongoing").
  *
- * Choices of this fake that the documentation does not fix: the error codes for a duplicate priority
- * (`SecurityRuleConflict`), an unusable prefix (`SecurityRuleInvalidAddressPrefix`) and the rule limit
- * (`SecurityRulesPerNetworkSecurityGroupLimitReached`, default 1,000 rules). Test switches: answer 429
- * (with Retry-After) for the next N calls, redirect every call to another host, refuse one prefix,
- * expire every token, a token lifetime, operations polled via Location only.
+ * Choices of this fake that the documentation does not fix: the error codes for an unusable prefix
+ * (`SecurityRuleInvalidAddressPrefix`) and the rule limit (`SecurityRulesPerNetworkSecurityGroupLimitReached`,
+ * default 1,000 rules). Test switches: answer 429 (with Retry-After) for the next N calls, redirect
+ * every call to another host, refuse one prefix, expire every token, a token lifetime, operations
+ * polled via Location only, a rule written by someone else (`putForeignRule`, as the portal or
+ * Terraform would) and a hook run when a rule's PUT arrives, before it is checked (`onRulePut`: to
+ * take its priority between the driver's listing and its write).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -55,6 +60,17 @@ interface Operation {
   finish: () => void;
   done: boolean;
   kind: 'put' | 'delete';
+}
+
+/** A rule's PUT as it arrives at the fake (for `onRulePut`). */
+export interface AzureFakeRulePut {
+  subscription: string;
+  resourceGroup: string;
+  nsg: string;
+  rule: string;
+  /** The priority asked for (whatever the body says). */
+  priority: unknown;
+  direction: unknown;
 }
 
 /** One request the fake received. */
@@ -94,6 +110,8 @@ export class AzureNsgFake {
   concurrentWrites = 0;
   /** Operations polled via `Location` only (no `Azure-AsyncOperation` header). */
   locationOnly = false;
+  /** Runs when a rule's PUT arrives, before it is checked: a test's other writer acts here. */
+  onRulePut: ((put: AzureFakeRulePut) => void) | null = null;
   #server: LoopbackServer | null = null;
   readonly #tokens = new Map<string, number>();
   readonly #nsgs = new Map<string, FakeNsg>();
@@ -132,6 +150,18 @@ export class AzureNsgFake {
       rules: new Map(rules.map((rule) => [rule.name, structuredClone(rule)])),
       busy: null,
     });
+  }
+
+  /**
+   * Someone else's rule written at once (the portal, Terraform, another backend), replacing one of
+   * that name; false when the NSG does not exist. It is not checked against the other rules: the
+   * test chooses what to write.
+   */
+  putForeignRule(subscription: string, resourceGroup: string, name: string, rule: AzureFakeRule): boolean {
+    const nsg = this.#nsgs.get(key(subscription, resourceGroup, name));
+    if (nsg === undefined) return false;
+    nsg.rules.set(rule.name, structuredClone(rule));
+    return true;
   }
 
   /** Deletes an NSG (an admin removing or moving it). */
@@ -299,9 +329,17 @@ export class AzureNsgFake {
       invalid('InvalidRequestFormat', 'Cannot parse the request.');
       return;
     }
-    if (!RULE_NAME.test(name)) return invalid('InvalidResourceName', `Resource name ${name} is invalid.`);
     const priority = properties.priority;
     const direction = properties.direction;
+    this.onRulePut?.({
+      subscription: nsg.subscription,
+      resourceGroup: nsg.resourceGroup,
+      nsg: nsg.name,
+      rule: name,
+      priority,
+      direction,
+    });
+    if (!RULE_NAME.test(name)) return invalid('InvalidResourceName', `Resource name ${name} is invalid.`);
     if (typeof priority !== 'number' || !Number.isInteger(priority) || priority < 100 || priority > 4096)
       return invalid(
         'SecurityRuleInvalidPriority',
@@ -324,7 +362,7 @@ export class AzureNsgFake {
     if (clash !== undefined)
       return invalid(
         'SecurityRuleConflict',
-        `Security rule ${clash.name} conflicts with rule ${name}. Rules cannot have the same Priority and Direction.`,
+        `Security rule ${clash.name} conflicts with rule ${name}. Rules cannot have the same Priority and Direction. To learn more, see aka.ms/nsgrules.`,
       );
     if (existing === undefined && nsg.rules.size >= this.options.maxRules)
       return invalid(

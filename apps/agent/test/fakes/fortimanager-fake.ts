@@ -22,7 +22,8 @@
  *
  * Choices of this fake that the documentation does not fix: a wrong or missing API key answers HTTP
  * 401 (no JSON-RPC body); a write to a workspace-mode ADOM without the lock answers -20055; an invalid
- * address value answers -10; deleting a member name that is not in the group is ignored; the install
+ * address value answers -10; deleting a member name that is not in the group is ignored; a delete that would leave the group
+ * without members answers -10 (as FortiOS, a group keeps at least one; `none` is the placeholder); the install
  * task is done at once (percent 100) unless told to take some polls or to fail. Test switches: 429 (with Retry-After) for
  * the next N calls, redirect every call to another host, refuse one address value, change the key,
  * workspace mode, a lock held by another admin, failing installs.
@@ -91,8 +92,9 @@ export class FortimanagerFake {
     this.apiKey = options.apiKey;
     for (const name of ['root', ...(options.adoms ?? [])]) {
       this.#adoms.set(name, {
-        address: new Map(),
-        address6: new Map(),
+        // FortiManager's built-in `none` objects, which open nothing.
+        address: new Map([['none', { name: 'none', subnet: ['0.0.0.0', '255.255.255.255'] }]]),
+        address6: new Map([['none', { name: 'none', ip6: '::/128' }]]),
         addrgrp: new Map(),
         addrgrp6: new Map(),
         packages: [],
@@ -130,6 +132,21 @@ export class FortimanagerFake {
     const objects = adom[family === 'ipv4' ? 'address' : 'address6'];
     for (const member of members) if (!objects.has(member)) objects.set(member, { name: member });
     adom[family === 'ipv4' ? 'addrgrp' : 'addrgrp6'].set(name, members);
+  }
+
+  /**
+   * An ADOM address object made by someone else (as the GUI would), optionally as a group member:
+   * `subnet` as FortiManager answers it (`[address, netmask]`), or `ip6` for IPv6.
+   */
+  addAddress(
+    name: string,
+    content: { subnet: [string, string] } | { ip6: string },
+    options: { adom?: string; memberOf?: string } = {},
+  ): void {
+    const adom = this.#adom(options.adom ?? 'root');
+    const v6 = 'ip6' in content;
+    adom[v6 ? 'address6' : 'address'].set(name, { name, ...content });
+    if (options.memberOf !== undefined) adom[v6 ? 'addrgrp6' : 'addrgrp'].get(options.memberOf)?.push(name);
   }
 
   /** A policy package installed on these devices. */
@@ -349,6 +366,8 @@ export class FortimanagerFake {
       return { status: OK };
     }
     if (method === 'delete') {
+      if (members.every((member) => names.includes(member)))
+        return { status: { code: -10, message: 'The data is invalid for selected url: member cannot be empty' } };
       for (const n of names) {
         const index = members.indexOf(n);
         if (index >= 0) members.splice(index, 1);

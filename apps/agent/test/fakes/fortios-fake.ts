@@ -16,7 +16,8 @@
  *
  * Choices of this fake that the documentation does not fix: an unknown VDOM answers 400 with error
  * -8, an invalid address value answers 500 with error -651, a member naming a missing object 500
- * with error -3. Test switches: answer 429 (with Retry-After) or 503 for the next N calls, redirect
+ * with error -3, and removing a group's last member 500 with error -3200 (VENDORS.md 1.1 assumes that
+ * FortiOS keeps a group from being empty; the built-in `none` object is the placeholder). Test switches: answer 429 (with Retry-After) or 503 for the next N calls, redirect
  * every call to another host, refuse one subnet, change the token.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -71,7 +72,13 @@ export class FortiosFake {
   private constructor(options: FortiosFakeOptions) {
     this.token = options.token;
     for (const name of ['root', ...(options.vdoms ?? [])]) {
-      this.#vdoms.set(name, { address: new Map(), address6: new Map(), addrgrp: new Map(), addrgrp6: new Map() });
+      // Every VDOM has FortiOS's built-in `none` objects (0.0.0.0/32 and ::/128), which open nothing.
+      this.#vdoms.set(name, {
+        address: new Map([['none', { name: 'none', subnet: '0.0.0.0 255.255.255.255' }]]),
+        address6: new Map([['none', { name: 'none', ip6: '::/128' }]]),
+        addrgrp: new Map(),
+        addrgrp6: new Map(),
+      });
     }
   }
 
@@ -345,6 +352,7 @@ export class FortiosFake {
     }
     if (method === 'DELETE' && member !== undefined) {
       if (index < 0) answer(404, { error: -3 });
+      else if (members.length === 1) answer(500, { error: -3200 });
       else {
         members.splice(index, 1);
         answer(200, { mkey: member });

@@ -48,6 +48,26 @@ describe('the Sophos SFOS fake (contract as documented in VENDORS.md 1.6)', () =
     expect((await call('<Remove><IPHost><Name>kk_192.0.2.1</Name></IPHost></Remove>')).text).toContain('code="541"');
   });
 
+  it('an update replaces the whole HostList; an empty one empties the group, or is refused or ignored on request', async () => {
+    fake.addHost('kk_192.0.2.1', '192.0.2.1');
+    fake.addHost('kk_192.0.2.2', '192.0.2.2');
+    const update = (...hosts: string[]) =>
+      call(
+        `<Set operation="update"><IPHostGroup transactionid="0"><Name>G</Name><Description>d</Description><HostList>${hosts.map((host) => `<Host>${host}</Host>`).join('')}</HostList><IPFamily>IPv4</IPFamily></IPHostGroup></Set>`,
+      );
+    await update('kk_192.0.2.1', 'kk_192.0.2.2');
+    await update('kk_192.0.2.2');
+    expect(fake.hosts('G')).toEqual(['kk_192.0.2.2']);
+    fake.emptyHostList('refuse');
+    expect((await update()).text).toContain('<Status code="500">');
+    fake.emptyHostList('ignore');
+    expect((await update()).text).toContain('<Status code="200">');
+    expect(fake.hosts('G')).toEqual(['kk_192.0.2.2']);
+    fake.emptyHostList('clear');
+    expect((await update()).text).toContain('<Status code="200">');
+    expect(fake.hosts('G')).toEqual([]);
+  });
+
   it('throttles and redirects on request', async () => {
     fake.throttle(1);
     expect((await call('<Get><IPHostGroup/></Get>')).status).toBe(503);

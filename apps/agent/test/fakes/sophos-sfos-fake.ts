@@ -17,9 +17,12 @@
  *   `<Status code="…">`; a Get that finds nothing says "Number of records Zero.".
  *
  * Choices of this fake that the documentation does not fix: the codes 502 (already exists), 541
- * (referenced by a group / not found) and 500 (invalid value), the texts, and that an update may
- * empty a group. Test switches: answer HTTP 503 for the next N calls, redirect every call to another
- * host, refuse one address, change the password, refuse the caller (534).
+ * (referenced by a group / not found) and 500 (invalid value), the texts, and that an update with an
+ * empty HostList empties the group (sophos-firewall-sdk reads groups with no HostList, so empty groups
+ * exist; what an update to empty does is not documented). Test switches: answer HTTP 503 for the next
+ * N calls, redirect every call to another host, refuse one address, change the password, refuse the
+ * caller (534), and what an empty HostList does (`emptyHostList`: empty the group, refuse with 500,
+ * or answer done and keep the old list).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { escapeXml, find, findAll, parseXml, type XmlElement } from '../../src/drivers/vendors/panos/panos-xml.js';
@@ -61,6 +64,7 @@ export class SophosSfosFake {
   #throttle = 0;
   #redirect: string | null = null;
   readonly #refused = new Set<string>();
+  #emptyHostList: 'clear' | 'refuse' | 'ignore' = 'clear';
 
   private constructor(options: SophosSfosFakeOptions) {
     this.username = options.username;
@@ -130,6 +134,11 @@ export class SophosSfosFake {
 
   redirectTo(url: string | null): void {
     this.#redirect = url;
+  }
+
+  /** What an update with an empty HostList does: empty the group (default), refuse it, or keep the old list. */
+  emptyHostList(mode: 'clear' | 'refuse' | 'ignore'): void {
+    this.#emptyHostList = mode;
   }
 
   /** Creating a host with this address (as sent) is refused. */
@@ -258,7 +267,9 @@ export class SophosSfosFake {
         const hosts = findAll(entity, 'HostList/Host').map((host) => host.text.trim());
         if (hosts.some((host) => this.#hosts.get(host)?.family !== group.family))
           return status(500, 'Operation could not be performed on Entity.');
-        group.hosts = hosts;
+        if (hosts.length === 0 && this.#emptyHostList === 'refuse')
+          return status(500, 'Operation could not be performed on Entity.');
+        if (hosts.length > 0 || this.#emptyHostList === 'clear') group.hosts = hosts;
         group.description = find(entity, 'Description')?.text ?? '';
         return status(200, 'Configuration applied successfully.');
       }

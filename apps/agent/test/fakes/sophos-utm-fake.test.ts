@@ -49,6 +49,37 @@ describe('the Sophos UTM fake (contract as documented in VENDORS.md 1.5)', () =>
     expect((await call('GET', 'group/REF_missing')).status).toBe(404);
   });
 
+  it('PATCH changes only what it names; PUT writes the complete group and needs its name', async () => {
+    const ref = ((await call('POST', 'host/', { name: 'kk_192.0.2.1', address: '192.0.2.1' })).body as { _ref: string })
+      ._ref;
+    expect((await call('PATCH', 'group/REF_NetGroPostern', { comment: 'web' })).status).toBe(200);
+    expect((await call('PATCH', 'group/REF_NetGroPostern', { members: [ref] })).body).toMatchObject({
+      name: 'postern',
+      comment: 'web',
+      members: [ref],
+    });
+    expect((await call('PUT', 'group/REF_NetGroPostern', { members: [] })).status).toBe(422);
+    expect(fake.members('REF_NetGroPostern')).toEqual([ref]);
+    expect((await call('PUT', 'group/REF_NetGroPostern', { name: 'postern' })).body).toMatchObject({
+      name: 'postern',
+      comment: '',
+      members: [],
+    });
+  });
+
+  it('empties a group unless told to refuse it', async () => {
+    const ref = ((await call('POST', 'host/', { name: 'kk_192.0.2.1', address: '192.0.2.1' })).body as { _ref: string })
+      ._ref;
+    expect((await call('PATCH', 'group/REF_NetGroPostern', { members: [ref] })).status).toBe(200);
+    fake.refuseEmptyGroups();
+    const refused = await call('PATCH', 'group/REF_NetGroPostern', { members: [] });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject([{ name: 'The group postern must contain at least one member' }]);
+    fake.refuseEmptyGroups(false);
+    expect((await call('PATCH', 'group/REF_NetGroPostern', { members: [] })).status).toBe(200);
+    expect(fake.members('REF_NetGroPostern')).toEqual([]);
+  });
+
   it('throttles, redirects and refuses on request', async () => {
     fake.throttle(1, 429, '3');
     const first = await call('GET', 'host/');

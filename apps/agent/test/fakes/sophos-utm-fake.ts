@@ -7,15 +7,21 @@
  * - Basic auth with user `token` and the API token as password on every request; otherwise 401.
  * - `/api/objects/network/host/` and `/network/network/`: GET lists, POST creates (answering the
  *   object with a new `_ref`; names need not be unique, as on the UTM), GET/DELETE `<kind>/<ref>`.
- * - `/api/objects/network/group/[<ref>]`: GET, and PATCH/PUT replacing `members` (every member must
- *   be an existing object's ref).
+ * - `/api/objects/network/group/[<ref>]`: GET; PATCH changes the attributes it names ("Changes to
+ *   parts of the object"), PUT writes the complete object ("Creates or updates the complete object"),
+ *   so a PUT without the group's `name` is refused and attributes it leaves out fall back to their
+ *   defaults (restd's Swagger descriptions, as generated into esurdam/go-sophos
+ *   `api/v1.3.0/objects/network.go`; the UTM RESTful API guide, "HTTP methods: PUT and POST, PATCH").
+ *   Every member must be an existing object's ref.
  * - Deleting an object a group still uses asks for confirmation (422) unless the request carries
  *   `X-Restd-Err-Ack: all`, which removes it from the groups too; an absent ref answers 404.
  *
  * Choices of this fake that the documentation does not fix: the error body (a list of messages with
  * `name`), the ref spelling (`REF_NetHosKk1`…), the defaults of an object's other family
- * (`0.0.0.0`, `::`), 422 for an invalid value. Test switches: answer 429 (with Retry-After) or 503
- * for the next N calls, redirect every call to another host, refuse one address, change the token.
+ * (`0.0.0.0`, `::`), 422 for an invalid value, and that a group may be emptied (no document says
+ * whether restd accepts `members: []`). Test switches: answer 429 (with Retry-After) or 503 for the
+ * next N calls, redirect every call to another host, refuse one address, change the token, refuse to
+ * empty a group (`refuseEmptyGroups`, 422, for a UTM that does).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson, startLoopbackServer, type LoopbackServer } from '../support/loopback-server.js';
@@ -59,6 +65,7 @@ export class SophosUtmFake {
   #throttle: { remaining: number; status: 429 | 503; retryAfter: string | null } | null = null;
   #redirect: string | null = null;
   readonly #refused = new Set<string>();
+  #refuseEmpty = false;
 
   private constructor(options: SophosUtmFakeOptions) {
     this.apiKey = options.apiKey;
@@ -122,6 +129,11 @@ export class SophosUtmFake {
 
   redirectTo(url: string | null): void {
     this.#redirect = url;
+  }
+
+  /** From now on a write leaving a group without members answers 422 (or, with false, is allowed again). */
+  refuseEmptyGroups(refuse = true): void {
+    this.#refuseEmpty = refuse;
   }
 
   /** Creating an object with this address (as sent) answers 422. */
@@ -251,7 +263,12 @@ export class SophosUtmFake {
     }
     if (method === 'GET') sendJson(res, 200, group);
     else if (method === 'PATCH' || method === 'PUT') {
-      const members = payload.members;
+      const complete = method === 'PUT';
+      if (complete && (typeof payload.name !== 'string' || payload.name === '')) {
+        error(422, 'The name must not be empty');
+        return;
+      }
+      const members = payload.members ?? (complete ? [] : undefined);
       if (members !== undefined) {
         if (
           !Array.isArray(members) ||
@@ -260,8 +277,16 @@ export class SophosUtmFake {
           error(422, 'The members must be references of existing network objects');
           return;
         }
-        group.members = [...(members as string[])];
+        if (members.length === 0 && this.#refuseEmpty) {
+          error(422, `The group ${group.name} must contain at least one member`);
+          return;
+        }
       }
+      if (complete) {
+        group.name = String(payload.name);
+        group.comment = typeof payload.comment === 'string' ? payload.comment : '';
+      } else if (typeof payload.comment === 'string') group.comment = payload.comment;
+      if (members !== undefined) group.members = [...(members as string[])];
       sendJson(res, 200, group);
     } else error(405, 'Method not allowed');
   }

@@ -1,16 +1,11 @@
 import type { AgentKnocOf } from '@postern/protocol';
-import type { Logger } from 'pino';
-import { parseAddress, type ParsedAddress } from '../../addresses.js';
-import type { Driver, DriverEntry, EntryOutcome } from '../../driver.js';
-import { ClientCache } from '../../http/client-cache.js';
-import { KeyedSerialQueue } from '../../keyed-serial-queue.js';
-import { errorMessage, failed } from '../../outcomes.js';
+import { parseAddress } from '../../addresses.js';
+import type { BatchItem, EntryBatch } from '../../kit/entry-batch.js';
+import { clientTuning, VendorDriver, type VendorDriverOptions, type VendorTarget } from '../../kit/vendor-driver.js';
 import { AwsClient, describeFailure, type Ec2Answer, type Ec2Permission } from './aws-client.js';
 import { CredentialChain, DEFAULT_IMDS_ENDPOINT } from './aws-credentials.js';
 import type { Ec2Rule } from './aws-responses.js';
 import { AUTH_CODES, THROTTLING_CODES } from './aws-responses.js';
-import { type VendorDriverOptions, clientTuning, parseEntries, removeAllListed } from '../../vendor-driver-kit.js';
-import { logFailedEntries } from '../../vendor-outcome.js';
 
 export interface AwsDriverOptions extends VendorDriverOptions {
   /** The agent's aws.endpoint: null or '' for https://ec2.<Region>.amazonaws.com. */
@@ -27,11 +22,10 @@ export const AWS_RULE_MARKER = 'postern:';
 /** Rules per Authorize call: well below any request size limit, and a group holds 60 by default. */
 const BATCH = 50;
 
-interface AwsTarget {
-  client: AwsClient;
+/** The key is one writer at a time per backend and security group. */
+interface AwsTarget extends VendorTarget<AwsClient> {
   groupId: string;
   port: number;
-  key: string;
 }
 
 /**
@@ -49,17 +43,12 @@ interface AwsTarget {
  * Postern's rules for the addresses by rule id in one call (absent, or InvalidPermission.NotFound, is
  * success), then read back. Writes to one group run one at a time.
  */
-export class AwsDriver implements Driver<'aws'> {
+export class AwsDriver extends VendorDriver<'aws', AwsClient, AwsTarget, AwsDriverOptions> {
   readonly type = 'aws' as const;
-  readonly #options: AwsDriverOptions;
-  readonly #logger: Logger;
-  readonly #clients = new ClientCache<AwsClient>();
-  readonly #queue = new KeyedSerialQueue();
   readonly #chain: CredentialChain;
 
   constructor(options: AwsDriverOptions) {
-    this.#options = options;
-    this.#logger = options.logger;
+    super(options);
     this.#chain = new CredentialChain({
       env: options.env ?? process.env,
       imdsEndpoint: options.imdsEndpoint ?? DEFAULT_IMDS_ENDPOINT,
@@ -67,104 +56,83 @@ export class AwsDriver implements Driver<'aws'> {
     });
   }
 
-  async apply(knoc: AgentKnocOf<'aws'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
-    const target = this.#target(knoc);
-    const { outcomes, addresses } = parseEntries(entries);
-    return this.#queue.run(target.key, async () => {
-      try {
-        const held = heldCidrs(await target.client.ingressRules(target.groupId), target.port, false);
-        // One permission per address: the same CIDR twice in one call is InvalidParameterValue.
-        const missing = new Map<string, { permission: Ec2Permission; indexes: number[] }>();
-        for (const [index, address] of addresses) {
-          if (held.has(address.canonical)) continue;
-          const known = missing.get(address.canonical);
-          if (known !== undefined) known.indexes.push(index);
-          else
-            missing.set(address.canonical, {
-              permission: {
-                cidr: address.cidr,
-                family: address.family,
-                description: ruleDescription(entries[index]?.userName ?? ''),
-              },
-              indexes: [index],
-            });
-        }
-        const batch = [...missing.values()];
-        for (let start = 0; start < batch.length; start += BATCH) {
-          await this.#authorize(target, batch.slice(start, start + BATCH), entries, outcomes);
-        }
-        if (missing.size > 0) {
-          const after = heldCidrs(await target.client.ingressRules(target.groupId), target.port, false);
-          for (const [canonical, { indexes }] of missing) {
-            for (const index of indexes) {
-              if (outcomes[index]?.ok === true && !after.has(canonical)) {
-                outcomes[index] = failed(
-                  entries[index]?.ip ?? canonical,
-                  `aws: the rule for ${canonical} (tcp ${target.port}) was added to security group ${target.groupId} but is not there when read back`,
-                );
-              }
-            }
-          }
-        }
-      } catch (error) {
-        failAll(outcomes, addresses, entries, errorMessage(error));
-      }
-      logFailedEntries(this.#logger, this.type, knoc, 'apply', outcomes);
-      return outcomes;
-    });
+  protected async add(target: AwsTarget, batch: EntryBatch): Promise<void> {
+    const held = heldCidrs(await target.client.ingressRules(target.groupId), target.port, false);
+    // One permission per address: the same CIDR twice in one call is InvalidParameterValue.
+    const missing = new Map<string, Missing>();
+    for (const item of batch.items) {
+      const { canonical } = item.address;
+      if (held.has(canonical)) continue;
+      const known = missing.get(canonical);
+      if (known !== undefined) known.items.push(item);
+      else
+        missing.set(canonical, {
+          permission: {
+            cidr: item.address.cidr,
+            family: item.address.family,
+            description: ruleDescription(item.entry.userName),
+          },
+          items: [item],
+        });
+    }
+    const rules = [...missing.values()];
+    for (let start = 0; start < rules.length; start += BATCH) {
+      await this.#authorize(target, rules.slice(start, start + BATCH), batch);
+    }
+    if (missing.size === 0) return;
+    const after = heldCidrs(await target.client.ingressRules(target.groupId), target.port, false);
+    for (const [canonical, { items }] of missing) {
+      if (!after.has(canonical))
+        batch.failPending(
+          items,
+          `aws: the rule for ${canonical} (tcp ${target.port}) was added to security group ${target.groupId} but is not there when read back`,
+        );
+    }
   }
 
-  async remove(knoc: AgentKnocOf<'aws'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
-    const target = this.#target(knoc);
-    const { outcomes, addresses } = parseEntries(entries);
-    return this.#queue.run(target.key, async () => {
-      try {
-        const rules = ownRules(await target.client.ingressRules(target.groupId), target.port);
-        const wanted = new Set([...addresses.values()].map((address) => address.canonical));
-        const ids = rules.filter((rule) => wanted.has(rule.canonical)).map((rule) => rule.id);
-        for (let start = 0; start < ids.length; start += BATCH) {
-          const chunk = ids.slice(start, start + BATCH);
-          const answer = await target.client.revoke(target.groupId, chunk);
-          if (answer.ok || (chunk.length === 1 && isNotFound(answer))) continue;
-          if (chunk.length > 1 && !wholeCallFailure(answer)) {
-            // EC2 revokes all or nothing: one rule gone meanwhile (NotFound) or refused holds the
-            // others, so revoke them one by one.
-            for (const id of chunk) {
-              const single = await target.client.revoke(target.groupId, [id]);
-              if (!single.ok && !isNotFound(single)) {
-                this.#failRule(rules, id, addresses, entries, outcomes, single, target.groupId);
-              }
-            }
-          } else {
-            for (const id of chunk) this.#failRule(rules, id, addresses, entries, outcomes, answer, target.groupId);
-          }
+  protected async delete(target: AwsTarget, batch: EntryBatch): Promise<void> {
+    const rules = ownRules(await target.client.ingressRules(target.groupId), target.port);
+    const wanted = new Set(batch.items.map((item) => item.address.canonical));
+    const ids = rules.filter((rule) => wanted.has(rule.canonical)).map((rule) => rule.id);
+    const failRule = (id: string, answer: Extract<Ec2Answer, { ok: false }>) => {
+      const canonical = rules.find((rule) => rule.id === id)?.canonical;
+      batch.fail(
+        batch.items.filter((item) => item.address.canonical === canonical),
+        describeFailure(`revoke rule ${id} from security group ${target.groupId}`, answer),
+      );
+    };
+    for (let start = 0; start < ids.length; start += BATCH) {
+      const chunk = ids.slice(start, start + BATCH);
+      const answer = await target.client.revoke(target.groupId, chunk);
+      if (answer.ok || (chunk.length === 1 && isNotFound(answer))) continue;
+      if (chunk.length > 1 && !wholeCallFailure(answer)) {
+        // EC2 revokes all or nothing: one rule gone meanwhile (NotFound) or refused holds the
+        // others, so revoke them one by one.
+        for (const id of chunk) {
+          const single = await target.client.revoke(target.groupId, [id]);
+          if (!single.ok && !isNotFound(single)) failRule(id, single);
         }
-        if (ids.length > 0) {
-          const after = new Set(
-            ownRules(await target.client.ingressRules(target.groupId), target.port).map((rule) => rule.canonical),
-          );
-          for (const [index, address] of addresses) {
-            if (outcomes[index]?.ok === true && after.has(address.canonical)) {
-              outcomes[index] = failed(
-                entries[index]?.ip ?? address.canonical,
-                `aws: the rule for ${address.canonical} (tcp ${target.port}) is still in security group ${target.groupId} after it was revoked`,
-              );
-            }
-          }
-        }
-      } catch (error) {
-        failAll(outcomes, addresses, entries, errorMessage(error));
+      } else {
+        for (const id of chunk) failRule(id, answer);
       }
-      logFailedEntries(this.#logger, this.type, knoc, 'remove', outcomes);
-      return outcomes;
-    });
+    }
+    if (ids.length === 0) return;
+    const after = new Set(
+      ownRules(await target.client.ingressRules(target.groupId), target.port).map((rule) => rule.canonical),
+    );
+    for (const item of batch.pending()) {
+      if (after.has(item.address.canonical))
+        batch.fail(
+          [item],
+          `aws: the rule for ${item.address.canonical} (tcp ${target.port}) is still in security group ${target.groupId} after it was revoked`,
+        );
+    }
   }
 
-  async list(knoc: AgentKnocOf<'aws'>): Promise<string[]> {
-    const target = this.#target(knoc);
-    return this.#queue.run(target.key, async () => [
+  protected async held(target: AwsTarget): Promise<string[]> {
+    return [
       ...new Set(ownRules(await target.client.ingressRules(target.groupId), target.port).map((rule) => rule.canonical)),
-    ]);
+    ];
   }
 
   /**
@@ -174,71 +142,38 @@ export class AwsDriver implements Driver<'aws'> {
    * on every check.
    */
   async coveredByOthers(knoc: AgentKnocOf<'aws'>): Promise<string[]> {
-    const target = this.#target(knoc);
-    return this.#queue.run(target.key, async () => {
+    const target = this.target(knoc);
+    return this.queued(target, async () => {
       const rules = await target.client.ingressRules(target.groupId);
       const own = heldCidrs(rules, target.port, true);
       return [...heldCidrs(rules, target.port, false)].filter((address) => !own.has(address));
     });
   }
 
-  async flush(knoc: AgentKnocOf<'aws'>): Promise<void> {
-    await removeAllListed(this, knoc);
-  }
-
-  async close(): Promise<void> {
-    await this.#queue.idle();
-    this.#clients.closeAll();
-  }
-
   /** One batch; on an error that may concern one entry, each entry alone. */
-  async #authorize(
-    target: AwsTarget,
-    batch: readonly { permission: Ec2Permission; indexes: number[] }[],
-    entries: readonly DriverEntry[],
-    outcomes: EntryOutcome[],
-  ): Promise<void> {
+  async #authorize(target: AwsTarget, rules: readonly Missing[], batch: EntryBatch): Promise<void> {
     const answer = await target.client.authorize(
       target.groupId,
       target.port,
-      batch.map((item) => item.permission),
+      rules.map((rule) => rule.permission),
     );
     if (answer.ok || answer.error.code === 'InvalidPermission.Duplicate') {
       // A Duplicate for a batch means at least one rule was there already and none was added:
       // a rule another writer added between the read and this call. Try the rest alone.
-      if (answer.ok || batch.length === 1) return;
+      if (answer.ok || rules.length === 1) return;
     }
-    if (!answer.ok && (batch.length === 1 || wholeCallFailure(answer))) {
+    if (!answer.ok && (rules.length === 1 || wholeCallFailure(answer))) {
       const message = describeFailure(`add the rule to security group ${target.groupId}`, answer);
-      for (const item of batch) {
-        for (const index of item.indexes) outcomes[index] = failed(entries[index]?.ip ?? item.permission.cidr, message);
-      }
+      batch.fail(
+        rules.flatMap((rule) => rule.items),
+        message,
+      );
       return;
     }
-    for (const item of batch) await this.#authorize(target, [item], entries, outcomes);
+    for (const rule of rules) await this.#authorize(target, [rule], batch);
   }
 
-  #failRule(
-    rules: readonly OwnRule[],
-    id: string,
-    addresses: ReadonlyMap<number, ParsedAddress>,
-    entries: readonly DriverEntry[],
-    outcomes: EntryOutcome[],
-    answer: Extract<Ec2Answer, { ok: false }>,
-    groupId: string,
-  ): void {
-    const canonical = rules.find((rule) => rule.id === id)?.canonical;
-    for (const [index, address] of addresses) {
-      if (address.canonical === canonical) {
-        outcomes[index] = failed(
-          entries[index]?.ip ?? canonical,
-          describeFailure(`revoke rule ${id} from security group ${groupId}`, answer),
-        );
-      }
-    }
-  }
-
-  #target(knoc: AgentKnocOf<'aws'>): AwsTarget {
+  protected target(knoc: AgentKnocOf<'aws'>): AwsTarget {
     const { AccessKeyId, SecretAccessKey, Region } = knoc.backend;
     const region = (Region ?? '').trim();
     const groupId = (knoc.acl.SecurityGroupId ?? '').trim();
@@ -253,19 +188,28 @@ export class AwsDriver implements Driver<'aws'> {
     const secret = SecretAccessKey ?? '';
     if ((keyId === '') !== (secret === ''))
       throw new Error('aws: the backend needs both AccessKeyId and SecretAccessKey, or neither (the host credentials)');
-    const endpoint = this.#options.endpoint ?? '';
-    const client = this.#clients.get(knoc.backendId, { ...knoc.backend, endpoint }, () => {
-      return new AwsClient({
-        region,
-        endpoint,
-        credentials: keyId === '' ? null : { accessKeyId: keyId, secretAccessKey: secret },
-        chain: this.#chain,
-        logger: this.#logger,
-        ...clientTuning(this.#options),
-      });
-    });
+    const endpoint = this.options.endpoint ?? '';
+    const client = this.clients.get(
+      knoc.backendId,
+      { ...knoc.backend, endpoint },
+      () =>
+        new AwsClient({
+          region,
+          endpoint,
+          credentials: keyId === '' ? null : { accessKeyId: keyId, secretAccessKey: secret },
+          chain: this.#chain,
+          logger: this.logger,
+          ...clientTuning(this.options),
+        }),
+    );
     return { client, groupId, port, key: JSON.stringify([knoc.backendId, groupId]) };
   }
+}
+
+/** One rule to authorise, and the entries (one address, maybe given twice) it grants. */
+interface Missing {
+  permission: Ec2Permission;
+  items: BatchItem[];
 }
 
 /** Absent already: a permission (non-default VPC) or a rule id another writer revoked. */
@@ -314,15 +258,4 @@ function ownRules(rules: readonly Ec2Rule[], port: number): OwnRule[] {
 export function ruleDescription(userName: string): string {
   const user = userName.replace(/[^a-zA-Z0-9. _\-:/()#,@[\]+=&;{}!$*]/g, '_').slice(0, 200);
   return user === '' ? AWS_RULE_MARKER : `${AWS_RULE_MARKER} ${user}`;
-}
-
-function failAll(
-  outcomes: EntryOutcome[],
-  addresses: ReadonlyMap<number, ParsedAddress>,
-  entries: readonly DriverEntry[],
-  message: string,
-): void {
-  for (const [index, address] of addresses) {
-    if (outcomes[index]?.ok === true) outcomes[index] = failed(entries[index]?.ip ?? address.canonical, message);
-  }
 }

@@ -12,6 +12,7 @@ import {
   AzureSecurityRuleList,
   AzureSubscriptionsAnswer,
   AzureTokenAnswer,
+  azureErrorCode,
   describeAzureAnswer,
 } from './azure-responses.js';
 
@@ -41,6 +42,8 @@ export interface AzureClientOptions {
 export interface ChangeResult {
   outcome: VendorOutcome;
   error: string;
+  /** ARM's error code when the change was refused (the answer's, or the failed operation's). */
+  code?: string;
 }
 
 /** Where an NSG lives: `/subscriptions/{s}/resourceGroups/{rg}/providers/Microsoft.Network/networkSecurityGroups/{nsg}`. */
@@ -199,12 +202,18 @@ export class AzureClient {
     const response = await this.http.request(request);
     const outcome = classifyVendorAnswer(intent, response, AZURE_RULES);
     if (outcome === 'alreadyAbsent') return { outcome, error: '' };
-    if (outcome !== 'applied') return { outcome, error: this.#failure(`could not ${what}`, response) };
+    if (outcome !== 'applied') {
+      const code = azureErrorCode(response.body);
+      return { outcome, error: this.#failure(`could not ${what}`, response), ...(code === null ? {} : { code }) };
+    }
     try {
       const failure = await this.#followOperation(request, response);
-      return failure === null
-        ? { outcome, error: '' }
-        : { outcome: 'fatal', error: `azure: could not ${what}: ${failure}` };
+      if (failure === null) return { outcome, error: '' };
+      return {
+        outcome: 'fatal',
+        error: `azure: could not ${what}: ${failure.message}`,
+        ...(failure.code === null ? {} : { code: failure.code }),
+      };
     } catch (error) {
       return {
         outcome: 'fatal',
@@ -216,9 +225,13 @@ export class AzureClient {
   /**
    * Follows a long-running operation (ARM's async pattern): `Azure-AsyncOperation` is polled until
    * its status is Succeeded, Failed or Canceled; otherwise `Location` (on a 201 or 202) until it stops answering 202;
-   * otherwise a PUT's resource until its provisioningState is terminal. Null when it succeeded.
+   * otherwise a PUT's resource until its provisioningState is terminal. Null when it succeeded; else
+   * why not, with ARM's error code when it gave one.
    */
-  async #followOperation(request: HttpRequest, first: HttpResponse): Promise<string | null> {
+  async #followOperation(
+    request: HttpRequest,
+    first: HttpResponse,
+  ): Promise<{ message: string; code: string | null } | null> {
     const asyncOperation = header(first, 'azure-asyncoperation');
     const location = header(first, 'location');
     const deadline = Date.now() + (this.#options.pollTimeoutMs ?? 300_000);
@@ -235,7 +248,10 @@ export class AzureClient {
         if (state === 'succeeded') return null;
         if (TERMINAL.has(state)) {
           const detail = status.error?.code ?? '';
-          return `the operation ended ${status.status}${detail === '' ? '' : ` (${detail}${status.error?.message ? `: ${status.error.message}` : ''})`}`;
+          return {
+            message: `the operation ended ${status.status}${detail === '' ? '' : ` (${detail}${status.error?.message ? `: ${status.error.message}` : ''})`}`,
+            code: detail === '' ? null : detail,
+          };
         }
         await wait();
       }
@@ -248,7 +264,7 @@ export class AzureClient {
         if (last.status === 202) continue;
         if (last.status >= 200 && last.status <= 299) return null;
         if (last.status === 404 && request.method === 'DELETE') return null;
-        return describeAzureAnswer(last);
+        return { message: describeAzureAnswer(last), code: azureErrorCode(last.body) };
       }
     }
     if (request.method !== 'PUT') return null;
@@ -257,10 +273,10 @@ export class AzureClient {
     while (!TERMINAL.has(state)) {
       await wait();
       last = await this.http.request({ ...request, method: 'GET' });
-      if (last.status !== 200) return describeAzureAnswer(last);
+      if (last.status !== 200) return { message: describeAzureAnswer(last), code: azureErrorCode(last.body) };
       state = ruleState(last.body);
     }
-    return state === 'succeeded' ? null : `the rule's provisioningState is ${state}`;
+    return state === 'succeeded' ? null : { message: `the rule's provisioningState is ${state}`, code: null };
   }
 
   /** A URL ARM handed back (nextLink, an operation) as a call to the same endpoint; another host is refused. */

@@ -60,6 +60,12 @@ async function setup(
   return { fake, driver, knoc, rules, lines, delays };
 }
 
+/** Someone else's inbound rule at this priority. */
+const foreignRule = (name: string, priority: number) => ({
+  name,
+  properties: { priority, direction: 'Inbound', access: 'Allow', provisioningState: 'Succeeded' },
+});
+
 const entries = (...ips: string[]): DriverEntry[] => ips.map((ip) => ({ ip, ttlSeconds: 600, userName: 'alice' }));
 
 describe('AzureNsgDriver', () => {
@@ -138,6 +144,41 @@ describe('AzureNsgDriver', () => {
     expect((await driver.apply(knoc(), entries('192.0.2.1')))[0]?.ok).toBe(true);
   });
 
+  it('retries at the next free priority when another writer takes the chosen one between the listing and the write', async () => {
+    const { fake, driver, knoc, rules } = await setup();
+    const asked: unknown[] = [];
+    fake.onRulePut = (put) => {
+      asked.push(put.priority);
+      // The portal writes a rule at the very priority Postern chose, after Postern listed the rules.
+      if (asked.length === 1) fake.putForeignRule(SUB, 'rg', 'nsg', foreignRule('portal-rdp', Number(put.priority)));
+    };
+    const outcomes = await driver.apply(knoc(), entries('192.0.2.7', '192.0.2.8'));
+    expect(outcomes.map((outcome) => outcome.ok)).toEqual([true, true]);
+    expect(asked).toEqual([3001, 3002, 3003]);
+    const byName = new Map(rules().map((rule) => [rule.name, rule.properties.priority]));
+    expect(byName.get('portal-rdp')).toBe(3001);
+    expect([...byName].filter(([name]) => name.startsWith('postern-')).map(([, priority]) => priority)).toEqual([
+      3002, 3003,
+    ]);
+  });
+
+  it('fails a grant clearly when its priority is taken at every try, and keeps the other entries', async () => {
+    const { fake, driver, knoc, rules } = await setup();
+    let taken = 0;
+    fake.onRulePut = (put) => {
+      if (put.rule.endsWith('192.0.2.8_32'))
+        fake.putForeignRule(SUB, 'rg', 'nsg', foreignRule(`terraform-${++taken}`, Number(put.priority)));
+    };
+    const outcomes = await driver.apply(knoc(), entries('192.0.2.7', '192.0.2.8', '192.0.2.9'));
+    expect(outcomes.map((outcome) => outcome.ok)).toEqual([true, false, true]);
+    expect(outcomes[1]?.error).toMatch(
+      /taken by another rule every time \(3002, 3003, 3004, 3005\).*give Postern a band of its own/,
+    );
+    expect(taken).toBe(4);
+    const own = rules().filter((rule) => rule.name.startsWith('postern-'));
+    expect(own.map((rule) => rule.properties.priority)).toEqual([3001, 3006]);
+  });
+
   it('writes outbound rules with the address as destination', async () => {
     const { driver, knoc, rules } = await setup();
     expect((await driver.apply(knoc({ NsgDirection: 'Outbound' }), entries('192.0.2.5')))[0]?.ok).toBe(true);
@@ -163,11 +204,11 @@ describe('AzureNsgDriver', () => {
     });
     cleanup.push(() => fresh.close());
     await expect(fresh.list(knoc())).rejects.toThrow(/exists in 2 subscriptions/);
-    // A new secret rebuilds the client, which must sign in before it can find the NSG: the call fails as a whole.
-    const refused = await driver.apply(knoc({}, { ClientSecret: `${SECRET}-old` }), entries('192.0.2.1')).then(
-      () => 'applied',
-      (error: unknown) => String(error),
-    );
+    // A new secret rebuilds the client, which must sign in before it can find the NSG: every entry fails with that.
+    const outcomes = await driver.apply(knoc({}, { ClientSecret: `${SECRET}-old` }), entries('192.0.2.1', '192.0.2.2'));
+    expect(outcomes.map((outcome) => outcome.ok)).toEqual([false, false]);
+    const refused = outcomes[0]?.error ?? '';
+    expect(outcomes[1]?.error).toBe(refused);
     expect(refused).toMatch(/refused the client credentials \(HTTP 401: invalid_client: AADSTS7000215/);
     expect(JSON.stringify([refused, lines])).not.toContain(SECRET);
   });

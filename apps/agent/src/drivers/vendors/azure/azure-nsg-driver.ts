@@ -1,28 +1,22 @@
 import { createHash } from 'node:crypto';
 import type { AgentKnocOf } from '@postern/protocol';
-import type { Logger } from 'pino';
 import { parseAddress, type ParsedAddress } from '../../addresses.js';
-import type { Driver, DriverEntry, EntryOutcome } from '../../driver.js';
-import { ClientCache } from '../../http/client-cache.js';
-import { KeyedSerialQueue } from '../../keyed-serial-queue.js';
-import { errorMessage, failed, succeeded } from '../../outcomes.js';
+import type { DriverEntry } from '../../driver.js';
+import type { BatchItem, EntryBatch } from '../../kit/entry-batch.js';
+import { requiredSecret, requiredText } from '../../kit/knoc-fields.js';
+import { clientTuning, VendorDriver, type VendorDriverOptions, type VendorTarget } from '../../kit/vendor-driver.js';
+import { errorMessage } from '../../outcomes.js';
 import { AzureClient, NsgNotFoundError, nsgPath, type NsgPath } from './azure-client.js';
-import type { AzureSecurityRule } from './azure-responses.js';
-import {
-  type VendorDriverOptions,
-  clientTuning,
-  parseEntries,
-  removeAllListed,
-  requiredSecret,
-  requiredText,
-} from '../../vendor-driver-kit.js';
-import { logFailedEntries } from '../../vendor-outcome.js';
+import { AZURE_PRIORITY_CONFLICT, type AzureSecurityRule } from './azure-responses.js';
 
 /** The public cloud; Azure China and Government set the agent's azure.* settings. */
 export const AZURE_PUBLIC_AUTHORITY = 'https://login.microsoftonline.com';
 export const AZURE_PUBLIC_MANAGEMENT = 'https://management.azure.com';
 /** The priorities Postern's rules take by default (100–4096 are valid; admins keep theirs elsewhere). */
 export const DEFAULT_AZURE_PRIORITY_BAND = { from: 3000, to: 3999 } as const;
+
+/** Tries at a new priority after ARM refused one as taken (SecurityRuleConflict), before the grant fails. */
+export const AZURE_PRIORITY_RETRIES = 3;
 
 /** Every rule Postern writes is named `postern-<knoc>-<port>-<address>`: list finds only its own. */
 export const AZURE_RULE_MARKER = 'postern-';
@@ -35,23 +29,23 @@ export interface AzureNsgDriverOptions extends VendorDriverOptions {
   pollIntervalMs?: number;
 }
 
-interface AzureTarget {
-  client: AzureClient;
+/** The key is one writer at a time per NSG. */
+interface AzureTarget extends VendorTarget<AzureClient> {
   resourceGroup: string;
   nsgName: string;
   direction: 'Inbound' | 'Outbound';
   port: number;
   /** `postern-<knoc8>-`: the names of this knoc's rules begin so. */
   knocPrefix: string;
-  /** One writer at a time per NSG. */
-  key: string;
 }
 
 /**
  * Azure network security groups through ARM (VENDORS.md 1.8, design (b)): one security rule per
  * granted address, named `postern-<knoc8>-<port>-<address>` (knoc8: a hash of the knoc's id, so two
  * knocs on one NSG never share a rule), with a priority from the configured band that no other rule
- * of that direction uses. Inbound rules allow the address as source to NsgPort over TCP; outbound
+ * of that direction uses (a priority taken between the listing and the write, which ARM refuses as
+ * `SecurityRuleConflict`, is retried at the next free one after a new listing, a bounded number of
+ * times). Inbound rules allow the address as source to NsgPort over TCP; outbound
  * ones allow it as destination. Rules without the knoc's name prefix are never touched.
  *
  * The subscription is not in the backend's config: it is discovered from the credentials (the one
@@ -60,127 +54,134 @@ interface AzureTarget {
  * each PUT/DELETE is followed to the end of its long-running operation, and an added rule is ok only
  * when read back with the address and Succeeded.
  */
-export class AzureNsgDriver implements Driver<'azure'> {
+export class AzureNsgDriver extends VendorDriver<'azure', AzureClient, AzureTarget, AzureNsgDriverOptions> {
   readonly type = 'azure' as const;
-  readonly #options: AzureNsgDriverOptions;
-  readonly #logger: Logger;
-  readonly #clients = new ClientCache<AzureClient>();
-  readonly #queue = new KeyedSerialQueue();
   /** Discovered NSG paths per client (a new client, after a config change, discovers again). */
   readonly #located = new WeakMap<AzureClient, Map<string, NsgPath>>();
   readonly #band: { from: number; to: number };
 
   constructor(options: AzureNsgDriverOptions) {
-    this.#options = options;
-    this.#logger = options.logger;
+    super(options);
     this.#band = options.priorityBand ?? DEFAULT_AZURE_PRIORITY_BAND;
   }
 
-  async apply(knoc: AgentKnocOf<'azure'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
-    const target = this.#target(knoc);
-    const { outcomes, addresses } = parseEntries(entries);
-    if (addresses.size === 0) return outcomes;
-    return this.#queue.run(target.key, async () => {
-      const nsg = await this.#locate(target);
-      const rules = await this.#rules(target, nsg);
-      const byName = new Map(rules.map((rule) => [rule.name, rule]));
-      const used = new Set(
-        rules.filter((rule) => rule.properties.direction === target.direction).map((rule) => rule.properties.priority),
-      );
-      for (const [index, address] of addresses) {
-        const ip = entries[index]?.ip ?? address.canonical;
-        const name = ruleName(target, address);
-        const existing = byName.get(name);
-        // The listing above is the read-back for a rule already there as wanted.
-        if (existing !== undefined && holds(existing, target, address)) continue;
-        const kept = existing?.properties.priority;
-        const priority =
-          kept !== undefined && existing?.properties.direction === target.direction && this.#inBand(kept)
-            ? kept
-            : this.#freePriority(used);
-        if (priority === null) {
-          outcomes[index] = failed(
-            ip,
-            `azure: no free priority left in ${this.#band.from}–${this.#band.to} for ${target.direction} rules on network security group ${target.nsgName} (one rule per address); widen azure.priorityFrom/azure.priorityTo or shorten grants`,
-          );
-          continue;
-        }
-        used.add(priority);
-        outcomes[index] = await this.#applyOne(target, nsg, name, address, priority, entries[index], ip);
-        if (!outcomes[index].ok && kept !== priority) used.delete(priority);
+  protected async add(target: AzureTarget, batch: EntryBatch): Promise<void> {
+    const nsg = await this.#locate(target);
+    const rules = await this.#rules(target, nsg);
+    const byName = new Map(rules.map((rule) => [rule.name, rule]));
+    const used = new Set(
+      rules.filter((rule) => rule.properties.direction === target.direction).map((rule) => rule.properties.priority),
+    );
+    for (const item of batch.items) {
+      const name = ruleName(target, item.address);
+      const existing = byName.get(name);
+      // The listing above is the read-back for a rule already there as wanted.
+      if (existing !== undefined && holds(existing, target, item.address)) continue;
+      const kept = existing?.properties.priority;
+      const priority =
+        kept !== undefined && existing?.properties.direction === target.direction && this.#inBand(kept)
+          ? kept
+          : this.#freePriority(used);
+      if (priority === null) batch.fail([item], this.#bandFull(target));
+      else {
+        const error = await this.#applyAtFreePriority(target, nsg, used, kept, priority, { name, item });
+        if (error !== '') batch.fail([item], error);
       }
-      logFailedEntries(this.#logger, this.type, knoc, 'apply', outcomes);
-      return outcomes;
-    });
+    }
   }
 
-  async remove(knoc: AgentKnocOf<'azure'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
-    const target = this.#target(knoc);
-    const { outcomes, addresses } = parseEntries(entries);
-    if (addresses.size === 0) return outcomes;
-    return this.#queue.run(target.key, async () => {
-      const nsg = await this.#locate(target);
-      // Every rule of this knoc for the address (an older NsgPort's too), or the name it would have.
-      const own = ownRules(await this.#rules(target, nsg), target);
-      for (const [index, address] of addresses) {
-        const ip = entries[index]?.ip ?? address.canonical;
-        const names = own.filter((rule) => rule.address === address.canonical).map((rule) => rule.name);
-        if (names.length === 0) names.push(ruleName(target, address));
+  protected async delete(target: AzureTarget, batch: EntryBatch): Promise<void> {
+    const nsg = await this.#locate(target);
+    // Every rule of this knoc for the address (an older NsgPort's too), or the name it would have.
+    const own = ownRules(await this.#rules(target, nsg), target);
+    for (const item of batch.items) {
+      const names = own.filter((rule) => rule.address === item.address.canonical).map((rule) => rule.name);
+      if (names.length === 0) names.push(ruleName(target, item.address));
+      try {
         for (const name of names) {
-          try {
-            const result = await target.client.deleteRule(nsg, name);
-            if (result.error !== '') {
-              outcomes[index] = failed(ip, result.error);
-              break;
-            }
-          } catch (error) {
-            outcomes[index] = failed(ip, errorMessage(error));
-            break;
-          }
+          const result = await target.client.deleteRule(nsg, name);
+          if (result.error !== '') throw new Error(result.error);
         }
+      } catch (error) {
+        batch.fail([item], error);
       }
-      logFailedEntries(this.#logger, this.type, knoc, 'remove', outcomes);
-      return outcomes;
-    });
+    }
   }
 
-  async list(knoc: AgentKnocOf<'azure'>): Promise<string[]> {
-    const target = this.#target(knoc);
-    return this.#queue.run(target.key, async () => {
-      const nsg = await this.#locate(target);
-      return [...new Set(ownRules(await this.#rules(target, nsg), target).map((rule) => rule.address))];
-    });
+  protected async held(target: AzureTarget): Promise<string[]> {
+    const nsg = await this.#locate(target);
+    return [...new Set(ownRules(await this.#rules(target, nsg), target).map((rule) => rule.address))];
   }
 
-  async flush(knoc: AgentKnocOf<'azure'>): Promise<void> {
-    await removeAllListed(this, knoc);
+  /**
+   * Writes the rule at `priority`; when ARM answers that another rule of the direction has it
+   * (`SecurityRuleConflict`: the portal, Terraform or another backend took it after the listing),
+   * lists the rules again and tries the next free priority, at most AZURE_PRIORITY_RETRIES times.
+   * `used` is kept up to date for the entries after this one.
+   */
+  async #applyAtFreePriority(
+    target: AzureTarget,
+    nsg: NsgPath,
+    used: Set<number | undefined>,
+    kept: number | undefined,
+    first: number,
+    rule: { name: string; item: BatchItem },
+  ): Promise<string> {
+    const taken: number[] = [];
+    let priority = first;
+    for (;;) {
+      used.add(priority);
+      const { error, conflict } = await this.#applyOne(target, nsg, rule, priority);
+      if (error === '') return '';
+      if (priority !== kept) used.delete(priority);
+      if (!conflict) return error;
+      taken.push(priority);
+      if (taken.length > AZURE_PRIORITY_RETRIES) {
+        return `azure: the priority Postern chose for ${rule.name} was taken by another rule every time (${taken.join(', ')}): something else writes rules with priorities in ${this.#band.from}–${this.#band.to} on network security group ${target.nsgName}; give Postern a band of its own (azure.priorityFrom/azure.priorityTo)`;
+      }
+      try {
+        const fresh = await this.#rules(target, nsg);
+        used.clear();
+        for (const other of fresh) {
+          if (other.properties.direction === target.direction) used.add(other.properties.priority);
+        }
+      } catch (failure) {
+        return errorMessage(failure);
+      }
+      // A listing that does not show the other rule yet must not offer its priority again.
+      for (const refused of taken) used.add(refused);
+      const next = this.#freePriority(used);
+      if (next === null) return this.#bandFull(target);
+      priority = next;
+    }
   }
 
-  async close(): Promise<void> {
-    await this.#queue.idle();
-    this.#clients.closeAll();
-  }
-
+  /** One PUT and its read-back: the error ('' when held); `conflict` when ARM refused the priority as another rule's. */
   async #applyOne(
     target: AzureTarget,
     nsg: NsgPath,
-    name: string,
-    address: ParsedAddress,
+    { name, item }: { name: string; item: BatchItem },
     priority: number,
-    entry: DriverEntry | undefined,
-    ip: string,
-  ): Promise<EntryOutcome> {
+  ): Promise<{ error: string; conflict: boolean }> {
+    const { address, entry } = item;
     try {
       const result = await target.client.putRule(nsg, name, ruleProperties(target, address, priority, entry));
-      if (result.error !== '') return failed(ip, result.error);
+      if (result.error !== '') return { error: result.error, conflict: result.code === AZURE_PRIORITY_CONFLICT };
       const back = await target.client.rule(nsg, name);
       if (back === null || !holds(back, target, address)) {
-        return failed(ip, `azure: security rule ${name} was written but does not hold ${address.cidr} when read back`);
+        return {
+          error: `azure: security rule ${name} was written but does not hold ${address.cidr} when read back`,
+          conflict: false,
+        };
       }
-      return succeeded(ip);
+      return { error: '', conflict: false };
     } catch (error) {
-      return failed(ip, errorMessage(error));
+      return { error: errorMessage(error), conflict: false };
     }
+  }
+
+  #bandFull(target: AzureTarget): string {
+    return `azure: no free priority left in ${this.#band.from}–${this.#band.to} for ${target.direction} rules on network security group ${target.nsgName} (one rule per address); widen azure.priorityFrom/azure.priorityTo or shorten grants`;
   }
 
   /** The lowest priority of the band no rule of the direction uses, or null when the band is full. */
@@ -238,7 +239,7 @@ export class AzureNsgDriver implements Driver<'azure'> {
   }
 
   /** The knoc's client and NSG; throws when the configuration cannot work at all. */
-  #target(knoc: AgentKnocOf<'azure'>): AzureTarget {
+  protected target(knoc: AgentKnocOf<'azure'>): AzureTarget {
     const { ClientId, ClientSecret, TenantId, NoCache } = knoc.backend;
     const tenantId = requiredText(TenantId, 'azure: the backend has no TenantId');
     const clientId = requiredText(ClientId, 'azure: the backend has no ClientId');
@@ -251,19 +252,23 @@ export class AzureNsgDriver implements Driver<'azure'> {
     const port = Number(knoc.acl.NsgPort ?? 443);
     if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`azure: NsgPort ${port} is not a port`);
     const direction = knoc.acl.NsgDirection === 'Outbound' ? 'Outbound' : 'Inbound';
-    const client = this.#clients.get(knoc.backendId, knoc.backend, () => {
-      return new AzureClient({
-        authorityHost: this.#options.authorityHost ?? AZURE_PUBLIC_AUTHORITY,
-        managementEndpoint: this.#options.managementEndpoint ?? AZURE_PUBLIC_MANAGEMENT,
-        tenantId,
-        clientId,
-        clientSecret,
-        noCache: NoCache === true,
-        logger: this.#logger,
-        ...clientTuning(this.#options),
-        ...(this.#options.pollIntervalMs === undefined ? {} : { pollIntervalMs: this.#options.pollIntervalMs }),
-      });
-    });
+    const { authorityHost, managementEndpoint, pollIntervalMs } = this.options;
+    const client = this.clients.get(
+      knoc.backendId,
+      knoc.backend,
+      () =>
+        new AzureClient({
+          authorityHost: authorityHost ?? AZURE_PUBLIC_AUTHORITY,
+          managementEndpoint: managementEndpoint ?? AZURE_PUBLIC_MANAGEMENT,
+          tenantId,
+          clientId,
+          clientSecret,
+          noCache: NoCache === true,
+          logger: this.logger,
+          ...clientTuning(this.options),
+          ...(pollIntervalMs === undefined ? {} : { pollIntervalMs }),
+        }),
+    );
     const knoc8 = createHash('sha256').update(knoc.aclId).digest('hex').slice(0, 8);
     return {
       client,
@@ -317,10 +322,10 @@ function ruleProperties(
   target: AzureTarget,
   address: ParsedAddress,
   priority: number,
-  entry: DriverEntry | undefined,
+  entry: DriverEntry,
 ): Record<string, unknown> {
   const inbound = target.direction === 'Inbound';
-  const who = entry?.userName ? ` for ${entry.userName}` : '';
+  const who = entry.userName ? ` for ${entry.userName}` : '';
   return {
     description: `Postern grant${who}`.slice(0, 140),
     protocol: 'Tcp',

@@ -62,6 +62,14 @@ export function azureErrorCode(body: unknown): string | null {
   return parsed.success ? (parsed.data.error.code ?? null) : null;
 }
 
+/**
+ * ARM's code for a rule whose priority another rule of the same direction already has: HTTP 400
+ * "Security rule <a> conflicts with rule <b>. Rules cannot have the same Priority and Direction."
+ * Not in the published examples; as ARM answers it in public reports (egen/bucc#183,
+ * hashicorp/terraform-provider-azurerm#11137, Azure/aks-engine#2106).
+ */
+export const AZURE_PRIORITY_CONFLICT = 'SecurityRuleConflict';
+
 /** "HTTP 400 SecurityRuleInvalidAddressPrefix: …": an answer as a short message. */
 export function describeAzureAnswer({ status, body }: VendorAnswer): string {
   const parsed = AzureError.safeParse(body);

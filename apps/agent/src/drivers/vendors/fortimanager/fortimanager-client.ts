@@ -2,11 +2,14 @@ import type { Logger } from 'pino';
 import { staticToken } from '../../http/auth/static-token.js';
 import { HttpClient } from '../../http/http-client.js';
 import type { RetryPolicy } from '../../http/retry.js';
+import { netmaskPrefixLength, parseAddress } from '../../addresses.js';
 import type { VendorOutcome } from '../../vendor-outcome.js';
 import {
   describeFmgStatus,
   FMG_ALREADY_EXISTS,
   FMG_NOT_FOUND,
+  type FmgAddress,
+  FmgAddressList,
   FmgAnswer,
   FmgGlobal,
   FmgGroup,
@@ -18,6 +21,13 @@ import {
 
 export type FmgFamily = 'ipv4' | 'ipv6';
 export type FmgMethod = 'get' | 'add' | 'set' | 'update' | 'delete' | 'exec';
+
+/** One operation of a call: a URL, its data, and for a `get` of a table an optional filter. */
+export interface FmgParam {
+  url: string;
+  data?: unknown;
+  filter?: readonly unknown[];
+}
 
 export interface FortimanagerClientOptions {
   /** The backend's Hostname (`host` or `host:port`); the API is always https. */
@@ -77,7 +87,7 @@ export class FortimanagerClient {
   }
 
   /** Sends one JSON-RPC call; returns one result per param. Throws when no usable answer came. */
-  async rpc(method: FmgMethod, params: readonly { url: string; data?: unknown }[], what: string): Promise<FmgResult[]> {
+  async rpc(method: FmgMethod, params: readonly FmgParam[], what: string): Promise<FmgResult[]> {
     const request = {
       method: 'POST' as const,
       path: '/jsonrpc',
@@ -113,6 +123,26 @@ export class FortimanagerClient {
     const parsed = FmgGroup.safeParse(result.data);
     if (!parsed.success) throw new Error(`fortimanager: ${what}: unexpected answer`);
     return parsed.data.member;
+  }
+
+  /**
+   * The ADOM's address objects whose names start with `prefix` (JSON-RPC `filter` with `like`), each
+   * with the network it opens, canonical with its prefix length, or null for an object that is not
+   * one plain address or network (a range, an FQDN, a wildcard). Throws when the table cannot be read.
+   */
+  async addressObjects(family: FmgFamily, adom: string, prefix: string): Promise<Map<string, string | null>> {
+    const what = 'read the address objects';
+    const url = `/pm/config/adom/${urlName(adom)}/obj/firewall/${ADDRESS_TABLE[family]}`;
+    const [result] = await this.rpc('get', [{ url, filter: ['name', 'like', `${prefix}%`] }], what);
+    if (result === undefined) throw new Error(`fortimanager: could not ${what}: no answer`);
+    this.#check(result, what);
+    const parsed = FmgAddressList.safeParse(result.data);
+    if (!parsed.success) throw new Error(`fortimanager: could not ${what}: unexpected answer`);
+    const objects = new Map<string, string | null>();
+    for (const object of parsed.data) {
+      if (object.name.startsWith(prefix)) objects.set(object.name, openedNetwork(family, object));
+    }
+    return objects;
   }
 
   /** Creates address objects, one param each: one result per object (-2 "already exists" is fine). */
@@ -253,4 +283,18 @@ export class FortimanagerClient {
 export function ipv4Mask(prefix: number): string {
   const bits = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
   return [24, 16, 8, 0].map((shift) => (bits >>> shift) & 0xff).join('.');
+}
+
+/**
+ * The network an ADOM address object opens, canonical with its prefix length ("203.0.113.7/32"), or
+ * null when it is not one plain address or network. FortiManager answers an IPv4 `subnet` as
+ * `[address, netmask]`; IPv6 objects carry `ip6` as `address/length`.
+ */
+function openedNetwork(family: FmgFamily, object: FmgAddress): string | null {
+  if (family === 'ipv6') return typeof object.ip6 === 'string' ? (parseAddress(object.ip6)?.cidr ?? null) : null;
+  const type = object.type ?? 'ipmask';
+  if ((type !== 'ipmask' && type !== 0) || !Array.isArray(object.subnet) || object.subnet.length !== 2) return null;
+  const [address, mask] = object.subnet;
+  const length = typeof mask === 'string' ? netmaskPrefixLength(mask) : null;
+  return typeof address === 'string' && length !== null ? (parseAddress(`${address}/${length}`)?.cidr ?? null) : null;
 }

@@ -46,6 +46,16 @@ async function setup(options: { pollMs?: number } = {}) {
 const entry = (ip: string): DriverEntry => ({ ip, ttlSeconds: 3600, userName: 'alice' });
 
 describe('FortimanagerDriver', () => {
+  it('keeps a group from being empty with the built-in none when the last grant leaves it', async () => {
+    const { fake, driver, knoc } = await setup();
+    fake.addGroup('empty', { members: [] });
+    expect((await driver.apply(knoc('empty'), [entry('203.0.113.7')]))[0]).toMatchObject({ ok: true });
+    expect(fake.members('empty')).toEqual(['kk_203.0.113.7']);
+    expect((await driver.remove(knoc('empty'), [entry('203.0.113.7')]))[0]).toMatchObject({ ok: true });
+    expect(fake.members('empty')).toEqual(['none']);
+    expect(await driver.list(knoc('empty'))).toEqual([]);
+  });
+
   it('creates kk_ objects and members in one call each, reads back, and installs the package once', async () => {
     const { fake, driver, knoc } = await setup();
     const outcomes = await driver.apply(knoc(), [entry('203.0.113.7'), entry('10.1.0.0/16')]);

@@ -21,6 +21,19 @@ export const FmgGroup = z.looseObject({
     .transform((member) => (member === undefined ? [] : Array.isArray(member) ? member : [member])),
 });
 
+/** `get …/obj/firewall/address` (or `address6`): the objects, with what each opens. */
+export const FmgAddress = z.looseObject({
+  name: z.string(),
+  type: z.union([z.string(), z.number()]).optional(),
+  subnet: z.array(z.unknown()).optional(),
+  ip6: z.unknown().optional(),
+});
+export type FmgAddress = z.output<typeof FmgAddress>;
+export const FmgAddressList = z
+  .array(FmgAddress)
+  .nullish()
+  .transform((list) => list ?? []);
+
 /** `get /cli/global/system/global` with the workspace field. */
 export const FmgGlobal = z.looseObject({ 'workspace-mode': z.union([z.string(), z.number()]).optional() });
 

@@ -9,7 +9,6 @@ import {
   FORTIOS_RULES,
   FortiosAddressListAnswer,
   FortiosGroupAnswer,
-  FortiosMemberAnswer,
   FortiosWriteAnswer,
 } from './fortios-responses.js';
 
@@ -115,17 +114,6 @@ export class FortiosClient {
       body: { name },
       idempotent: true,
     });
-  }
-
-  /** Reads one member back: true when the group holds it now. */
-  async hasMember(family: FortiosFamily, group: string, name: string): Promise<boolean> {
-    const request = this.#request('GET', `/${GROUP_TABLE[family]}/${pathSegment(group)}/member/${pathSegment(name)}`);
-    const response = await this.http.request(request);
-    if (response.status === 404) return false;
-    const parsed = this.http.parse(request, response, FortiosMemberAnswer);
-    if (!parsed.ok)
-      throw new Error(this.#failure(`could not read back ${name}`, response.status, response.body, parsed.error));
-    return parsed.data.results.some((member) => member.name === name);
   }
 
   /** Removes one member from the group (the address object is kept for reuse). */

@@ -47,6 +47,18 @@ async function setup(options: { tls?: boolean; vdoms?: string[] } = {}) {
 const entry = (ip: string): DriverEntry => ({ ip, ttlSeconds: 3600, userName: 'alice' });
 
 describe('FortiosDriver', () => {
+  it('keeps a group from being empty with the built-in none when the last grant leaves it', async () => {
+    const { fake, driver, knoc } = await setup();
+    fake.addGroup('postern-ssh', { members: [] });
+    expect((await driver.apply(knoc(), [entry('203.0.113.7')]))[0]).toMatchObject({ ok: true });
+    expect(fake.members('postern-ssh')).toEqual(['kk_203.0.113.7']);
+    expect(await driver.remove(knoc(), [entry('203.0.113.7')])).toEqual([{ ip: '203.0.113.7', ok: true, error: '' }]);
+    expect(fake.members('postern-ssh')).toEqual(['none']);
+    expect(await driver.list(knoc())).toEqual([]);
+    expect((await driver.apply(knoc(), [entry('203.0.113.8')]))[0]).toMatchObject({ ok: true });
+    expect(fake.members('postern-ssh')).toEqual(['none', 'kk_203.0.113.8']);
+  });
+
   it('writes prefixed objects into the IPv4 and IPv6 groups of the VDOM, percent-encoding names', async () => {
     const { fake, driver, knoc } = await setup({ vdoms: ['edge'] });
     fake.addGroup('postern-ssh', { vdom: 'edge' });

@@ -1,23 +1,13 @@
 import type { AgentKnocOf } from '@postern/protocol';
-import type { Logger } from 'pino';
-import { parseAddress, type ParsedAddress } from '../../addresses.js';
-import type { Driver, DriverEntry, EntryOutcome } from '../../driver.js';
-import { ClientCache } from '../../http/client-cache.js';
-import { KeyedSerialQueue } from '../../keyed-serial-queue.js';
-import { errorMessage, failed } from '../../outcomes.js';
+import { parseAddress } from '../../addresses.js';
+import type { EntryBatch } from '../../kit/entry-batch.js';
+import { requiredSecret, requiredText } from '../../kit/knoc-fields.js';
+import { clientTuning, VendorDriver, type VendorDriverOptions, type VendorTarget } from '../../kit/vendor-driver.js';
+import { errorMessage } from '../../outcomes.js';
 import { PanosClient, type PanosScope } from './panos-client.js';
 import { isAlreadyAbsent, isAlreadyPresent, type UidEntryMessage } from './panos-responses.js';
 import { escapeXml } from './panos-xml.js';
 import { RefreshCoalescer } from './refresh-coalescer.js';
-import {
-  type VendorDriverOptions,
-  clientTuning,
-  parseEntries,
-  removeAllListed,
-  requiredSecret,
-  requiredText,
-} from '../../vendor-driver-kit.js';
-import { logFailedEntries } from '../../vendor-outcome.js';
 
 export type PanosDriverOptions = VendorDriverOptions;
 
@@ -30,13 +20,13 @@ const MAX_TAG_LENGTH = 127;
 
 type Mode = { kind: 'active'; tag: string } | { kind: 'passive'; edl: string };
 
-interface PanosTarget {
-  client: PanosClient;
+/** The key is one writer at a time per backend, firewall, vsys and tag; none for a list refresh. */
+interface PanosTarget extends VendorTarget<PanosClient> {
   scope: PanosScope;
   mode: Mode;
   mapUser: boolean;
-  /** One writer at a time per backend, firewall, vsys and tag (or list). */
-  key: string;
+  /** The backend, firewall, vsys and tag or list: what one refresh covers. */
+  object: string;
 }
 
 /**
@@ -59,46 +49,25 @@ interface PanosTarget {
  * `VSys` goes with every call; a Panorama backend (DeviceGroup set) needs the knoc's SerialNumber,
  * sent as `target=` so Panorama passes the call to that firewall.
  */
-export class PanosDriver implements Driver<'panos'> {
+export class PanosDriver extends VendorDriver<'panos', PanosClient, PanosTarget> {
   readonly type = 'panos' as const;
-  readonly #options: PanosDriverOptions;
-  readonly #logger: Logger;
-  readonly #clients = new ClientCache<PanosClient>();
-  readonly #queue = new KeyedSerialQueue();
   readonly #refreshes = new RefreshCoalescer();
 
-  constructor(options: PanosDriverOptions) {
-    this.#options = options;
-    this.#logger = options.logger;
+  protected async add(target: PanosTarget, batch: EntryBatch): Promise<void> {
+    const { mode } = target;
+    if (mode.kind === 'passive') await this.#refresh(target, mode.edl);
+    else await this.#register(target, mode.tag, batch);
   }
 
-  async apply(knoc: AgentKnocOf<'panos'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
-    const target = this.#target(knoc);
-    const { outcomes, addresses } = parseEntries(entries);
-    if (addresses.size === 0) return outcomes;
+  protected async delete(target: PanosTarget, batch: EntryBatch): Promise<void> {
     const { mode } = target;
-    if (mode.kind === 'passive') await this.#refresh(target, mode.edl, entries, addresses, outcomes);
-    else await this.#queue.run(target.key, () => this.#register(target, mode.tag, entries, addresses, outcomes));
-    logFailedEntries(this.#logger, this.type, knoc, 'apply', outcomes);
-    return outcomes;
+    if (mode.kind === 'passive') await this.#refresh(target, mode.edl);
+    else await this.#sendUserId(USER_ID_OPERATIONS.unregister, target, mode.tag, batch);
   }
 
-  async remove(knoc: AgentKnocOf<'panos'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
-    const target = this.#target(knoc);
-    const { outcomes, addresses } = parseEntries(entries);
-    if (addresses.size === 0) return outcomes;
+  protected async held(target: PanosTarget): Promise<string[]> {
     const { mode } = target;
-    if (mode.kind === 'passive') await this.#refresh(target, mode.edl, entries, addresses, outcomes);
-    else await this.#queue.run(target.key, () => this.#unregister(target, mode.tag, entries, addresses, outcomes));
-    logFailedEntries(this.#logger, this.type, knoc, 'remove', outcomes);
-    return outcomes;
-  }
-
-  async list(knoc: AgentKnocOf<'panos'>): Promise<string[]> {
-    const target = this.#target(knoc);
-    const { mode } = target;
-    if (mode.kind === 'passive') return [];
-    return this.#queue.run(target.key, () => this.#held(target, mode.tag));
+    return mode.kind === 'passive' ? [] : this.#held(target, mode.tag);
   }
 
   /** Passive+: the list is the server's allowlist, which the firewall fetches; nothing to read here. */
@@ -106,84 +75,51 @@ export class PanosDriver implements Driver<'panos'> {
     return (knoc.acl.EDLName ?? '').trim() === '';
   }
 
-  async flush(knoc: AgentKnocOf<'panos'>): Promise<void> {
-    const target = this.#target(knoc);
+  override async flush(knoc: AgentKnocOf<'panos'>): Promise<void> {
+    const target = this.target(knoc);
     const { mode } = target;
-    if (mode.kind === 'passive') {
-      // Nothing on the firewall is Postern's; a last refresh lets it drop the list's entries soon.
-      try {
-        await this.#refreshes.run(target.key, () => target.client.refreshEdl(target.scope, mode.edl));
-      } catch (error) {
-        this.#logger.warn({ aclId: knoc.aclId, error: errorMessage(error) }, 'panos list refresh on flush failed');
-      }
-      return;
+    if (mode.kind === 'active') return super.flush(knoc);
+    // Nothing on the firewall is Postern's; a last refresh lets it drop the list's entries soon.
+    try {
+      await this.#refresh(target, mode.edl);
+    } catch (error) {
+      this.logger.warn({ aclId: knoc.aclId, error: errorMessage(error) }, 'panos list refresh on flush failed');
     }
-    await removeAllListed(this, knoc);
   }
 
-  async close(): Promise<void> {
-    await this.#queue.idle();
-    this.#clients.closeAll();
+  /**
+   * Passive+: one refresh of the list for the whole call, shared with the calls that arrive while one
+   * runs (so these calls take no serial queue); every entry gets its outcome.
+   */
+  async #refresh(target: PanosTarget, edl: string): Promise<void> {
+    await this.#refreshes.run(target.object, () => target.client.refreshEdl(target.scope, edl));
   }
 
   /** Registers the addresses with the tag (and maps users), then reads the tag back. */
-  async #register(
-    target: PanosTarget,
-    tag: string,
-    entries: readonly DriverEntry[],
-    addresses: ReadonlyMap<number, ParsedAddress>,
-    outcomes: EntryOutcome[],
-  ): Promise<void> {
-    if (!(await this.#sendUserId(USER_ID_OPERATIONS.register, target, tag, entries, addresses, outcomes))) return;
-    if (![...addresses.keys()].some((index) => outcomes[index]?.ok === true)) return;
-    let held: Set<string>;
-    try {
-      held = new Set(await this.#held(target, tag));
-    } catch (error) {
-      for (const [index] of addresses) {
-        if (outcomes[index]?.ok === true) outcomes[index] = failed(entries[index]?.ip ?? '', errorMessage(error));
-      }
-      return;
-    }
-    for (const [index, address] of addresses) {
-      if (outcomes[index]?.ok === true && !held.has(address.canonical)) {
-        outcomes[index] = failed(
-          entries[index]?.ip ?? address.canonical,
-          `panos: ${address.canonical} was registered with tag ${tag} but is not listed when read back`,
+  async #register(target: PanosTarget, tag: string, batch: EntryBatch): Promise<void> {
+    await this.#sendUserId(USER_ID_OPERATIONS.register, target, tag, batch);
+    const pending = batch.pending();
+    if (pending.length === 0) return;
+    const held = new Set(await this.#held(target, tag));
+    for (const item of pending) {
+      if (!held.has(item.address.canonical))
+        batch.fail(
+          [item],
+          `panos: ${item.address.canonical} was registered with tag ${tag} but is not listed when read back`,
         );
-      }
     }
-  }
-
-  /** Unregisters the addresses from the tag (and logs mapped users out); absent is fine. */
-  async #unregister(
-    target: PanosTarget,
-    tag: string,
-    entries: readonly DriverEntry[],
-    addresses: ReadonlyMap<number, ParsedAddress>,
-    outcomes: EntryOutcome[],
-  ): Promise<void> {
-    await this.#sendUserId(USER_ID_OPERATIONS.unregister, target, tag, entries, addresses, outcomes);
   }
 
   /**
    * One `<uid-message>` doing `operation` for every address (one entry per address, however often it
    * is given), with the user mapping section when MapUser is on; the entries the firewall refuses
-   * fail. False when the call as a whole failed (every entry has failed then).
+   * fail. A call that fails as a whole throws (and so fails every entry).
    */
-  async #sendUserId(
-    operation: UserIdOperation,
-    target: PanosTarget,
-    tag: string,
-    entries: readonly DriverEntry[],
-    addresses: ReadonlyMap<number, ParsedAddress>,
-    outcomes: EntryOutcome[],
-  ): Promise<boolean> {
+  async #sendUserId(operation: UserIdOperation, target: PanosTarget, tag: string, batch: EntryBatch): Promise<void> {
     const tagEntries = new Map<string, string>();
     const userEntries: string[] = [];
-    for (const [index, address] of addresses) {
-      const entry = entries[index];
-      if (entry === undefined || tagEntries.has(address.canonical)) continue;
+    for (const { address, entry } of batch.items) {
+      if (tagEntries.has(address.canonical)) continue;
       const timeout = clamp(Math.ceil(entry.ttlSeconds), 1, PANOS_MAX_TAG_TIMEOUT);
       const ip = escapeXml(address.canonical);
       tagEntries.set(
@@ -198,36 +134,11 @@ export class PanosDriver implements Driver<'panos'> {
     const payload =
       `<${section}>${[...tagEntries.values()].join('')}</${section}>` +
       (userEntries.length === 0 ? '' : `<${userSection}>${userEntries.join('')}</${userSection}>`);
-    let messages: UidEntryMessage[];
-    try {
-      messages = await target.client.userId(target.scope, payload, operation.describe(tag));
-    } catch (error) {
-      failAll(entries, addresses, outcomes, errorMessage(error));
-      return false;
-    }
+    const messages = await target.client.userId(target.scope, payload, operation.describe(tag));
     const refused = this.#entryFailures(target, messages, section, operation.fine);
-    for (const [index, address] of addresses) {
-      const reason = refused.get(address.canonical);
-      if (reason !== undefined) outcomes[index] = failed(entries[index]?.ip ?? address.canonical, reason);
-    }
-    return true;
-  }
-
-  /**
-   * One refresh of the list for the whole call (shared with the calls that arrive while one runs);
-   * every valid entry gets its outcome.
-   */
-  async #refresh(
-    target: PanosTarget,
-    edl: string,
-    entries: readonly DriverEntry[],
-    addresses: ReadonlyMap<number, ParsedAddress>,
-    outcomes: EntryOutcome[],
-  ): Promise<void> {
-    try {
-      await this.#refreshes.run(target.key, () => target.client.refreshEdl(target.scope, edl));
-    } catch (error) {
-      failAll(entries, addresses, outcomes, errorMessage(error));
+    for (const item of batch.items) {
+      const reason = refused.get(item.address.canonical);
+      if (reason !== undefined) batch.fail([item], reason);
     }
   }
 
@@ -247,7 +158,7 @@ export class PanosDriver implements Driver<'panos'> {
       if (fine(message.message)) continue;
       const text = target.client.http.redact(message.message);
       if (message.section !== section) {
-        this.#logger.warn(
+        this.logger.warn(
           { section: message.section, ip: message.ip, message: text },
           'panos user mapping was refused (the tag was still sent)',
         );
@@ -270,7 +181,7 @@ export class PanosDriver implements Driver<'panos'> {
   }
 
   /** The knoc's client, scope and mode; throws when the configuration cannot work at all. */
-  #target(knoc: AgentKnocOf<'panos'>): PanosTarget {
+  protected target(knoc: AgentKnocOf<'panos'>): PanosTarget {
     const { Hostname, ApiKey, Insecure, VSys, DeviceGroup, MapUser } = knoc.backend;
     const hostname = requiredText(Hostname, 'panos: the backend has no Hostname');
     const apiKey = requiredSecret(ApiKey, 'panos: the backend has no ApiKey');
@@ -296,22 +207,31 @@ export class PanosDriver implements Driver<'panos'> {
       }
       mode = { kind: 'active', tag };
     }
-    const client = this.#clients.get(knoc.backendId, knoc.backend, () => {
-      return new PanosClient({
-        hostname,
-        insecure: Insecure === true,
-        apiKey,
-        logger: this.#logger,
-        ...clientTuning(this.#options),
-      });
-    });
-    const object = mode.kind === 'active' ? `tag:${mode.tag}` : `edl:${mode.edl}`;
+    const client = this.clients.get(
+      knoc.backendId,
+      knoc.backend,
+      () =>
+        new PanosClient({
+          hostname,
+          insecure: Insecure === true,
+          apiKey,
+          logger: this.logger,
+          ...clientTuning(this.options),
+        }),
+    );
+    const object = JSON.stringify([
+      knoc.backendId,
+      serial,
+      vsys,
+      mode.kind === 'active' ? `tag:${mode.tag}` : `edl:${mode.edl}`,
+    ]);
     return {
       client,
       scope: { vsys, target: serial },
       mode,
       mapUser: MapUser === true || knoc.acl.MapUser === true,
-      key: JSON.stringify([knoc.backendId, serial, vsys, object]),
+      object,
+      key: mode.kind === 'active' ? object : null,
     };
   }
 }
@@ -352,14 +272,4 @@ const USER_ID_OPERATIONS: Readonly<Record<UserIdOperation['section'], UserIdOper
 
 function clamp(value: number, min: number, max: number): number {
   return Math.min(max, Math.max(min, Number.isFinite(value) ? value : min));
-}
-
-/** Every parsed entry fails with one reason (the call as a whole failed). */
-function failAll(
-  entries: readonly DriverEntry[],
-  addresses: ReadonlyMap<number, ParsedAddress>,
-  outcomes: EntryOutcome[],
-  reason: string,
-): void {
-  for (const [index, address] of addresses) outcomes[index] = failed(entries[index]?.ip ?? address.canonical, reason);
 }

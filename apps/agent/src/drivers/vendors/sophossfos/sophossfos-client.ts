@@ -8,6 +8,8 @@ import {
   entityStatuses,
   groupsOf,
   hostsOf,
+  isAlreadyPresent,
+  isDone,
   parseSfosAnswer,
   sfosCallFailure,
   type SfosEntityStatus,
@@ -39,6 +41,24 @@ export interface SfosHost {
 const PATH = '/webconsole/APIController';
 
 /**
+ * The IP host Postern keeps in an IP host group the firewall refuses to leave empty (or keeps full
+ * when sent an empty HostList). The SFOS API documents neither; sophos-firewall-sdk reads groups that
+ * have no HostList, so empty groups exist and this is only a fallback. Its name carries Postern's
+ * `kk_` marker but no address, so it is never read as a grant; it opens nothing: IPv4 255.255.255.255
+ * (limited broadcast, never a source, never forwarded: RFC 1122 3.2.1.3, RFC 1812 5.3.7), IPv6 `100::1`
+ * (the discard-only prefix 100::/64, RFC 6666). It leaves the group with the next grant and is kept.
+ */
+export const SFOS_PLACEHOLDER = {
+  IPv4: { name: 'kk_postern-placeholder', family: 'IPv4', type: 'IP', address: '255.255.255.255' },
+  IPv6: { name: 'kk_postern-placeholder6', family: 'IPv6', type: 'IP', address: '100::1' },
+} as const satisfies Record<'IPv4' | 'IPv6', SfosHost>;
+
+/** Whether an IP host name is one of Postern's placeholders (never a grant). */
+export function isSfosPlaceholder(name: string): boolean {
+  return name === SFOS_PLACEHOLDER.IPv4.name || name === SFOS_PLACEHOLDER.IPv6.name;
+}
+
+/**
  * The Sophos Firewall (SFOS) XML API calls the driver needs (VENDORS.md 1.6): every call is one
  * form-encoded POST of `reqxml=<Request>` to /webconsole/APIController, the credentials inside each
  * request (`<Login>`; SFOS has no session), every value XML-escaped. A request may carry several
@@ -52,8 +72,10 @@ const PATH = '/webconsole/APIController';
 export class SophosSfosClient {
   readonly http: HttpClient;
   readonly #login: string;
+  readonly #logger: Logger;
 
   constructor(options: SophosSfosClientOptions) {
+    this.#logger = options.logger;
     this.#login = `<Login><Username>${escapeXml(options.username)}</Username><Password>${escapeXml(options.password)}</Password></Login>`;
     this.http = new HttpClient({
       name: 'sophossfos',
@@ -104,8 +126,55 @@ export class SophosSfosClient {
     return this.#entities(`<Set operation="add">${entities.join('')}</Set>`, 'IPHost', hosts.length, 'create IP hosts');
   }
 
-  /** Replaces the group's host list (read-modify-write: the caller holds the queue); its status. */
+  /**
+   * Replaces the group's host list (read-modify-write: the caller holds the queue); its status.
+   * `Set operation="update"` sends the whole group, so the HostList is replaced, not merged
+   * (sophos-firewall-sdk `update_ip_hostgroup` builds the full list for add, remove and replace alike).
+   * A placeholder leaves a list that has other hosts. An empty list is written as such; when the
+   * firewall refuses it, or answers done but still holds hosts, the group gets the family's
+   * placeholder instead (made when missing), never nothing.
+   */
   async setHosts(group: SfosGroup, hosts: readonly string[]): Promise<SfosEntityStatus> {
+    const list = hosts.some((host) => !isSfosPlaceholder(host))
+      ? hosts.filter((host) => !isSfosPlaceholder(host))
+      : [...hosts];
+    const status = await this.#update(group, list);
+    if (list.length > 0) return status;
+    if (isDone(status) && ((await this.group(group.name))?.hosts ?? []).length === 0) return status;
+    const placeholder = group.family === 'IPv6' ? SFOS_PLACEHOLDER.IPv6 : SFOS_PLACEHOLDER.IPv4;
+    const made = await this.#placeholder(placeholder);
+    if (made !== null) return made;
+    this.#logger.info(
+      {
+        group: group.name,
+        refusal: isDone(status) ? 'the empty HostList was not applied' : this.http.redact(status.text),
+      },
+      `sophossfos cannot empty an IP host group; Postern keeps its placeholder ${placeholder.name} (${placeholder.address}) in it`,
+    );
+    return this.#update(group, [placeholder.name]);
+  }
+
+  /** Makes the placeholder when missing: null when it is there as Postern makes it, else the refusal. */
+  async #placeholder(host: SfosHost): Promise<SfosEntityStatus | null> {
+    const found = (await this.hosts(host.name)).filter((other) => other.name === host.name);
+    if (found.length === 0) {
+      const [status] = await this.addHosts([host]);
+      return status === undefined || isDone(status) || isAlreadyPresent(status)
+        ? null
+        : { code: status.code, text: `could not create IP host ${host.name}: ${status.text}` };
+    }
+    const own = found.every(
+      (other) => other.type === host.type && other.address === host.address && other.family === host.family,
+    );
+    return own
+      ? null
+      : {
+          code: '',
+          text: `IP host ${host.name} exists but does not hold only ${host.address}; Postern keeps it in groups the firewall will not leave empty, so correct or delete it on the firewall`,
+        };
+  }
+
+  async #update(group: SfosGroup, hosts: readonly string[]): Promise<SfosEntityStatus> {
     const list = hosts.map((host) => `<Host>${escapeXml(host)}</Host>`).join('');
     const body =
       `<Set operation="update"><IPHostGroup transactionid="0"><Name>${escapeXml(group.name)}</Name>` +

@@ -26,6 +26,16 @@ export type UtmGroup = z.output<typeof UtmGroup>;
 const OBJECTS = '/api/objects/network';
 
 /**
+ * The member Postern keeps in a network group the UTM refuses to leave empty (no documentation says
+ * whether restd accepts `members: []`; this is used only when it refuses). Its name carries Postern's
+ * `kk_` marker but no address, so it is never read as a grant; it is a host at 255.255.255.255, the
+ * limited broadcast address, which is never a packet's source and is never forwarded (RFC 1122
+ * 3.2.1.3, RFC 1812 5.3.7), so it opens nothing. It leaves the group with the next grant and is kept
+ * on the UTM for reuse.
+ */
+export const UTM_PLACEHOLDER = { name: 'kk_postern-placeholder', address: '255.255.255.255' } as const;
+
+/**
  * The Sophos UTM 9 restd calls the driver needs (VENDORS.md 1.5): Basic auth with the user name
  * `token` and the API token as password (ansible's utm_utils), network host/network objects created
  * with POST (the answer carries `_ref`), the group's `members` array replaced with PATCH, objects
@@ -37,8 +47,12 @@ const OBJECTS = '/api/objects/network';
  */
 export class SophosUtmClient {
   readonly http: HttpClient;
+  readonly #logger: Logger;
+  /** The placeholder's `_ref`, once seen in a listing or made. */
+  #placeholder: string | null = null;
 
   constructor(options: SophosUtmClientOptions) {
+    this.#logger = options.logger;
     const basic = Buffer.from(`token:${options.apiKey}`).toString('base64');
     this.http = new HttpClient({
       name: 'sophosutm',
@@ -69,9 +83,16 @@ export class SophosUtmClient {
     return this.#list('group/', UtmGroupList, 'could not read the network groups');
   }
 
-  /** Every object of a kind. */
+  /** Every object of a kind (the placeholder among them; `isUtmPlaceholder` tells it). */
   async objects(kind: UtmObjectKind): Promise<UtmObject[]> {
-    return this.#list(`${kind}/`, UtmObjectList, `could not read the network ${kind} objects`);
+    const objects = await this.#list(`${kind}/`, UtmObjectList, `could not read the network ${kind} objects`);
+    if (kind === 'host') this.#placeholder = objects.find(isOwnPlaceholder)?._ref ?? this.#placeholder;
+    return objects;
+  }
+
+  /** The placeholder's `_ref` when this client has seen it (in `objects('host')`, or by making it). */
+  get placeholderRef(): string | null {
+    return this.#placeholder;
   }
 
   /** Creates an object; its `_ref`. Throws with restd's reason when refused. */
@@ -84,18 +105,63 @@ export class SophosUtmClient {
     return parsed.data._ref;
   }
 
-  /** Replaces the group's member list (read-modify-write: the caller holds the group's queue). */
-  async setMembers(ref: string, members: readonly string[]): Promise<void> {
+  /**
+   * Replaces the group's member list (read-modify-write: the caller holds the group's queue) with
+   * PATCH, which restd documents as changing parts of an object (PUT "creates or updates the
+   * complete object", so it would need every attribute of the group). The members actually written:
+   * the placeholder leaves a list that has other members; and when the UTM refuses an empty list
+   * (400/422), the group gets the placeholder instead (made once, found by name), never nothing.
+   */
+  async setMembers(ref: string, members: readonly string[]): Promise<string[]> {
+    const placeholder = this.#placeholder;
+    let list = [...members];
+    if (placeholder !== null && list.some((member) => member !== placeholder))
+      list = list.filter((member) => member !== placeholder);
+    let answer = await this.#patchMembers(ref, list);
+    if (!answer.ok && list.length === 0 && (answer.status === 400 || answer.status === 422)) {
+      const refusal = this.http.redact(utmErrorText(answer.body));
+      list = [await this.placeholder()];
+      this.#logger.info(
+        { group: ref, refusal },
+        `sophosutm refuses an empty network group; Postern keeps its placeholder ${UTM_PLACEHOLDER.name} (${UTM_PLACEHOLDER.address}) in it`,
+      );
+      answer = await this.#patchMembers(ref, list);
+    }
+    if (!answer.ok)
+      throw new Error(this.#failure(`could not update network group ${ref}`, answer.status, answer.body, answer.error));
+    return list;
+  }
+
+  /** The placeholder host's `_ref`: found by name, else made. */
+  async placeholder(): Promise<string> {
+    if (this.#placeholder !== null) return this.#placeholder;
+    const named = (await this.objects('host')).filter(isUtmPlaceholder);
+    if (this.#placeholder !== null) return this.#placeholder;
+    // One under the name that opens something else was not made by Postern: never put it in a group.
+    if (named.length > 0)
+      throw new Error(
+        `sophosutm: network host ${UTM_PLACEHOLDER.name} exists but does not hold only ${UTM_PLACEHOLDER.address}; Postern keeps it in groups the UTM refuses to leave empty, so correct or delete it on the UTM`,
+      );
+    this.#placeholder = await this.create(
+      'host',
+      {
+        name: UTM_PLACEHOLDER.name,
+        address: UTM_PLACEHOLDER.address,
+        comment: 'Postern: keeps this group from being empty; opens nothing',
+      },
+      `network host ${UTM_PLACEHOLDER.name}`,
+    );
+    return this.#placeholder;
+  }
+
+  async #patchMembers(ref: string, members: readonly string[]) {
     const request: HttpRequest = {
       method: 'PATCH',
       path: `${OBJECTS}/group/${pathSegment(ref)}`,
       body: { members },
       idempotent: true,
     };
-    const response = await this.http.request(request);
-    const parsed = this.http.parse(request, response, UtmGroup);
-    if (!parsed.ok)
-      throw new Error(this.#failure(`could not update network group ${ref}`, parsed.status, parsed.body, parsed.error));
+    return this.http.parse(request, await this.http.request(request), UtmGroup);
   }
 
   /** Deletes an object (absent is fine), acknowledging restd's confirmations. */
@@ -131,4 +197,15 @@ export class SophosUtmClient {
     const text = this.http.redact(utmErrorText(body));
     return `sophosutm: ${what}: HTTP ${status}${text === '' ? '' : `: ${text}`}`;
   }
+}
+
+/** Whether an object is Postern's placeholder (by name: `kk_postern-placeholder`, never a grant). */
+export function isUtmPlaceholder(object: Pick<UtmObject, 'name'>): boolean {
+  return object.name === UTM_PLACEHOLDER.name;
+}
+
+/** The placeholder as Postern makes it: the name, IPv4 255.255.255.255, no IPv6 address. */
+function isOwnPlaceholder(object: UtmObject): boolean {
+  const { address, address6 } = object as { address?: unknown; address6?: unknown };
+  return isUtmPlaceholder(object) && address === UTM_PLACEHOLDER.address && (address6 ?? '::') === '::';
 }
