@@ -127,8 +127,10 @@ describe.each<StoreChoice>(['sqlite', 'postgres'])('grants on a real firewall (%
       const members = Object.fromEntries(await topo().setMembers());
       const acls = session === undefined ? undefined : (await users.call(session, 'GET', '/api/status')).data.ACLs;
       const agentLog = `${agent?.stdout() ?? ''}${agent?.stderr() ?? ''}`.slice(-3000);
+      const probe = await topo().probe(address);
+      const rules = await topo().rules();
       throw new Error(
-        `${String(error)}; set: ${JSON.stringify(members)}; status: ${JSON.stringify(acls)}; the agent's log ends: ${agentLog}`,
+        `${String(error)}; set: ${JSON.stringify(members)}; a probe now: ${probe}; rules: ${rules}; status: ${JSON.stringify(acls)}; the agent's log ends: ${agentLog}`,
       );
     });
   const closes = (address: string, timeoutMs = 10_000) =>

@@ -2,15 +2,17 @@
  * The conformance suite every vendor driver runs against its contract fake (STRUCTURE "Agent: vendor
  * drivers"): apply is idempotent, removing an absent entry succeeds, list returns canonical
  * addresses, flush empties, one bad entry fails alone, a 401 leads to exactly one new login (a static
- * token: one clear failure, no retry loop), no secret appears in any outcome or log line, and a
- * redirect to another host is refused. A driver's test file calls {@link describeDriverContract}
- * with a setup that starts its fake.
+ * token: one clear failure, no retry loop), no secret appears in any outcome or log line, a
+ * redirect to another host is refused, a device that stops answering fails the call (and the one
+ * queued behind it) within the runtime's call budget, and the driver recovers when it answers again.
+ * A driver's test file calls {@link describeDriverContract} with a setup that starts its fake.
  */
 import type { AgentKnocOf, BackendType } from '@postern/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DriverKnoc } from '../src/drivers/driver.js';
 import type { Driver, DriverEntry, EntryOutcome } from '../src/drivers/index.js';
-import { startLoopbackServer, type LoopbackServer } from './support/loopback-server.js';
+import { callDriver } from '../src/runtime/driver-calls.js';
+import { setLoopbackHang, startLoopbackServer, type LoopbackServer } from './support/loopback-server.js';
 import { memoryLogger } from './support/memory-logger.js';
 
 /** The fake device behind the driver, as the suite needs to see and steer it. */
@@ -37,6 +39,12 @@ export interface ContractDevice {
    * name for `ip`, opening every address (0.0.0.0/0), in the knoc's group or not.
    */
   impostor?(ip: string, options: { inGroup: boolean }): void;
+  /**
+   * The device stops answering (true: requests are received and never answered) or answers again
+   * (false). Default: every loopback server of the test file hangs (`setLoopbackHang`), which covers
+   * every fake built on `startLoopbackServer`; a fake served otherwise provides its own.
+   */
+  hang?(on: boolean): void;
 }
 
 export interface ContractSubject<T extends BackendType> {
@@ -84,6 +92,11 @@ export function closeDriverAndFake(driver: { close(): Promise<void> }, fake: { c
 }
 
 const entry = (ip: string): DriverEntry => ({ ip, ttlSeconds: 600, userName: 'contract' });
+/**
+ * The call budget of the hang cases: short, so the suite stays fast. Only calls to a device that
+ * hangs run under it; nothing asserts how long anything took.
+ */
+const HANG_BUDGET_MS = 300;
 const sorted = (values: readonly string[]) => [...values].sort();
 
 /** Runs a driver call, turning a throw (the driver cannot work at all) into one failed outcome per entry, as the runtime does. */
@@ -120,6 +133,14 @@ export function describeDriverContract<T extends BackendType>(
       return outcomes;
     };
     const v6 = (ip: string) => (subject.ipv6 ? [ip] : []);
+    /** A driver call as the runtime makes it: through callDriver, under a call budget of `budgetMs`. */
+    const applyAsRuntime = async (ips: readonly string[], budgetMs: number) => {
+      const drivers = new Map<BackendType, Driver>([[subject.driver.type, subject.driver as unknown as Driver]]);
+      const outcomes = await callDriver(drivers, 'apply', subject.knoc as never, ips.map(entry), budgetMs);
+      texts.push(...outcomes.map((outcome) => JSON.stringify(outcome)));
+      return outcomes;
+    };
+    const hang = (on: boolean) => (subject.device.hang ?? setLoopbackHang)(on);
 
     beforeEach(async () => {
       texts = [];
@@ -132,6 +153,7 @@ export function describeDriverContract<T extends BackendType>(
     });
 
     afterEach(async () => {
+      hang(false);
       await subject.close();
       await otherHost.close();
       const everything = [...texts, ...subject.logLines].join('\n');
@@ -236,6 +258,34 @@ export function describeDriverContract<T extends BackendType>(
       await remove(['192.0.2.60']);
       expect(subject.logLines.length + texts.length).toBeGreaterThan(0);
       // The check itself runs after every test (afterEach), over every outcome and log line.
+    });
+
+    it('a device that stops answering gives a visible error within the budget, and a second grant on the same knoc queued behind it does too', async () => {
+      hang(true);
+      const [first, second] = await Promise.all([
+        applyAsRuntime(['192.0.2.100'], HANG_BUDGET_MS),
+        applyAsRuntime(['192.0.2.101'], HANG_BUDGET_MS),
+      ]);
+      for (const outcome of [...first, ...second]) {
+        expect(outcome.ok).toBe(false);
+        expect(outcome.error).toMatch(/no answer within 300 ms \(call budget spent\)/);
+        // A device that does not answer may answer later: the runtime retries.
+        expect(outcome.permanent).toBeUndefined();
+      }
+      hang(false);
+      expect(subject.device.owned()).toEqual([]);
+    });
+
+    it('after a transient failure the same apply succeeds once the device answers again', async () => {
+      hang(true);
+      const [lost] = await applyAsRuntime(['192.0.2.110', ...v6('2001:db8::110')], HANG_BUDGET_MS);
+      expect(lost?.ok).toBe(false);
+      expect(lost?.permanent).toBeUndefined();
+      hang(false);
+      const ips = ['192.0.2.110', ...v6('2001:db8::110')];
+      expect((await applyAsRuntime(ips, 10_000)).map((outcome) => outcome.ok)).toEqual(ips.map(() => true));
+      expect(sorted(subject.device.owned())).toEqual(sorted(ips));
+      expect(sorted(await subject.driver.list(subject.knoc))).toEqual(sorted(ips));
     });
 
     it('a redirect to another host is refused, and nothing reaches that host', async () => {

@@ -33,6 +33,10 @@ describeDriverContract('sophosutm', async () => {
         fake.apiKey = 'rotated-on-the-utm';
       },
       requestCount: () => fake.requests.length,
+      impostor: (ip, { inGroup }) => {
+        const ref = fake.addNetwork(`kk_${ip}`, '0.0.0.0', 0);
+        if (inGroup) fake.addGroup(GROUP, 'postern-web', [...(fake.members(GROUP) ?? []), ref]);
+      },
     },
     logLines,
     secrets: [KEY, Buffer.from(`token:${KEY}`).toString('base64')],

@@ -131,6 +131,16 @@ export const BackendEnvVar = z.object({
   Sensitive: z.boolean().default(false),
 });
 
+/**
+ * Cisco FMC network groups need a deployment before a change reaches the firewalls, and a deployment
+ * pushes every change waiting on a device, other admins' unfinished edits included. `automatic`
+ * deploys the devices holding Postern's change (with whatever else waits on them); `onlyWhenOnlyPostern`
+ * deploys a device only when every change waiting on it is Postern's; `manual` never deploys (an
+ * admin does). Dynamic objects need no deployment, so the setting does not apply to them.
+ */
+export const FIREPOWER_DEPLOY_MODES = ['automatic', 'onlyWhenOnlyPostern', 'manual'] as const;
+export type FirepowerDeployMode = (typeof FIREPOWER_DEPLOY_MODES)[number];
+
 /** Each backend type's configuration, by the spec's table. */
 export const BACKEND_CONFIG_SCHEMAS = {
   ipset: z.object({}),
@@ -158,7 +168,16 @@ export const BACKEND_CONFIG_SCHEMAS = {
     DeviceGroup: z.string().trim().max(64).default(''),
     MapUser: z.boolean().default(false),
   }),
-  firepower: z.object({ Hostname: hostname(), Insecure: insecure(), Username: text(), Password: secret() }),
+  firepower: z.object({
+    Hostname: hostname(),
+    Insecure: insecure(),
+    Username: text(),
+    Password: secret(),
+    /** The FMC domain to work in, by name (`Global/Branch`) or UUID; empty: the login's default domain. */
+    Domain: z.string().trim().max(256).default(''),
+    /** Network-group mode: whether and when the agent deploys its change (see FIREPOWER_DEPLOY_MODES). */
+    Deploy: z.enum(FIREPOWER_DEPLOY_MODES).default('automatic'),
+  }),
   sophosutm: z.object({ Hostname: hostname(), Insecure: insecure(), ApiKey: secret() }),
   sophossfos: z.object({ Hostname: hostname(), Insecure: insecure(), Username: text(), Password: secret() }),
   aws: awsFields.superRefine(awsKeysPaired('create')),

@@ -72,7 +72,14 @@ const EXAMPLES = {
   },
   firepower: {
     backend: {
-      fields: { Hostname: '192.0.2.10', Insecure: false, Username: 'api', Password: 'p' },
+      fields: {
+        Hostname: '192.0.2.10',
+        Insecure: false,
+        Username: 'api',
+        Password: 'p',
+        Domain: 'Global/Branch',
+        Deploy: 'onlyWhenOnlyPostern',
+      },
       required: ['Hostname', 'Username', 'Password'],
     },
     acl: { fields: { GroupUUID: '0050568a-1234' }, required: ['GroupUUID'] },
@@ -211,5 +218,21 @@ describe('AWS keys', () => {
     expect(issuesOf(update, { AccessKeyId: '', SecretAccessKey: 'new' })).toEqual([
       'AccessKeyId err.awsKeysIncomplete',
     ]);
+  });
+});
+
+describe('Cisco FMC (firepower) backend', () => {
+  const base = { Hostname: 'fmc.example.com', Username: 'api', Password: 'p' };
+
+  it('defaults to the login domain and automatic deployment', () => {
+    expect(BACKEND_CONFIG_SCHEMAS.firepower.parse(base)).toMatchObject({ Domain: '', Deploy: 'automatic' });
+  });
+
+  it.each(['automatic', 'onlyWhenOnlyPostern', 'manual'])('accepts Deploy %s', (Deploy) => {
+    expect(BACKEND_CONFIG_SCHEMAS.firepower.parse({ ...base, Deploy }).Deploy).toBe(Deploy);
+  });
+
+  it('refuses an unknown Deploy mode', () => {
+    expect(BACKEND_CONFIG_SCHEMAS.firepower.safeParse({ ...base, Deploy: 'always' }).success).toBe(false);
   });
 });

@@ -27,6 +27,13 @@ export interface GrantTopology {
   agentServerUrl: string;
   /** Whether a TCP connection from `source` (10.77.0.1 or .3) to the protected listener succeeds. */
   canConnect(source: string): Promise<boolean>;
+  /**
+   * What one connection from `source` came to: `connected`, `timeout`, the socket's error code
+   * (ECONNRESET for the firewall's reset), or what the probe printed otherwise; for failure messages.
+   */
+  probe(source: string): Promise<string>;
+  /** The protected namespace's INPUT rules with their packet counters (`iptables -L -v -n`), for failure messages. */
+  rules(): Promise<string>;
   /** `ipset list postern4 -o save` members with their remaining timeout. */
   setMembers(): Promise<Map<string, number>>;
   /** HAProxy's runtime socket (unix paths are shared across namespaces) and its ACL's numeric id. */
@@ -134,20 +141,24 @@ export async function createGrantTopology(serverPort: number | (() => number)): 
     throw error;
   }
 
+  const probe = async (source: string): Promise<string> => {
+    const script = `
+      const socket = require('node:net').connect({ host: '${PROTECTED_ADDRESS}', port: ${SERVICE_PORT}, localAddress: '${source}' });
+      socket.setTimeout(2000, () => { console.log('timeout'); process.exit(0); });
+      socket.on('data', () => { console.log('connected'); process.exit(0); });
+      socket.on('error', (error) => { console.log(error.code); process.exit(0); });
+    `;
+    const { stdout, stderr } = await client.exec([process.execPath, '-e', script]);
+    return stdout.trim() || `no output (stderr: ${stderr.trim().slice(0, 200)})`;
+  };
+
   return {
     client,
     protectedNs,
     agentServerUrl: relay.url,
-    canConnect: async (source) => {
-      const probe = `
-        const socket = require('node:net').connect({ host: '${PROTECTED_ADDRESS}', port: ${SERVICE_PORT}, localAddress: '${source}' });
-        socket.setTimeout(2000, () => { console.log('timeout'); process.exit(0); });
-        socket.on('data', () => { console.log('connected'); process.exit(0); });
-        socket.on('error', (error) => { console.log(error.code); process.exit(0); });
-      `;
-      const { stdout } = await client.exec([process.execPath, '-e', probe]);
-      return stdout.trim() === 'connected';
-    },
+    canConnect: async (source) => (await probe(source)) === 'connected',
+    probe: (source) => probe(source),
+    rules: async () => (await protectedNs.exec(['iptables', '-L', 'INPUT', '-v', '-n'])).stdout,
     setMembers: async () => {
       const { stdout } = await protectedNs.exec(['ipset', 'list', SET_NAME, '-o', 'save']);
       const members = new Map<string, number>();

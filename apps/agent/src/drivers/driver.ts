@@ -18,13 +18,21 @@ export interface EntryOutcome {
   ip: string;
   ok: boolean;
   error: string;
+  /**
+   * A failure that trying again cannot fix (the device refused the credential or the request as
+   * invalid, the knoc's configuration cannot work): the runtime does not retry it. Absent: the
+   * failure may pass (a timeout, a 5xx, a dropped connection) and the runtime retries the apply with
+   * back-off. Build it with `failed(ip, error, { permanent })` or `failureFrom(ip, error)` (outcomes.ts).
+   */
+  permanent?: true;
 }
 
 /**
  * A backend driver. Drivers receive argument arrays, never shell strings, and batch where the device
  * allows (one `ipset restore`, one runtime-socket connection). A driver never throws for one bad
  * entry: it reports it in the outcomes. It throws only when it cannot work at all (e.g. the socket
- * is gone), and then every entry of the call counts as failed with that message.
+ * is gone), and then every entry of the call counts as failed with that message: permanent when the
+ * thrown value is a `PermanentDriverError` (outcomes.ts), else retried.
  */
 export interface Driver<T extends BackendType = BackendType> {
   readonly type: T;

@@ -20,6 +20,7 @@ export class AgentMetrics {
   readonly #drift: Counter<'backend_type' | 'direction'>;
   readonly #vendorRequests: Counter<'vendor' | 'outcome'>;
   readonly #raisesRefused: Counter<'backend_type'>;
+  readonly #applyRetries: Counter<'backend_type' | 'result'>;
   #connected: () => boolean = () => false;
   #processMetrics = false;
 
@@ -59,6 +60,12 @@ export class AgentMetrics {
       labelNames: ['vendor', 'outcome'],
       registers,
     });
+    this.#applyRetries = new Counter({
+      name: 'postern_agent_apply_retries_total',
+      help: 'Entries whose failed apply the agent tried again on its own (after a passing device error), by result of the retry.',
+      labelNames: ['backend_type', 'result'],
+      registers,
+    });
     this.#raisesRefused = new Counter({
       name: 'postern_agent_raises_refused_total',
       help: 'Entries whose end a server message (or a restart) would have moved later without an extension, kept at the earlier end (a clock set back?); once per entry.',
@@ -94,6 +101,12 @@ export class AgentMetrics {
   /** An entry's end was kept where it was instead of moving later (see runtime/deadline-rule.ts). */
   raiseRefused(backendType: string): void {
     this.#raisesRefused.inc({ backend_type: backendType });
+  }
+
+  /** One round of apply retries on a knoc: how many entries it applied, how many failed again. */
+  applyRetried(backendType: string, ok: number, failed: number): void {
+    if (ok > 0) this.#applyRetries.inc({ backend_type: backendType, result: 'ok' }, ok);
+    if (failed > 0) this.#applyRetries.inc({ backend_type: backendType, result: 'error' }, failed);
   }
 
   vendorRequest(vendor: string, outcome: VendorApiOutcome): void {

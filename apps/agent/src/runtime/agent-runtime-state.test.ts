@@ -53,6 +53,29 @@ describe('agent runtime: expiry and the state file', () => {
     expect(t.driver.ips('acl-a')).toEqual(['10.0.0.1']);
   });
 
+  it('retries a grant that failed on a passing device error and tells the server once it is applied', async () => {
+    const t = await setup();
+    const clock = new ManualClock();
+    const runtime = await t.start({ clock, applyRetry: { random: () => 1 } });
+    await t.server.waitForConnections(1);
+    let down = true;
+    t.driver.fail = (action) => (action === 'apply' && down ? 'ipset: the device is busy' : null);
+    t.server.sendState(2, [A], [testEntry('acl-a', '10.0.0.1', 600)]);
+    expect((await t.server.result(2)).results).toEqual([
+      { aclId: 'acl-a', ip: '10.0.0.1', action: 'add', ok: false, error: 'ipset: the device is busy' },
+    ]);
+
+    down = false;
+    clock.advance(2_000);
+    await waitFor(() => t.server.results().length >= 2, 'the retry result');
+    expect(t.server.results()[1]?.results).toEqual([
+      { aclId: 'acl-a', ip: '10.0.0.1', action: 'add', ok: true, error: '' },
+    ]);
+    expect(t.driver.ips('acl-a')).toEqual(['10.0.0.1']);
+    await runtime.stop();
+    expect(clock.pendingTimers).toBe(0);
+  });
+
   it('restores exactly the unexpired entries with their remaining time after a restart, before any connection', async () => {
     const t = await setup();
     const clock = new ManualClock();

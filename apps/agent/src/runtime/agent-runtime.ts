@@ -5,6 +5,7 @@ import { loadOrCreateAgentKey } from '../config/agent-key.js';
 import type { Driver, DriverSet } from '../drivers/driver.js';
 import { createDrivers } from '../drivers/index.js';
 import { detectCapabilities } from '../capabilities/index.js';
+import type { ApplyRetryOptions } from './apply-retries.js';
 import { Backoff, DEFAULT_BACKOFF, type BackoffSettings } from './backoff.js';
 import { systemClock, type Clock } from './clock.js';
 import { errorMessage } from './driver-calls.js';
@@ -32,6 +33,10 @@ export interface AgentRuntimeOptions {
   reconnect?: Partial<BackoffSettings> & { stableAfterMs?: number; random?: () => number };
   /** Test-only crash points (fault-points.ts); none unless a test asks. */
   faults?: FaultPoints;
+  /** Back-off of failed-apply retries (default 2 s doubling to 2 min, full jitter); tests shorten it. */
+  applyRetry?: Pick<ApplyRetryOptions, 'backoff' | 'random'>;
+  /** How long one driver call may go without an answer (default 10 s); tests shorten it. */
+  callBudgetMs?: number;
 }
 
 /** One entry the agent holds, as {@link AgentRuntime.snapshot} shows it. */
@@ -128,8 +133,27 @@ export async function startAgentRuntime(options: AgentRuntimeOptions): Promise<A
     () => faults.written(),
   );
   const stateWriter = writer;
-  // Removals are written ahead: the state file holds them before any driver is called.
-  const reconciler = new Reconciler({ store, drivers, clock, logger, persist: () => stateWriter.flush(), faults });
+  // Removals are written ahead: the state file holds them before any driver is called. Failed
+  // applies are retried through the same queue, and reported like any result.
+  const reconciler = new Reconciler({
+    store,
+    drivers,
+    clock,
+    logger,
+    persist: () => stateWriter.flush(),
+    faults,
+    retries: {
+      enqueue: (job) => {
+        if (stopped) return;
+        void queue
+          .run(job)
+          .catch((error: unknown) => logger.error({ error: errorMessage(error) }, 'apply retry failed'));
+      },
+      report: (results) => sendResults(connection?.connected === true ? connection : null, store.generation, results),
+      ...options.applyRetry,
+    },
+    ...(options.callBudgetMs === undefined ? {} : { callBudgetMs: options.callBudgetMs }),
+  });
 
   try {
     const content = await loadStateFile(config.stateFile, logger, clock.wallMs());
@@ -198,6 +222,7 @@ export async function startAgentRuntime(options: AgentRuntimeOptions): Promise<A
       if (stopped) return;
       stopped = true;
       if (driftTimer !== null) clearInterval(driftTimer);
+      reconciler.stopRetries();
       await connection.stop();
       // Expiries due from here on are done by the next start (from the state file) or the device.
       store.stopTimers();

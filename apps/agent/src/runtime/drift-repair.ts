@@ -3,7 +3,7 @@ import type { AgentKnoc, EntryResult } from '@postern/protocol';
 import { canonicalAddress } from '../drivers/addresses.js';
 import type { DriverEntry, DriverSet } from '../drivers/driver.js';
 import type { Clock } from './clock.js';
-import { callDriver, errorMessage } from './driver-calls.js';
+import { callDriver, errorMessage, withDriverBudget } from './driver-calls.js';
 import type { EntryStore, HeldEntry } from './entry-store.js';
 import { agentMetrics } from '../metrics/agent-metrics.js';
 
@@ -96,7 +96,8 @@ function sparedAddresses(live: readonly HeldEntry[]): Map<string, Set<string>> {
 
 async function listDevice(drivers: DriverSet, knoc: AgentKnoc, logger: Logger): Promise<string[] | null> {
   try {
-    return (await drivers.get(knoc.backendType)?.list(knoc)) ?? null;
+    const driver = drivers.get(knoc.backendType);
+    return driver === undefined ? null : await withDriverBudget(() => driver.list(knoc));
   } catch (error) {
     logger.warn(
       { aclId: knoc.aclId, backendType: knoc.backendType, error: errorMessage(error) },
@@ -111,7 +112,8 @@ async function coveredByOthers(drivers: DriverSet, knoc: AgentKnoc, logger: Logg
   const driver = drivers.get(knoc.backendType);
   if (driver?.coveredByOthers === undefined) return [];
   try {
-    return await driver.coveredByOthers(knoc);
+    const covered = driver.coveredByOthers.bind(driver);
+    return await withDriverBudget(() => covered(knoc));
   } catch (error) {
     logger.warn(
       { aclId: knoc.aclId, backendType: knoc.backendType, error: errorMessage(error) },

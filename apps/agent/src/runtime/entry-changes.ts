@@ -1,11 +1,12 @@
 import type { Logger } from 'pino';
 import type { AgentKnoc, DesiredEntry, EntryResult } from '@postern/protocol';
 import { canonicalAddress } from '../drivers/addresses.js';
-import type { DriverSet } from '../drivers/driver.js';
+import type { DriverSet, EntryOutcome } from '../drivers/driver.js';
 import { agentMetrics } from '../metrics/agent-metrics.js';
+import { ApplyRetries, type ApplyRetryOptions, type PendingApply } from './apply-retries.js';
 import type { Clock } from './clock.js';
 import { allowedDeadline, RAISE_TOLERANCE_MS } from './deadline-rule.js';
-import { callDriver, errorMessage, KnocBatches } from './driver-calls.js';
+import { callDriver, DRIVER_CALL_BUDGET_MS, errorMessage, KnocBatches, withDriverBudget } from './driver-calls.js';
 import { entryKey, type EntryStore, type HeldEntry } from './entry-store.js';
 import { FaultPoints } from './fault-points.js';
 
@@ -46,6 +47,14 @@ export interface EntryChangesOptions {
   persist?: () => Promise<void>;
   /** Test-only crash points (see fault-points.ts); none by default. */
   faults?: FaultPoints;
+  /**
+   * Retry failed applies of desired entries with back-off (apply-retries.ts), running each round
+   * through `enqueue` and reporting it through `report`. Without it a failed apply stays failed
+   * until the server sends the entry again.
+   */
+  retries?: ApplyRetryOptions;
+  /** How long one driver call may go without an answer (default {@link DRIVER_CALL_BUDGET_MS}). */
+  callBudgetMs?: number;
 }
 
 /**
@@ -65,6 +74,9 @@ export class EntryChanges {
   readonly #logger: Logger;
   readonly #persist: () => Promise<void>;
   readonly #faults: FaultPoints;
+  readonly #budgetMs: number;
+  /** Failed applies being retried; null when the runtime did not ask for retries. */
+  readonly retries: ApplyRetries | null;
 
   constructor(options: EntryChangesOptions) {
     this.#store = options.store;
@@ -73,12 +85,32 @@ export class EntryChanges {
     this.#logger = options.logger;
     this.#persist = options.persist ?? (() => Promise.resolve());
     this.#faults = options.faults ?? FaultPoints.none;
+    this.#budgetMs = options.callBudgetMs ?? DRIVER_CALL_BUDGET_MS;
+    const retry = options.retries;
+    this.retries =
+      retry === undefined
+        ? null
+        : new ApplyRetries({
+            clock: options.clock,
+            logger: options.logger,
+            ...(retry.backoff === undefined ? {} : { backoff: retry.backoff }),
+            ...(retry.random === undefined ? {} : { random: retry.random }),
+            onDue: (aclId) =>
+              retry.enqueue(async () => {
+                const results = await this.retryRound(aclId);
+                if (results.length > 0) retry.report(results);
+              }),
+          });
   }
 
   async remove(removals: readonly Removal[]): Promise<EntryResult[]> {
     if (removals.length === 0) return [];
     const batches = new KnocBatches<{ removal: Removal; held: HeldEntry }>();
-    for (const removal of removals) batches.add(removal.knoc, { removal, held: this.#store.beginRemoval(removal) });
+    for (const removal of removals) {
+      // A removal is the newest word on the entry: a pending apply retry must not put it back.
+      this.retries?.cancel(removal.aclId, removal.ip);
+      batches.add(removal.knoc, { removal, held: this.#store.beginRemoval(removal) });
+    }
     await this.#persist();
     this.#faults.reached('before-device-remove');
     const results: EntryResult[] = [];
@@ -88,7 +120,7 @@ export class EntryChanges {
         ttlSeconds: 1,
         userName: removal.userName,
       }));
-      const outcomes = await callDriver(this.#drivers, 'remove', knoc, entries);
+      const outcomes = await callDriver(this.#drivers, 'remove', knoc, entries, this.#budgetMs);
       this.#faults.reached('after-device-remove');
       // Without a driver (a state file from a build that had one) a retry cannot succeed.
       const hopeless = !this.#drivers.has(knoc.backendType);
@@ -127,6 +159,7 @@ export class EntryChanges {
     generation: number,
     receivedAtMs: number,
     readDevice = false,
+    retryEnds?: ReadonlyMap<string, number>,
   ): Promise<EntryResult[]> {
     const batches = new KnocBatches<Addition>();
     for (const addition of additions) batches.add(addition.knoc, addition);
@@ -157,10 +190,19 @@ export class EntryChanges {
         ttlSeconds: Math.max(1, Math.ceil((deadlineMs - receivedAtMs) / 1000)),
         userName: entry.userName,
       }));
-      const outcomes = await callDriver(this.#drivers, 'apply', knoc, entries);
+      const outcomes = await callDriver(this.#drivers, 'apply', knoc, entries, this.#budgetMs);
       planned.forEach(({ entry, deadlineMs, refused }, index) => {
-        const outcome = outcomes[index] ?? { ok: false, error: 'no outcome' };
+        const outcome: Omit<EntryOutcome, 'ip'> = outcomes[index] ?? { ok: false, error: 'no outcome' };
         results.push({ aclId: entry.aclId, ip: entry.ip, action: 'add', ok: outcome.ok, error: outcome.error });
+        // The outcome decides the entry's retry: done, given up (permanent), or tried again later.
+        if (outcome.ok || outcome.permanent === true) this.retries?.cancel(entry.aclId, entry.ip);
+        else
+          this.retries?.schedule({
+            entry,
+            knoc,
+            generation,
+            endsAtMs: retryEnds?.get(entryKey(entry.aclId, entry.ip)) ?? receivedAtMs + entry.ttlSeconds * 1000,
+          });
         const held = this.#store.entries.get(entryKey(entry.aclId, entry.ip));
         if (outcome.ok) {
           if (held !== undefined && held.knoc !== knoc) {
@@ -185,15 +227,80 @@ export class EntryChanges {
           this.#store.touched(held, generation);
         }
       });
-      const firstError = outcomes.find((outcome) => !outcome.ok)?.error;
+      const failures = outcomes.filter((outcome) => !outcome.ok);
+      const firstError = failures[0]?.error;
       if (firstError !== undefined) {
+        const permanent = failures.filter((outcome) => outcome.permanent === true).length;
         this.#logger.warn(
-          { aclId: knoc.aclId, backendType: knoc.backendType, error: firstError, generation },
+          {
+            aclId: knoc.aclId,
+            backendType: knoc.backendType,
+            error: firstError,
+            failed: failures.length,
+            generation,
+            ...(this.retries === null ? {} : { retried: failures.length - permanent, permanent }),
+          },
           'cannot apply entries',
         );
       }
     }
     return results;
+  }
+
+  /**
+   * One retry round of a knoc's failed applies: the entries still desired as they were asked for
+   * (no newer change, same knoc configuration, grant not over) are applied again, with the time
+   * their grant has left (never more: the end stays where the server put it). Their results are
+   * reported like any apply's: a success turns the grant Granted, a failure refreshes its error and
+   * schedules the next round.
+   */
+  async retryRound(aclId: string): Promise<EntryResult[]> {
+    const retries = this.retries;
+    if (retries === null) return [];
+    const { pending, round } = retries.take(aclId);
+    const nowMs = this.#clock.monotonicMs();
+    const due = pending.filter((item) => this.#stillWanted(item, nowMs));
+    const results: EntryResult[] = [];
+    if (due.length > 0) {
+      const knoc = due[0]?.knoc;
+      this.#logger.debug(
+        { aclId, backendType: knoc?.backendType, entries: due.length, round },
+        'retrying failed applies',
+      );
+      // Usually one generation; add() records each entry at the one it was asked for.
+      const byGeneration = new Map<number, PendingApply[]>();
+      for (const item of due) byGeneration.set(item.generation, [...(byGeneration.get(item.generation) ?? []), item]);
+      for (const [generation, items] of byGeneration) {
+        const ends = new Map(items.map((item) => [entryKey(item.entry.aclId, item.entry.ip), item.endsAtMs]));
+        const additions = items.map((item) => ({
+          // Whole seconds left, rounded down: a retry never lengthens the grant.
+          entry: { ...item.entry, ttlSeconds: Math.max(1, Math.floor((item.endsAtMs - nowMs) / 1000)) },
+          knoc: item.knoc,
+        }));
+        results.push(...(await this.add(additions, generation, nowMs, false, ends)));
+      }
+      const ok = results.filter((result) => result.ok).length;
+      agentMetrics.applyRetried(knoc?.backendType ?? 'unknown', ok, results.length - ok);
+      if (ok > 0) {
+        this.#logger.info(
+          { aclId, backendType: knoc?.backendType, applied: ok, round },
+          'failed applies succeeded on retry',
+        );
+      }
+    }
+    retries.roundDone(aclId);
+    return results;
+  }
+
+  /** Whether a pending retry still stands: nothing newer changed the entry, its knoc is unchanged, time is left. */
+  #stillWanted(item: PendingApply, nowMs: number): boolean {
+    const { aclId, ip } = item.entry;
+    if (this.#store.knocs.get(aclId) !== item.knoc) return false;
+    const last = this.#store.lastChange(aclId, ip);
+    if (last !== undefined && last > item.generation) return false;
+    const held = this.#store.entries.get(entryKey(aclId, ip));
+    if (held?.removing === true) return false;
+    return item.endsAtMs - nowMs >= 1000;
   }
 
   /**
@@ -208,7 +315,8 @@ export class EntryChanges {
     if (driver?.remainingSeconds === undefined) return deadlines;
     let remaining: ReadonlyMap<string, number>;
     try {
-      remaining = await driver.remainingSeconds(knoc);
+      const read = driver.remainingSeconds.bind(driver);
+      remaining = await withDriverBudget(() => read(knoc));
     } catch (error) {
       this.#logger.warn(
         { aclId: knoc.aclId, backendType: knoc.backendType, error: errorMessage(error) },

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { AgentKnoc, DesiredEntry } from '@postern/protocol';
 import type { DriverSet } from '../drivers/driver.js';
 import { canonicalAddress } from '../drivers/addresses.js';
-import { callDriver, errorMessage } from './driver-calls.js';
+import { callDriver, errorMessage, withDriverBudget } from './driver-calls.js';
 import type { EntryStore } from './entry-store.js';
 
 /**
@@ -57,7 +57,7 @@ export class KnocUpkeep {
       );
       if (stillHeld) continue;
       try {
-        await driver.flush(knoc);
+        await withDriverBudget(() => driver.flush(knoc));
       } catch (error) {
         this.#logger.warn(
           { aclId: knoc.aclId, backendType: knoc.backendType, error: errorMessage(error) },
@@ -97,7 +97,7 @@ export class KnocUpkeep {
       if (driver === undefined) continue;
       let listed: string[];
       try {
-        listed = await driver.list(knoc);
+        listed = await withDriverBudget(() => driver.list(knoc));
       } catch (error) {
         this.#logger.warn(
           { aclId: knoc.aclId, backendType: knoc.backendType, error: errorMessage(error) },

@@ -81,6 +81,12 @@ export class Reconciler {
     for (const removal of removals) if (!knocs.has(removal.aclId)) dropped.add(removal.knoc);
 
     store.knocs = knocs;
+    // This state is the whole truth up to its generation: a retry of an entry it does not list ends.
+    this.#changes.retries?.retain(
+      (pending) =>
+        pending.generation > generation ||
+        (desired.has(entryKey(pending.entry.aclId, pending.entry.ip)) && knocs.has(pending.entry.aclId)),
+    );
     results.push(...(await this.#changes.remove(removals)));
     await this.#upkeep.flushDropped(dropped, generation);
     await this.#upkeep.configureDrivers(knocs);
@@ -115,6 +121,7 @@ export class Reconciler {
     const removals: Removal[] = [];
     for (const key of message.remove) {
       if (!isNewer(key.aclId, key.ip)) continue;
+      this.#changes.retries?.cancel(key.aclId, key.ip);
       const held = store.entries.get(entryKey(key.aclId, key.ip));
       if (held !== undefined) {
         removals.push(removalOf(held, generation));
@@ -141,6 +148,16 @@ export class Reconciler {
     results.push(...(await this.#changes.add(additions, generation, receivedAtMs)));
     store.advance(generation, false);
     return results;
+  }
+
+  /** Failed applies waiting for a retry (apply-retries.ts); null when retries are off. */
+  get retries(): EntryChanges['retries'] {
+    return this.#changes.retries;
+  }
+
+  /** Stops retrying failed applies (shutdown): their timers are cleared. */
+  stopRetries(): void {
+    this.#changes.retries?.stop();
   }
 
   /**

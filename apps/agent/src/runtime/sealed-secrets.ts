@@ -1,6 +1,7 @@
 import type { AgentKnoc } from '@postern/protocol';
 import { SealedValueError, isSealedValue, type SealedPlace } from '@postern/protocol/sealing';
 import type { Driver, DriverEntry, DriverSet, EntryOutcome } from '../drivers/driver.js';
+import { PermanentDriverError } from '../drivers/outcomes.js';
 
 /**
  * Secrets sealed to this agent (vendor credentials, sensitive script variables) arrive and stay
@@ -89,11 +90,12 @@ export function openingDrivers(drivers: DriverSet, open: OpenSealed): DriverSet 
 }
 
 function openingDriver(driver: Driver, openOnce: (knoc: AgentKnoc) => OpenedKnoc): Driver {
+  // Only an administrator re-entering the secret (a new knoc configuration) helps: not retried.
   const entriesFailed = (entries: readonly DriverEntry[], error: string): EntryOutcome[] =>
-    entries.map((entry) => ({ ip: entry.ip, ok: false, error }));
+    entries.map((entry) => ({ ip: entry.ip, ok: false, error, permanent: true }));
   const required = (knoc: AgentKnoc): AgentKnoc => {
     const result = openOnce(knoc);
-    if (!result.ok) throw new Error(result.error);
+    if (!result.ok) throw new PermanentDriverError(result.error);
     return result.knoc;
   };
   // Calls whose failure has a shape of its own: per-entry outcomes, or the knocs that open.

@@ -98,21 +98,85 @@ describe('the FMC fake (contract as documented in VENDORS.md 1.4)', () => {
     expect(fake.mappings('dyn-1')).toEqual(['198.51.100.1', '10.0.0.0/8']);
   });
 
-  it('network groups are read-modify-write and leave the device pending until deployed', async () => {
+  it('network groups: read-only fields and an empty group are refused, objects are references', async () => {
     fake.addNetworkGroup('grp-1', 'postern-web', ['192.0.2.200'], ['dev-1']);
     const { access, domain } = await login();
     const auth = { 'x-auth-access-token': access };
     const base = `/api/fmc_config/v1/domain/${domain}`;
-    const group = (await call('GET', `${base}/object/networkgroups/grp-1`, auth)).body as {
-      literals: { type: string; value: string }[];
+    const group = (await call('GET', `${base}/object/networkgroups/grp-1`, auth)).body as Record<string, unknown>;
+    expect(Object.keys(group)).toEqual(expect.arrayContaining(['links', 'metadata']));
+    // Sent back whole, as read: refused for its read-only fields.
+    const whole = await call('PUT', `${base}/object/networkgroups/grp-1`, auth, group);
+    expect([whole.status, JSON.stringify(whole.body)]).toEqual([400, expect.stringContaining('links, metadata')]);
+    const host = await call('POST', `${base}/object/hosts`, auth, {
+      name: 'kk_192.0.2.7',
+      type: 'Host',
+      value: '192.0.2.7',
+    });
+    expect(host.status).toBe(201);
+    const duplicate = await call('POST', `${base}/object/hosts`, auth, {
+      name: 'kk_192.0.2.7',
+      type: 'Host',
+      value: '192.0.2.8',
+    });
+    expect([duplicate.status, JSON.stringify(duplicate.body)]).toEqual([
+      400,
+      expect.stringContaining('Duplicate Name'),
+    ]);
+    const id = (host.body as { id: string }).id;
+    const writable = {
+      id: 'grp-1',
+      name: 'postern-web',
+      type: 'NetworkGroup',
+      literals: [],
+      objects: [{ type: 'Host', id }],
     };
-    group.literals.push({ type: 'Host', value: '192.0.2.7' });
-    expect((await call('PUT', `${base}/object/networkgroups/grp-1`, auth, group)).status).toBe(200);
-    expect(fake.groupValues('grp-1')).toEqual(['192.0.2.200', '192.0.2.7']);
+    expect((await call('PUT', `${base}/object/networkgroups/grp-1`, auth, writable)).status).toBe(200);
+    expect(fake.groupObjects('grp-1')).toEqual([{ name: 'kk_192.0.2.7', value: '192.0.2.7' }]);
     expect(fake.pendingDevices()).toEqual(['dev-1']);
-    const deploy = await call('POST', `${base}/deployment/deploymentrequests`, auth, { deviceList: ['dev-1'] });
-    expect(deploy.status).toBe(202);
-    expect(fake.pendingDevices()).toEqual([]);
+    const empty = await call('PUT', `${base}/object/networkgroups/grp-1`, auth, { ...writable, objects: [] });
+    expect(empty.status).toBe(400);
+    const listed = await call('GET', `${base}/object/hosts?filter=nameOrValue:KK_&expanded=true`, auth);
+    expect((listed.body as { items: unknown[] }).items).toEqual([
+      expect.objectContaining({ name: 'kk_192.0.2.7', value: '192.0.2.7' }),
+    ]);
+  });
+
+  it('counts the changes waiting on a device, all or by user, until it is deployed', async () => {
+    fake.addNetworkGroup('grp-1', 'postern-web', ['192.0.2.200'], ['dev-1']);
+    fake.addPendingChange('dev-1', 'alice');
+    fake.addPendingChange('dev-1', 'api');
+    const { access, domain } = await login();
+    const auth = { 'x-auth-access-token': access };
+    const base = `/api/fmc_config/v1/domain/${domain}/deployment`;
+    const count = async (filter: string) =>
+      (
+        (await call('GET', `${base}/deployabledevices/dev-1/pendingchanges?expanded=true${filter}`, auth)).body as {
+          paging: { count: number };
+        }
+      ).paging.count;
+    expect([await count(''), await count('&filter=UserList:api'), await count('&filter=UserList:bob')]).toEqual([
+      2, 1, 0,
+    ]);
+    expect((await call('POST', `${base}/deploymentrequests`, auth, { deviceList: ['dev-1'] })).status).toBe(202);
+    expect([fake.pendingDevices(), await count('')]).toEqual([[], 0]);
+  });
+
+  it('lists every domain in DOMAINS and refuses a config call under another one', async () => {
+    await fake.close();
+    fake = await FmcFake.start({
+      username: 'api',
+      password: 'pw',
+      domains: [{ name: 'Global/Branch', uuid: 'branch-1' }],
+    });
+    const response = await call('POST', '/api/fmc_platform/v1/auth/generatetoken', basic('api', 'pw'));
+    expect(JSON.parse(response.headers.get('domains') ?? '[]')).toEqual([
+      { name: 'Global', uuid: fake.domainUuid },
+      { name: 'Global/Branch', uuid: 'branch-1' },
+    ]);
+    const auth = { 'x-auth-access-token': response.headers.get('x-auth-access-token') ?? '' };
+    expect((await call('GET', '/api/fmc_config/v1/domain/branch-1/object/hosts', auth)).status).toBe(200);
+    expect((await call('GET', '/api/fmc_config/v1/domain/other/object/hosts', auth)).status).toBe(400);
   });
 
   it('throttles with 429 (next N calls and per minute) and redirects on request', async () => {

@@ -15,14 +15,30 @@
  *   `GET …/object/dynamicobjects/{id}/mappings` (paged: `offset`, `limit` ≤ 1000, `paging.count`),
  *   `POST …/object/dynamicobjectmappings` with `{add:[{dynamicObject:{id},mappings:[…]}], remove:[…]}`.
  * - Network groups (legacy, need a deploy): `GET`/`PUT …/object/networkgroups/{id}` (the PUT replaces
- *   the whole object: read-modify-write), `GET …/deployment/deployabledevices`, `POST
- *   …/deployment/deploymentrequests`.
+ *   the whole object: read-modify-write). The GET answers with the read-only `links` and `metadata`
+ *   a real FMC adds; a PUT carrying them (or any field but id, name, type, literals, objects,
+ *   description, overridable) is refused with 400: fireREST strips them because "fmc api cannot
+ *   handle json objects with some fields that are received via get operations (e.g. link, metadata)".
+ *   A group left with neither literals nor objects is refused (FMC has no empty network group).
+ *   Group `objects` are references `{type, id}` to existing Host/Network objects.
+ * - Host and Network objects: `POST …/object/hosts|networks` with `{name, type, value}` (a Host holds
+ *   one address, a Network a prefix; names `[A-Za-z0-9_.+-]{1,64}`; a name in use answers 400
+ *   "Duplicate Name", as fireREST maps it), `GET …/object/hosts|networks?filter=nameOrValue:X&expanded=true`
+ *   (paged) and `GET …/object/hosts|networks/{id}`.
+ * - Deployment: `GET …/deployment/deployabledevices` (the devices with changes waiting),
+ *   `GET …/deployment/deployabledevices/{id}/pendingchanges` (FMC ≥ 6.6; `filter=UserList:a,b` keeps
+ *   the changes those users made; `paging.count` is the total), `POST …/deployment/deploymentrequests`
+ *   (deploys every change waiting on the listed devices, whoever made it).
+ * - Domains: the login names its default `DOMAIN_UUID` and every domain in `DOMAINS`
+ *   (`[{name, uuid}]`); a config call under any other domain answers 400.
  * - Errors in FMC's shape `{error:{category,messages:[{description}],severity}}`; 429 when
  *   rate-limited; bulk > 1,000 entries answers 400; payloads > 2 MB answer 413.
  *
  * Choices of this fake that the documentation does not fix: adding a mapping already present or
  * removing one that is absent succeeds silently (set semantics); a mappings request holding an invalid
- * value is refused whole (400, nothing changed); the 429 carries no Retry-After. Test switches:
+ * value is refused whole (400, nothing changed); the 429 carries no Retry-After; `nameOrValue` keeps
+ * objects whose name or value contains the text (any case); every object lives in every domain; a
+ * group change is one pending change by the API user on each device using the group. Test switches:
  * expire the current access token or the whole session, refuse deployments, answer 429 for the next N calls or above a
  * per-minute rate, redirect every call to another host, refuse one mapping value.
  */
@@ -35,6 +51,8 @@ export interface FmcFakeOptions {
   /** Serve HTTPS with this key and certificate (the driver always speaks https to a Hostname). */
   tls?: { key: string; cert: string };
   domainUuid?: string;
+  /** Further domains the user may work in (besides the default one, named Global). */
+  domains?: { name: string; uuid: string }[];
   now?: () => number;
 }
 
@@ -58,7 +76,22 @@ interface NetworkGroup {
   type: 'NetworkGroup';
   literals: { type: string; value: string }[];
   objects: { id: string; type: string; name?: string }[];
+  description?: string;
+  overridable?: boolean;
 }
+
+/** A Host or Network object. */
+interface AddressObject {
+  id: string;
+  name: string;
+  type: 'Host' | 'Network';
+  value: string;
+}
+
+/** What a network group PUT may carry; anything else (links, metadata) is read-only. */
+const WRITABLE_GROUP_FIELDS = new Set(['id', 'name', 'type', 'literals', 'objects', 'description', 'overridable']);
+const OBJECT_NAME = /^[A-Za-z0-9_.+-]{1,64}$/;
+const COLLECTION_TYPES: Record<string, 'Host' | 'Network'> = { hosts: 'Host', networks: 'Network' };
 
 export const FMC_TOKEN_LIFE_MS = 30 * 60_000;
 const MAX_REFRESHES = 3;
@@ -87,9 +120,12 @@ export class FmcFake {
   readonly #sessions: Session[] = [];
   readonly #dynamic = new Map<string, { name: string; mappings: string[] }>();
   readonly #groups = new Map<string, NetworkGroup>();
-  /** Devices whose policy uses a changed network group, until deployed. */
-  readonly #pending = new Set<string>();
+  readonly #objects = new Map<string, AddressObject>();
+  /** The users whose changes wait on each device, one entry per change, until deployed. */
+  readonly #pending = new Map<string, string[]>();
+  /** Which network group each device's policy uses. */
   readonly #devices = new Map<string, string>();
+  readonly #domains: { name: string; uuid: string }[];
   #throttle = 0;
   #perMinute = Number.POSITIVE_INFINITY;
   readonly #recent: number[] = [];
@@ -101,6 +137,7 @@ export class FmcFake {
     this.#username = options.username;
     this.password = options.password;
     this.domainUuid = options.domainUuid ?? 'e276abec-e0f2-11e3-8169-6d9ed49b625f';
+    this.#domains = [{ name: 'Global', uuid: this.domainUuid }, ...(options.domains ?? [])];
     this.#now = options.now ?? Date.now;
   }
 
@@ -136,16 +173,38 @@ export class FmcFake {
     return object === undefined ? null : [...object.mappings];
   }
 
-  /** A network group used by the policy of these devices (ids), with its literal values. */
-  addNetworkGroup(id: string, name: string, values: readonly string[], devices: readonly string[] = ['dev-1']): void {
+  /**
+   * A network group used by the policy of these devices (ids), with the admin's literal values and
+   * object ids. (An admin could not save it empty; tests may, to start from nothing.)
+   */
+  addNetworkGroup(
+    id: string,
+    name: string,
+    values: readonly string[],
+    devices: readonly string[] = ['dev-1'],
+    objectIds: readonly string[] = [],
+  ): void {
     this.#groups.set(id, {
       id,
       name,
       type: 'NetworkGroup',
       literals: values.map((value) => ({ type: value.includes('/') ? 'Network' : 'Host', value })),
-      objects: [],
+      objects: objectIds.map((objectId) => this.#ref(objectId)),
+      description: `${name} (fake)`,
     });
     for (const device of devices) this.#devices.set(device, id);
+  }
+
+  /** A Host or Network object made by someone (an admin, or an impostor under Postern's name). */
+  addAddressObject(name: string, type: 'Host' | 'Network', value: string): string {
+    const id = `obj-${++this.#serial}`;
+    this.#objects.set(id, { id, name, type, value });
+    return id;
+  }
+
+  /** Puts an object into a group, as an admin would. */
+  addToGroup(groupId: string, objectId: string): void {
+    this.#groups.get(groupId)?.objects.push(this.#ref(objectId));
   }
 
   /** A network group's literal values, or null. */
@@ -153,9 +212,40 @@ export class FmcFake {
     return this.#groups.get(id)?.literals.map((literal) => literal.value) ?? null;
   }
 
+  /** A network group's member objects (name and value), or null. */
+  groupObjects(id: string): { name: string; value: string }[] | null {
+    const group = this.#groups.get(id);
+    if (group === undefined) return null;
+    return group.objects.map((ref) => {
+      const object = this.#objects.get(ref.id);
+      return { name: object?.name ?? ref.id, value: object?.value ?? '' };
+    });
+  }
+
+  /** Every Host and Network object. */
+  addressObjects(): AddressObject[] {
+    return [...this.#objects.values()].map((object) => ({ ...object }));
+  }
+
   /** Devices with changes not deployed yet. */
   pendingDevices(): string[] {
-    return [...this.#pending];
+    return [...this.#pending.keys()];
+  }
+
+  /** Another admin's unfinished change waiting on a device. */
+  addPendingChange(device: string, user: string): void {
+    this.#pending.set(device, [...(this.#pending.get(device) ?? []), user]);
+  }
+
+  /** An admin deployed the device themselves: nothing waits on it any more. */
+  clearPending(device: string): void {
+    this.#pending.delete(device);
+  }
+
+  #ref(objectId: string): { id: string; type: string; name: string } {
+    const object = this.#objects.get(objectId);
+    if (object === undefined) throw new Error(`the FMC fake has no object ${objectId}`);
+    return { id: object.id, type: object.type, name: object.name };
   }
 
   /** The current access tokens stop working (401 "Access token invalid"); refresh still works. */
@@ -240,7 +330,7 @@ export class FmcFake {
       return;
     }
     const [domain, ...rest] = url.pathname.slice(CONFIG.length).split('/').map(decodeSegment);
-    if (domain !== this.domainUuid) {
+    if (!this.#domains.some((d) => d.uuid === domain)) {
       error(400, 'Invalid domain UUID');
       return;
     }
@@ -266,14 +356,27 @@ export class FmcFake {
       else error(405, 'Method not allowed');
     } else if (kind === 'object' && id === 'networkgroups' && sub !== undefined && more.length === 0) {
       this.#networkGroup(method, sub, payload, answer, error);
+    } else if (kind === 'object' && id !== undefined && id in COLLECTION_TYPES && more.length === 0) {
+      this.#addressObjects(method, COLLECTION_TYPES[id] ?? 'Host', sub, url, payload, answer, error);
     } else if (route === 'deployment/deployabledevices' && method === 'GET') {
-      const items = [...this.#pending].map((device) => ({
+      const items = [...this.#pending.keys()].map((device) => ({
         type: 'DeployableDevice',
         name: device,
         device: { id: device, type: 'Device', name: device },
         canBeDeployed: true,
       }));
       answer(200, { items, paging: { offset: 0, limit: 25, count: items.length, pages: 1 } });
+    } else if (
+      kind === 'deployment' &&
+      id === 'deployabledevices' &&
+      more[0] === 'pendingchanges' &&
+      method === 'GET'
+    ) {
+      const filter = /^UserList:(.*)$/.exec(url.searchParams.get('filter') ?? '');
+      const users = filter === null ? null : (filter[1] ?? '').split(',').map((u) => u.trim());
+      const changes = (this.#pending.get(sub ?? '') ?? []).filter((user) => users === null || users.includes(user));
+      const items = changes.slice(0, 1).map((user) => ({ type: 'PendingChange', user: { name: user } }));
+      answer(200, { items, paging: { offset: 0, limit: 1, count: changes.length, pages: changes.length } });
     } else if (route === 'deployment/deploymentrequests' && method === 'POST') {
       const list = (payload as { deviceList?: unknown } | null)?.deviceList;
       if (!Array.isArray(list) || list.length === 0 || !list.every((d) => typeof d === 'string')) {
@@ -344,7 +447,7 @@ export class FmcFake {
       'X-auth-access-token': session.access,
       'X-auth-refresh-token': session.refresh,
       DOMAIN_UUID: this.domainUuid,
-      DOMAINS: JSON.stringify([{ name: 'Global', uuid: this.domainUuid }]),
+      DOMAINS: JSON.stringify(this.#domains),
     };
   }
 
@@ -436,14 +539,25 @@ export class FmcFake {
       return;
     }
     if (method === 'GET') {
-      answer(200, { ...group, literals: group.literals.map((l) => ({ ...l })), objects: [...group.objects] });
+      answer(200, {
+        ...group,
+        literals: group.literals.map((l) => ({ ...l })),
+        objects: group.objects.map((o) => ({ ...o })),
+        links: { self: `https://fmc.fake/api/fmc_config/v1/domain/${this.domainUuid}/object/networkgroups/${id}` },
+        metadata: { readOnly: { state: false }, lastUser: { name: 'admin' }, timestamp: this.#now() },
+      });
       return;
     }
     if (method !== 'PUT') {
       error(405, 'Method not allowed');
       return;
     }
-    const next = payload as Partial<NetworkGroup> | null;
+    const next = payload as (Partial<NetworkGroup> & Record<string, unknown>) | null;
+    const readOnly = Object.keys(next ?? {}).filter((key) => !WRITABLE_GROUP_FIELDS.has(key));
+    if (readOnly.length > 0) {
+      error(400, `Invalid field(s) in the request: ${readOnly.join(', ')}`);
+      return;
+    }
     if (next?.id !== id || typeof next.name !== 'string' || !Array.isArray(next.literals)) {
       error(400, 'A network group needs id, name and literals');
       return;
@@ -454,16 +568,81 @@ export class FmcFake {
       error(400, `Invalid IP address or network: ${String(bad.value)}`);
       return;
     }
-    if (literals.length + (next.objects?.length ?? 0) === 0) {
-      // FMC refuses an empty group; an admin keeps a placeholder in it.
+    const refs = next.objects ?? [];
+    const unknown = refs.find((ref) => typeof ref.id !== 'string' || !this.#objects.has(ref.id));
+    if (unknown !== undefined) {
+      error(400, `Invalid object ID ${String(unknown.id)}`);
+      return;
+    }
+    if (literals.length + refs.length === 0) {
       error(400, 'A network group must have at least one object or literal');
       return;
     }
     group.name = next.name;
     group.literals = literals.map((l) => ({ type: l.type, value: l.value }));
-    group.objects = [...(next.objects ?? [])];
-    for (const [device, groupId] of this.#devices) if (groupId === id) this.#pending.add(device);
+    group.objects = refs.map((ref) => this.#ref(ref.id));
+    if (typeof next.description === 'string') group.description = next.description;
+    for (const [device, groupId] of this.#devices) if (groupId === id) this.addPendingChange(device, this.#username);
     answer(200, group);
+  }
+
+  #addressObjects(
+    method: string,
+    type: 'Host' | 'Network',
+    id: string | undefined,
+    url: URL,
+    payload: unknown,
+    answer: (status: number, payload: unknown) => void,
+    error: (status: number, description: string) => void,
+  ): void {
+    if (method === 'GET' && id !== undefined) {
+      const object = this.#objects.get(id);
+      if (object === undefined || object.type !== type) error(404, `${type} object ${id} not found`);
+      else answer(200, { ...object, links: { self: `fake/${id}` } });
+      return;
+    }
+    if (method === 'GET') {
+      const filter = /^nameOrValue:(.*)$/.exec(url.searchParams.get('filter') ?? '')?.[1]?.toLowerCase() ?? null;
+      const all = [...this.#objects.values()].filter(
+        (o) =>
+          o.type === type &&
+          (filter === null || o.name.toLowerCase().includes(filter) || o.value.toLowerCase().includes(filter)),
+      );
+      const offset = Number(url.searchParams.get('offset') ?? '0');
+      const limit = Number(url.searchParams.get('limit') ?? '25');
+      const expanded = url.searchParams.get('expanded') === 'true';
+      const items = all
+        .slice(offset, offset + limit)
+        .map((o) => (expanded ? { ...o } : { id: o.id, name: o.name, type: o.type }));
+      answer(200, { items, paging: { offset, limit, count: all.length, pages: Math.ceil(all.length / limit) } });
+      return;
+    }
+    if (method !== 'POST' || id !== undefined) {
+      error(405, 'Method not allowed');
+      return;
+    }
+    const body = payload as { name?: unknown; type?: unknown; value?: unknown } | null;
+    const { name, value } = body ?? {};
+    if (typeof name !== 'string' || !OBJECT_NAME.test(name) || typeof value !== 'string') {
+      error(400, 'An object needs a name of at most 64 letters, digits or _ . + - and a value');
+      return;
+    }
+    if (
+      body?.type !== type ||
+      this.#refused.has(value) ||
+      !validValue(value) ||
+      value.includes('/') !== (type === 'Network')
+    ) {
+      error(400, `Input type mismatch. You have entered an invalid value ${value} for selected type ${type}.`);
+      return;
+    }
+    if ([...this.#objects.values()].some((o) => o.name === name)) {
+      error(400, `Duplicate Name: an object named ${name} already exists`);
+      return;
+    }
+    const created = { id: `obj-${++this.#serial}`, name, type, value };
+    this.#objects.set(created.id, created);
+    answer(201, { ...created, links: { self: `fake/${created.id}` } });
   }
 }
 

@@ -98,6 +98,15 @@ export class SophosUtmFake {
     return this.#create('host', { name, ...(v6 ? { address6: address } : { address }) });
   }
 
+  /** A network network object made by an admin (`address`/`netmask`, or the IPv6 pair); its ref. */
+  addNetwork(name: string, address: string, prefix: number): string {
+    const v6 = address.includes(':');
+    return this.#create('network', {
+      name,
+      ...(v6 ? { address6: address, netmask6: prefix } : { address, netmask: prefix }),
+    });
+  }
+
   /** A network group with this ref holding these refs. */
   addGroup(ref: string, name: string, members: readonly string[] = []): void {
     this.#groups.set(ref, { _ref: ref, _type: 'network/group', name, members: [...members], comment: '' });

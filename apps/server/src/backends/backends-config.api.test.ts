@@ -63,6 +63,31 @@ describe.each(['sqlite'] as const)('backends API (%s)', (kind) => {
       expect(response.statusCode).toBe(400);
     });
 
+    it('stores the Cisco FMC Domain and Deploy mode (defaults: login domain, automatic) and reads them back', async () => {
+      const fmc = { Hostname: 'fmc.example.net', Username: 'api', Password: 'fmc-secret-1' };
+      const plain = await createOk({ Name: 'fmc', AgentID: agentId, Config: { firepower: fmc } });
+      expect(plain.Config.firepower).toMatchObject({ Domain: '', Deploy: 'automatic', Password: RECORDED });
+      const response = await call('PUT', `/api/admin/backends/${plain.ID}`, {
+        ID: plain.ID,
+        Name: 'fmc',
+        AgentID: agentId,
+        Config: { firepower: { ...fmc, Password: RECORDED, Domain: 'Global/Branch', Deploy: 'onlyWhenOnlyPostern' } },
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      const listed = (await call('GET', '/api/admin/backends')).json<{ data: BackendRecord[] }>().data;
+      expect(listed.find((b) => b.ID === plain.ID)?.Config.firepower).toMatchObject({
+        Domain: 'Global/Branch',
+        Deploy: 'onlyWhenOnlyPostern',
+      });
+      const refused = await call('POST', '/api/admin/backends', {
+        Name: 'fmc2',
+        AgentID: agentId,
+        Config: { firepower: { ...fmc, Deploy: 'always' } },
+      });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json<{ Extra?: string }>().Extra).toMatch(/^Config\.firepower\.Deploy\b/);
+    });
+
     it('refuses a second backend with the same name (409 err.backendNameExists)', async () => {
       await createOk({ Name: 'same', Config: { allowlist: {} } });
       const response = await call('POST', '/api/admin/backends', { Name: 'same', Config: { allowlist: {} } });

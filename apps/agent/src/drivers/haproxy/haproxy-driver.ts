@@ -4,8 +4,7 @@ import type { HaproxySocket } from '../../config/settings.js';
 import { canonicalAddress, parseAddress, type ParsedAddress } from '../addresses.js';
 import type { Driver, DriverEntry, EntryOutcome } from '../driver.js';
 import { socketBackend } from '../socket-backend.js';
-import { failed } from '../outcomes.js';
-import { parseEntries } from '../vendor-driver-kit.js';
+import { failed, succeeded } from '../outcomes.js';
 import { isNotFound, isSuccess, parseGetAcl, parseShowAclEntries } from './haproxy-output.js';
 import { RuntimeConnection } from './runtime-connection.js';
 import { runtimeTarget, targetKey } from './runtime-target.js';
@@ -211,4 +210,19 @@ export class HaproxyDriver implements Driver<'haproxy'> {
     const failures = outcomes.filter((outcome) => !outcome.ok).length;
     if (failures > 0) this.#logger.warn({ aclId: knoc.aclId, failed: failures }, 'haproxy entries failed');
   }
+}
+
+/** The entries' addresses by position, and outcomes with the unparsable ones already failed. */
+function parseEntries(entries: readonly DriverEntry[]): {
+  outcomes: EntryOutcome[];
+  addresses: Map<number, ParsedAddress>;
+} {
+  const outcomes = entries.map((entry) => succeeded(entry.ip));
+  const addresses = new Map<number, ParsedAddress>();
+  entries.forEach((entry, index) => {
+    const parsed = parseAddress(entry.ip);
+    if (parsed === null) outcomes[index] = failed(entry.ip, `${entry.ip} is not an IPv4 or IPv6 address`);
+    else addresses.set(index, parsed);
+  });
+  return { outcomes, addresses };
 }

@@ -10,6 +10,7 @@ import { memoryLogger } from '../../../test/support/memory-logger.js';
 import { selfSignedCertificate } from '../../../test/support/self-signed.js';
 import { SessionLogin } from './auth/session-login.js';
 import { staticToken } from './auth/static-token.js';
+import { CallBudget, runWithCallBudget, withCallBudget } from './call-budget.js';
 import { HttpClient, HttpError, pathSegment, type HttpClientOptions } from './http-client.js';
 
 const TOKEN = 'tok-SECRET-4711';
@@ -241,5 +242,94 @@ describe('HttpClient', () => {
     const { logger } = memoryLogger();
     expect(() => new HttpClient({ name: 'v', baseUrl: 'file:///etc/passwd', logger })).toThrow(/only http and https/);
     expect(() => new HttpClient({ name: 'v', baseUrl: 'https://u:p@fw.example', logger })).toThrow(/credentials/);
+  });
+});
+
+describe('HttpClient under a call budget', () => {
+  it('gives up a try in flight when the budget is spent, and says so', async () => {
+    let received = 0;
+    const server = await serve(() => {
+      received++; // never answered
+    });
+    const { client: c, delays } = client(server.url, { timeoutMs: 60_000 });
+    const error = await failure(withCallBudget(100, () => c.request({ method: 'GET', path: '/hang' })));
+    expect(error.kind).toBe('timeout');
+    expect(error.permanent).toBe(false);
+    expect(error.message).toBe('vendor GET /hang: no answer within 100 ms (call budget spent)');
+    // One try: no retry fits in a spent budget.
+    expect(received).toBe(1);
+    expect(delays).toEqual([]);
+  });
+
+  it('sends nothing once the budget is spent', async () => {
+    let received = 0;
+    const server = await serve((_req, res) => {
+      received++;
+      sendJson(res, 200, {});
+    });
+    const { client: c } = client(server.url);
+    let later: Promise<unknown> = Promise.resolve();
+    await withCallBudget(1_000, () => {
+      // Started in the call, run after it returned (its budget is closed then).
+      later = new Promise((resolve) => setTimeout(resolve, 5)).then(() => c.request({ method: 'GET', path: '/late' }));
+      return Promise.resolve();
+    });
+    const error = await failure(later);
+    expect(error.message).toMatch(/call budget spent/);
+    expect(received).toBe(0);
+  });
+
+  it('an answer starts the budget again, so a device that keeps answering is not cut short', async () => {
+    const server = await serve((_req, res) => sendJson(res, 200, {}));
+    const { client: c } = client(server.url);
+    // The budget's clock moves only when the test says: 150 ms of 200 pass before every call.
+    let now = 0;
+    const budget = new CallBudget(200, () => now);
+    const statuses = await runWithCallBudget(budget, async () => {
+      const seen: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        now += 150;
+        seen.push((await c.request({ method: 'GET', path: `/poll/${i}` })).status);
+      }
+      return seen;
+    });
+    expect(statuses).toEqual([200, 200, 200, 200, 200]);
+  });
+
+  it('retries while the budget lasts, then stops with the budget’s error', async () => {
+    let received = 0;
+    const server = await serve(() => {
+      received++; // never answered
+    });
+    const { client: c } = client(server.url, {
+      timeoutMs: 20,
+      retry: { maxAttempts: 1000, sleep: () => Promise.resolve() },
+    });
+    const error = await failure(withCallBudget(300, () => c.request({ method: 'GET', path: '/hang' })));
+    expect(error.message).toBe('vendor GET /hang: no answer within 300 ms (call budget spent)');
+    expect(received).toBeGreaterThan(1);
+    expect(received).toBeLessThan(1000);
+  });
+
+  it('says which refusals are permanent', async () => {
+    const server = await serve((req, res) => sendJson(res, Number(req.url?.slice(1)), { message: 'no' }));
+    const { client: c } = client(server.url);
+    const schema = z.object({});
+    const verdicts: Record<number, boolean> = {};
+    for (const status of [400, 401, 403, 404, 409, 422, 429, 500, 503]) {
+      const result = await c.requestParsed({ method: 'POST', path: `/${status}` }, schema);
+      verdicts[status] = !result.ok && result.permanent;
+    }
+    expect(verdicts).toEqual({
+      400: true,
+      401: true,
+      403: true,
+      404: true,
+      409: false,
+      422: true,
+      429: false,
+      500: false,
+      503: false,
+    });
   });
 });

@@ -3,9 +3,12 @@ import https from 'node:https';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Authenticator } from './auth/authenticator.js';
+import { currentCallBudget } from './call-budget.js';
+import { isPermanentStatus } from './http-status-error.js';
 import { Redactor } from './redact.js';
 import { type AttemptResult, DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from './retry.js';
 import { agentMetrics, vendorApiOutcome } from '../../metrics/agent-metrics.js';
+import { isPermanentFailure } from '../outcomes.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 
@@ -16,7 +19,7 @@ export interface HttpClientOptions {
   baseUrl: string;
   /** The backend's `Insecure`: accept any certificate, for this client's connections only. */
   insecure?: boolean;
-  /** One call (one try) taking longer than this is given up. */
+  /** One call (one try) taking longer than this is given up (default {@link DEFAULT_TRY_TIMEOUT_MS}). */
   timeoutMs?: number;
   auth?: Authenticator;
   /** Further strings to keep out of errors and logs (the authenticator's are added). */
@@ -59,25 +62,42 @@ export interface HttpResponse {
 
 export type HttpFailureKind = 'url' | 'network' | 'timeout' | 'tls' | 'redirect' | 'too-large' | 'auth';
 
-/** A call that got no usable answer. Its message names the call and never holds a secret. */
+/**
+ * A call that got no usable answer. Its message names the call and never holds a secret. Transient
+ * (worth retrying later) unless `permanent`: a URL that cannot work, or a login the device refused
+ * for good (see outcomes.ts `isPermanentFailure`).
+ */
 export class HttpError extends Error {
+  /** Retrying cannot help: the backend's URL is unusable, or the login was refused (401/403, invalid). */
+  readonly permanent: boolean;
+
   constructor(
     message: string,
     readonly kind: HttpFailureKind,
     /** The request may have reached the device (so a non-idempotent call must not be repeated). */
     readonly sent: boolean,
+    options: { permanent?: boolean } = {},
   ) {
     super(message);
     this.name = 'HttpError';
+    this.permanent = options.permanent ?? kind === 'url';
   }
 }
 
-/** A body checked against its schema ({ok:false} for a non-2xx status too), Trigger.dev's wrapZodFetch shape. */
+/**
+ * A body checked against its schema ({ok:false} for a non-2xx status too), Trigger.dev's wrapZodFetch
+ * shape. `permanent`: the status says retrying cannot help (401/403, 400/404/422); pass it on with
+ * `failureFromAnswer(ip, result)` (outcomes.ts).
+ */
 export type ParsedResult<T> =
   | { ok: true; status: number; data: T }
-  | { ok: false; status: number; error: string; retryable: boolean; body: unknown };
+  | { ok: false; status: number; error: string; retryable: boolean; permanent: boolean; body: unknown };
 
-const DEFAULT_TIMEOUT_MS = 15_000;
+/**
+ * One try without an answer for this long is given up (a vendor may set its own). With the runtime's
+ * call budget (10 s without an answer, call-budget.ts) a silent device costs two tries, not four of 15 s.
+ */
+export const DEFAULT_TRY_TIMEOUT_MS = 5_000;
 const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 const TLS_ERROR_CODES = new Set([
   'DEPTH_ZERO_SELF_SIGNED_CERT',
@@ -99,7 +119,9 @@ export function pathSegment(value: string): string {
  * What it guarantees, per DESIGN's rule for outbound URLs:
  * - TLS verification is on unless this backend says Insecure, and that only for this client's own
  *   connection pool: nothing global changes.
- * - Every try has a time limit, and the whole call is bounded by the retry policy.
+ * - Every try has a time limit (5 s by default), and the whole call is bounded by the retry policy
+ *   and by the driver call's budget when it runs under one (call-budget.ts, set by the runtime): a
+ *   spent budget sends nothing more, ends a try in flight and stops the retry loop.
  * - Redirects are never followed: a 3xx is an error naming where it pointed, so a token is never
  *   sent to a host the admin did not configure.
  * - Secrets (the authenticator's and the ones given) are redacted from every error and log line.
@@ -141,7 +163,7 @@ export class HttpClient {
     base.search = '';
     base.hash = '';
     this.#base = base;
-    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TRY_TIMEOUT_MS;
     this.#auth = auth;
     this.#logger = options.logger;
     this.#policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
@@ -197,6 +219,9 @@ export class HttpClient {
         `${this.#describe(request)}: the login failed: ${this.redact(errorText(error))}`,
         'auth',
         false,
+        {
+          permanent: isPermanentFailure(error),
+        },
       );
     }
     if (!renewed) return first.response;
@@ -219,6 +244,7 @@ export class HttpClient {
         status,
         error: `${this.#describe(request)}: HTTP ${status}${this.snippet(body)}`,
         retryable: status === 429 || status >= 502,
+        permanent: isPermanentStatus(status),
         body,
       };
     }
@@ -231,6 +257,7 @@ export class HttpClient {
       status,
       error: `${this.#describe(request)}: unexpected answer${where}: ${this.redact(issue?.message ?? 'invalid')}`,
       retryable: false,
+      permanent: false,
       body,
     };
   }
@@ -253,8 +280,13 @@ export class HttpClient {
     idempotent: boolean,
   ): Promise<{ response: HttpResponse; credential: string }> {
     let credential = '';
+    const budget = currentCallBudget();
+    const spentError = (sent: boolean) =>
+      new HttpError(budget?.spentMessage(this.#describe(request)) ?? 'call budget spent', 'timeout', sent);
     const response = await withRetry(
       async (): Promise<AttemptResult<HttpResponse>> => {
+        // A spent budget sends nothing more: the device had its time.
+        if (budget?.spent === true) return { kind: 'failure', error: spentError(false), sent: false, retryable: false };
         let authHeaders: Readonly<Record<string, string>> = {};
         if (this.#auth !== null) {
           try {
@@ -263,7 +295,8 @@ export class HttpClient {
             credential = authorization.credential;
           } catch (error) {
             const message = `${this.#describe(request)}: the login failed: ${this.redact(errorText(error))}`;
-            return { kind: 'failure', error: new HttpError(message, 'auth', false), sent: false, retryable: false };
+            const failure = new HttpError(message, 'auth', false, { permanent: isPermanentFailure(error) });
+            return { kind: 'failure', error: failure, sent: false, retryable: false };
           }
         }
         try {
@@ -283,6 +316,11 @@ export class HttpClient {
           { vendor: this.name, call: this.#describe(request), retry, delayMs, reason: this.redact(reason) },
           'vendor API call will be retried',
         ),
+      {
+        ...(budget === undefined ? {} : { budget }),
+        // Out of budget after a try that timed out: say so, rather than name only the last try's limit.
+        spent: (_budget, last) => (last instanceof HttpError && last.kind === 'timeout' ? spentError(last.sent) : last),
+      },
     );
     return { response, credential };
   }
@@ -302,6 +340,7 @@ export class HttpClient {
     };
     const describe = this.#describe(request);
     const timeoutMs = request.timeoutMs ?? this.#timeoutMs;
+    const budget = currentCallBudget();
     const started = Date.now();
     return new Promise<HttpResponse>((resolve, reject) => {
       let sent = false;
@@ -310,11 +349,22 @@ export class HttpClient {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        stopWatchingBudget();
         req.destroy();
         reject(new HttpError(`${describe}: ${this.redact(message)}`, kind, sent));
       };
       const req = this.#transport.request(url, { method: request.method, headers, agent: this.#agent });
+      // The try's own limit, or the call budget, whichever ends first (the budget may grow meanwhile:
+      // another answer in the same call starts it again).
       const timer = setTimeout(() => fail(`no answer within ${timeoutMs} ms`, 'timeout'), timeoutMs);
+      const stopWatchingBudget =
+        budget?.onSpent(() => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          req.destroy();
+          reject(new HttpError(budget.spentMessage(describe), 'timeout', sent));
+        }) ?? (() => undefined);
       req.on('socket', (socket) => {
         // Until the connection is open nothing reached the device, so any call may be tried again.
         if (!socket.connecting) sent = true;
@@ -330,6 +380,7 @@ export class HttpClient {
       });
       req.on('response', (res) => {
         const status = res.statusCode ?? 0;
+        budget?.answered();
         if (status >= 300 && status <= 399) {
           res.resume();
           fail(redirectMessage(status, res.headers.location, url), 'redirect');
@@ -347,6 +398,7 @@ export class HttpClient {
           if (settled) return;
           settled = true;
           clearTimeout(timer);
+          stopWatchingBudget();
           const body = parseBody(Buffer.concat(chunks).toString('utf8'));
           this.#logger.debug(
             { vendor: this.name, call: describe, status, ms: Date.now() - started },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CallBudget } from './call-budget.js';
 import { backoffDelay, parseRetryAfter, withRetry, type AttemptResult, type RetryPolicy } from './retry.js';
 
 function policy(delays: number[], overrides: Partial<RetryPolicy> = {}): RetryPolicy {
@@ -70,5 +71,45 @@ describe('retry', () => {
     const fatal = script<number>([{ kind: 'failure', error, sent: false, retryable: false }]);
     await expect(withRetry(fatal.attempt, true, policy([]))).rejects.toBe(error);
     expect(fatal.calls()).toBe(1);
+  });
+});
+
+describe('withRetry under a call budget', () => {
+  it('never sleeps past the budget: the last answer stands when the next wait would spend it', async () => {
+    const delays: number[] = [];
+    const { attempt, calls } = script([answer(503, '5'), answer(200)]);
+    const budget = new CallBudget(1_000);
+    expect(await withRetry(attempt, true, policy(delays, { maxRetryAfterMs: 60_000 }), undefined, { budget })).toBe(
+      503,
+    );
+    expect(calls()).toBe(1);
+    expect(delays).toEqual([]);
+  });
+
+  it('stops on a spent budget with the error the caller makes of it', async () => {
+    const budget = new CallBudget(1_000);
+    budget.close();
+    const timeout: AttemptResult<number> = {
+      kind: 'failure',
+      error: new Error('try timed out'),
+      sent: true,
+      retryable: true,
+    };
+    const { attempt, calls } = script([timeout]);
+    await expect(
+      withRetry(attempt, true, policy([]), undefined, {
+        budget,
+        spent: (spentBudget) => new Error(spentBudget.spentMessage('vendor')),
+      }),
+    ).rejects.toThrow('vendor: no answer within 1 s (call budget spent)');
+    expect(calls()).toBe(1);
+  });
+
+  it('retries as usual while the budget covers the wait', async () => {
+    const delays: number[] = [];
+    const { attempt, calls } = script([answer(503), answer(200)]);
+    expect(await withRetry(attempt, true, policy(delays), undefined, { budget: new CallBudget(60_000) })).toBe(200);
+    expect(calls()).toBe(2);
+    expect(delays).toEqual([100]);
   });
 });

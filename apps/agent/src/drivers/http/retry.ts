@@ -1,3 +1,5 @@
+import { currentCallBudget, type CallBudget } from './call-budget.js';
+
 /**
  * When a vendor API call is tried again. Only answers that say "not now" (429, 502, 503, 504) and
  * transport failures are retried, and only for calls that are safe to repeat: GET, PUT and DELETE,
@@ -56,16 +58,33 @@ export type AttemptResult<R> =
 /** How a retry loop reports its waits (the client logs them). */
 export type RetryListener = (event: { retry: number; delayMs: number; reason: string }) => void;
 
+/** How a retry loop learns of the call budget it runs under (see call-budget.ts). */
+export interface RetryBudgetOptions {
+  /** Default: the budget of the driver call this runs in, if any. */
+  budget?: CallBudget;
+  /**
+   * The error to throw instead of the last failure when the loop stops because the budget cannot
+   * cover the next wait (default: the last failure as it is).
+   */
+  spent?: (budget: CallBudget, lastError: unknown) => unknown;
+}
+
 /**
- * Runs `attempt` until it gives an answer that is not worth retrying, the attempts are used up, or
- * a failure may not be retried. Returns the last answer; rethrows the last failure.
+ * Runs `attempt` until it gives an answer that is not worth retrying, the attempts are used up, a
+ * failure may not be retried, or the call budget (when the call runs under one) would be spent
+ * before the next try: the loop never sleeps past the budget. Returns the last answer; rethrows the
+ * last failure.
  */
 export async function withRetry<R>(
   attempt: () => Promise<AttemptResult<R>>,
   idempotent: boolean,
   policy: RetryPolicy,
   onRetry: RetryListener = () => undefined,
+  options: RetryBudgetOptions = {},
 ): Promise<R> {
+  const budget = options.budget ?? currentCallBudget();
+  // A wait that would end after the budget is spent leaves no time for the try after it.
+  const outOfBudget = (delayMs: number) => budget !== undefined && delayMs >= budget.remainingMs();
   for (let tries = 1; ; tries++) {
     const result = await attempt();
     const last = tries >= policy.maxAttempts;
@@ -74,6 +93,7 @@ export async function withRetry<R>(
       const retryAfter = parseRetryAfter(result.retryAfter);
       const delayMs =
         retryAfter === null ? backoffDelay(policy, tries - 1) : Math.min(retryAfter, policy.maxRetryAfterMs);
+      if (outOfBudget(delayMs)) return result.value;
       onRetry({ retry: tries, delayMs, reason: `HTTP ${result.status}` });
       await policy.sleep(delayMs);
       continue;
@@ -82,6 +102,9 @@ export async function withRetry<R>(
     const repeatable = result.retryable && (idempotent || !result.sent);
     if (last || !repeatable) throw result.error;
     const delayMs = backoffDelay(policy, tries - 1);
+    if (budget !== undefined && outOfBudget(delayMs)) {
+      throw options.spent === undefined ? result.error : options.spent(budget, result.error);
+    }
     onRetry({ retry: tries, delayMs, reason: result.error instanceof Error ? result.error.message : 'failed' });
     await policy.sleep(delayMs);
   }

@@ -22,6 +22,14 @@ export interface AddressGroup {
   readonly device: string;
   /** The marker of Postern's object names. */
   readonly prefix: string;
+  /**
+   * Optional, for devices whose names cannot hold every address character (FMC allows no `:` or
+   * `/`): how Postern names the object of an address, and back; by default `<prefix><canonical>`.
+   */
+  readonly naming?: {
+    name(address: ParsedAddress): string;
+    address(name: string): ParsedAddress | null;
+  };
   /** The error for every entry when the group does not exist. */
   readonly missing: string;
   /** The names of the group's members (others' included); null when the group does not exist. */
@@ -50,8 +58,8 @@ export interface AddressGroup {
 }
 
 /** The name Postern gives the object of an address. */
-export function objectName(group: Pick<AddressGroup, 'prefix'>, address: ParsedAddress): string {
-  return `${group.prefix}${address.canonical}`;
+export function objectName(group: Pick<AddressGroup, 'prefix' | 'naming'>, address: ParsedAddress): string {
+  return group.naming?.name(address) ?? `${group.prefix}${address.canonical}`;
 }
 
 /** The address a name of Postern's stands for; null for a name this driver would not have written. */
@@ -184,7 +192,7 @@ export async function removeFromGroup(
 export async function heldInGroup(group: AddressGroup): Promise<string[]> {
   const ours: [string, ParsedAddress][] = [];
   for (const name of (await group.members()) ?? []) {
-    const address = addressOfName(group.prefix, name);
+    const address = group.naming === undefined ? addressOfName(group.prefix, name) : group.naming.address(name);
     if (address !== null) ours.push([name, address]);
   }
   if (ours.length === 0) return [];
@@ -216,3 +224,10 @@ function sameName(wanted: readonly Wanted[], name: string): BatchItem[] {
 function unique(names: readonly string[]): string[] {
   return [...new Set(names)];
 }
+
+/**
+ * A group and the items of a call that go through it (a family's, or all for a group of both). A
+ * knoc without a group for the family (SFOS without GroupNameV6) has `{ none: reason }`: a grant
+ * fails with the reason, a removal has nothing to take away.
+ */
+export type GroupShare = readonly [group: AddressGroup | { none: string }, items: readonly BatchItem[]];

@@ -1,6 +1,6 @@
 import { parseAddress, type ParsedAddress } from '../addresses.js';
 import type { DriverEntry, EntryOutcome } from '../driver.js';
-import { errorMessage, failed, succeeded } from '../outcomes.js';
+import { failed, failureFrom, succeeded } from '../outcomes.js';
 
 /** One entry of a driver call that parsed as an address: where its outcome goes, and what it is. */
 export interface BatchItem {
@@ -35,10 +35,14 @@ export class EntryBatch {
     this.items = items;
   }
 
-  /** Marks the items as failed with `error` (a caught value becomes its message). */
+  /**
+   * Marks the items as failed with `error`: a message (worth retrying), or a caught value, whose
+   * kind says whether retrying can help (a refused credential, a configuration error: see
+   * outcomes.ts `isPermanentFailure`).
+   */
   fail(items: Iterable<BatchItem>, error: unknown): void {
-    const message = typeof error === 'string' ? error : errorMessage(error);
-    for (const item of items) this.outcomes[item.index] = failed(item.ip, message);
+    for (const item of items)
+      this.outcomes[item.index] = typeof error === 'string' ? failed(item.ip, error) : failureFrom(item.ip, error);
   }
 
   /** Marks every item as failed: the call could not reach the device, or the device object is missing. */

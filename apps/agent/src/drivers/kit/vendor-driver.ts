@@ -3,8 +3,9 @@ import type { Logger } from 'pino';
 import type { Driver, DriverEntry, DriverKnoc, EntryOutcome } from '../driver.js';
 import { ClientCache } from '../http/client-cache.js';
 import type { RetryPolicy } from '../http/retry.js';
-import { KeyedSerialQueue } from '../keyed-serial-queue.js';
-import { logFailedEntries } from '../vendor-outcome.js';
+import { KeyedSerialQueue } from './keyed-serial-queue.js';
+import { ConfigurationError, errorMessage, PermanentDriverError } from '../outcomes.js';
+import { logFailedEntries } from './vendor-outcome.js';
 import { EntryBatch } from './entry-batch.js';
 
 /** What every HTTP vendor driver is built with; some add their own settings. */
@@ -89,7 +90,7 @@ export abstract class VendorDriver<
   }
 
   async list(knoc: DriverKnoc<T>): Promise<string[]> {
-    const target = this.target(knoc);
+    const target = this.resolve(knoc);
     return this.queued(target, () => this.held(target, knoc));
   }
 
@@ -111,19 +112,32 @@ export abstract class VendorDriver<
     this.clients.closeAll();
   }
 
+  /**
+   * The knoc's target. What `target` throws is the knoc's configuration failing (a field missing, a
+   * URL unusable): retrying the same configuration cannot help, so it is thrown as permanent.
+   */
+  protected resolve(knoc: DriverKnoc<T>): Target {
+    try {
+      return this.target(knoc);
+    } catch (error) {
+      if (error instanceof PermanentDriverError) throw error;
+      throw new ConfigurationError(errorMessage(error));
+    }
+  }
+
   /** Runs `job` as the target's writer (at once when the target needs no order). */
   protected queued<R>(target: Target, job: () => Promise<R>): Promise<R> {
     return target.key === null ? job() : this.#queue.run(target.key, job);
   }
 
   async #change(action: VendorAction, knoc: DriverKnoc<T>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
-    const target = this.target(knoc);
+    const target = this.resolve(knoc);
     const batch = new EntryBatch(entries);
     if (batch.items.length === 0) return batch.outcomes;
-    const hook = action === 'apply' ? this.add : this.delete;
     const changed = await this.queued(target, async () => {
       try {
-        return (await hook.call(this, target, batch, knoc)) === true;
+        const wrote = action === 'apply' ? this.add(target, batch, knoc) : this.delete(target, batch, knoc);
+        return (await wrote) === true;
       } catch (error) {
         batch.failPending(batch.items, error);
         return false;

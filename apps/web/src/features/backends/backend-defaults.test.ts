@@ -12,6 +12,7 @@ describe('backend config defaults (spec §9)', () => {
     ['knocproxy', { Protocol: 'unix', Address: '/var/run/haproxy.sock' }],
     ['script', { Command: '', EnvVars: [] }],
     ['azure', { NoCache: false }],
+    ['firepower', { Domain: '', Deploy: 'automatic', Insecure: false }],
   ] as const)('start %s with %o', (type, expected) => {
     expect(defaultBackendConfig(type)).toMatchObject(expected);
   });

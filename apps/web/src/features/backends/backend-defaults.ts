@@ -62,6 +62,7 @@ export function defaultBackendConfig(type: BackendType, context: SocketDefaultsC
     case 'panos':
       return { Hostname: '', Insecure: false, ApiKey: '', VSys: 'vsys1', DeviceGroup: '', MapUser: false };
     case 'firepower':
+      return { Hostname: '', Insecure: false, Username: '', Password: '', Domain: '', Deploy: 'automatic' };
     case 'sophossfos':
       return { Hostname: '', Insecure: false, Username: '', Password: '' };
     case 'aws':

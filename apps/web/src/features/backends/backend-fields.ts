@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { BACKEND_CONFIG_SCHEMAS, BackendType } from '@postern/protocol';
+import { FIREPOWER_DEPLOY_MODES, type BACKEND_CONFIG_SCHEMAS, type BackendType } from '@postern/protocol';
 
 /**
  * How one config field is entered. `secret` is a password input that, when editing, starts empty
@@ -82,6 +82,13 @@ export const BACKEND_FIELDS = {
     Insecure: insecure,
     Username: { kind: 'text', required: true },
     Password: { kind: 'secret', required: true },
+    Domain: { kind: 'text', placeholder: 'Global', description: 'backendsScreen.descriptions.firepowerDomain' },
+    Deploy: {
+      kind: 'select',
+      required: true,
+      options: FIREPOWER_DEPLOY_MODES,
+      description: 'backendsScreen.descriptions.firepowerDeploy',
+    },
   },
   sophosutm: { Hostname: hostname, Insecure: insecure, ApiKey: { kind: 'secret', required: true } },
   sophossfos: {

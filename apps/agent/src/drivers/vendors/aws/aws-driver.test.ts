@@ -2,20 +2,16 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AgentKnocOf } from '@postern/protocol';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AwsEc2Fake } from '../../../../test/fakes/aws-ec2-fake.js';
-import { memoryLogger } from '../../../../test/support/memory-logger.js';
+import { entry, testDriverOptions, testKnoc, useCleanup } from '../../../../test/support/driver-test-kit.js';
 import { startLoopbackServer } from '../../../../test/support/loopback-server.js';
-import type { DriverEntry } from '../../driver.js';
 import { AwsDriver, ruleDescription } from './aws-driver.js';
 
 const KEY_ID = 'AKIADRIVERTEST00001';
 const SECRET = 'driver/test+secret';
 const GROUP = 'sg-0123456789abcdef0';
-const cleanup: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
+const cleanup = useCleanup();
 
 async function setup(
   options: { env?: NodeJS.ProcessEnv; imdsEndpoint?: string; ruleLimit?: number; keys?: Record<string, string> } = {},
@@ -26,34 +22,25 @@ async function setup(
     ...(options.ruleLimit === undefined ? {} : { ruleLimit: options.ruleLimit }),
   });
   fake.addGroup(GROUP);
-  const { logger, lines } = memoryLogger();
-  const delays: number[] = [];
+  const { options: driverOptions, lines, delays } = testDriverOptions();
   const driver = new AwsDriver({
-    logger,
+    ...driverOptions,
     endpoint: fake.url,
     env: options.env ?? {},
     ...(options.imdsEndpoint === undefined ? {} : { imdsEndpoint: options.imdsEndpoint }),
-    timeoutMs: 2_000,
-    retry: { sleep: (ms) => (delays.push(ms), Promise.resolve()), baseMs: 5 },
   });
-  cleanup.push(
-    () => fake.close(),
-    () => driver.close(),
-  );
-  const knoc = (backend: Partial<AgentKnocOf<'aws'>['backend']> = {}, port = 22): AgentKnocOf<'aws'> => ({
-    aclId: 'acl-1',
-    name: 'ssh',
-    url: 'ssh://bastion',
-    backendId: 'backend-1',
-    backendType: 'aws',
-    backend: { AccessKeyId: KEY_ID, SecretAccessKey: SECRET, Region: 'eu-central-1', ...backend },
-    acl: { SecurityGroupId: GROUP, Port: port },
-  });
+  cleanup.push(fake, driver);
+  const knoc = (backend: Partial<AgentKnocOf<'aws'>['backend']> = {}, port = 22) =>
+    testKnoc(
+      'aws',
+      { AccessKeyId: KEY_ID, SecretAccessKey: SECRET, Region: 'eu-central-1', ...backend },
+      { SecurityGroupId: GROUP, Port: port },
+      { url: 'ssh://bastion' },
+    );
   return { fake, driver, knoc, lines, delays };
 }
 
-const entries = (...ips: string[]): DriverEntry[] =>
-  ips.map((ip) => ({ ip, ttlSeconds: 600, userName: 'alice@example.com' }));
+const entries = (...ips: string[]) => ips.map((ip) => entry(ip, { ttlSeconds: 600, userName: 'alice@example.com' }));
 const actions = (fake: AwsEc2Fake) => fake.requests.map((request) => request.action);
 
 describe('AwsDriver', () => {

@@ -142,7 +142,7 @@ export class AwsDriver extends VendorDriver<'aws', AwsClient, AwsTarget, AwsDriv
    * on every check.
    */
   async coveredByOthers(knoc: AgentKnocOf<'aws'>): Promise<string[]> {
-    const target = this.target(knoc);
+    const target = this.resolve(knoc);
     return this.queued(target, async () => {
       const rules = await target.client.ingressRules(target.groupId);
       const own = heldCidrs(rules, target.port, true);

@@ -1,9 +1,10 @@
+import { HttpStatusError } from '../../http/http-status-error.js';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { OAuthClientCredentials } from '../../http/auth/oauth-client-credentials.js';
 import { HttpClient, pathSegment, type HttpRequest, type HttpResponse } from '../../http/http-client.js';
 import type { RetryPolicy } from '../../http/retry.js';
-import { classifyVendorAnswer, type VendorIntent, type VendorOutcome } from '../../vendor-outcome.js';
+import { classifyVendorAnswer, type VendorIntent, type VendorOutcome } from '../../kit/vendor-outcome.js';
 import {
   AZURE_RULES,
   AzureNsg,
@@ -191,8 +192,9 @@ export class AzureClient {
     const parsed = this.#login.parse(request, response, AzureTokenAnswer);
     if (!parsed.ok) {
       const reason = tokenError(response.body);
-      throw new Error(
+      throw new HttpStatusError(
         `azure: the authority refused the client credentials (HTTP ${response.status}${reason === '' ? '' : `: ${this.#login.redact(reason)}`}); check the backend's TenantId, ClientId and ClientSecret`,
+        response.status,
       );
     }
     return { token: parsed.data.access_token, expiresInMs: parsed.data.expires_in * 1000 };

@@ -1,16 +1,13 @@
 import type { AgentKnocOf } from '@postern/protocol';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AzureNsgFake, type AzureFakeOptions } from '../../../../test/fakes/azure-nsg-fake.js';
+import { entry, testDriverOptions, testKnoc, useCleanup } from '../../../../test/support/driver-test-kit.js';
 import { memoryLogger } from '../../../../test/support/memory-logger.js';
-import type { DriverEntry } from '../../driver.js';
 import { AzureNsgDriver } from './azure-nsg-driver.js';
 
 const SECRET = 'azure-secret-0123456789~x';
 const SUB = 'sub-b';
-const cleanup: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
+const cleanup = useCleanup();
 
 async function setup(
   options: { fake?: Partial<AzureFakeOptions>; band?: { from: number; to: number }; pollIntervalMs?: number } = {},
@@ -28,34 +25,26 @@ async function setup(
       properties: { priority: 3000, direction: 'Inbound', access: 'Allow', provisioningState: 'Succeeded' },
     },
   ]);
-  const { logger, lines } = memoryLogger();
-  const delays: number[] = [];
+  const { options: driverOptions, lines, delays } = testDriverOptions();
   const driver = new AzureNsgDriver({
-    logger,
+    ...driverOptions,
     authorityHost: fake.url,
     managementEndpoint: fake.url,
-    timeoutMs: 2_000,
     pollIntervalMs: options.pollIntervalMs ?? 1,
     ...(options.band === undefined ? {} : { priorityBand: options.band }),
-    retry: { sleep: (ms) => (delays.push(ms), Promise.resolve()), maxRetryAfterMs: 50, baseMs: 5 },
   });
-  cleanup.push(
-    () => fake.close(),
-    () => driver.close(),
-  );
+  cleanup.push(fake, driver);
   const knoc = (
     acl: Partial<AgentKnocOf<'azure'>['acl']> = {},
     backend: Partial<AgentKnocOf<'azure'>['backend']> = {},
     aclId = 'acl-1',
-  ): AgentKnocOf<'azure'> => ({
-    aclId,
-    name: 'web',
-    url: 'https://web',
-    backendId: 'backend-1',
-    backendType: 'azure',
-    backend: { ClientId: 'app-1', ClientSecret: SECRET, TenantId: 'tenant-1', NoCache: false, ...backend },
-    acl: { NsgDirection: 'Inbound', NsgName: 'nsg', NsgPort: 443, ResourceGroup: 'rg', ...acl },
-  });
+  ) =>
+    testKnoc(
+      'azure',
+      { ClientId: 'app-1', ClientSecret: SECRET, TenantId: 'tenant-1', NoCache: false, ...backend },
+      { NsgDirection: 'Inbound', NsgName: 'nsg', NsgPort: 443, ResourceGroup: 'rg', ...acl },
+      { aclId, name: 'web', url: 'https://web' },
+    );
   const rules = () => fake.rules(SUB, 'rg', 'nsg') ?? [];
   return { fake, driver, knoc, rules, lines, delays };
 }
@@ -66,7 +55,7 @@ const foreignRule = (name: string, priority: number) => ({
   properties: { priority, direction: 'Inbound', access: 'Allow', provisioningState: 'Succeeded' },
 });
 
-const entries = (...ips: string[]): DriverEntry[] => ips.map((ip) => ({ ip, ttlSeconds: 600, userName: 'alice' }));
+const entries = (...ips: string[]) => ips.map((ip) => entry(ip, { ttlSeconds: 600 }));
 
 describe('AzureNsgDriver', () => {
   it('finds the subscription holding the NSG, writes one rule per address in the band, avoiding taken priorities', async () => {

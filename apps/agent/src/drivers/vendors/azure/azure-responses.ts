@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { VendorAnswer, VendorRules } from '../../vendor-outcome.js';
+import type { VendorAnswer, VendorRules } from '../../kit/vendor-outcome.js';
 
 /**
  * The Azure answers the driver reads (VENDORS.md 1.8; the ARM spec `Microsoft.Network/stable/2024-05-01/nsg.json`

@@ -1,9 +1,9 @@
-import type { Logger } from 'pino';
+import { HttpStatusError } from '../../http/http-status-error.js';
 import { staticToken } from '../../http/auth/static-token.js';
 import { HttpClient } from '../../http/http-client.js';
-import type { RetryPolicy } from '../../http/retry.js';
 import { netmaskPrefixLength, parseAddress } from '../../addresses.js';
-import type { VendorOutcome } from '../../vendor-outcome.js';
+import type { VendorClientOptions } from '../../kit/vendor-client-options.js';
+import type { VendorOutcome } from '../../kit/vendor-outcome.js';
 import {
   describeFmgStatus,
   FMG_ALREADY_EXISTS,
@@ -29,14 +29,8 @@ export interface FmgParam {
   filter?: readonly unknown[];
 }
 
-export interface FortimanagerClientOptions {
-  /** The backend's Hostname (`host` or `host:port`); the API is always https. */
-  hostname: string;
-  insecure: boolean;
+export interface FortimanagerClientOptions extends VendorClientOptions {
   apiKey: string;
-  logger: Logger;
-  timeoutMs?: number;
-  retry?: Partial<RetryPolicy>;
   /** How often an install task is polled, and for how long at most. */
   pollMs?: number;
   installTimeoutMs?: number;
@@ -96,8 +90,9 @@ export class FortimanagerClient {
     };
     const response = await this.http.request(request);
     if (response.status === 401)
-      throw new Error(
+      throw new HttpStatusError(
         `fortimanager: ${what}: the FortiManager refused the API key (HTTP 401); check the backend's ApiKey`,
+        401,
       );
     const parsed = this.http.parse(request, response, FmgAnswer);
     if (!parsed.ok) throw new Error(`fortimanager: ${what}: ${parsed.error}`);

@@ -1,49 +1,27 @@
 import type { AgentKnocOf } from '@postern/protocol';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FortimanagerFake } from '../../../../test/fakes/fortimanager-fake.js';
+import { entry, testDriverOptions, testKnoc, useCleanup } from '../../../../test/support/driver-test-kit.js';
 import { memoryLogger } from '../../../../test/support/memory-logger.js';
 import { selfSignedCertificate } from '../../../../test/support/self-signed.js';
-import type { DriverEntry } from '../../driver.js';
 import { ipv4Mask, urlName } from './fortimanager-client.js';
 import { FortimanagerDriver } from './fortimanager-driver.js';
 
 const KEY = 'fmg-api-key-0123456789';
 const tls = selfSignedCertificate();
-const cleanup: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
+const cleanup = useCleanup();
 
 async function setup(options: { pollMs?: number } = {}) {
   const fake = await FortimanagerFake.start({ apiKey: KEY, tls });
   fake.addGroup('postern-ssh');
   fake.addPackage('default', ['FGT-1', 'FGT-2']);
-  const { logger, lines } = memoryLogger();
-  const delays: number[] = [];
-  const driver = new FortimanagerDriver({
-    logger,
-    timeoutMs: 2_000,
-    pollMs: options.pollMs ?? 0,
-    retry: { sleep: (ms) => (delays.push(ms), Promise.resolve()), maxRetryAfterMs: 50, baseMs: 5 },
-  });
-  cleanup.push(
-    () => fake.close(),
-    () => driver.close(),
-  );
+  const { options: driverOptions, lines, delays } = testDriverOptions();
+  const driver = new FortimanagerDriver({ ...driverOptions, pollMs: options.pollMs ?? 0 });
+  cleanup.push(fake, driver);
   const knoc = (name = 'postern-ssh', backend: Partial<AgentKnocOf<'fortimanager'>['backend']> = {}) =>
-    ({
-      aclId: 'acl-1',
-      name: 'ssh',
-      url: 'ssh://fw',
-      backendId: 'backend-1',
-      backendType: 'fortimanager',
-      backend: { Hostname: fake.hostname, Insecure: true, ApiKey: KEY, ...backend },
-      acl: { Name: name },
-    }) satisfies AgentKnocOf<'fortimanager'>;
+    testKnoc('fortimanager', { Hostname: fake.hostname, Insecure: true, ApiKey: KEY, ...backend }, { Name: name });
   return { fake, driver, knoc, lines, delays };
 }
-
-const entry = (ip: string): DriverEntry => ({ ip, ttlSeconds: 3600, userName: 'alice' });
 
 describe('FortimanagerDriver', () => {
   it('keeps a group from being empty with the built-in none when the last grant leaves it', async () => {
@@ -98,15 +76,12 @@ describe('FortimanagerDriver', () => {
     fake.addGroup('a/b', { adom: 'edge', family: 'ipv6' });
     const driver = new FortimanagerDriver({ logger: memoryLogger().logger, pollMs: 0 });
     cleanup.push(() => driver.close());
-    const knoc: AgentKnocOf<'fortimanager'> = {
-      aclId: 'acl-2',
-      name: 'x',
-      url: 'ssh://x',
-      backendId: 'b2',
-      backendType: 'fortimanager',
-      backend: { Hostname: fake.hostname, Insecure: true, ApiKey: KEY },
-      acl: { Name: 'edge/a/b' },
-    };
+    const knoc = testKnoc(
+      'fortimanager',
+      { Hostname: fake.hostname, Insecure: true, ApiKey: KEY },
+      { Name: 'edge/a/b' },
+      { aclId: 'acl-2', name: 'x', url: 'ssh://x', backendId: 'b2' },
+    );
     expect((await driver.apply(knoc, [entry('2001:DB8::7'), entry('192.0.2.9')])).every((o) => o.ok)).toBe(true);
     expect(fake.members('a/b', { adom: 'edge', family: 'ipv6' })).toEqual(['none', 'kk_2001:db8::7']);
     expect(fake.address('kk_2001:db8::7', { adom: 'edge', family: 'ipv6' })).toEqual({

@@ -1,11 +1,12 @@
 import type { AgentKnocOf } from '@postern/protocol';
 import type { ParsedAddress } from '../../addresses.js';
-import { CoalescingRunner } from '../../coalescing-runner.js';
-import { addToGroup, heldInGroup, removeFromGroup, type AddressGroup } from '../../kit/address-group.js';
+import { CoalescingRunner } from '../../kit/coalescing-runner.js';
+import type { AddressGroup, GroupShare } from '../../kit/address-group.js';
+import { AddressGroupDriver } from '../../kit/address-group-driver.js';
 import type { BatchItem, EntryBatch } from '../../kit/entry-batch.js';
-import { forEachFamily } from '../../kit/families.js';
+import { sharesByFamily } from '../../kit/families.js';
 import { requiredSecret, requiredText } from '../../kit/knoc-fields.js';
-import { clientTuning, VendorDriver, type VendorDriverOptions, type VendorTarget } from '../../kit/vendor-driver.js';
+import { clientTuning, type VendorDriverOptions, type VendorTarget } from '../../kit/vendor-driver.js';
 import { errorMessage } from '../../outcomes.js';
 import { FortimanagerClient, type ChangeResult, type FmgFamily } from './fortimanager-client.js';
 
@@ -50,7 +51,7 @@ const FAMILY: Readonly<Record<ParsedAddress['family'], FmgFamily>> = { inet: 'ip
  * why VENDORS prefers a passive+ feed through the FortiManager (not built here). A failed install
  * fails the entries ("in the ADOM but not installed") and is tried again on the next call.
  */
-export class FortimanagerDriver extends VendorDriver<
+export class FortimanagerDriver extends AddressGroupDriver<
   'fortimanager',
   FortimanagerClient,
   FmgTarget,
@@ -62,20 +63,20 @@ export class FortimanagerDriver extends VendorDriver<
   readonly #uninstalled = new Set<string>();
   readonly #workspace = new Map<FortimanagerClient, boolean>();
 
-  protected async add(target: FmgTarget, batch: EntryBatch): Promise<boolean> {
-    return this.#inWorkspace(target, batch, (family, items) => addToGroup(this.#group(target, family), batch, items));
+  protected groups(target: FmgTarget, items: readonly BatchItem[]): GroupShare[] {
+    return sharesByFamily(items, (family) => this.#group(target, FAMILY[family]));
   }
 
-  protected async delete(target: FmgTarget, batch: EntryBatch): Promise<boolean> {
-    return this.#inWorkspace(target, batch, (family, items) =>
-      removeFromGroup(this.#group(target, family), batch, items),
-    );
+  protected listedGroups(target: FmgTarget): AddressGroup[] {
+    return [this.#group(target, 'ipv4'), this.#group(target, 'ipv6')];
   }
 
-  protected async held(target: FmgTarget): Promise<string[]> {
-    const held: string[] = [];
-    for (const family of ['ipv4', 'ipv6'] as const) held.push(...(await heldInGroup(this.#group(target, family))));
-    return held;
+  protected override async add(target: FmgTarget, batch: EntryBatch): Promise<boolean> {
+    return this.#inWorkspace(target, () => super.add(target, batch));
+  }
+
+  protected override async delete(target: FmgTarget, batch: EntryBatch): Promise<boolean> {
+    return this.#inWorkspace(target, () => super.delete(target, batch));
   }
 
   /** Installs the ADOM's packages (coalesced) after a change, or when the last install failed. */
@@ -107,20 +108,13 @@ export class FortimanagerDriver extends VendorDriver<
     await Promise.allSettled([...this.#installers.values()].map((installer) => installer.idle()));
   }
 
-  /**
-   * Runs `change` per family inside the ADOM's workspace lock when the FortiManager uses workspaces.
-   * True when anything was written.
-   */
-  async #inWorkspace(
-    target: FmgTarget,
-    batch: EntryBatch,
-    change: (family: FmgFamily, items: BatchItem[]) => Promise<boolean>,
-  ): Promise<boolean> {
+  /** Runs `change` inside the ADOM's workspace lock when the FortiManager uses workspaces; true when it wrote. */
+  async #inWorkspace(target: FmgTarget, change: () => Promise<boolean>): Promise<boolean> {
     const { client, adom } = target;
     const workspace = await this.#workspaceMode(client);
     if (workspace) await client.workspace(adom, 'lock');
     try {
-      const changed = await forEachFamily(batch, (family, items) => change(FAMILY[family], items));
+      const changed = await change();
       if (workspace && changed) await client.workspace(adom, 'commit');
       return changed;
     } finally {

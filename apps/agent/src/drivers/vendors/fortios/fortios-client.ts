@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
 import { staticToken } from '../../http/auth/static-token.js';
 import { HttpClient, pathSegment, type HttpRequest } from '../../http/http-client.js';
+import { HttpStatusError } from '../../http/http-status-error.js';
 import type { RetryPolicy } from '../../http/retry.js';
-import { classifyVendorAnswer, type VendorIntent, type VendorOutcome } from '../../vendor-outcome.js';
+import { classifyVendorAnswer, type VendorIntent, type VendorOutcome } from '../../kit/vendor-outcome.js';
 import { netmaskPrefixLength, parseAddress } from '../../addresses.js';
 import {
   describeFortiosAnswer,
@@ -71,8 +72,9 @@ export class FortiosClient {
     if (response.status === 404) return null;
     const parsed = this.http.parse(request, response, FortiosGroupAnswer);
     if (!parsed.ok)
-      throw new Error(
+      throw new HttpStatusError(
         this.#failure(`could not read address group ${group}`, response.status, response.body, parsed.error),
+        response.status,
       );
     return parsed.data.results[0]?.member.map((member) => member.name) ?? [];
   }
@@ -89,8 +91,9 @@ export class FortiosClient {
     const response = await this.http.request(request);
     const parsed = this.http.parse(request, response, FortiosAddressListAnswer);
     if (!parsed.ok)
-      throw new Error(
+      throw new HttpStatusError(
         this.#failure('could not read the address objects', response.status, response.body, parsed.error),
+        response.status,
       );
     const objects = new Map<string, string | null>();
     for (const object of parsed.data.results) objects.set(object.name, openedNetwork(family, object));
@@ -136,7 +139,10 @@ export class FortiosClient {
     }
     if (outcome === 'applied' || outcome === 'alreadyPresent' || outcome === 'alreadyAbsent')
       return { outcome, error: '' };
-    return { outcome, error: this.#failure(`could not ${what}`, response.status, response.body) };
+    const error = this.#failure(`could not ${what}`, response.status, response.body);
+    // A refused token fails every change of the call alike, and no retry helps until it is replaced.
+    if (response.status === 401 || response.status === 403) throw new HttpStatusError(error, response.status);
+    return { outcome, error };
   }
 
   /** A failed call's message: what failed, how FortiOS answered, and what a 401 means. */

@@ -1,16 +1,12 @@
 import type { AgentKnocOf } from '@postern/protocol';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FortiosFake } from '../../../../test/fakes/fortios-fake.js';
-import { memoryLogger } from '../../../../test/support/memory-logger.js';
+import { entry, testDriverOptions, testKnoc, useCleanup } from '../../../../test/support/driver-test-kit.js';
 import { selfSignedCertificate } from '../../../../test/support/self-signed.js';
-import type { DriverEntry } from '../../driver.js';
 import { FortiosDriver } from './fortios-driver.js';
 
 const TOKEN = 'fgt-token-0123456789';
-const cleanup: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
+const cleanup = useCleanup();
 
 async function setup(options: { tls?: boolean; vdoms?: string[] } = {}) {
   const fake = await FortiosFake.start({
@@ -18,33 +14,17 @@ async function setup(options: { tls?: boolean; vdoms?: string[] } = {}) {
     ...(options.tls === true ? { tls: selfSignedCertificate() } : {}),
     ...(options.vdoms === undefined ? {} : { vdoms: options.vdoms }),
   });
-  const { logger, lines } = memoryLogger();
-  const delays: number[] = [];
-  const driver = new FortiosDriver({
-    logger,
-    timeoutMs: 2_000,
-    retry: { sleep: (ms) => (delays.push(ms), Promise.resolve()), maxRetryAfterMs: 50, baseMs: 5 },
-  });
-  cleanup.push(
-    () => fake.close(),
-    () => driver.close(),
-  );
-  const knoc = (
-    backend: Partial<AgentKnocOf<'fortios'>['backend']> = {},
-    group = 'postern-ssh',
-  ): AgentKnocOf<'fortios'> => ({
-    aclId: 'acl-1',
-    name: 'ssh',
-    url: 'ssh://fw',
-    backendId: 'backend-1',
-    backendType: 'fortios',
-    backend: { Url: fake.url, Bearer: TOKEN, Insecure: false, Prefix: 'kk_', VDOM: '', ...backend },
-    acl: { Name: group },
-  });
+  const { options: driverOptions, lines, delays } = testDriverOptions();
+  const driver = new FortiosDriver(driverOptions);
+  cleanup.push(fake, driver);
+  const knoc = (backend: Partial<AgentKnocOf<'fortios'>['backend']> = {}, group = 'postern-ssh') =>
+    testKnoc(
+      'fortios',
+      { Url: fake.url, Bearer: TOKEN, Insecure: false, Prefix: 'kk_', VDOM: '', ...backend },
+      { Name: group },
+    );
   return { fake, driver, knoc, lines, delays };
 }
-
-const entry = (ip: string): DriverEntry => ({ ip, ttlSeconds: 3600, userName: 'alice' });
 
 describe('FortiosDriver', () => {
   it('keeps a group from being empty with the built-in none when the last grant leaves it', async () => {

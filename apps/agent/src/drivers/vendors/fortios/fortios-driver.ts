@@ -1,16 +1,11 @@
 import type { AgentKnocOf } from '@postern/protocol';
 import type { ParsedAddress } from '../../addresses.js';
-import {
-  addToGroup,
-  heldInGroup,
-  removeFromGroup,
-  type AddressGroup,
-  type CreateResult,
-} from '../../kit/address-group.js';
-import type { BatchItem, EntryBatch } from '../../kit/entry-batch.js';
-import { forEachFamily } from '../../kit/families.js';
+import type { AddressGroup, CreateResult, GroupShare } from '../../kit/address-group.js';
+import { AddressGroupDriver } from '../../kit/address-group-driver.js';
+import type { BatchItem } from '../../kit/entry-batch.js';
+import { sharesByFamily } from '../../kit/families.js';
 import { requiredSecret, requiredText } from '../../kit/knoc-fields.js';
-import { clientTuning, VendorDriver, type VendorDriverOptions, type VendorTarget } from '../../kit/vendor-driver.js';
+import { clientTuning, type VendorDriverOptions, type VendorTarget } from '../../kit/vendor-driver.js';
 import { FortiosClient, type FortiosFamily } from './fortios-client.js';
 
 export type FortiosDriverOptions = VendorDriverOptions;
@@ -44,22 +39,15 @@ const FAMILY: Readonly<Record<ParsedAddress['family'], FortiosFamily>> = { inet:
  * Writes to one group run one call at a time (FortiOS serialises configuration changes; VENDORS
  * recommends at most one or two in flight per device).
  */
-export class FortiosDriver extends VendorDriver<'fortios', FortiosClient, FortiosTarget> {
+export class FortiosDriver extends AddressGroupDriver<'fortios', FortiosClient, FortiosTarget> {
   readonly type = 'fortios' as const;
 
-  protected async add(target: FortiosTarget, batch: EntryBatch): Promise<boolean> {
-    return forEachFamily(batch, (family, items) => addToGroup(this.#group(target, FAMILY[family]), batch, items));
+  protected groups(target: FortiosTarget, items: readonly BatchItem[]): GroupShare[] {
+    return sharesByFamily(items, (family) => this.#group(target, FAMILY[family]));
   }
 
-  protected async delete(target: FortiosTarget, batch: EntryBatch): Promise<boolean> {
-    return forEachFamily(batch, (family, items) => removeFromGroup(this.#group(target, FAMILY[family]), batch, items));
-  }
-
-  protected async held(target: FortiosTarget): Promise<string[]> {
-    const held = await Promise.all(
-      (['ipv4', 'ipv6'] as const).map((family) => heldInGroup(this.#group(target, family))),
-    );
-    return held.flat();
+  protected listedGroups(target: FortiosTarget): AddressGroup[] {
+    return [this.#group(target, 'ipv4'), this.#group(target, 'ipv6')];
   }
 
   /** One family's group on the FortiGate, as the address-group routine sees it. */

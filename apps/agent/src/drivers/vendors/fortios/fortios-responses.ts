@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { VendorAnswer, VendorRules } from '../../vendor-outcome.js';
+import type { VendorAnswer, VendorRules } from '../../kit/vendor-outcome.js';
 
 /**
  * The FortiOS REST answers the driver reads (VENDORS.md 1.1). Every answer is a JSON object with

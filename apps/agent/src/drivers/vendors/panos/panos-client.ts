@@ -1,8 +1,8 @@
-import type { Logger } from 'pino';
+import { HttpStatusError } from '../../http/http-status-error.js';
 import { staticToken } from '../../http/auth/static-token.js';
 import { HttpClient, type HttpRequest } from '../../http/http-client.js';
-import type { RetryPolicy } from '../../http/retry.js';
-import { classifyVendorAnswer } from '../../vendor-outcome.js';
+import type { VendorClientOptions } from '../../kit/vendor-client-options.js';
+import { classifyVendorAnswer } from '../../kit/vendor-outcome.js';
 import {
   PANOS_RULES,
   panosErrorText,
@@ -13,14 +13,8 @@ import {
 } from './panos-responses.js';
 import { escapeXml } from './panos-xml.js';
 
-export interface PanosClientOptions {
-  /** The backend's Hostname: a host name or address, optionally with :port. */
-  hostname: string;
-  insecure: boolean;
+export interface PanosClientOptions extends VendorClientOptions {
   apiKey: string;
-  logger: Logger;
-  timeoutMs?: number;
-  retry?: Partial<RetryPolicy>;
 }
 
 /** Where a call goes: the virtual system, and on Panorama the managed firewall's serial ('' = none). */
@@ -106,8 +100,9 @@ export class PanosClient {
     const response = await this.http.request(request);
     const read = readPanosAnswer(response.body);
     if (response.status === 403 || (typeof read !== 'string' && read.code === '403')) {
-      throw new Error(
+      throw new HttpStatusError(
         `panos: could not ${what}: the firewall refused the API key (HTTP ${response.status}, Invalid Credential); check the backend's ApiKey`,
+        403,
       );
     }
     const outcome = classifyVendorAnswer('read', response, PANOS_RULES);

@@ -76,7 +76,7 @@ export class PanosDriver extends VendorDriver<'panos', PanosClient, PanosTarget>
   }
 
   override async flush(knoc: AgentKnocOf<'panos'>): Promise<void> {
-    const target = this.target(knoc);
+    const target = this.resolve(knoc);
     const { mode } = target;
     if (mode.kind === 'active') return super.flush(knoc);
     // Nothing on the firewall is Postern's; a last refresh lets it drop the list's entries soon.

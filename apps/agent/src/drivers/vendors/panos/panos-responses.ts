@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { VendorRules } from '../../vendor-outcome.js';
+import type { VendorRules } from '../../kit/vendor-outcome.js';
 import { allText, find, findAll, parseXml, type XmlElement } from './panos-xml.js';
 
 /**

@@ -1,48 +1,30 @@
 import type { AgentKnocOf } from '@postern/protocol';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SophosSfosFake } from '../../../../test/fakes/sophos-sfos-fake.js';
-import { memoryLogger } from '../../../../test/support/memory-logger.js';
+import { entry, testDriverOptions, testKnoc, useCleanup } from '../../../../test/support/driver-test-kit.js';
 import { selfSignedCertificate } from '../../../../test/support/self-signed.js';
-import type { DriverEntry } from '../../driver.js';
 import { SophosSfosDriver } from './sophossfos-driver.js';
 
 const PASSWORD = 'pw&"quoted"<x>';
 const tls = selfSignedCertificate();
-const cleanup: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
+const cleanup = useCleanup();
 
 async function setup() {
   const fake = await SophosSfosFake.start({ username: 'api', password: PASSWORD, tls });
-  const { logger, lines } = memoryLogger();
-  const delays: number[] = [];
-  const driver = new SophosSfosDriver({
-    logger,
-    timeoutMs: 2_000,
-    retry: { sleep: (ms) => (delays.push(ms), Promise.resolve()), baseMs: 5 },
-  });
-  cleanup.push(
-    () => fake.close(),
-    () => driver.close(),
-  );
+  const { options: driverOptions, lines, delays } = testDriverOptions();
+  const driver = new SophosSfosDriver(driverOptions);
+  cleanup.push(fake, driver);
   const knoc = (
     acl: Partial<AgentKnocOf<'sophossfos'>['acl']> = {},
     backend: Partial<AgentKnocOf<'sophossfos'>['backend']> = {},
   ) =>
-    ({
-      aclId: 'acl-1',
-      name: 'ssh',
-      url: 'ssh://fw',
-      backendId: 'backend-1',
-      backendType: 'sophossfos',
-      backend: { Hostname: fake.hostname, Insecure: true, Username: 'api', Password: PASSWORD, ...backend },
-      acl: { GroupName: 'ssh', GroupNameV6: 'ssh6', ...acl },
-    }) satisfies AgentKnocOf<'sophossfos'>;
+    testKnoc(
+      'sophossfos',
+      { Hostname: fake.hostname, Insecure: true, Username: 'api', Password: PASSWORD, ...backend },
+      { GroupName: 'ssh', GroupNameV6: 'ssh6', ...acl },
+    );
   return { fake, driver, knoc, lines, delays };
 }
-
-const entry = (ip: string): DriverEntry => ({ ip, ttlSeconds: 3600, userName: 'alice' });
 
 describe('SophosSfosDriver', () => {
   it('trusts an existing IP host under Postern’s name only when it opens exactly the grant', async () => {

@@ -1,12 +1,12 @@
 import type { AgentKnocOf } from '@postern/protocol';
 import { netmaskPrefixLength, parseAddress, type ParsedAddress } from '../../addresses.js';
-import { addToGroup, heldInGroup, removeFromGroup, type AddressGroup } from '../../kit/address-group.js';
-import type { BatchItem, EntryBatch } from '../../kit/entry-batch.js';
-import { forEachFamily } from '../../kit/families.js';
+import type { AddressGroup, GroupShare } from '../../kit/address-group.js';
+import { AddressGroupDriver } from '../../kit/address-group-driver.js';
+import type { BatchItem } from '../../kit/entry-batch.js';
+import { sharesByFamily } from '../../kit/families.js';
 import { requiredSecret, requiredText } from '../../kit/knoc-fields.js';
-import { clientTuning, VendorDriver, type VendorDriverOptions, type VendorTarget } from '../../kit/vendor-driver.js';
-import { errorMessage } from '../../outcomes.js';
-import { removeUnusedObjects } from '../sophos/remove-unused.js';
+import { clientTuning, type VendorDriverOptions, type VendorTarget } from '../../kit/vendor-driver.js';
+import { removeUnusedObjects } from '../../kit/remove-unused.js';
 import { SophosSfosClient, type SfosHost } from './sophossfos-client.js';
 import {
   isAlreadyAbsent,
@@ -50,36 +50,23 @@ type OpenedHosts = (fresh: boolean) => Promise<Map<string, string | null>>;
  * hosts no other group uses. It all runs one backend call at a time: the hosts are shared by every
  * group of the firewall, and a host must not be removed while another group's grant adds it.
  */
-export class SophosSfosDriver extends VendorDriver<'sophossfos', SophosSfosClient, SfosTarget> {
+export class SophosSfosDriver extends AddressGroupDriver<'sophossfos', SophosSfosClient, SfosTarget> {
   readonly type = 'sophossfos' as const;
 
-  protected async add(target: SfosTarget, batch: EntryBatch): Promise<boolean> {
+  protected groups(target: SfosTarget, items: readonly BatchItem[]): GroupShare[] {
     const hosts = openedHostsOnce(target.client);
-    return forEachFamily(batch, async (family, items) => {
-      if (target.groups[FAMILY[family]] !== '')
-        return addToGroup(this.#group(target, FAMILY[family], hosts), batch, items);
-      batch.fail(items, 'sophossfos: the knoc names no IPv6 group (GroupNameV6), so IPv6 addresses cannot be granted');
-      return false;
-    });
-  }
-
-  protected async delete(target: SfosTarget, batch: EntryBatch): Promise<boolean> {
-    const hosts = openedHostsOnce(target.client);
-    // No group for the family: nothing of it can be held.
-    return forEachFamily(batch, async (family, items) =>
+    return sharesByFamily(items, (family) =>
       target.groups[FAMILY[family]] === ''
-        ? false
-        : removeFromGroup(this.#group(target, FAMILY[family], hosts), batch, items),
+        ? { none: 'sophossfos: the knoc names no IPv6 group (GroupNameV6), so IPv6 addresses cannot be granted' }
+        : this.#group(target, FAMILY[family], hosts),
     );
   }
 
-  protected async held(target: SfosTarget): Promise<string[]> {
+  protected listedGroups(target: SfosTarget): AddressGroup[] {
     const hosts = openedHostsOnce(target.client);
-    const held: string[] = [];
-    for (const family of ['IPv4', 'IPv6'] as const) {
-      if (target.groups[family] !== '') held.push(...(await heldInGroup(this.#group(target, family, hosts))));
-    }
-    return held;
+    return (['IPv4', 'IPv6'] as const)
+      .filter((family) => target.groups[family] !== '')
+      .map((family) => this.#group(target, family, hosts));
   }
 
   /** One family's IP host group as the address-group routine sees it; the last group read is kept for the write. */

@@ -1,22 +1,19 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { staticToken } from '../../http/auth/static-token.js';
+import { HttpStatusError } from '../../http/http-status-error.js';
 import { HttpClient, pathSegment, type HttpRequest } from '../../http/http-client.js';
-import type { RetryPolicy } from '../../http/retry.js';
+import type { VendorClientOptions } from '../../kit/vendor-client-options.js';
 import { sophosBaseUrl } from '../sophos/sophos-base-url.js';
 import { UtmGroup, UtmGroupList, UtmObject, UtmObjectList, utmErrorText } from './sophosutm-responses.js';
 
 /** The two kinds of network object the driver writes: a single host, or a network with a prefix. */
 export type UtmObjectKind = 'host' | 'network';
 
-export interface SophosUtmClientOptions {
+export interface SophosUtmClientOptions extends VendorClientOptions {
   /** The backend's Hostname (`host` or `host:port`; port 4444 when none). */
   hostname: string;
-  insecure: boolean;
   apiKey: string;
-  logger: Logger;
-  timeoutMs?: number;
-  retry?: Partial<RetryPolicy>;
 }
 
 /** A network object as the driver sees it. */
@@ -74,7 +71,10 @@ export class SophosUtmClient {
     if (response.status === 404) return null;
     const parsed = this.http.parse(request, response, UtmGroup);
     if (!parsed.ok)
-      throw new Error(this.#failure(`could not read network group ${ref}`, parsed.status, parsed.body, parsed.error));
+      throw new HttpStatusError(
+        this.#failure(`could not read network group ${ref}`, parsed.status, parsed.body, parsed.error),
+        parsed.status,
+      );
     return parsed.data;
   }
 
@@ -101,7 +101,10 @@ export class SophosUtmClient {
     const response = await this.http.request(request);
     const parsed = this.http.parse(request, response, UtmObject);
     if (!parsed.ok)
-      throw new Error(this.#failure(`could not create ${what}`, parsed.status, parsed.body, parsed.error));
+      throw new HttpStatusError(
+        this.#failure(`could not create ${what}`, parsed.status, parsed.body, parsed.error),
+        parsed.status,
+      );
     return parsed.data._ref;
   }
 
@@ -128,7 +131,10 @@ export class SophosUtmClient {
       answer = await this.#patchMembers(ref, list);
     }
     if (!answer.ok)
-      throw new Error(this.#failure(`could not update network group ${ref}`, answer.status, answer.body, answer.error));
+      throw new HttpStatusError(
+        this.#failure(`could not update network group ${ref}`, answer.status, answer.body, answer.error),
+        answer.status,
+      );
     return list;
   }
 
@@ -172,7 +178,10 @@ export class SophosUtmClient {
       headers: { 'X-Restd-Err-Ack': 'all' },
     });
     if (response.status === 404 || (response.status >= 200 && response.status <= 299)) return;
-    throw new Error(this.#failure(`could not delete network ${kind} ${ref}`, response.status, response.body));
+    throw new HttpStatusError(
+      this.#failure(`could not delete network ${kind} ${ref}`, response.status, response.body),
+      response.status,
+    );
   }
 
   close(): void {
@@ -183,7 +192,8 @@ export class SophosUtmClient {
     const request: HttpRequest = { method: 'GET', path: `${OBJECTS}/${path}` };
     const response = await this.http.request(request);
     const parsed = this.http.parse(request, response, schema);
-    if (!parsed.ok) throw new Error(this.#failure(what, parsed.status, parsed.body, parsed.error));
+    if (!parsed.ok)
+      throw new HttpStatusError(this.#failure(what, parsed.status, parsed.body, parsed.error), parsed.status);
     return parsed.data;
   }
 

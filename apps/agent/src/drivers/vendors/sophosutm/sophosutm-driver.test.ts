@@ -1,45 +1,27 @@
 import type { AgentKnocOf } from '@postern/protocol';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SophosUtmFake } from '../../../../test/fakes/sophos-utm-fake.js';
-import { memoryLogger } from '../../../../test/support/memory-logger.js';
+import { entry, testDriverOptions, testKnoc, useCleanup } from '../../../../test/support/driver-test-kit.js';
 import { selfSignedCertificate } from '../../../../test/support/self-signed.js';
-import type { DriverEntry } from '../../driver.js';
 import { SophosUtmDriver } from './sophosutm-driver.js';
 
 const KEY = 'utm-token-0123456789';
 const tls = selfSignedCertificate();
-const cleanup: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
+const cleanup = useCleanup();
 
 async function setup() {
   const fake = await SophosUtmFake.start({ apiKey: KEY, tls });
-  const { logger, lines } = memoryLogger();
-  const delays: number[] = [];
-  const driver = new SophosUtmDriver({
-    logger,
-    timeoutMs: 2_000,
-    retry: { sleep: (ms) => (delays.push(ms), Promise.resolve()), maxRetryAfterMs: 50, baseMs: 5 },
-  });
-  cleanup.push(
-    () => fake.close(),
-    () => driver.close(),
-  );
+  const { options: driverOptions, lines, delays } = testDriverOptions();
+  const driver = new SophosUtmDriver(driverOptions);
+  cleanup.push(fake, driver);
   const knoc = (group = 'REF_NetGroSsh', backend: Partial<AgentKnocOf<'sophosutm'>['backend']> = {}) =>
-    ({
-      aclId: 'acl-1',
-      name: 'ssh',
-      url: 'ssh://fw',
-      backendId: 'backend-1',
-      backendType: 'sophosutm',
-      backend: { Hostname: fake.hostname, Insecure: true, ApiKey: KEY, ...backend },
-      acl: { GroupReference: group },
-    }) satisfies AgentKnocOf<'sophosutm'>;
+    testKnoc(
+      'sophosutm',
+      { Hostname: fake.hostname, Insecure: true, ApiKey: KEY, ...backend },
+      { GroupReference: group },
+    );
   return { fake, driver, knoc, lines, delays };
 }
-
-const entry = (ip: string): DriverEntry => ({ ip, ttlSeconds: 3600, userName: 'alice' });
 
 describe('SophosUtmDriver', () => {
   it('writes host and network objects of both families into the group with one member write', async () => {

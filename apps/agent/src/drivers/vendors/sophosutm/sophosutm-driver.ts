@@ -1,18 +1,12 @@
 import type { AgentKnocOf } from '@postern/protocol';
 import { parseAddress, type ParsedAddress } from '../../addresses.js';
-import {
-  addressOfName,
-  addToGroup,
-  heldInGroup,
-  removeFromGroup,
-  type AddressGroup,
-  type CreateResult,
-} from '../../kit/address-group.js';
-import type { EntryBatch } from '../../kit/entry-batch.js';
+import { addressOfName, type AddressGroup, type CreateResult, type GroupShare } from '../../kit/address-group.js';
+import { AddressGroupDriver } from '../../kit/address-group-driver.js';
+import type { BatchItem } from '../../kit/entry-batch.js';
 import { requiredSecret, requiredText } from '../../kit/knoc-fields.js';
-import { clientTuning, VendorDriver, type VendorDriverOptions, type VendorTarget } from '../../kit/vendor-driver.js';
+import { clientTuning, type VendorDriverOptions, type VendorTarget } from '../../kit/vendor-driver.js';
 import { errorMessage } from '../../outcomes.js';
-import { removeUnusedObjects } from '../sophos/remove-unused.js';
+import { removeUnusedObjects } from '../../kit/remove-unused.js';
 import { SophosUtmClient, type UtmGroup, type UtmObject, type UtmObjectKind } from './sophosutm-client.js';
 
 export type SophosUtmDriverOptions = VendorDriverOptions;
@@ -47,19 +41,16 @@ interface OwnedObject {
  * shared by every group of the UTM, and an object must not be deleted while another group's grant
  * adds it.
  */
-export class SophosUtmDriver extends VendorDriver<'sophosutm', SophosUtmClient, UtmTarget> {
+export class SophosUtmDriver extends AddressGroupDriver<'sophosutm', SophosUtmClient, UtmTarget> {
   readonly type = 'sophosutm' as const;
 
-  protected async add(target: UtmTarget, batch: EntryBatch): Promise<boolean> {
-    return addToGroup(this.#group(target), batch, batch.items);
+  /** UTM groups hold both families: one read-modify-write for the whole call. */
+  protected groups(target: UtmTarget, items: readonly BatchItem[]): GroupShare[] {
+    return [[this.#group(target), items]];
   }
 
-  protected async delete(target: UtmTarget, batch: EntryBatch): Promise<boolean> {
-    return removeFromGroup(this.#group(target), batch, batch.items);
-  }
-
-  protected async held(target: UtmTarget): Promise<string[]> {
-    return heldInGroup(this.#group(target));
+  protected listedGroups(target: UtmTarget): AddressGroup[] {
+    return [this.#group(target)];
   }
 
   /**

@@ -93,6 +93,27 @@ describe('BackendConfigFields', () => {
     expect(screen.getByRole('textbox', { name: 'URL' })).toHaveAttribute('aria-invalid', 'true');
   });
 
+  it('offers the Cisco FMC Domain and deployment mode, automatic by default, and sends them', async () => {
+    const onSubmit = vi.fn();
+    const initial = {
+      ...defaultBackendConfig('firepower'),
+      Hostname: 'fmc.example.net',
+      Username: 'api',
+      Password: 'p',
+    };
+    const { user } = renderUi(
+      <ConfigFieldsHarness kind="backend" type="firepower" initial={initial} onSubmit={onSubmit} />,
+    );
+    const deploy = screen.getByRole('combobox', { name: /^Deployment \(network groups\)/ });
+    expect(deploy).toHaveValue('automatic');
+    await user.selectOptions(deploy, 'manual');
+    await user.type(screen.getByRole('textbox', { name: 'Domain' }), 'Global/Branch');
+    await user.click(screen.getByRole('button', { name: 'Submit' }));
+    await waitFor(() =>
+      expect(onSubmit).toHaveBeenCalledWith(expect.objectContaining({ Domain: 'Global/Branch', Deploy: 'manual' })),
+    );
+  });
+
   it('moves an untouched socket address with the protocol, and keeps a customised one', async () => {
     const { user } = renderUi(
       <ConfigFieldsHarness kind="backend" type="haproxy" initial={defaultBackendConfig('haproxy')} />,

@@ -81,7 +81,7 @@ export const backendsScreen = {
         DeviceGroup: 'Gerätegruppe (Panorama)',
         MapUser: 'Benutzer zuordnen (User-ID)',
       },
-      firepower: login,
+      firepower: { ...login, Domain: 'Domäne', Deploy: 'Bereitstellung (Netzwerkgruppen)' },
       sophosutm: apiKeyLogin,
       sophossfos: login,
       aws: { AccessKeyId: 'Zugriffsschlüssel-ID', SecretAccessKey: 'Geheimer Zugriffsschlüssel', Region: 'Region' },
@@ -122,8 +122,15 @@ export const backendsScreen = {
       tcp: 'TCP',
       Inbound: 'Eingehend',
       Outbound: 'Ausgehend',
+      automatic: 'Automatisch: Geräte mit Posterns Änderung bereitstellen (dort wartende andere Änderungen gehen mit)',
+      onlyWhenOnlyPostern: 'Nur wenn jede auf dem Gerät wartende Änderung von Postern stammt',
+      manual: 'Nie: ein Administrator stellt bereit',
     },
     descriptions: {
+      firepowerDomain:
+        'Name (z. B. Global/Branch) oder UUID der FMC-Domäne; leer für die Standarddomäne des API-Benutzers',
+      firepowerDeploy:
+        'Netzwerkgruppen brauchen eine Bereitstellung; sie überträgt auch jede andere auf dem Gerät wartende Änderung. Dynamische Objekte brauchen keine.',
       awsHostCredentials:
         'Lassen Sie beide Schlüssel leer, um die AWS-Anmeldedaten des Agent-Hosts zu verwenden (Instanzrolle, Umgebung oder gemeinsame Anmeldedatei)',
     },

@@ -81,7 +81,7 @@ export const backendsScreen = {
         DeviceGroup: 'Device group (Panorama)',
         MapUser: 'Map users (User-ID)',
       },
-      firepower: login,
+      firepower: { ...login, Domain: 'Domain', Deploy: 'Deployment (network groups)' },
       sophosutm: apiKeyLogin,
       sophossfos: login,
       aws: { AccessKeyId: 'Access key ID', SecretAccessKey: 'Secret access key', Region: 'Region' },
@@ -122,8 +122,14 @@ export const backendsScreen = {
       tcp: 'TCP',
       Inbound: 'Inbound',
       Outbound: 'Outbound',
+      automatic: "Automatic: deploy the devices with Postern's change (other changes waiting there go along)",
+      onlyWhenOnlyPostern: "Only when every change waiting on the device is Postern's",
+      manual: 'Never: an admin deploys',
     },
     descriptions: {
+      firepowerDomain: "The FMC domain's name (e.g. Global/Branch) or UUID; empty for the API user's default domain",
+      firepowerDeploy:
+        'Network groups need a deployment; a deployment also pushes every other change waiting on the device. Dynamic objects need none.',
       awsHostCredentials:
         "Leave both keys empty to use the agent host's AWS credentials (instance role, environment or shared credentials file)",
     },

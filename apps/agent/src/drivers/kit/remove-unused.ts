@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { errorMessage } from '../../outcomes.js';
+import { errorMessage } from '../outcomes.js';
 
 /**
  * The tail of a Sophos remove (UTM and SFOS alike): the objects that left the knoc's group are

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { EntryOutcome } from './driver.js';
+import type { EntryOutcome } from '../driver.js';
 
 /**
  * What a vendor's answer to one change means for the entry (VENDORS.md 1.9): each driver states how
