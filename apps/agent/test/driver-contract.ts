@@ -40,6 +40,12 @@ export interface ContractDevice {
    */
   impostor?(ip: string, options: { inGroup: boolean }): void;
   /**
+   * For drivers that keep grants in a device group: from now on the knoc's group holds nothing but
+   * what Postern puts in it, and the device refuses to leave a group empty (as FortiOS and FMC do;
+   * Sophos devices are told to refuse).
+   */
+  groupOfPosternOnly?(): void;
+  /**
    * The device stops answering (true: requests are received and never answered) or answers again
    * (false). Default: every loopback server of the test file hangs (`setLoopbackHang`), which covers
    * every fake built on `startLoopbackServer`; a fake served otherwise provides its own.
@@ -176,6 +182,22 @@ export function describeDriverContract<T extends BackendType>(
       for (const outcome of outcomes.slice(0, 2)) expect(outcome.error).toMatch(/opens 0\.0\.0\.0\/0, not/);
       expect(subject.device.owned()).toEqual(['192.0.2.82']);
       expect(await subject.driver.list(subject.knoc)).toEqual(['192.0.2.82']);
+    });
+
+    it('revoking the last address leaves the group valid, holding nothing of Postern’s', async (context) => {
+      const { device } = subject;
+      if (device.groupOfPosternOnly === undefined) return context.skip('the driver keeps no device group');
+      device.groupOfPosternOnly();
+      expect((await apply(['192.0.2.90']))[0]?.ok).toBe(true);
+      expect(device.owned()).toEqual(['192.0.2.90']);
+
+      expect(await remove(['192.0.2.90'])).toEqual([{ ip: '192.0.2.90', ok: true, error: '' }]);
+
+      expect(device.owned()).toEqual([]);
+      expect(await subject.driver.list(subject.knoc)).toEqual([]);
+      expect((await apply(['192.0.2.91']))[0]?.ok).toBe(true);
+      expect(device.owned()).toEqual(['192.0.2.91']);
+      expect(await subject.driver.list(subject.knoc)).toEqual(['192.0.2.91']);
     });
 
     it('apply is idempotent', async () => {

@@ -80,6 +80,7 @@ describeDriverContract('firepower (network group)', async () => {
       invalidateCredential: () => fake.expireAccessTokens(),
       requestCount: () => fake.requests.length,
       loginCount: () => fake.logins + fake.refreshes,
+      groupOfPosternOnly: () => fake.addNetworkGroup(GROUP, 'postern-legacy', [], ['ftd-1']),
       impostor: (ip, { inGroup }) => {
         const id = fake.addAddressObject(`kk_${ip}`, 'Network', '0.0.0.0/0');
         if (inGroup) fake.addToGroup(GROUP, id);

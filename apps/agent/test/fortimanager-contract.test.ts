@@ -38,6 +38,10 @@ describeDriverContract('fortimanager', async () => {
         fake.apiKey = 'rotated-on-the-device';
       },
       requestCount: () => fake.httpRequests,
+      groupOfPosternOnly: () => {
+        fake.addGroup(GROUP, { adom: 'branch', members: [] });
+        fake.addGroup(GROUP, { adom: 'branch', family: 'ipv6', members: [] });
+      },
       impostor: (ip, { inGroup }) =>
         fake.addAddress(
           `kk_${ip}`,

@@ -35,6 +35,10 @@ describeDriverContract('fortios', async () => {
         fake.token = 'rotated-on-the-device';
       },
       requestCount: () => fake.requests.length,
+      groupOfPosternOnly: () => {
+        fake.addGroup(GROUP, { vdom: 'dmz', members: [] });
+        fake.addGroup(GROUP, { vdom: 'dmz', family: 'ipv6', members: [] });
+      },
       impostor: (ip, { inGroup }) => {
         fake.addAddress(`kk_${ip}`, '0.0.0.0 0.0.0.0', { vdom: 'dmz' });
         if (inGroup) fake.addMember(GROUP, `kk_${ip}`, { vdom: 'dmz' });

@@ -1,6 +1,7 @@
 import { closeDriverAndFake, contractDriverOptions, contractKnoc, describeDriverContract } from './driver-contract.js';
 import { SophosSfosFake } from './fakes/sophos-sfos-fake.js';
 import { selfSignedCertificate } from './support/self-signed.js';
+import { isSfosPlaceholder } from '../src/drivers/vendors/sophossfos/sophossfos-client.js';
 import { SophosSfosDriver } from '../src/drivers/vendors/sophossfos/sophossfos-driver.js';
 
 // An XML-special character in the password: it must be escaped in the request and never shown.
@@ -24,9 +25,10 @@ describeDriverContract('sophossfos', async () => {
       acl: { GroupName: 'postern-web', GroupNameV6: 'postern-web-v6' },
     }),
     device: {
+      // The placeholders carry the marker but stand for no address.
       owned: () =>
         names()
-          .filter((name) => name.startsWith('kk_'))
+          .filter((name) => name.startsWith('kk_') && !isSfosPlaceholder(name))
           .map((name) => name.slice(3)),
       foreign: () => names().filter((name) => !name.startsWith('kk_')),
       refuse: (ip) => fake.refuseAddress(ip),
@@ -35,6 +37,11 @@ describeDriverContract('sophossfos', async () => {
         fake.password = 'rotated-on-the-firewall';
       },
       requestCount: () => fake.requests.length,
+      groupOfPosternOnly: () => {
+        fake.addGroup('postern-web', 'IPv4', []);
+        fake.addGroup('postern-web-v6', 'IPv6');
+        fake.emptyHostList('refuse');
+      },
       impostor: (ip, { inGroup }) => {
         fake.addHost(`kk_${ip}`, '0.0.0.0', { subnet: '0.0.0.0' });
         if (inGroup) fake.group('postern-web')?.hosts.push(`kk_${ip}`);

@@ -1,6 +1,7 @@
 import { closeDriverAndFake, contractDriverOptions, contractKnoc, describeDriverContract } from './driver-contract.js';
 import { SophosUtmFake } from './fakes/sophos-utm-fake.js';
 import { selfSignedCertificate } from './support/self-signed.js';
+import { UTM_PLACEHOLDER } from '../src/drivers/vendors/sophosutm/sophosutm-client.js';
 import { SophosUtmDriver } from '../src/drivers/vendors/sophosutm/sophosutm-driver.js';
 
 const KEY = 'utm-contract-token-5f0e93';
@@ -22,9 +23,10 @@ describeDriverContract('sophosutm', async () => {
       acl: { GroupReference: GROUP },
     }),
     device: {
+      // The placeholder carries the marker but stands for no address.
       owned: () =>
         names()
-          .filter((name) => name.startsWith('kk_'))
+          .filter((name) => name.startsWith('kk_') && name !== UTM_PLACEHOLDER.name)
           .map((name) => name.slice(3)),
       foreign: () => names().filter((name) => !name.startsWith('kk_')),
       refuse: (ip) => fake.refuseAddress(ip),
@@ -33,6 +35,10 @@ describeDriverContract('sophosutm', async () => {
         fake.apiKey = 'rotated-on-the-utm';
       },
       requestCount: () => fake.requests.length,
+      groupOfPosternOnly: () => {
+        fake.addGroup(GROUP, 'postern-web', []);
+        fake.refuseEmptyGroups();
+      },
       impostor: (ip, { inGroup }) => {
         const ref = fake.addNetwork(`kk_${ip}`, '0.0.0.0', 0);
         if (inGroup) fake.addGroup(GROUP, 'postern-web', [...(fake.members(GROUP) ?? []), ref]);
