@@ -63,7 +63,6 @@ export class SophosUtmDriver extends AddressGroupDriver<'sophosutm', SophosUtmCl
     let owned: Map<string, OwnedObject> | undefined;
     const ownedObjects = async (fresh: boolean) =>
       (owned = fresh || owned === undefined ? await readOwned(client) : owned);
-    const nameOf = (ref: string) => [...(owned ?? [])].find(([, object]) => object.ref === ref)?.[0] ?? ref;
     const refOf = (name: string) => owned?.get(name)?.ref;
     return {
       vendor: this.type,
@@ -76,7 +75,9 @@ export class SophosUtmDriver extends AddressGroupDriver<'sophosutm', SophosUtmCl
         current = await client.group(groupRef);
         if (current === null) return null;
         await ownedObjects(false);
-        return current.members.map(nameOf);
+        // One lookup table per read, not a scan of Postern's objects per member.
+        const nameByRef = new Map([...(owned ?? [])].map(([name, object]) => [object.ref, name]));
+        return current.members.map((ref) => nameByRef.get(ref) ?? ref);
       },
       objects: async (fresh) =>
         new Map([...(await ownedObjects(fresh))].map(([name, object]) => [name, object.opened])),
