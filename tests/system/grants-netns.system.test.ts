@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -33,6 +33,13 @@ import {
  */
 
 const licenceSigner = generateLicenceKeyPair();
+
+/** Whether the agent's state file lists every address in `addresses` as a live (not removing) entry. */
+function stateFileHolds(file: string, addresses: string[]): boolean {
+  if (!existsSync(file)) return false;
+  const { entries } = JSON.parse(readFileSync(file, 'utf8')) as { entries: { ip: string; removing?: boolean }[] };
+  return addresses.every((address) => entries.some((entry) => entry.ip === address && entry.removing !== true));
+}
 const [ALICE_IP, BOB_IP] = CLIENT_ADDRESSES;
 
 const missing =
@@ -205,6 +212,12 @@ describe.each<StoreChoice>(['sqlite', 'postgres'])('grants on a real firewall (%
     await grant(bob);
     await opens(ALICE_IP, alice);
     await opens(BOB_IP, bob);
+    // The agent writes its state file coalesced (within 100 ms of a change): a kill before that
+    // write would restart it without these grants, which is not what this test is about.
+    await waitFor(
+      () => stateFileHolds(path.join(stateDir, 'state.json'), [ALICE_IP, BOB_IP]),
+      'both grants in the state file',
+    );
 
     await stopAgent(agent);
     if (server.process.child.pid !== undefined) process.kill(server.process.child.pid, 'SIGKILL');
