@@ -21,6 +21,7 @@ import { signInToAdminConsole } from './support/admin-console.js';
 import { screenshotPath } from './support/browser.js';
 import { usePortal } from './support/portal.js';
 import { PORTAL_SETTINGS, USER_PASSWORD, fillUserLogin, installLicence } from './support/user-portal.js';
+import { backendsScreen } from '../../apps/web/src/i18n/locales/en/backends-screen.js';
 
 /**
  * The admin console's main flow in real Chromium against the built server, once per store: an admin
@@ -32,9 +33,11 @@ import { PORTAL_SETTINGS, USER_PASSWORD, fillUserLogin, installLicence } from '.
 
 const AGENT_NAME = 'edge-gateway-01';
 /** What the capabilities dialog lists under Other: every type the agent's build drives but the three of its own. */
+/** The other types the agent drives, by the names the console gives them (in the agent's order: by code). */
 const OTHER_TYPES = drivenBackendTypes()
   .filter((type) => !['ipset', 'script', 'haproxy'].includes(type))
-  .sort();
+  .sort()
+  .map((type) => backendsScreen.backendsScreen.types[type]);
 const USER_FULL_NAME = 'Ada Lovelace';
 /** What the Users dialog derives from the name (spec: lowercase, spaces to dots). */
 const USER_NAME = 'ada.lovelace';
@@ -83,6 +86,20 @@ describe.each(['sqlite', 'postgres'] as const)('the admin console’s main flow 
     );
     await install.getByText('Check the server address in this command').waitFor();
     expect(await install.getByText('You can view this token again later', { exact: false }).isVisible()).toBe(true);
+    // The command is one line that scrolls sideways inside its block, never broken inside the token.
+    // (As tall as the one-line token's block, and wider inside than it shows.)
+    const commandBlock = install.getByLabel('Install command', { exact: true });
+    const [commandBox, tokenBox] = await Promise.all([
+      commandBlock.boundingBox(),
+      install.getByLabel('Token', { exact: true }).boundingBox(),
+    ]);
+    expect(commandBox?.height).toBe(tokenBox?.height);
+    const scrolls = await commandBlock.evaluate((block) => {
+      const box = block as unknown as { scrollWidth: number; clientWidth: number };
+      return box.scrollWidth > box.clientWidth;
+    });
+    expect(scrolls).toBe(true);
+    await install.getByRole('region', { name: 'Waiting for the agent to connect…' }).waitFor();
     await snap(page, 'agent-token');
     await install.getByRole('button', { name: 'Close' }).last().click();
     await install.waitFor({ state: 'hidden' });
@@ -92,7 +109,22 @@ describe.each(['sqlite', 'postgres'] as const)('the admin console’s main flow 
     expect(await row.getByText('Awaiting connection').isVisible()).toBe(true);
     expect(await row.getByText('Not reported yet').isVisible()).toBe(true);
 
+    // The admin opens the install dialog again and runs the command; the dialog shows the agent
+    // enrol while it is open: connected, with its key's fingerprint and what it found on the host.
+    await row.getByRole('button', { name: `Actions for ${AGENT_NAME}` }).click();
+    await page.getByRole('menuitem', { name: 'View token' }).click();
+    await install.getByRole('region', { name: 'Waiting for the agent to connect…' }).waitFor();
     agent = await startNamespacedAgent(Number(new URL(server.url).port), token);
+    const enrolled = install.getByRole('region', { name: `${AGENT_NAME} is connected` });
+    await enrolled.waitFor({ timeout: 20_000 });
+    expect(await enrolled.getByText(/^SHA256:/).innerText()).toMatch(/^SHA256:[A-Za-z0-9+/]{43}=?$/);
+    expect(await enrolled.getByText('no ipsets found', { exact: true }).isVisible()).toBe(true);
+    expect(await enrolled.getByText('Disabled in the agent configuration', { exact: true }).isVisible()).toBe(true);
+    expect(await enrolled.getByText(hostOperatingSystem(), { exact: true }).isVisible()).toBe(true);
+    await snap(page, 'agent-enrolled');
+    await install.getByRole('button', { name: 'Close' }).last().click();
+    await install.waitFor({ state: 'hidden' });
+
     // The list refreshes every 5 seconds; the agent connects within one or two.
     await expect.poll(() => row.getByText('Connected', { exact: true }).count(), { timeout: 20_000 }).toBe(1);
     const os = hostOperatingSystem();
@@ -231,18 +263,18 @@ describe.each(['sqlite', 'postgres'] as const)('the admin console’s main flow 
     const search = page.getByRole('textbox', { name: 'Search the audit log' });
     await table.getByRole('row').nth(1).waitFor();
 
-    // The User name column names whom the entry is about: the new user, else the acting admin.
+    // Who acted and what it was done to, in columns of their own.
     const expected = [
-      ['Agent created', 'postern-admin'],
-      ['User created', USER_NAME],
-      ['Group created', 'postern-admin'],
-      ['API key created', 'postern-admin'],
+      ['Agent created', 'postern-admin', AGENT_NAME],
+      ['User created', 'postern-admin', USER_NAME],
+      ['Group created', 'postern-admin', GROUP_NAME],
+      ['API key created', 'postern-admin', API_KEY_NAME],
     ] as const;
-    for (const [action, who] of expected) {
+    for (const [action, actor, target] of expected) {
       await search.fill(action);
       const rows = table.getByRole('row').filter({ has: page.getByRole('cell', { name: action, exact: true }) });
       await expect.poll(() => rows.count(), { message: action }).toBe(1);
-      expect((await cellTexts(rows))[1], action).toBe(who);
+      expect((await cellTexts(rows)).slice(1, 3), action).toEqual([actor, target]);
     }
     // The detail names what was created.
     await search.fill('Agent created');
@@ -273,6 +305,8 @@ describe.each(['sqlite', 'postgres'] as const)('the admin console’s main flow 
       'Date',
       'Action',
       'ActionText',
+      'Actor',
+      'Target',
       'UserName',
       'AdminName',
       'AgentName',
@@ -296,5 +330,19 @@ describe.each(['sqlite', 'postgres'] as const)('the admin console’s main flow 
       expect(Number.isNaN(Date.parse(cells[0] ?? ''))).toBe(false);
     }
     await snap(page, 'logs');
+
+    // Filtered by the actor and an action, the table and the download hold only those entries.
+    const filters = page.getByRole('search', { name: 'Filter the audit log' });
+    await filters.getByRole('textbox', { name: 'Target' }).fill(GROUP_NAME);
+    const groupRows = table.getByRole('row').filter({ has: page.getByRole('cell', { name: 'Group created' }) });
+    await expect.poll(() => table.getByRole('row').count()).toBe(2);
+    expect(await groupRows.count()).toBe(1);
+    const [filtered] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download CSV' }).click(),
+    ]);
+    const [, ...filteredLines] = parseCsv(readFileSync(await filtered.path(), 'utf8').slice(1));
+    expect(filteredLines.map((cells) => [cells[1], cells[4]])).toEqual([['GroupCreated', GROUP_NAME]]);
+    await filters.getByRole('button', { name: 'Clear filters' }).click();
   });
 });

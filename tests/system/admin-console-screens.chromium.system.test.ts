@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { AdminApi } from './support/admin-api.js';
 import {
   ADMIN_SCREENS,
@@ -18,6 +18,7 @@ import {
 import { seriousAccessibilityViolations } from './support/axe.js';
 import { screenshotPath } from './support/browser.js';
 import { usePortal } from './support/portal.js';
+import { rawTextOnPage } from './support/raw-text.js';
 import {
   PORTAL_SETTINGS,
   testLicenceKey,
@@ -32,24 +33,63 @@ import {
 /**
  * The admin console's screens in real Chromium against the built server (spec: administration §2,
  * portal-and-grants §7): every screen and its main dialog in English and German, light and dark, on a
- * desktop and a 390 px phone, with axe-core's verdict; a logo uploaded in Settings that the user portal
- * then shows; a licence entered in Settings that takes the unlicensed banner away. Screenshots of each
- * screen are kept in test-results/screenshots. Creating agents, users, groups and keys through the
- * dialogs is admin-console-flow.chromium.system.test.ts's.
+ * desktop and a 390 px phone, with axe-core's verdict and no raw text key or value shown; a logo
+ * uploaded in Settings that the user portal then shows; a licence entered in Settings that takes the
+ * unlicensed banner away. Screenshots of each screen are kept in test-results/screenshots. Creating
+ * agents, users, groups and keys through the dialogs is admin-console-flow.chromium.system.test.ts's.
  */
 
 /** A desktop browser; axe is injected as an inline script, which Postern's CSP (rightly) refuses. */
 const DESKTOP = { viewport: { width: 1280, height: 900 }, bypassCSP: true };
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 
-/** A screen's screenshot name: its path with its slashes as dashes (knocs/new → knocs-new). */
-const fileNameOf = (screen: AdminScreen) => screen.path.replaceAll('/', '-');
+/** A screen's screenshot name: its own, or its path with its slashes as dashes (knocs/new → knocs-new). */
+const fileNameOf = (screen: AdminScreen) => screen.name ?? screen.path.replaceAll('/', '-');
 
 const SETTINGS_SCREEN = ADMIN_SCREENS.find((screen) => screen.path === 'settings') as AdminScreen;
 
-/** axe's serious and critical findings on the page as it is now, each prefixed with where it was seen. */
+/**
+ * axe's serious and critical findings on the page as it is now, and the raw text keys or values it
+ * shows (support/raw-text.ts), each prefixed with where it was seen.
+ */
 async function violations(page: Page, where: string): Promise<string[]> {
-  return (await seriousAccessibilityViolations(page)).map((line) => `${where}: ${line}`);
+  const found = [...(await seriousAccessibilityViolations(page)), ...(await rawTextOnPage(page))];
+  return found.map((line) => `${where}: ${line}`);
+}
+
+/** Whether `box` lies wholly inside a viewport of this size. */
+const inside = (box: { x: number; y: number; width: number; height: number } | null, viewport: Viewport) =>
+  box !== null &&
+  box.x >= 0 &&
+  box.y >= 0 &&
+  box.x + box.width <= viewport.width &&
+  box.y + box.height <= viewport.height;
+
+type Viewport = { width: number; height: number };
+
+/**
+ * What is wrong with where a dialog's buttons are: a dialog taller than the window must scroll its
+ * body and keep its buttons (the shared row every form dialog uses, `[data-dialog-actions]`) in
+ * sight, as the create-user dialog did not at 900 px. A dialog without that row (a detail dialog
+ * whose actions sit in its header) must itself fit the window. Checked for a moment, while the
+ * opening transition settles; '' when all is well.
+ */
+async function dialogActionsProblem(dialog: Locator, viewport: Viewport): Promise<string> {
+  const row = dialog.locator('[data-dialog-actions]');
+  let problem = '';
+  for (let attempt = 0; attempt < 20; attempt += 1) {
+    if ((await row.count()) === 0) {
+      const box = await dialog.boundingBox();
+      problem = inside(box, viewport) ? '' : `it does not fit the window: ${JSON.stringify(box)}`;
+    } else {
+      const boxes = await Promise.all((await row.getByRole('button').all()).map((button) => button.boundingBox()));
+      const outside = boxes.filter((box) => !inside(box, viewport));
+      problem = outside.length === 0 ? '' : `buttons outside the window: ${JSON.stringify(outside)}`;
+    }
+    if (problem === '') return '';
+    await dialog.page().waitForTimeout(100);
+  }
+  return `${problem} (viewport ${viewport.width}×${viewport.height})`;
 }
 
 describe('the admin console screens in Chromium', () => {
@@ -98,6 +138,8 @@ describe('the admin console screens in Chromium', () => {
         const dialog = await openDialog(page, screen);
         await page.screenshot({ path: screenshotPath(`admin-${fileNameOf(screen)}-dialog-${suffix}`) });
         found.push(...(await violations(page, `${screen.path} dialog "${screen.dialog.title}" (${suffix})`)));
+        const outside = await dialogActionsProblem(dialog, page.viewportSize() ?? DESKTOP.viewport);
+        if (outside !== '') found.push(`${screen.path} dialog "${screen.dialog.title}" (${suffix}): ${outside}`);
         await closeDialog(page, dialog);
       }
     }
@@ -160,6 +202,8 @@ describe('the admin console screens in Chromium', () => {
         if (box === null || box.x < 0 || box.x + box.width > PHONE.viewport.width) {
           overflowing.push(`the ${screen.dialog.title} dialog does not fit: ${JSON.stringify(box)}`);
         }
+        const outside = await dialogActionsProblem(dialog, PHONE.viewport);
+        if (outside !== '') overflowing.push(`the ${screen.dialog.title} dialog: ${outside}`);
         await closeDialog(page, dialog);
       }
     }
@@ -187,6 +231,9 @@ describe('the admin console screens in Chromium', () => {
     const page = await newPage(DESKTOP);
     await signInToAdminConsoleIn(page, server, 'en', ARRANGED.admin);
     await openScreen(page, server, SETTINGS_SCREEN, 'en');
+    // One tab per section: Branding is chosen, and its address names it.
+    await page.getByRole('tab', { name: 'Branding', exact: true }).click();
+    await page.waitForURL(`${server.url}/admin/settings?tab=branding`);
     const branding = page.getByRole('region', { name: 'Branding' });
     const save = branding.getByRole('button', { name: 'Save' });
 
@@ -278,7 +325,7 @@ describe('licensing from the admin console in Chromium', () => {
     await banner.getByRole('link', { name: 'Enter a licence key' }).click();
     await page.waitForURL(`${server.url}/admin/settings`);
     const licence = page.getByRole('region', { name: 'Licence' });
-    const keyField = licence.getByLabel('License Key');
+    const keyField = licence.getByLabel('Licence key');
     await keyField.waitFor();
     expect(await banner.isVisible()).toBe(true);
     found.push(...(await violations(page, 'settings, unlicensed (dark)')));

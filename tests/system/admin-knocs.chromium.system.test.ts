@@ -215,7 +215,7 @@ describe.each(['sqlite', 'postgres'] as const)('knocs made in the console, used 
     await pickOption(page, 'IPv4 set', SET_NAME);
     await steps.record('2-settings');
     await nextStep(page, 'Knoc options');
-    await page.getByRole('textbox', { name: /^Description/ }).fill(LINUX_KNOC);
+    await page.getByRole('textbox', { name: /^Name/ }).fill(LINUX_KNOC);
     await page.getByRole('textbox', { name: /^Maximum grant duration/ }).fill('120');
     await steps.record('3-options');
     await giveToUserAndCreate(page, steps, LINUX_KNOC);
@@ -276,7 +276,7 @@ describe.each(['sqlite', 'postgres'] as const)('knocs made in the console, used 
     await page.getByRole('textbox', { name: /^HAProxy ACL ID/ }).fill(topo().haproxy.aclId);
     await steps.record('2-settings');
     await nextStep(page, 'Knoc options');
-    await page.getByRole('textbox', { name: /^Description/ }).fill(PROXY_KNOC);
+    await page.getByRole('textbox', { name: /^Name/ }).fill(PROXY_KNOC);
     await steps.record('3-options');
     await giveToUserAndCreate(page, steps);
     const detail = page.getByRole('dialog', { name: PROXY_KNOC });
@@ -295,7 +295,7 @@ describe.each(['sqlite', 'postgres'] as const)('knocs made in the console, used 
     await page.goto(`${portal().server.url}/admin/knocs/new/application`);
     await stepHeading(page, 'Settings').waitFor();
     await page.getByRole('radio', { name: 'Passive', exact: true }).check();
-    await page.getByRole('textbox', { name: /^Description/ }).fill(ALLOWLIST_KNOC);
+    await page.getByRole('textbox', { name: /^Name/ }).fill(ALLOWLIST_KNOC);
     await steps.record('1-settings');
     await nextStep(page, 'Knoc options');
     await steps.record('2-options');
@@ -339,7 +339,7 @@ describe.each(['sqlite', 'postgres'] as const)('knocs made in the console, used 
     await page.getByRole('textbox', { name: /^ACL name/ }).fill(SCRIPT_ACL);
     await steps.record('2-settings');
     await nextStep(page, 'Knoc options');
-    await page.getByRole('textbox', { name: /^Description/ }).fill(SCRIPT_KNOC);
+    await page.getByRole('textbox', { name: /^Name/ }).fill(SCRIPT_KNOC);
     await steps.record('3-options');
     await nextStep(page, 'Environment variables');
     await addVariables(page, { add: 'Add variable', value: 'Value', sensitive: 'Variable {n} is sensitive' });
@@ -448,7 +448,7 @@ describe.each(['sqlite', 'postgres'] as const)('knocs made in the console, used 
     await pickOption(page, 'IPv4-Set', SET_NAME);
     await linux.record('2-settings');
     await nextStep(page, 'Knoc-Optionen', 'Weiter');
-    await page.getByRole('textbox', { name: /^Beschreibung/ }).fill('SSH (Deutsch)');
+    await page.getByRole('textbox', { name: /^Name/ }).fill('SSH (Deutsch)');
     await linux.record('3-options');
     await nextStep(page, 'Benutzer und Gruppen', 'Weiter');
     await selectMember(page, member);
@@ -461,7 +461,7 @@ describe.each(['sqlite', 'postgres'] as const)('knocs made in the console, used 
     await page.goto(`${server.url}/admin/knocs/new/application`);
     await stepHeading(page, 'Einstellungen').waitFor();
     await page.getByRole('radio', { name: 'Passiv', exact: true }).check();
-    await page.getByRole('textbox', { name: /^Beschreibung/ }).fill('Filiale (Deutsch)');
+    await page.getByRole('textbox', { name: /^Name/ }).fill('Filiale (Deutsch)');
     await application.record('1-settings');
     await nextStep(page, 'Knoc-Optionen', 'Weiter');
     await application.record('2-options');
@@ -492,7 +492,7 @@ describe.each(['sqlite', 'postgres'] as const)('knocs made in the console, used 
     await page.getByRole('textbox', { name: /^HAProxy-ACL-ID/ }).fill(topo().haproxy.aclId);
     await proxy.record('2-settings');
     await nextStep(page, 'Knoc-Optionen', 'Weiter');
-    await page.getByRole('textbox', { name: /^Beschreibung/ }).fill('Wiki (Deutsch)');
+    await page.getByRole('textbox', { name: /^Name/ }).fill('Wiki (Deutsch)');
     await proxy.record('3-options');
     await nextStep(page, 'Benutzer und Gruppen', 'Weiter');
     await selectMember(page, member);
@@ -511,7 +511,7 @@ describe.each(['sqlite', 'postgres'] as const)('knocs made in the console, used 
     await page.getByRole('textbox', { name: /^ACL-Name/ }).fill(SCRIPT_ACL);
     await script.record('2-settings');
     await nextStep(page, 'Knoc-Optionen', 'Weiter');
-    await page.getByRole('textbox', { name: /^Beschreibung/ }).fill('Partner-VPN (Deutsch)');
+    await page.getByRole('textbox', { name: /^Name/ }).fill('Partner-VPN (Deutsch)');
     await script.record('3-options');
     await nextStep(page, 'Umgebungsvariablen', 'Weiter');
     await addVariables(page, { add: 'Variable hinzufügen', value: 'Wert', sensitive: 'Variable {n} ist vertraulich' });

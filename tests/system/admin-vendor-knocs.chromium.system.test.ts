@@ -162,7 +162,7 @@ describe('application knocs for Sophos UTM, Sophos SFOS, AWS and Azure made in t
     await page.getByRole('radio', { name: 'Active', exact: true }).check();
     await pickOption(page, 'Vendor', walk.label);
     await page.getByRole('group', { name: `${walk.label} connection` }).waitFor();
-    await textbox(page, /^Description/).fill(walk.knoc);
+    await textbox(page, /^Name/).fill(walk.knoc);
     await walk.fill(page, vendorFakes());
     await steps.record('1-settings');
     await nextStep(page, 'Knoc options');

@@ -13,6 +13,7 @@ import { MIGRATION_NAMES } from '../../apps/server/src/store/migrations/index.js
 import { loadStoreSecretBox } from '../../apps/server/src/key-check/store-secret-key.js';
 import { systemClock } from '../../apps/server/src/lib/clock.js';
 import { NO_AGENT_SYNC } from '../../apps/server/src/grants/agent-sync.js';
+import { NO_RELEASE_FEED } from '../../apps/server/src/releases/release-feed-source.js';
 import { UnreadableSecretReports } from '../../apps/server/src/secrets/unreadable-secrets.js';
 import { SessionEvents } from '../../apps/server/src/sessions/session-events.js';
 import type { AppContext } from '../../apps/server/src/app-context.js';
@@ -64,6 +65,7 @@ async function writePreviousReleaseStore(config: PosternConfig): Promise<Written
       metrics: new ServerMetrics(),
       writeHealth: store.writeHealth,
       agentSync: NO_AGENT_SYNC,
+      releases: NO_RELEASE_FEED,
     };
     // As the first start makes it: two-factor on, to be enrolled at the first sign-in.
     await givenAdmin(ctx, {

@@ -10,7 +10,8 @@ import { decodeQrCode, missingCommands, oathtoolCode } from './support/tools.js'
 /**
  * TOTP as a person lives it: the admin scans the QR code the console shows (decoded here by zbar, as
  * a phone camera would), types the code their authenticator computes (oathtool, independent of
- * Postern), returns to sign in, and from then on needs a code at every sign-in.
+ * Postern), is signed in by it without being asked for a code again, and from then on needs a code
+ * at every sign-in.
  */
 describe('two-factor enrolment in Chromium', () => {
   const portal = usePortal({ alsoMissing: () => missingCommands({ zbarimg: 'zbar-tools', oathtool: 'oathtool' }) });
@@ -25,7 +26,7 @@ describe('two-factor enrolment in Chromium', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
   }
 
-  it('enrols an authenticator from the QR code and asks for a code at the next sign-in', async () => {
+  it('enrols an authenticator from the QR code, is signed in by it, and asks for a code at the next sign-in', async () => {
     const { server, newPage } = portal();
     const page = await newPage();
     await signInAsAdmin(page);
@@ -43,8 +44,15 @@ describe('two-factor enrolment in Chromium', () => {
     // The key shown for typing by hand is the one in the QR code.
     expect(await page.getByLabel('Secret key').inputValue()).toBe(secret);
 
-    await page.getByLabel('Authentication code').fill(oathtoolCode(secret, new Date()));
+    const enrolmentCode = oathtoolCode(secret, new Date());
+    await page.getByLabel('Authentication code').fill(enrolmentCode);
     await page.getByRole('button', { name: 'Verify' }).click();
+    // The enrolling code signs the admin in: no second request for a code (which would refuse the
+    // same one, already spent, until the app shows the next).
+    await page.waitForURL(`${server.url}/admin/home`);
+    await page.getByText('Two-factor authentication is set up').waitFor();
+    expect(await page.getByLabel('Authentication code').count()).toBe(0);
+    await page.getByRole('button', { name: 'Log out' }).click();
     await page.waitForURL(`${server.url}/admin`);
 
     // The next sign-in needs a code. The enrolment used this 30-second step's code, and each code is
@@ -55,6 +63,10 @@ describe('two-factor enrolment in Chromium', () => {
     await page.getByLabel('Authentication code').fill('000000');
     await page.getByRole('button', { name: 'Verify' }).click();
     await expect.poll(() => page.getByText('Invalid code').isVisible()).toBe(true);
+    // The enrolling code, typed again within its drift window, is refused as spent, not as wrong.
+    await page.getByLabel('Authentication code').fill(enrolmentCode);
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await expect.poll(() => page.getByText('This code was just used; wait for the next one').isVisible()).toBe(true);
     await page.getByLabel('Authentication code').fill(oathtoolCode(secret, new Date(Date.now() + 30_000)));
     await page.getByRole('button', { name: 'Verify' }).click();
     await page.waitForURL(`${server.url}/admin/home`);

@@ -3,6 +3,7 @@ import type { Locator, Page } from 'playwright-core';
 import { AdminApi } from './support/admin-api.js';
 import { seriousAccessibilityViolations } from './support/axe.js';
 import { screenshotPath } from './support/browser.js';
+import { headerRows } from './support/header-rows.js';
 import { usePortal } from './support/portal.js';
 import {
   COUNTDOWN,
@@ -80,7 +81,7 @@ describe('the user portal in Chromium', () => {
       const [billing, hidden] = ids.slice(SERVICES.length) as [string, string];
       const everyday = [services[0], services[1], billing, hidden] as string[];
       for (const count of [10, 11, 20, 21]) await createUserWithAcls(admin, `acls.${count}`, services.slice(0, count));
-      for (const userName of ['dana', 'erik', 'dark.user', 'phone.user', 'axe.user', 'long.user']) {
+      for (const userName of ['dana', 'erik', 'dark.user', 'phone.user', 'axe.user', 'long.user', 'lang.user']) {
         await createUserWithAcls(admin, userName, everyday);
       }
       await createUserWithAcls(admin, 'totp.user', everyday, { TOTPEnabled: true });
@@ -108,6 +109,9 @@ describe('the user portal in Chromium', () => {
     expect(await page.getByText('Secret backdoor').count()).toBe(0);
     expect(await searchBox(page).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Grant Access' }).count()).toBe(3);
+    // The address grants open, as the older Home shows it.
+    expect(await page.getByText('Your IP address', { exact: true }).isVisible()).toBe(true);
+    expect(await page.getByText(BROWSER_ADDRESS, { exact: true }).isVisible()).toBe(true);
 
     // An eight-hour session, counting down each second.
     const left = await countdownSeconds(page);
@@ -129,6 +133,23 @@ describe('the user portal in Chromium', () => {
       .getByRole('button', { name: 'Remove Billing database from favourites' })
       .click();
     await expect.poll(() => favourites.count()).toBe(0);
+  });
+
+  it('switches the language from the header and keeps the choice with the account, in another browser too', async () => {
+    const { server, newPage } = portal();
+    const first = await newPage(desktop);
+    await signInToDashboard(first, server.url, 'lang.user');
+    await first.getByRole('button', { name: /^Language: English/ }).click();
+    await first.getByRole('menuitemradio', { name: 'Deutsch' }).click();
+    await first.getByRole('button', { name: 'Abmelden' }).waitFor();
+    expect(await first.locator('html').getAttribute('lang')).toBe('de');
+
+    // A browser that never chose (its own locale English) signs in and gets the account's German.
+    const second = await newPage({ ...desktop, locale: 'en-US' });
+    await signInToDashboard(second, server.url, 'lang.user');
+    await second.getByRole('button', { name: 'Abmelden' }).waitFor();
+    expect(await second.getByRole('button', { name: /^Sprache: Deutsch/ }).isVisible()).toBe(true);
+    await second.screenshot({ path: screenshotPath('user-dashboard-language-de'), fullPage: true });
   });
 
   it('switches to the list view with its columns and keeps it across a reload', async () => {
@@ -320,6 +341,9 @@ describe('the user portal in Chromium', () => {
 
     const overflow = () => horizontalOverflow(page);
     expect(await overflow()).toBeLessThanOrEqual(0);
+    // The header keeps to two rows: the greeting beside the countdown, then the controls as icons.
+    expect(await headerRows(page)).toBeLessThanOrEqual(2);
+    expect(await page.getByRole('banner').getByRole('button', { name: 'Log out' }).isVisible()).toBe(true);
     expect(await countdownSeconds(page)).toBeGreaterThan(0);
     const card = aclCard(page, 'Billing database');
     const grant = card.getByRole('button', { name: 'Grant Access' });

@@ -10,6 +10,7 @@ import type { SessionEvents } from './sessions/session-events.js';
 import type { AgentSync } from './grants/agent-sync.js';
 import type { ServerMetrics } from './metrics/server-metrics.js';
 import type { StoreWriteHealth } from './store/write-health.js';
+import type { ReleaseSource } from './releases/release-feed-source.js';
 
 /** What every service needs: the store, the time and the settings that shape behaviour. */
 export interface AppContext {
@@ -26,6 +27,7 @@ export interface AppContext {
     | 'licencePublicKeys'
     | 'ipDiscoveryPorts'
     | 'supportUrl'
+    | 'supportEmail'
     | 'licensingUrl'
     | 'experimentalFeatures'
   >;
@@ -39,6 +41,8 @@ export interface AppContext {
   metrics: ServerMetrics;
   /** Whether this process's writes to the store are failing for want of room (readiness). */
   writeHealth: StoreWriteHealth;
+  /** The releases the operator's feed announces (POSTERN_RELEASE_FEED), for the admin status. */
+  releases: ReleaseSource;
   /** Tells connected agents about committed changes to grants, knocs and backends. */
   agentSync: AgentSync;
 }

@@ -18,6 +18,7 @@ import { registerAdminSessionRoutes, registerSignInRoutes } from './auth/auth.ro
 import { registerAdminOtpRoutes, registerUserOtpRoutes } from './auth/otp.routes.js';
 import { registerSamlRoutes } from './saml/saml.routes.js';
 import { registerPasswordRoutes } from './auth/password.routes.js';
+import { registerAdminLanguageRoutes, registerUserLanguageRoutes } from './account/language.routes.js';
 import { registerSessionRoutes } from './sessions/sessions.routes.js';
 import { registerUserRoutes } from './users/users.routes.js';
 import { registerAdminRoutes } from './admins/admins.routes.js';
@@ -222,6 +223,7 @@ async function registerRoutes(
     await registerArea(scope, 'Status', (area) => registerUserStatusRoutes(area, ctx));
     await registerArea(scope, 'Grants', (area) => registerGrantRoutes(area, ctx));
     await registerArea(scope, 'Password', (area) => registerPasswordRoutes(area, ctx));
+    await registerArea(scope, 'Language', (area) => registerUserLanguageRoutes(area, ctx));
   });
   await registerAccessScope(app, ctx, 'admin-any-stage', async (scope) => {
     await registerArea(scope, 'Admin session', (area) => registerAdminSessionRoutes(area, ctx));
@@ -229,6 +231,7 @@ async function registerRoutes(
   });
   await registerAccessScope(app, ctx, 'admin', async (scope) => {
     await registerArea(scope, 'Status', (area) => registerAdminStatusRoutes(area, ctx));
+    await registerArea(scope, 'Language', (area) => registerAdminLanguageRoutes(area, ctx));
     await registerArea(scope, 'Sessions', (area) => registerSessionRoutes(area, ctx));
     await registerArea(scope, 'Users', (area) => registerUserRoutes(area, ctx));
     await registerArea(scope, 'Administrators', (area) => registerAdminRoutes(area, ctx));

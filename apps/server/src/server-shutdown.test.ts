@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -68,7 +70,9 @@ describe('server shutdown', { timeout: 30_000 }, () => {
       licencePublicKeys: [],
       ipDiscoveryPorts: [await freePort()],
       supportUrl: null,
+      supportEmail: null,
       licensingUrl: null,
+      releaseFeed: null,
       experimentalFeatures: [],
       // Port 0: the system picks one; the shutdown closes this listener too.
       metrics: { host: '127.0.0.1', port: 0, token: null },
@@ -222,6 +226,32 @@ describe('server shutdown', { timeout: 30_000 }, () => {
       expect(lines.slice(stopping).filter((line) => line.level >= WARN)).toEqual([]);
     },
   );
+
+  it('starts and stops without waiting for a release feed host that never answers', async () => {
+    // The host takes the request and never answers: the feed's own timeout is 10 s.
+    const held: http.IncomingMessage[] = [];
+    const silent = http.createServer((request) => held.push(request));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = silent.address() as AddressInfo;
+      const settings = await config();
+      const server = await startServer(
+        { ...settings, releaseFeed: { kind: 'url', url: `http://127.0.0.1:${port}/feed.json` } },
+        pino({ level: 'silent' }),
+      );
+      // Started and answering while the feed's request is still unanswered.
+      await waitFor(() => held.length === 1, 'the feed request');
+      expect(held[0]?.socket.destroyed).toBe(false);
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+      const ended = new Promise<void>((resolve) => held[0]?.socket.once('close', () => resolve()));
+      await server.stop();
+      // The stop ended that request rather than waiting it out.
+      await ended;
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
 
   it('turns away an agent that connects while the server stops', async () => {
     const lines: LogLine[] = [];

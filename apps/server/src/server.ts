@@ -29,6 +29,7 @@ import { ChangeListener } from './cluster/change-listener.js';
 import { Lease } from './cluster/lease.js';
 import { ServerMetrics } from './metrics/server-metrics.js';
 import { startMetricsListener, type MetricsListener } from './metrics/metrics-listener.js';
+import { NO_RELEASE_FEED, ReleaseFeedReader } from './releases/release-feed-source.js';
 
 /**
  * How long a stopping server waits for the requests in flight before it cuts their connections off.
@@ -113,6 +114,11 @@ export async function contextFor(config: PosternConfig, store: Store, logger: Lo
     sessionEvents: new SessionEvents(logger),
     metrics: metricsFor(store, logger),
     writeHealth: store.writeHealth,
+    // Read only once startServer starts it: the command line's commands never fetch it.
+    releases:
+      config.releaseFeed === null
+        ? NO_RELEASE_FEED
+        : new ReleaseFeedReader({ location: config.releaseFeed, logger: logger.child({ component: 'release-feed' }) }),
   };
 }
 
@@ -163,6 +169,7 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
    * close, or a request still running, is cut off after a grace of 2 s.
    */
   const stop = async () => {
+    await ctx.releases.stop();
     await clockChecks?.stop();
     await grantSweeper?.stop();
     await sweeper?.stop();
@@ -184,6 +191,8 @@ export async function startServer(config: PosternConfig, logger: Logger): Promis
     }
     await runtime.applyOnce();
     runtime.start();
+    // In the background: an unreachable feed host never holds up the start.
+    ctx.releases.start();
     app = await buildApp(ctx, webApp, { onConfigChanged: () => runtime.applyOnce(), agentHub, clockWatch });
     changeListener = await listenForChanges(store, ctx, agentHub);
     await listen(app, config);

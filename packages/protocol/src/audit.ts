@@ -88,9 +88,15 @@ export const AuditDetail = z.object({
 });
 export type AuditDetail = z.infer<typeof AuditDetail>;
 
-/** An audit entry as the API shows it: `Entry` has one key, the action's name. */
+/**
+ * An audit entry as the API shows it: `Entry` has one key, the action's name. `Actor` is who acted
+ * and `Target` whom or what the entry is about (a user, an admin, a knoc, an agent), each drawn from
+ * the inner fields by the action's rules; absent when the entry names no one in that role.
+ */
 export const AuditEntry = z.object({
   Date: z.string(),
   Entry: z.record(z.string(), AuditDetail),
+  Actor: z.string().optional(),
+  Target: z.string().optional(),
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;

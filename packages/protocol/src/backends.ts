@@ -4,6 +4,12 @@ import { ErrorCodes } from './errors.js';
 import { HostNameOrAddress, HttpUrl, Id, NO_CONTROL_CHARACTERS, RequiredName } from './common.js';
 import { isHostOrAddress } from './endpoint.js';
 import { oneOfTypes } from './one-of-types.js';
+import {
+  WEBHOOK_SECRET_MIN_LENGTH,
+  WEBHOOK_URL_PROBLEM_CODES,
+  isWebhookCommand,
+  webhookUrlProblem,
+} from './script-webhook.js';
 
 /** Written in place of a stored secret when a backend or knoc is read back. */
 export const RECORDED = 'RECORDED';
@@ -49,7 +55,7 @@ export const BACKEND_SECRET_FIELDS: Readonly<Record<BackendType, readonly string
   allowlist: [],
   haproxy: [],
   knocproxy: [],
-  script: [],
+  script: ['WebhookSecret'],
   fortios: ['Bearer'],
   fortimanager: ['ApiKey'],
   panos: ['ApiKey'],
@@ -62,6 +68,8 @@ export const BACKEND_SECRET_FIELDS: Readonly<Record<BackendType, readonly string
 
 /** The field naming where a vendor lives; changing it without re-entering the secrets is refused. */
 export const BACKEND_ADDRESS_FIELD: Readonly<Partial<Record<BackendType, string>>> = {
+  // A webhook's URL: its secret signs for that receiver, and sensitive values go there.
+  script: 'Command',
   fortios: 'Url',
   fortimanager: 'Hostname',
   panos: 'Hostname',
@@ -132,6 +140,50 @@ export const BackendEnvVar = z.object({
 });
 
 /**
+ * A script backend: a program, or in webhook mode an https URL (see script-webhook.ts) with the
+ * secret its calls are signed with. Variable names are unique: each is one environment variable.
+ */
+const scriptFields = z.object({
+  /** A program in the agent's scripts directory (a bare name or a path inside it), or a webhook URL. */
+  Command: text(),
+  EnvVars: z
+    .array(BackendEnvVar)
+    .max(100)
+    .default([])
+    .superRefine((vars, ctx) => {
+      // On the later row's name, where the forms show it too.
+      const seen = new Set<string>();
+      vars.forEach((variable, index) => {
+        if (seen.has(variable.Name)) {
+          ctx.addIssue({ code: 'custom', path: [index, 'Name'], message: ErrorCodes.repeatedEnvVarNames });
+        }
+        seen.add(variable.Name);
+      });
+    }),
+  /** Webhook mode: the HMAC-SHA256 key of the X-Postern-Signature header; unused for a program. */
+  WebhookSecret: z.string().max(4096).default(''),
+});
+
+/**
+ * A webhook Command must be a URL the agent accepts, and needs a secret. On update a WebhookSecret
+ * left empty or RECORDED is the stored one, which the server checks once it is merged in.
+ */
+function scriptRules(mode: 'create' | 'update') {
+  return (value: { Command: string; WebhookSecret?: string | undefined }, ctx: z.RefinementCtx) => {
+    if (!isWebhookCommand(value.Command)) return;
+    const problem = webhookUrlProblem(value.Command);
+    if (problem !== null) {
+      ctx.addIssue({ code: 'custom', path: ['Command'], message: WEBHOOK_URL_PROBLEM_CODES[problem] });
+    }
+    const secret = value.WebhookSecret ?? '';
+    const keepsStored = mode === 'update' && (secret === '' || secret === RECORDED);
+    if (!keepsStored && secret.length < WEBHOOK_SECRET_MIN_LENGTH) {
+      ctx.addIssue({ code: 'custom', path: ['WebhookSecret'], message: ErrorCodes.webhookSecretRequired });
+    }
+  };
+}
+
+/**
  * Cisco FMC network groups need a deployment before a change reaches the firewalls, and a deployment
  * pushes every change waiting on a device, other admins' unfinished edits included. `automatic`
  * deploys the devices holding Postern's change (with whatever else waits on them); `onlyWhenOnlyPostern`
@@ -147,11 +199,7 @@ export const BACKEND_CONFIG_SCHEMAS = {
   allowlist: z.object({}),
   haproxy: socketConfig,
   knocproxy: socketConfig,
-  script: z.object({
-    /** A program in the agent's scripts directory (an absolute path inside it or a bare name). */
-    Command: text(),
-    EnvVars: z.array(BackendEnvVar).max(100).default([]),
-  }),
+  script: scriptFields.superRefine(scriptRules('create')),
   fortios: z.object({
     Url: HttpUrl,
     Insecure: insecure(),
@@ -195,6 +243,9 @@ export function backendFieldsSchema(type: BackendType, mode: 'create' | 'update'
   if (type === 'aws') {
     return awsFields.extend({ SecretAccessKey: secretOrRecorded().optional() }).superRefine(awsKeysPaired('update'));
   }
+  if (type === 'script') {
+    return scriptFields.extend({ WebhookSecret: secretOrRecorded().optional() }).superRefine(scriptRules('update'));
+  }
   const object = schema as z.ZodObject;
   const optional = Object.fromEntries(secrets.map((field) => [field, secretOrRecorded().optional()]));
   return object.extend(optional);
@@ -205,7 +256,9 @@ export function backendFieldsSchema(type: BackendType, mode: 'create' | 'update'
  * fields. Parsing returns `{ type, fields }` so code never has to find the key again.
  */
 function backendConfig(mode: 'create' | 'update') {
-  return oneOfTypes(BackendType, (type) => backendFieldsSchema(type, mode), ErrorCodes.backendConfigOneType);
+  return oneOfTypes(BackendType, (type) => backendFieldsSchema(type, mode), ErrorCodes.backendConfigOneType, [], {
+    fortios: ErrorCodes.invalidFortinetConfig,
+  });
 }
 
 export const BackendConfig = backendConfig('create');

@@ -28,6 +28,8 @@ export const ErrorCodes = {
   alreadyVerified2fa: 'err.alreadyVerified2fa',
   userAlreadyVerified: 'err.userAlreadyVerified',
   invalidCode: 'err.invalidCode',
+  /** A right code that was already accepted once (each is, once): the app's next code will do. */
+  totpCodeUsed: 'err.totpCodeUsed',
   samlNotConfigured: 'err.samlNotConfigured',
   licenceRequired: 'err.licenceRequired',
   cannotResetOwn2fa: 'err.cannotResetOwn2fa',
@@ -50,6 +52,12 @@ export const ErrorCodes = {
   agentCannotSeal: 'err.agentCannotSeal',
   /** AWS: an access key ID without its secret (or the reverse); both empty means the host's credentials. */
   awsKeysIncomplete: 'err.awsKeysIncomplete',
+  /** A Fortinet (FortiOS) backend or knoc config with a missing or malformed field (Extra: the field). */
+  invalidFortinetConfig: 'err.invalidFortinetConfig',
+  /** A script webhook URL in plain http to a host other than this machine (see script-webhook.ts). */
+  webhookUrlNotEncrypted: 'err.webhookUrlNotEncrypted',
+  /** A script webhook without a WebhookSecret of at least WEBHOOK_SECRET_MIN_LENGTH characters. */
+  webhookSecretRequired: 'err.webhookSecretRequired',
   invalidAddress: 'err.invalidAddress',
   invalidIpAddress: 'err.invalidIpAddress',
   ipRangeRequired: 'err.ipRangeRequired',

@@ -164,9 +164,13 @@ export const ACL_CONFIG_SCHEMAS = {
  * A knoc's Config: one key naming its backend's type (it must match the backend), plus the
  * server-made UriToken read back for auto-browse. Parsing returns `{ type, fields }`.
  */
-export const AclConfig = oneOfTypes(BackendType, (type) => ACL_CONFIG_SCHEMAS[type], ErrorCodes.noBackendSelected, [
-  'UriToken',
-]);
+export const AclConfig = oneOfTypes(
+  BackendType,
+  (type) => ACL_CONFIG_SCHEMAS[type],
+  ErrorCodes.noBackendSelected,
+  ['UriToken'],
+  { fortios: ErrorCodes.invalidFortinetConfig },
+);
 export type AclConfig = z.output<typeof AclConfig>;
 
 /**

@@ -29,8 +29,10 @@ export const AdminOtpVerifyBody = z.union([
 export type AdminOtpVerifyBody = z.infer<typeof AdminOtpVerifyBody>;
 
 /**
- * What a verification did: `Enrolled` after setting up an authenticator (sign in again with a code),
- * `SignedIn` when the session is now fully signed in, `Deferred` when an admin postponed enrolment.
+ * What a verification did: `Enrolled` after setting up an authenticator, `SignedIn` after a code
+ * from the enrolled one, `Deferred` when an admin postponed enrolment. Each outcome leaves the
+ * session fully signed in: the code that confirms an enrolment proves the authenticator as a
+ * sign-in code does, so nobody is asked for a second code (the first is spent) right after.
  */
 export const OtpVerifyResult = z.object({
   Outcome: z.enum(['Enrolled', 'SignedIn', 'Deferred']),

@@ -3,6 +3,7 @@ import { dataEnvelope } from './envelope.js';
 import { AdminAuthType, UserAuthType } from './auth.js';
 import { ACCENTS } from './limits.js';
 import { AuditEntry } from './audit.js';
+import { AccountLanguage } from './account-language.js';
 
 /** One ACL (knoc) as a user sees it on the dashboard. */
 export const AclEntry = z.object({
@@ -51,6 +52,8 @@ export const UserStatus = z.object({
   /** A URL the dashboard opens on its own, or null. */
   AutoBrowseToURI: z.string().nullable(),
   ACLs: z.array(AclEntry),
+  /** The language this account chose (PUT /api/account/language), or null: the browser's decides. */
+  Language: AccountLanguage.nullable().default(null),
 });
 export type UserStatus = z.infer<typeof UserStatus>;
 export const UserStatusResponse = dataEnvelope(UserStatus);
@@ -73,6 +76,13 @@ export const SystemStatus = z.object({
   IPApi: z.string(),
   /** Changes whenever a new web app build is served; the app reloads when it sees a new value. */
   JsBundleHash: z.string(),
+  /**
+   * Single sign-on is set up for users (IdP metadata, SP key and certificate, public URL): the user
+   * login page asks for the SAML metadata, and offers SSO, only then.
+   */
+  UserSAMLConfigured: z.boolean(),
+  /** The same for admins, on the admin login page. */
+  AdminSAMLConfigured: z.boolean(),
 });
 export type SystemStatus = z.infer<typeof SystemStatus>;
 export const SystemStatusResponse = dataEnvelope(SystemStatus);
@@ -119,12 +129,20 @@ export const AdminStatus = z.object({
   ACLCount: z.number().int(),
   Activity: z.array(AuditEntry),
   Licensing: LicensingSummary,
+  /** The language this administrator chose (PUT /api/admin/account/language), or null: the browser's decides. */
+  Language: AccountLanguage.nullable().default(null),
   /**
    * The operator's support and licensing pages (POSTERN_SUPPORT_URL, POSTERN_LICENSING_URL); null
    * when not configured, and the console then shows no such link.
    */
   SupportUrl: z.string().nullable(),
+  /**
+   * Where the licensing links go: POSTERN_LICENSING_URL, or by default LICENSING_DOCS_PATH (the
+   * licensing page of Postern's own documentation, served by the server). Null only from older servers.
+   */
   LicensingUrl: z.string().nullable(),
+  /** The operator's support mail address (POSTERN_SUPPORT_EMAIL): the Contact tile writes to it; null: none. */
+  SupportEmail: z.string().nullable().default(null),
   /**
    * The address people and agents use (POSTERN_PUBLIC_URL), or null when not configured: the
    * served install scripts then have no default server and need --server, which the console's

@@ -10,5 +10,11 @@ export const MINIMUM_AGENT_VERSION = '1.6.0';
  */
 export const AGENT_DOCS_PATH = '/api/docs/agents';
 
+/**
+ * Where the server serves docs/licensing.md: what a licence gives and how to install one. The
+ * console's licensing links go here unless the operator set POSTERN_LICENSING_URL.
+ */
+export const LICENSING_DOCS_PATH = '/api/docs/licensing';
+
 /** Where the server serves docs/api.md: using the API with an API key (the OpenAPI document names it). */
 export const API_DOCS_PATH = '/api/docs/api';

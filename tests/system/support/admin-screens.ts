@@ -1,5 +1,6 @@
 import pngjs from 'pngjs';
 import type { Locator, Page } from 'playwright-core';
+import { nextStep, stepHeading } from './knoc-console.js';
 import type { PosternServer } from './postern-server.js';
 import { colorScheme } from './user-portal.js';
 
@@ -45,6 +46,50 @@ export interface AdminScreen {
   ready: (page: Page) => Locator;
   /** The button that opens the screen's main dialog, and the dialog's title (English). */
   dialog?: { opener: (page: Page) => Locator; title: string };
+  /** What its screenshots are named after, when that is not its path (a wizard's later step). */
+  name?: string;
+  /** The clicks from the loaded path to what the walk looks at (a wizard's Review step). */
+  walkTo?: (page: Page, language: Language) => Promise<void>;
+}
+
+/** The application wizard's texts on the way to its review, per language. */
+const APPLICATION_WIZARD_TEXTS = {
+  en: {
+    passive: 'Passive',
+    name: /^Name/,
+    next: 'Next',
+    options: 'Knoc options',
+    apiKey: 'API key',
+    keyName: /^API key name/,
+    members: 'Users and groups',
+    review: 'Review',
+  },
+  de: {
+    passive: 'Passiv',
+    name: /^Name/,
+    next: 'Weiter',
+    options: 'Knoc-Optionen',
+    apiKey: 'API-Schlüssel',
+    keyName: /^Name des API-Schlüssels/,
+    members: 'Benutzer und Gruppen',
+    review: 'Überprüfen',
+  },
+} as const;
+
+/**
+ * Walks the application wizard to its Review step for a passive knoc with a new API key: the last
+ * screen before a knoc is created, showing every earlier step's choices (nothing is submitted).
+ */
+async function reachApplicationReview(page: Page, language: Language): Promise<void> {
+  const texts = APPLICATION_WIZARD_TEXTS[language];
+  await page.getByRole('radio', { name: texts.passive, exact: true }).check();
+  await page.getByRole('textbox', { name: texts.name }).fill('Branch office firewall');
+  await nextStep(page, texts.options, texts.next);
+  await nextStep(page, texts.apiKey, texts.next);
+  await page.getByRole('textbox', { name: texts.keyName }).fill('branch firewall');
+  await nextStep(page, texts.members, texts.next);
+  await nextStep(page, texts.review, texts.next);
+  await stepHeading(page, texts.review).waitFor();
 }
 
 /** The names of what the screen tests arrange, so each table has real rows. */
@@ -67,8 +112,8 @@ function button(name: string) {
 }
 
 /**
- * Every screen of the admin console: the sidebar's, the knoc type chooser, and the backends and ACLs
- * screens (reached by address; the spec's sidebar does not list them).
+ * Every screen of the admin console: the sidebar's, the knoc type chooser, the application wizard's
+ * review, and the backends and ACLs screens (reached by address; the spec's sidebar does not list them).
  */
 export const ADMIN_SCREENS: readonly AdminScreen[] = [
   {
@@ -105,6 +150,13 @@ export const ADMIN_SCREENS: readonly AdminScreen[] = [
     path: 'knocs/new',
     heading: { en: 'New knoc', de: 'Neuer Knoc' },
     ready: (page) => page.getByRole('link', { name: /^(New Linux knoc|Neuer Linux-Knoc)$/ }),
+  },
+  {
+    path: 'knocs/new/application',
+    name: 'knocs-new-application-review',
+    heading: { en: 'New application knoc', de: 'Neuer Anwendungs-Knoc' },
+    ready: (page) => page.getByRole('radio', { name: /^(Passive|Passiv)$/ }),
+    walkTo: reachApplicationReview,
   },
   {
     path: 'backends',
@@ -191,6 +243,7 @@ export async function openScreen(page: Page, server: PosternServer, screen: Admi
   await page.goto(`${server.url}/admin/${screen.path}`);
   await page.getByRole('heading', { level: 1, name: screen.heading[language], exact: true }).waitFor();
   await screen.ready(page).waitFor();
+  await screen.walkTo?.(page, language);
 }
 
 /** Opens the screen's main dialog and answers it once it is there. */

@@ -1,6 +1,7 @@
 import type { Locator, Page } from 'playwright-core';
 import { seriousAccessibilityViolations } from './axe.js';
 import { screenshotPath } from './browser.js';
+import { rawTextOnPage } from './raw-text.js';
 
 /**
  * Driving the knoc wizards and the knocs list in a browser, as an admin does: the wizard's step
@@ -36,7 +37,10 @@ export async function selectMember(page: Page, checkboxLabel: string): Promise<v
   await page.getByRole('checkbox', { name: checkboxLabel, exact: true }).check();
 }
 
-/** Screenshots and serious accessibility findings of each step a test walks. */
+/**
+ * Screenshots and findings of each step a test walks: serious accessibility violations, and raw text
+ * keys or values shown where words belong (support/raw-text.ts).
+ */
 export class StepRecorder {
   readonly violations: string[] = [];
 
@@ -45,7 +49,7 @@ export class StepRecorder {
     private readonly prefix: string,
   ) {}
 
-  /** Records this step: a full-page screenshot named after it, and what axe finds serious on it. */
+  /** Records this step: a full-page screenshot named after it, what axe finds serious and any raw text on it. */
   async record(step: string): Promise<void> {
     // Colours caught half-way through a transition (a field's focus ring, a fading overlay) are not
     // the page's: axe looks once every running animation and transition has ended.
@@ -57,6 +61,7 @@ export class StepRecorder {
     });
     const found = await seriousAccessibilityViolations(this.page);
     this.violations.push(...found.map((line) => `${this.prefix}-${step}: ${line}`));
+    this.violations.push(...(await rawTextOnPage(this.page)).map((line) => `${this.prefix}-${step}: ${line}`));
     await this.page.screenshot({
       path: screenshotPath(`${this.prefix}-${step}`),
       fullPage: true,

@@ -20,7 +20,7 @@ import { SophosUtmDriver } from './vendors/sophosutm/sophosutm-driver.js';
 
 /** The parts of the configuration the drivers read. */
 export type DriverConfig = Pick<AgentConfig, 'ipset' | 'haproxy' | 'scripts' | 'knocproxy'> &
-  Partial<Pick<AgentConfig, 'aws' | 'azure'>>;
+  Partial<Pick<AgentConfig, 'aws' | 'azure' | 'caFile'>>;
 
 /** Replaces how drivers reach the system; tests use it to keep ipset inside a network namespace. */
 export interface DriverOverrides {
@@ -73,7 +73,8 @@ export const DRIVER_FACTORIES = {
     new HaproxyDriver({ socket: config.haproxy.socket, logger: logger.child({ driver: 'haproxy' }) }),
   knocproxy: ({ config, logger }) =>
     new KnocproxyDriver({ tls: readTlsFiles(config), logger: logger.child({ driver: 'knocproxy' }) }),
-  script: ({ config, logger }) => new ScriptDriver({ ...config.scripts, logger: logger.child({ driver: 'script' }) }),
+  script: ({ config, logger }) =>
+    new ScriptDriver({ ...config.scripts, caFile: config.caFile ?? null, logger: logger.child({ driver: 'script' }) }),
   fortios: ({ logger }) => new FortiosDriver({ logger: logger.child({ driver: 'fortios' }) }),
   fortimanager: ({ logger }) => new FortimanagerDriver({ logger: logger.child({ driver: 'fortimanager' }) }),
   panos: ({ logger }) => new PanosDriver({ logger: logger.child({ driver: 'panos' }) }),

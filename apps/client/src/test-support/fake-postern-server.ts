@@ -266,6 +266,7 @@ export class FakePosternServer {
       NewUserDashboard: true,
       AutoBrowseToURI: null,
       ACLs: licensed ? this.knocs.map((knoc) => this.#entry(session, knoc)) : [],
+      Language: null,
     };
   }
 

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { AdminAuthType } from '@postern/protocol';
+import type { AccountLanguage, AdminAuthType } from '@postern/protocol';
 import type { AdminsTable, Database } from '../store/schema.js';
-import { bool } from '../lib/rows.js';
+import { bool, storedLanguage } from '../lib/rows.js';
 
 /** An administrator account as the services use it. */
 export interface Admin {
@@ -22,9 +22,11 @@ export interface Admin {
   loginEnabled: boolean;
   createdAt: number;
   lastLogin: number | null;
+  /** The language the account chose, or null: the browser's decides. */
+  language: AccountLanguage | null;
 }
 
-export type NewAdmin = Omit<Admin, 'lastLogin' | 'totpSecret' | 'totpPendingSecret' | 'totpLastStep' | 'totpDeferrals'>;
+export type NewAdmin = Omit<Admin, 'lastLogin' | 'language' | 'totpSecret' | 'totpPendingSecret' | 'totpLastStep' | 'totpDeferrals'>;
 
 function toAdmin(row: Selectable<AdminsTable>): Admin {
   return {
@@ -43,6 +45,7 @@ function toAdmin(row: Selectable<AdminsTable>): Admin {
     loginEnabled: bool(row.loginEnabled),
     createdAt: row.createdAt,
     lastLogin: row.lastLogin,
+    language: storedLanguage(row.language),
   };
 }
 
@@ -128,4 +131,14 @@ export async function updateAdmin(db: Kysely<Database>, id: string, changes: Adm
 
 export async function deleteAdmin(db: Kysely<Database>, id: string): Promise<void> {
   await db.deleteFrom('admins').where('id', '=', id).execute();
+}
+
+/** Keeps the admin's chosen language (PUT …/account/language). */
+export async function setAdminLanguage(
+  db: Kysely<Database>,
+  id: string,
+  language: AccountLanguage,
+  now: number,
+): Promise<void> {
+  await db.updateTable('admins').set({ language, updatedAt: now }).where('id', '=', id).execute();
 }

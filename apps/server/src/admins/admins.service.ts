@@ -114,6 +114,7 @@ export async function createAdmin(ctx: AppContext, actor: Admin, body: AdminCrea
     loginEnabled: body.LoginEnabled,
     createdAt: now,
     lastLogin: null,
+    language: null,
   };
   try {
     await ctx.db.transaction().execute(async (trx) => {

@@ -1,5 +1,12 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { AUDIT_LOG_CLEAR_AFTER_DAYS, AuditActions, ErrorCodes, type AuditEntry } from '@postern/protocol';
+import {
+  AUDIT_LOG_CLEAR_AFTER_DAYS,
+  AuditActions,
+  ErrorCodes,
+  type AuditAction,
+  type AuditDetail,
+  type AuditEntry,
+} from '@postern/protocol';
 import { bothStores } from '../test-support/store-kinds.js';
 import { useTestApp } from '../test-support/use-test-app.js';
 import { givenAdmin, givenUser } from '../test-support/factories.js';
@@ -31,7 +38,7 @@ describe.each(bothStores())('audit log API (%s)', (kind) => {
     admin = adminClient(t.app, await givenAdminSession(t, ops));
   };
 
-  it('lists every entry, newest first, in the admin status’s Activity shape', async () => {
+  it('lists every entry, newest first, in the admin status’s Activity shape, with its actor and target', async () => {
     await recordAudit(t.ctx.db, t.clock.now(), AuditActions.UserLogin, { UserName: 'alice', IpAddress: '192.0.2.1' });
     t.clock.advance(1000);
     await recordAudit(t.ctx.db, t.clock.now(), AuditActions.GroupCreated, { AdminName: 'ops', Description: 'Eng' });
@@ -39,9 +46,23 @@ describe.each(bothStores())('audit log API (%s)', (kind) => {
     await recordAudit(t.ctx.db, t.clock.now(), AuditActions.GroupDeleted, { AdminName: 'ops', Description: 'Eng' });
 
     expect(await list()).toEqual([
-      { Date: at(0), Entry: { [AuditActions.GroupDeleted]: { AdminName: 'ops', Description: 'Eng' } } },
-      { Date: at(0), Entry: { [AuditActions.GroupCreated]: { AdminName: 'ops', Description: 'Eng' } } },
-      { Date: at(-1000), Entry: { [AuditActions.UserLogin]: { UserName: 'alice', IpAddress: '192.0.2.1' } } },
+      {
+        Date: at(0),
+        Entry: { [AuditActions.GroupDeleted]: { AdminName: 'ops', Description: 'Eng' } },
+        Actor: 'ops',
+        Target: 'Eng',
+      },
+      {
+        Date: at(0),
+        Entry: { [AuditActions.GroupCreated]: { AdminName: 'ops', Description: 'Eng' } },
+        Actor: 'ops',
+        Target: 'Eng',
+      },
+      {
+        Date: at(-1000),
+        Entry: { [AuditActions.UserLogin]: { UserName: 'alice', IpAddress: '192.0.2.1' } },
+        Actor: 'alice',
+      },
     ]);
   });
 
@@ -75,10 +96,14 @@ describe.each(bothStores())('audit log API (%s)', (kind) => {
     expect(response.status, response.response.body).toBe(200);
     expect(response.body).toEqual({ data: { Deleted: 3 } });
     expect(await list()).toEqual([
-      { Date: at(0), Entry: { [AuditActions.LogsCleared]: { AdminName: 'ops', Description: '3' } } },
-      { Date: at(0), Entry: { [AuditActions.UserLogin]: { UserName: 'today' } } },
-      { Date: at(-29 * DAY), Entry: { [AuditActions.UserLogin]: { UserName: '29 days old' } } },
-      { Date: at(-30 * DAY), Entry: { [AuditActions.UserLogin]: { UserName: 'exactly 30 days old' } } },
+      { Date: at(0), Entry: { [AuditActions.LogsCleared]: { AdminName: 'ops', Description: '3' } }, Actor: 'ops' },
+      { Date: at(0), Entry: { [AuditActions.UserLogin]: { UserName: 'today' } }, Actor: 'today' },
+      { Date: at(-29 * DAY), Entry: { [AuditActions.UserLogin]: { UserName: '29 days old' } }, Actor: '29 days old' },
+      {
+        Date: at(-30 * DAY),
+        Entry: { [AuditActions.UserLogin]: { UserName: 'exactly 30 days old' } },
+        Actor: 'exactly 30 days old',
+      },
     ]);
   });
 
@@ -112,6 +137,80 @@ describe.each(bothStores())('audit log API (%s)', (kind) => {
       })
       .execute();
     expect(await list()).toEqual([{ Date: at(0), Entry: { UserLogin: {} } }]);
+  });
+
+  describe('filters', () => {
+    /** A day of activity: ops creates ada and bob, ada signs in and opens a knoc, bob signs in. */
+    beforeEach(async () => {
+      const write = async (action: AuditAction, detail: AuditDetail) => {
+        await recordAudit(t.ctx.db, t.clock.now(), action, detail);
+        t.clock.advance(60_000);
+      };
+      await write(AuditActions.UserCreated, { AdminName: 'ops', UserName: 'ada' });
+      await write(AuditActions.UserCreated, { AdminName: 'ops', UserName: 'bob' });
+      await write(AuditActions.UserLogin, { UserName: 'ada', IpAddress: '192.0.2.1' });
+      await write(AuditActions.ClickToGrant, { UserName: 'ada', AclDescription: 'Billing 100%_db' });
+      await write(AuditActions.UserLogin, { UserName: 'Bob', IpAddress: '192.0.2.2' });
+    });
+    const listed = async (query: string) => {
+      const response = await admin.get<{ data: AuditEntry[] }>(`/api/admin/logs?${query}`);
+      expect(response.status, response.response.body).toBe(200);
+      return response.body.data.map(
+        (entry) => `${Object.keys(entry.Entry)[0]} ${entry.Actor ?? '-'} ${entry.Target ?? '-'}`,
+      );
+    };
+    /** The instant `minutes` after the first entry. */
+    const minute = (minutes: number) => new Date(t.clock.now() - 5 * 60_000 + minutes * 60_000).toISOString();
+
+    it('keeps who acted apart from whom it was done to', async () => {
+      expect(await listed('')).toEqual([
+        'UserLogin Bob -',
+        'ClickToGrant ada Billing 100%_db',
+        'UserLogin ada -',
+        'UserCreated ops bob',
+        'UserCreated ops ada',
+      ]);
+    });
+
+    it.each([
+      ['action=UserLogin', ['UserLogin Bob -', 'UserLogin ada -']],
+      ['actor=ada', ['ClickToGrant ada Billing 100%_db', 'UserLogin ada -']],
+      // Contained, ignoring case: "bob" finds Bob's sign-in as the actor, not ops's creating bob.
+      ['actor=BO', ['UserLogin Bob -']],
+      ['target=bob', ['UserCreated ops bob']],
+      ['actor=ops&target=ada', ['UserCreated ops ada']],
+      // % and _ are letters here, not wildcards.
+      ['target=100%25_', ['ClickToGrant ada Billing 100%_db']],
+      ['target=1000%25', []],
+      ['target=_db', ['ClickToGrant ada Billing 100%_db']],
+      ['target=g_1', []],
+    ])('selects with %s', async (query, expected) => {
+      expect(await listed(query)).toEqual(expected);
+    });
+
+    it('selects a time range, from inclusive to exclusive, in any offset', async () => {
+      expect(await listed(`from=${minute(1)}&to=${minute(3)}`)).toEqual(['UserLogin ada -', 'UserCreated ops bob']);
+      expect(await listed(`from=${minute(4)}`)).toEqual(['UserLogin Bob -']);
+      expect(await listed(`to=${minute(1)}`)).toEqual(['UserCreated ops ada']);
+      // Minute 3 written as Berlin's summer time: the same instant two hours later on the clock face.
+      const berlin = new Date(Date.parse(minute(3)) + 2 * 60 * 60_000).toISOString().replace('Z', '+02:00');
+      expect(await listed(`action=UserLogin&to=${encodeURIComponent(berlin)}`)).toEqual(['UserLogin ada -']);
+    });
+
+    it.each([
+      ['action=NoSuchAction', 'action: '],
+      ['actor=', 'actor: '],
+      ['actor=%20%20', 'actor: '],
+      [`target=${'x'.repeat(201)}`, 'target: '],
+      ['from=yesterday', 'from: '],
+      ['to=2026-11-24', 'to: '],
+      ['from=2026-11-24T10:00:00Z&to=2026-11-24T10:00:00Z', 'to: must be after from'],
+      ['from=2026-11-24T11:00:00Z&to=2026-11-24T10:00:00Z', 'to: must be after from'],
+    ])('refuses %s with 400 naming the parameter', async (query, extra) => {
+      const response = await admin.get(`/api/admin/logs?${query}`);
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ Err: ErrorCodes.badRequest, Extra: expect.stringContaining(extra) as string });
+    });
   });
 
   it.each([

@@ -1,4 +1,4 @@
-import { AUDIT_LOG_CLEAR_AFTER_DAYS, AuditActions, type AuditEntry } from '@postern/protocol';
+import { AUDIT_LOG_CLEAR_AFTER_DAYS, AuditActions, type AuditEntry, type LogListQuery } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
 import type { AuditActor } from './actor.js';
 import { recentAudit, recordAudit } from './audit.js';
@@ -13,9 +13,12 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  */
 const AUDIT_LOG_LIST_CAP = 100_000;
 
-/** Every entry (up to the cap), newest first, in the same shape as the admin status's Activity. */
-export async function listAuditLog(ctx: AppContext): Promise<AuditEntry[]> {
-  return recentAudit(ctx.db, AUDIT_LOG_LIST_CAP);
+/**
+ * The entries the filter selects (every one without), up to the cap, newest first, in the same shape
+ * as the admin status's Activity.
+ */
+export async function listAuditLog(ctx: AppContext, filter: LogListQuery = {}): Promise<AuditEntry[]> {
+  return recentAudit(ctx.db, AUDIT_LOG_LIST_CAP, filter);
 }
 
 /**

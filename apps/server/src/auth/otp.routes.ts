@@ -3,12 +3,12 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { AdminOtpVerifyBody, OtpGenerateResponse, OtpVerifyBody, OtpVerifyResponse } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
 import { generateSecret, verifyAdminCode, verifyUserCode } from './second-factor.service.js';
-import { clearSessionCookie, requestMeta, sessionToken, setSessionCookie } from '../http/request-auth.js';
+import { requestMeta, sessionToken, setSessionCookie } from '../http/request-auth.js';
 
 /**
  * The second factor for users. These routes serve sign-ins that wait for a code; a finished
- * sign-in gets a new session (and cookie), an enrolment ends the pending one so the person signs in
- * again with their new authenticator.
+ * sign-in, or an enrolment confirmed with a code from the new authenticator, gets a new session
+ * (and cookie) in place of the pending one.
  */
 export function registerUserOtpRoutes(app: FastifyInstance, ctx: AppContext): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
@@ -27,11 +27,8 @@ export function registerUserOtpRoutes(app: FastifyInstance, ctx: AppContext): vo
         request.body.Code,
         requestMeta(request),
       );
-      if (verified.session === null) clearSessionCookie(ctx, reply, 'user');
-      else {
-        const kiosk = verified.info?.KioskMode ?? false;
-        setSessionCookie(ctx, reply, 'user', verified.session.token, kiosk ? null : verified.session.endsAt);
-      }
+      const kiosk = verified.info.KioskMode;
+      setSessionCookie(ctx, reply, 'user', verified.session.token, kiosk ? null : verified.session.endsAt);
       return { data: verified.result };
     },
   );
@@ -56,8 +53,7 @@ export function registerAdminOtpRoutes(app: FastifyInstance, ctx: AppContext): v
         body.deferEnrolment === true ? { defer: true } : { code: body.Code ?? '' },
         requestMeta(request),
       );
-      if (verified.session === null) clearSessionCookie(ctx, reply, 'admin');
-      else setSessionCookie(ctx, reply, 'admin', verified.session.token, verified.session.endsAt);
+      setSessionCookie(ctx, reply, 'admin', verified.session.token, verified.session.endsAt);
       return { data: verified.result };
     },
   );

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AuditActions, ErrorCodes } from '@postern/protocol';
 import { useTestApp } from '../test-support/use-test-app.js';
 import { givenAdmin, givenUser, PASSWORD_TEST_TIMEOUT_MS } from '../test-support/factories.js';
-import { cookieFrom, setCookies } from '../test-support/http.js';
+import { cookieFrom } from '../test-support/http.js';
 import { givenAdminSession, givenUserSession } from '../test-support/sessions.js';
 import { givenEnrolledTotp, wrongCode } from '../test-support/totp.js';
 import { totpCodeAt } from './totp.js';
@@ -48,7 +48,7 @@ describe('second factor (sqlite)', { timeout: PASSWORD_TEST_TIMEOUT_MS }, () => 
       expect((await inject('GET', '/api/status', cookie)).statusCode).toBe(401);
     });
 
-    it('accepts each code once and refuses wrong ones as err.invalidCode', async () => {
+    it('accepts each code once: a wrong one is err.invalidCode, the same one again err.totpCodeUsed', async () => {
       const user = await givenUser(t.ctx, { totpEnabled: true });
       const secret = await givenEnrolledTotp(t, 'users', user.id);
       t.clock.advance(STEP);
@@ -65,10 +65,14 @@ describe('second factor (sqlite)', { timeout: PASSWORD_TEST_TIMEOUT_MS }, () => 
       const second = await givenUserSession(t, user, { stage: 'totp' });
       const replay = await inject('POST', '/api/otp/verify', second, { Code: code });
       expect(replay.statusCode).toBe(400);
-      expect(replay.json()).toEqual({ Err: ErrorCodes.invalidCode });
+      expect(replay.json()).toEqual({ Err: ErrorCodes.totpCodeUsed });
+      // Audited as a failed code all the same, and the sign-in still waits for the next code.
+      const [entry] = await recentAudit(t.ctx.db, 1);
+      expect(Object.keys(entry?.Entry ?? {})).toEqual([AuditActions.TotpFailed]);
+      expect((await inject('GET', '/api/status', second)).statusCode).toBe(401);
     });
 
-    it('enrols a new user: a fresh secret, a code from it, then back to sign in', async () => {
+    it('enrols a new user: a fresh secret, then a code from it signs them in without asking again', async () => {
       const user = await givenUser(t.ctx, { totpEnabled: true, userName: 'enrolee' });
       const { response, cookie } = await userPasswordStep('enrolee', user.password);
       expect(response.json()).toEqual({ Err: ErrorCodes.totpEnrolmentRequired });
@@ -80,21 +84,45 @@ describe('second factor (sqlite)', { timeout: PASSWORD_TEST_TIMEOUT_MS }, () => 
       expect(URL).toContain(`secret=${Secret}`);
       expect(URL).toContain('otpauth://totp/Postern:enrolee');
 
-      const enrolled = await inject('POST', '/api/otp/verify', cookie, { Code: totpCodeAt(Secret, t.clock.now()) });
+      const code = totpCodeAt(Secret, t.clock.now());
+      const enrolled = await inject('POST', '/api/otp/verify', cookie, { Code: code });
       expect(enrolled.json()).toEqual({ data: { Outcome: 'Enrolled' } });
-      expect(setCookies(enrolled)[0]).toMatch(/^__Host-postern_session=;/);
+      // The enrolment is the sign-in: a full session replaces the pending one, audited as both.
+      const fullCookie = cookieFrom(enrolled, 'postern_session');
+      expect(fullCookie).toBeDefined();
+      expect(fullCookie).not.toBe(cookie);
+      expect((await inject('GET', '/api/status', fullCookie)).statusCode).toBe(200);
+      expect((await inject('GET', '/api/status', cookie)).statusCode).toBe(401);
+      const entries = (await recentAudit(t.ctx.db, 2)).map((entry) => Object.keys(entry.Entry)[0]);
+      expect(entries).toEqual([AuditActions.UserLogin, AuditActions.TotpEnrolled]);
+      const row = await t.ctx.db.selectFrom('users').selectAll().where('id', '=', user.id).executeTakeFirstOrThrow();
+      expect(row.totpVerified).toBeTruthy();
+      expect(row.totpSecret).not.toContain(Secret);
+      expect(row.totpPendingSecret).toBeNull();
 
-      // Next sign-in asks for a code from the enrolled secret.
+      // The enrolling code is spent; the next sign-in takes the next code from the same secret.
       const again = await userPasswordStep('enrolee', user.password);
       expect(again.response.json()).toEqual({ Err: ErrorCodes.totpVerificationRequired });
+      const replay = await inject('POST', '/api/otp/verify', again.cookie, { Code: code });
+      expect(replay.json()).toEqual({ Err: ErrorCodes.totpCodeUsed });
       t.clock.advance(STEP);
       const signedIn = await inject('POST', '/api/otp/verify', again.cookie, {
         Code: totpCodeAt(Secret, t.clock.now()),
       });
       expect(signedIn.json()).toEqual({ data: { Outcome: 'SignedIn' } });
+    });
+
+    it('refuses a wrong enrolment code and keeps the sign-in pending', async () => {
+      const user = await givenUser(t.ctx, { totpEnabled: true, userName: 'enrolee2' });
+      const { cookie } = await userPasswordStep('enrolee2', user.password);
+      const { Secret } = (await inject('GET', '/api/otp/generate', cookie)).json<{ data: { Secret: string } }>().data;
+      const wrong = await inject('POST', '/api/otp/verify', cookie, { Code: wrongCode(Secret, t.clock.now()) });
+      expect(wrong.statusCode).toBe(400);
+      expect(wrong.json()).toEqual({ Err: ErrorCodes.invalidCode });
+      expect(cookieFrom(wrong, 'postern_session')).toBeUndefined();
+      expect((await inject('GET', '/api/status', cookie)).statusCode).toBe(401);
       const row = await t.ctx.db.selectFrom('users').selectAll().where('id', '=', user.id).executeTakeFirstOrThrow();
-      expect(row.totpSecret).not.toContain(Secret);
-      expect(row.totpPendingSecret).toBeNull();
+      expect(row.totpVerified).toBeFalsy();
     });
 
     it('says "Already verified 2FA" when an enrolled sign-in asks for a new secret', async () => {
@@ -267,7 +295,7 @@ describe('second factor (sqlite)', { timeout: PASSWORD_TEST_TIMEOUT_MS }, () => 
       expect(refused.json()).toEqual({ Err: ErrorCodes.totpEnrolmentNotDeferable });
     });
 
-    it('enrols an admin and audits it', async () => {
+    it('enrols an admin, audits it and signs them in as two-factor verified without a second code', async () => {
       const admin = await givenAdmin(t.ctx, { totpEnabled: true, userName: 'newadmin' });
       const { cookie } = await adminPasswordStep('newadmin', admin.password);
       const { Secret } = (await inject('GET', '/api/admin/otp/generate', cookie)).json<{ data: { Secret: string } }>()
@@ -276,8 +304,17 @@ describe('second factor (sqlite)', { timeout: PASSWORD_TEST_TIMEOUT_MS }, () => 
         Code: totpCodeAt(Secret, t.clock.now()),
       });
       expect(enrolled.json()).toEqual({ data: { Outcome: 'Enrolled' } });
-      const [entry] = await recentAudit(t.ctx.db, 1);
-      expect(entry?.Entry).toEqual({ [AuditActions.TotpEnrolled]: { AdminName: 'newadmin' } });
+      const [login, enrolment] = await recentAudit(t.ctx.db, 2);
+      expect(enrolment?.Entry).toEqual({ [AuditActions.TotpEnrolled]: { AdminName: 'newadmin' } });
+      expect(Object.keys(login?.Entry ?? {})).toEqual([AuditActions.AdminLogin]);
+
+      const fullCookie = cookieFrom(enrolled, 'postern_admin_session');
+      expect(fullCookie).not.toBe(cookie);
+      expect((await inject('GET', '/api/admin/status', fullCookie)).statusCode).toBe(200);
+      expect((await inject('GET', '/api/admin/status', cookie)).statusCode).toBe(401);
+      expect((await inject('GET', '/api/admin/session', fullCookie)).json()).toMatchObject({
+        data: { UserName: 'newadmin', TotpEnabled: true, AdminTotpVerified: true },
+      });
     });
 
     it('gives an administrator one budget for codes, whichever form the password went through', async () => {

@@ -11,7 +11,7 @@ import { authenticateAdmin, authenticateUser } from './authenticate.js';
 import { adminSessionInfo, MAX_TOTP_DEFERRALS, userSessionInfo } from './session-info.js';
 import { effectiveSessionLimit, startAdminSession, startUserSession, type IssuedSession } from './session-issue.js';
 import { beginSecondFactorAttempt, clearSecondFactorFailures } from '../sessions/second-factor-throttle.js';
-import { newTotpSecret, totpUri, verifyTotp } from './totp.js';
+import { isSpentStep, newTotpSecret, totpStep, totpUri } from './totp.js';
 import {
   claimStep,
   confirmEnrolment,
@@ -27,10 +27,10 @@ type Realm = 'user' | 'admin';
 /** The outcome of a code, with the session to put in the cookie when one started. */
 export interface VerifiedSecondFactor<Info> {
   result: OtpVerifyResult;
-  /** The fully signed-in session that replaces the pending one, when the outcome signs in. */
-  session: IssuedSession | null;
-  /** The session as the web app keeps it, when one started. */
-  info: Info | null;
+  /** The fully signed-in session that replaces the pending one (every outcome signs in). */
+  session: IssuedSession;
+  /** The session as the web app keeps it. */
+  info: Info;
 }
 
 interface PendingSignIn<Account> {
@@ -47,7 +47,11 @@ export async function generateSecret(ctx: AppContext, realm: Realm, token: strin
   return { Secret: secret, URL: totpUri(secret, pending.account.userName) };
 }
 
-/** POST /api/otp/verify: a code either finishes a sign-in or confirms an enrolment. */
+/**
+ * POST /api/otp/verify: a code finishes a sign-in, or confirms an enrolment. Either way the pending
+ * sign-in becomes a full session: a code from the new authenticator proves its possession as a
+ * sign-in code would, and asking for another would refuse the same code (its step is claimed).
+ */
 export async function verifyUserCode(
   ctx: AppContext,
   token: string | undefined,
@@ -56,15 +60,13 @@ export async function verifyUserCode(
 ): Promise<VerifiedSecondFactor<UserSessionInfo>> {
   const { account: user, session } = await pendingSignIn<User>(ctx, 'user', token);
   const proven = await checkCode(ctx, 'user', user, session.stage, code, meta);
+  const enrolling = session.stage === 'totp-enrol';
   const now = ctx.clock.now();
-  if (session.stage === 'totp-enrol') {
-    await finishEnrolment(ctx, 'user', user, session.id, proven, now);
-    return { result: { Outcome: 'Enrolled' }, session: null, info: null };
-  }
   const kiosk = 'kiosk' in session && session.kiosk;
   const sessionLimit = await effectiveSessionLimit(ctx, user);
   const settings = await readSettings(ctx.db);
   const started = await ctx.db.transaction().execute(async (trx) => {
+    if (enrolling) await confirmEnrolmentIn(trx, ctx, 'user', user, proven, now);
     const ended = await endUserSessions(trx, { sessionId: session.id }, 'second-factor-passed', now);
     await clearSecondFactorFailures(trx, user.userName);
     const issued = await startUserSession(trx, { user, kiosk, sessionLimit, meta, now, previousToken: undefined });
@@ -73,7 +75,7 @@ export async function verifyUserCode(
     return { ...issued, ended: [...ended, ...issued.ended], info };
   });
   await ctx.sessionEvents.userSessionsEnded(started.ended);
-  return { result: { Outcome: 'SignedIn' }, session: started, info: started.info };
+  return { result: { Outcome: enrolling ? 'Enrolled' : 'SignedIn' }, session: started, info: started.info };
 }
 
 /** POST /api/admin/otp/verify: a code, or a request to set up the authenticator next time. */
@@ -108,12 +110,17 @@ export async function verifyAdminCode(
     };
   }
   const proven = await checkCode(ctx, 'admin', admin, session.stage, request.code, meta);
-  if (session.stage === 'totp-enrol') {
-    await finishEnrolment(ctx, 'admin', admin, session.id, proven, now);
-    return { result: { Outcome: 'Enrolled' }, session: null, info: null };
-  }
-  const started = await ctx.db.transaction().execute((trx) => upgradeAdminSession(trx, admin, session.id, meta, now));
-  return { result: { Outcome: 'SignedIn' }, session: started, info: adminSessionInfo(admin) };
+  // An enrolment signs in at once, as a sign-in code does (see verifyUserCode).
+  const enrolling = session.stage === 'totp-enrol';
+  const started = await ctx.db.transaction().execute(async (trx) => {
+    if (enrolling) await confirmEnrolmentIn(trx, ctx, 'admin', admin, proven, now);
+    return upgradeAdminSession(trx, admin, session.id, meta, now);
+  });
+  return {
+    result: { Outcome: enrolling ? 'Enrolled' : 'SignedIn' },
+    session: started,
+    info: adminSessionInfo(enrolling ? { ...admin, totpVerified: true } : admin),
+  };
 }
 
 async function upgradeAdminSession(
@@ -182,38 +189,33 @@ async function checkCode(
   const secret = enrolling
     ? openPendingSecret(ctx.secrets, table, account.id, sealed)
     : openSecret(ctx.secrets, table, account.id, sealed);
-  const step = verifyTotp(secret, code, now, account.totpLastStep);
-  if (step === null || !(await claimStep(ctx.db, table, account.id, step))) {
+  const step = totpStep(secret, code, now);
+  const spent = step !== null && isSpentStep(step, account.totpLastStep);
+  if (step === null || spent || !(await claimStep(ctx.db, table, account.id, step))) {
     const who = realm === 'user' ? { UserName: account.userName } : { AdminName: account.userName };
     const detail = { ...who, IpAddress: meta.ipAddress };
     await recordAudit(ctx.db, now, AuditActions.TotpFailed, detail);
     if (stopsGuessing) await recordAudit(ctx.db, now, AuditActions.SecondFactorBlocked, detail);
-    throw new BadRequestError({ code: ErrorCodes.invalidCode });
+    // A right code that was accepted already (or by a concurrent request just now) is told apart from
+    // a wrong one: the person typed what the app shows, and only needs its next code. It counts as a
+    // failure all the same, so it tells a guesser nothing a right guess would not.
+    throw new BadRequestError({ code: step === null ? ErrorCodes.invalidCode : ErrorCodes.totpCodeUsed });
   }
   return { step, secret };
 }
 
-/** The enrolled secret becomes the account's; the pending sign-in ends (the person signs in again). */
-async function finishEnrolment(
+/** The enrolled secret becomes the account's second factor, audited, inside the sign-in's transaction. */
+async function confirmEnrolmentIn(
+  trx: AppContext['db'],
   ctx: AppContext,
   realm: Realm,
   account: User | Admin,
-  pendingSessionId: string,
   proven: { step: number; secret: string },
   now: number,
 ): Promise<void> {
-  const table = tableOf(realm);
-  const ended = await ctx.db.transaction().execute(async (trx) => {
-    await confirmEnrolment(trx, ctx.secrets, table, account.id, proven.secret, proven.step);
-    const who = realm === 'user' ? { UserName: account.userName } : { AdminName: account.userName };
-    await recordAudit(trx, now, AuditActions.TotpEnrolled, who);
-    if (realm === 'admin') {
-      await endAdminSessions(trx, { sessionId: pendingSessionId }, 'second-factor-passed', now);
-      return [];
-    }
-    return endUserSessions(trx, { sessionId: pendingSessionId }, 'second-factor-passed', now);
-  });
-  await ctx.sessionEvents.userSessionsEnded(ended);
+  await confirmEnrolment(trx, ctx.secrets, tableOf(realm), account.id, proven.secret, proven.step);
+  const who = realm === 'user' ? { UserName: account.userName } : { AdminName: account.userName };
+  await recordAudit(trx, now, AuditActions.TotpEnrolled, who);
 }
 
 function tableOf(realm: Realm): TotpTable {

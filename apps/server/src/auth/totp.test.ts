@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newTotpSecret, totpCodeAt, totpUri, verifyTotp } from './totp.js';
+import { isSpentStep, newTotpSecret, totpCodeAt, totpStep, totpUri, verifyTotp } from './totp.js';
 
 const STEP = 30_000;
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
@@ -30,6 +30,17 @@ describe('TOTP (RFC 6238)', () => {
     // An older code inside the drift window is refused too once a newer step was used.
     expect(verifyTotp(secret, totpCodeAt(secret, T0 - STEP), T0, step)).toBeNull();
     expect(verifyTotp(secret, totpCodeAt(secret, T0 + STEP), T0 + STEP, step)).toBe((step ?? 0) + 1);
+  });
+
+  it('tells the step of a right code whether used or not, so a spent code can be told from a wrong one', () => {
+    const secret = newTotpSecret();
+    const code = totpCodeAt(secret, T0);
+    expect(totpStep(secret, code, T0 + 5_000)).toBe(T0 / STEP);
+    expect(totpStep(secret, totpCodeAt(newTotpSecret(), T0), T0)).toBeNull();
+    expect(isSpentStep(T0 / STEP, T0 / STEP)).toBe(true);
+    expect(isSpentStep(T0 / STEP - 1, T0 / STEP)).toBe(true);
+    expect(isSpentStep(T0 / STEP + 1, T0 / STEP)).toBe(false);
+    expect(isSpentStep(T0 / STEP, null)).toBe(false);
   });
 
   it('refuses codes from another secret and malformed codes', () => {

@@ -26,11 +26,20 @@ export function totpUri(secret: string, accountName: string): string {
  * `lastUsedStep` (so each code is accepted once), otherwise null.
  */
 export function verifyTotp(secret: string, code: string, nowMs: number, lastUsedStep: number | null): number | null {
+  const step = totpStep(secret, code, nowMs);
+  return step === null || isSpentStep(step, lastUsedStep) ? null : step;
+}
+
+/** The time step a code belongs to at `nowMs` (within the accepted drift), used or not; null when wrong. */
+export function totpStep(secret: string, code: string, nowMs: number): number | null {
   const totp = new TOTP({ ...TOTP_PARAMETERS, secret: Secret.fromBase32(secret) });
   const delta = totp.validate({ token: code, timestamp: nowMs, window: ACCEPTED_DRIFT_STEPS });
-  if (delta === null) return null;
-  const step = totp.counter({ timestamp: nowMs }) + delta;
-  return lastUsedStep !== null && step <= lastUsedStep ? null : step;
+  return delta === null ? null : totp.counter({ timestamp: nowMs }) + delta;
+}
+
+/** Whether a code of `step` was accepted already: its step is not after the last one used. */
+export function isSpentStep(step: number, lastUsedStep: number | null): boolean {
+  return lastUsedStep !== null && step <= lastUsedStep;
 }
 
 /** The code for `nowMs`; for tests and tools, never sent anywhere by the server. */

@@ -3,6 +3,7 @@ import {
   BACKEND_SECRET_FIELDS,
   ErrorCodes,
   RECORDED,
+  isWebhookCommand,
   type BackendType,
 } from '@postern/protocol';
 import { sealToAgent, type SealedPlace } from '@postern/protocol/sealing';
@@ -152,8 +153,9 @@ export function mergeBackendUpdate(
   const kept = BACKEND_SECRET_FIELDS[type].filter(
     (field) => !dropped.includes(field) && keepsStoredSecret(sent[field]),
   );
-  // A secret never stored (AWS keys left empty) binds nothing to the old address or agent.
-  const bound = kept.filter((field) => stored[field] !== '');
+  // A secret never stored (AWS keys left empty; a script saved before webhooks had none) binds
+  // nothing to the old address or agent.
+  const bound = kept.filter((field) => stored[field] !== '' && stored[field] !== undefined);
   const addressField = BACKEND_ADDRESS_FIELD[type];
   if (addressField !== undefined && bound.length > 0 && sent[addressField] !== stored[addressField]) {
     throw new BadRequestError({ code: ErrorCodes.reenterCredentials, extra: bound.join(', ') });
@@ -165,12 +167,22 @@ export function mergeBackendUpdate(
   const merged = sealBackendSecrets(recipient, type, reentered, backendId);
   for (const field of dropped) merged[field] = '';
   for (const field of kept) {
-    const previous = stored[field];
+    // A script backend saved before webhooks existed has no WebhookSecret: it has none.
+    const previous = type === 'script' && stored[field] === undefined ? '' : stored[field];
     if (typeof previous !== 'string') throw new BadRequestError({ extra: `Config.${type}.${field}: required` });
     merged[field] = previous;
   }
   if (type === 'aws' && merged.AccessKeyId !== '' && merged.SecretAccessKey === '') {
     throw new BadRequestError({ code: ErrorCodes.awsKeysIncomplete, extra: 'Config.aws.SecretAccessKey' });
+  }
+  // A program turned into a webhook needs a secret the schema could not see was missing.
+  if (
+    type === 'script' &&
+    typeof merged.Command === 'string' &&
+    isWebhookCommand(merged.Command) &&
+    merged.WebhookSecret === ''
+  ) {
+    throw new BadRequestError({ code: ErrorCodes.webhookSecretRequired, extra: 'Config.script.WebhookSecret' });
   }
   return merged;
 }

@@ -31,7 +31,9 @@ describe('configuration', () => {
       licencePublicKeys: [],
       ipDiscoveryPorts: [443, 222, 3389, 8000],
       supportUrl: null,
+      supportEmail: null,
       licensingUrl: null,
+      releaseFeed: null,
       experimentalFeatures: [],
       metrics: { host: '127.0.0.1', port: 9464, token: null },
     });
@@ -60,6 +62,8 @@ describe('configuration', () => {
       POSTERN_LICENCE_PUBLIC_KEYS: `${Buffer.alloc(32, 1).toString('base64')}, ${Buffer.alloc(32, 2).toString('base64')}`,
       POSTERN_IP_DISCOVERY_PORTS: '8000, 8443,8000',
       POSTERN_SUPPORT_URL: 'https://help.example.com/postern',
+      POSTERN_SUPPORT_EMAIL: ' help@example.com ',
+      POSTERN_RELEASE_FEED: 'https://releases.example.com/postern.json',
       POSTERN_LICENSING_URL: ' https://shop.example.com/licences?product=postern ',
       POSTERN_EXPERIMENTAL_FEATURES: 'Enhanced-Custom-Script, enhanced-custom-script',
       POSTERN_METRICS_LISTEN: '[::]:9100',
@@ -80,7 +84,9 @@ describe('configuration', () => {
       licencePublicKeys: [Buffer.alloc(32, 1), Buffer.alloc(32, 2)],
       ipDiscoveryPorts: [8000, 8443],
       supportUrl: 'https://help.example.com/postern',
+      supportEmail: 'help@example.com',
       licensingUrl: 'https://shop.example.com/licences?product=postern',
+      releaseFeed: { kind: 'url', url: 'https://releases.example.com/postern.json' },
       experimentalFeatures: ['enhanced-custom-script'],
       metrics: { host: '::', port: 9100, token: '0123456789abcdef0123' },
     });
@@ -133,6 +139,21 @@ describe('configuration', () => {
       'POSTERN_LICENSING_URL: URL must not contain a user name or password',
     ],
     [
+      { POSTERN_SUPPORT_EMAIL: 'help@example.com?subject=x' },
+      'POSTERN_SUPPORT_EMAIL: must be one mail address such as help@example.com',
+    ],
+    [{ POSTERN_SUPPORT_EMAIL: 'a@b.example, c@d.example' }, 'POSTERN_SUPPORT_EMAIL: must be one mail address'],
+    [{ POSTERN_SUPPORT_EMAIL: 'help.example.com' }, 'POSTERN_SUPPORT_EMAIL: must be one mail address'],
+    [
+      { POSTERN_RELEASE_FEED: 'http://releases.example.com/feed.json' },
+      'POSTERN_RELEASE_FEED: must be an https URL (http only to this machine) or a file path',
+    ],
+    [{ POSTERN_RELEASE_FEED: 'ftp://releases.example.com/feed.json' }, 'POSTERN_RELEASE_FEED: must be an https URL'],
+    [
+      { POSTERN_RELEASE_FEED: 'https://u:p@releases.example.com/feed.json' },
+      'POSTERN_RELEASE_FEED: URL must not contain a user name or password',
+    ],
+    [
       { POSTERN_SECRET_KEY: 'c2hvcnQ=' },
       'POSTERN_SECRET_KEY: must be 32 random bytes in base64 (for example: openssl rand -base64 32)',
     ],
@@ -162,6 +183,21 @@ describe('configuration', () => {
   ])('refuses %o with one line naming the setting', (env, message) => {
     expect(() => load(env)).toThrow(ConfigError);
     expect(() => load(env)).toThrow(message);
+  });
+
+  it('takes the release feed as a file path (relative to the working directory) or a loopback http URL', () => {
+    expect(load({ POSTERN_RELEASE_FEED: 'releases.json' }).releaseFeed).toEqual({
+      kind: 'file',
+      path: path.join(dir, 'releases.json'),
+    });
+    expect(load({ POSTERN_RELEASE_FEED: '/srv/feed.json' }).releaseFeed).toEqual({
+      kind: 'file',
+      path: '/srv/feed.json',
+    });
+    expect(load({ POSTERN_RELEASE_FEED: 'http://127.0.0.1:8000/feed.json' }).releaseFeed).toEqual({
+      kind: 'url',
+      url: 'http://127.0.0.1:8000/feed.json',
+    });
   });
 
   it.each([

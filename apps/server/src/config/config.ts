@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { EXPERIMENTAL_FEATURES, IP_DISCOVERY_PORTS, parseIpOrCidr, type ExperimentalFeature } from '@postern/protocol';
 import { ConfigError } from './config-error.js';
+import type { ReleaseFeedLocation } from '../releases/release-feed-source.js';
 
 /**
  * Every setting: its environment variable, its key in the optional JSON config file, how to parse
@@ -31,7 +32,9 @@ const SETTINGS = {
   licencePublicKeys: { env: 'POSTERN_LICENCE_PUBLIC_KEYS', default: '' },
   ipDiscoveryPorts: { env: 'POSTERN_IP_DISCOVERY_PORTS', default: IP_DISCOVERY_PORTS.join(',') },
   supportUrl: { env: 'POSTERN_SUPPORT_URL', default: '' },
+  supportEmail: { env: 'POSTERN_SUPPORT_EMAIL', default: '' },
   licensingUrl: { env: 'POSTERN_LICENSING_URL', default: '' },
+  releaseFeed: { env: 'POSTERN_RELEASE_FEED', default: '' },
   experimentalFeatures: { env: 'POSTERN_EXPERIMENTAL_FEATURES', default: '' },
   metricsListen: { env: 'POSTERN_METRICS_LISTEN', default: '127.0.0.1:9464' },
   metricsToken: { env: 'POSTERN_METRICS_TOKEN', default: '' },
@@ -73,8 +76,15 @@ export interface PosternConfig {
   ipDiscoveryPorts: number[];
   /** The operator's support page, linked from the console's licence dialog; null: no link. */
   supportUrl: string | null;
+  /** The operator's support mail address: the knocs' Contact tile writes to it; null: none. */
+  supportEmail: string | null;
   /** Where licences are bought or renewed, linked from the licence dialog and banner; null: no link. */
   licensingUrl: string | null;
+  /**
+   * The operator's release feed (docs/operations.md): a file, or an https URL (http only to this
+   * machine); null: none, and the console knows of no release but the running one.
+   */
+  releaseFeed: ReleaseFeedLocation | null;
   /** Experimental features turned on, reported to the console in the admin status. */
   experimentalFeatures: ExperimentalFeature[];
   /** The Prometheus /metrics listener (see metrics/metrics-listener.ts); null: off. */
@@ -108,7 +118,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     licencePublicKeys: parseLicencePublicKeys(raw.licencePublicKeys),
     ipDiscoveryPorts: parseDiscoveryPorts(raw.ipDiscoveryPorts),
     supportUrl: parseLinkUrl('supportUrl', raw.supportUrl),
+    supportEmail: parseEmailAddress(raw.supportEmail),
     licensingUrl: parseLinkUrl('licensingUrl', raw.licensingUrl),
+    releaseFeed: parseReleaseFeedLocation(raw.releaseFeed, cwd),
     experimentalFeatures: parseExperimentalFeatures(raw.experimentalFeatures),
     metrics: parseMetricsListener(raw.metricsListen, raw.metricsToken),
   };
@@ -269,6 +281,46 @@ function parseLinkUrl(key: 'supportUrl' | 'licensingUrl', value: string): string
   if (url.username !== '' || url.password !== '')
     throw new ConfigError(env, 'URL must not contain a user name or password');
   return url.href;
+}
+
+/**
+ * One mail address (`help@example.com`), or null when unset: what a mailto: link can carry without
+ * any header of its own (no spaces, commas, `?` or control characters).
+ */
+function parseEmailAddress(value: string): string | null {
+  const text = value.trim();
+  if (text === '') return null;
+  if (text.length > 254 || !/^[A-Za-z0-9.!#$%&'*+/=^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(text)) {
+    throw new ConfigError(
+      SETTINGS.supportEmail.env,
+      `must be one mail address such as help@example.com (got "${value}")`,
+    );
+  }
+  return text;
+}
+
+/**
+ * The release feed: a URL (`scheme:` first) must be https, or http to a loopback host, without
+ * credentials; anything else is a file path, relative to the working directory.
+ */
+function parseReleaseFeedLocation(value: string, cwd: string): ReleaseFeedLocation | null {
+  const env = SETTINGS.releaseFeed.env;
+  const text = value.trim();
+  if (text === '') return null;
+  if (!/^[a-z][a-z0-9+.-]*:/i.test(text)) return { kind: 'file', path: path.resolve(cwd, text) };
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigError(env, `must be an https URL or a file path (got "${value}")`);
+  }
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const secure = url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(host));
+  if (!secure) throw new ConfigError(env, 'must be an https URL (http only to this machine) or a file path');
+  if (url.username !== '' || url.password !== '') {
+    throw new ConfigError(env, 'URL must not contain a user name or password');
+  }
+  return { kind: 'url', url: url.href };
 }
 
 /** A comma-separated list of feature names; a misspelt one stops the start rather than doing nothing. */

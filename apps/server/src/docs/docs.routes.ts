@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { AGENT_DOCS_PATH, API_DOCS_PATH } from '@postern/protocol';
+import { AGENT_DOCS_PATH, API_DOCS_PATH, LICENSING_DOCS_PATH } from '@postern/protocol';
 import { NotFoundError } from '../errors.js';
 
 /** The repository's docs/ directory, whether we run from src (tests) or dist (production). */
@@ -14,10 +14,14 @@ export const AGENT_DOCS_FILE = 'agents.md';
 /** Using the API with an API key; the OpenAPI document's description names it. */
 export const API_DOCS_FILE = 'api.md';
 
+/** Licences: what one gives, how to get and install one; the console's default licensing link. */
+export const LICENSING_DOCS_FILE = 'licensing.md';
+
 /** Each served page: its path, its file in docs/, and what a missing file is called in the 404. */
 const DOC_PAGES = [
   { path: AGENT_DOCS_PATH, file: AGENT_DOCS_FILE, name: 'the agent documentation' },
   { path: API_DOCS_PATH, file: API_DOCS_FILE, name: 'the API documentation' },
+  { path: LICENSING_DOCS_PATH, file: LICENSING_DOCS_FILE, name: 'the licensing documentation' },
 ] as const;
 
 /**

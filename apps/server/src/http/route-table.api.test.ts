@@ -50,6 +50,7 @@ const PUBLIC_ROUTES = [
   // The agent documentation shipped in docs/: the repository's public text, nothing of this install.
   'GET /api/docs/agents',
   'GET /api/docs/api',
+  'GET /api/docs/licensing',
   // The OpenAPI document: describes the routes (as the source does), holds no data of this install.
   'GET /api/openapi.json',
   // Liveness and readiness for load balancers and systemd: "up" or "not ready", nothing else.

@@ -324,6 +324,14 @@ describe.each(bothStores())('licence API (%s)', (kind) => {
     expect(response.body).toEqual({ Err: ErrorCodes.invalidSession });
   });
 
+  it('answers the PUT with the status the next GET answers, machines counted', async () => {
+    await givenAgent(t.ctx);
+    const installed = await put<{ data: LicenceStatus }>({ License: licence() });
+    expect(installed.status).toBe(200);
+    expect(installed.body.data.MachineCount).toBe(1);
+    expect((await get<{ data: LicenceStatus }>()).body).toEqual(installed.body);
+  });
+
   it('counts every agent as a machine', async () => {
     expect((await put({ License: licence() })).status).toBe(200);
     await givenAgent(t.ctx);

@@ -295,5 +295,6 @@ export async function installLicence(
     });
   });
   ctx.logger.info({ licence: check.licence.ID, expires: check.licence.Expires }, 'licence installed');
-  return statusFrom(check, await countUsers(ctx.db));
+  // The same status GET answers next (machines counted too), read back from what was stored.
+  return licenceStatus(ctx);
 }

@@ -12,6 +12,7 @@ export const API_AREAS = {
   Branding: 'The uploaded logos the sign-in pages show.',
   Grants: 'A user granting and revoking their own access to knocs.',
   Password: 'A user changing their own password.',
+  Language: 'The signed-in person keeping their language choice on the server.',
   'Admin session': 'The administrator behind the session cookie.',
   Sessions: 'Administrators ending user and administrator sessions.',
   Users: 'The user directory.',

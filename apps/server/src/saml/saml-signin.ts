@@ -166,6 +166,7 @@ function newSamlUser(userName: string, name: string, now: number): User {
     validUntil: null,
     createdAt: now,
     lastLogin: null,
+    language: null,
   };
 }
 

@@ -1,5 +1,15 @@
-import { describe, expect, it } from 'vitest';
-import { ErrorCodes, MINIMUM_AGENT_VERSION, POSTERN_VERSION, AuditActions } from '@postern/protocol';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import {
+  ErrorCodes,
+  LICENSING_DOCS_PATH,
+  MINIMUM_AGENT_VERSION,
+  POSTERN_VERSION,
+  AuditActions,
+  type AdminStatus,
+} from '@postern/protocol';
 import { useTestApp } from '../test-support/use-test-app.js';
 import { bothStores } from '../test-support/store-kinds.js';
 import { givenAdmin, givenUser, PASSWORD_TEST_TIMEOUT_MS } from '../test-support/factories.js';
@@ -7,6 +17,7 @@ import { signInAdmin, signInUser } from '../test-support/http.js';
 import { givenAdminSession, givenUserSession } from '../test-support/sessions.js';
 import { adminClient } from '../test-support/admin-client.js';
 import { writeSetting } from '../settings/settings.js';
+import { ReleaseFeedReader } from '../releases/release-feed-source.js';
 
 const MINUTE = 60_000;
 
@@ -43,6 +54,7 @@ describe.each(bothStores())('status endpoints (%s)', { timeout: PASSWORD_TEST_TI
         NewUserDashboard: true,
         AutoBrowseToURI: null,
         ACLs: [],
+        Language: null,
       },
     });
   });
@@ -99,21 +111,25 @@ describe.each(bothStores())('status endpoints (%s)', { timeout: PASSWORD_TEST_TI
       AvailableAgentVersions: [],
       Licensing: { Licensed: false, Expires: null },
       SupportUrl: null,
-      LicensingUrl: null,
+      SupportEmail: null,
+      LicensingUrl: LICENSING_DOCS_PATH,
       PublicUrl: null,
     });
     expect(data.Activity).toEqual([
       {
         Date: new Date(t.clock.now()).toISOString(),
         Entry: { [AuditActions.AdminLogin]: { AdminName: 'ops', IpAddress: '127.0.0.1' } },
+        Actor: 'ops',
       },
       {
         Date: new Date(t.clock.now() - 1000).toISOString(),
         Entry: { [AuditActions.UserLogin]: { UserName: 'bob', IpAddress: '127.0.0.1' } },
+        Actor: 'bob',
       },
       {
         Date: new Date(t.clock.now() - 2000).toISOString(),
         Entry: { [AuditActions.UserLogin]: { UserName: 'alice', IpAddress: '127.0.0.1' } },
+        Actor: 'alice',
       },
     ]);
   });
@@ -128,16 +144,65 @@ describe.each(bothStores())('status endpoints (%s)', { timeout: PASSWORD_TEST_TI
     expect((await adminStatus<{ SessionCount: number }>()).SessionCount).toBe(1);
   });
 
-  it('names the support and licensing pages the operator configured, and none otherwise', async () => {
+  it("names the support page and address the operator configured, and Postern's licensing page by default", async () => {
     const cookie = await givenAdminSession(t);
     const links = async () => {
-      const data = await adminStatus<{ SupportUrl: string | null; LicensingUrl: string | null }>(cookie);
-      return [data.SupportUrl, data.LicensingUrl];
+      const data = await adminStatus<Pick<AdminStatus, 'SupportUrl' | 'SupportEmail' | 'LicensingUrl'>>(cookie);
+      return [data.SupportUrl, data.SupportEmail, data.LicensingUrl];
     };
-    expect(await links()).toEqual([null, null]);
+    expect(await links()).toEqual([null, null, LICENSING_DOCS_PATH]);
+    expect((await get(LICENSING_DOCS_PATH)).statusCode).toBe(200);
     t.ctx.config.supportUrl = 'https://help.example.com/postern';
+    t.ctx.config.supportEmail = 'help@example.com';
     t.ctx.config.licensingUrl = 'https://shop.example.com/licences';
-    expect(await links()).toEqual(['https://help.example.com/postern', 'https://shop.example.com/licences']);
+    expect(await links()).toEqual([
+      'https://help.example.com/postern',
+      'help@example.com',
+      'https://shop.example.com/licences',
+    ]);
+  });
+
+  it("reports newer releases, their changelog and agent releases only from the operator's feed", async () => {
+    const cookie = await givenAdminSession(t);
+    type Releases = Pick<AdminStatus, 'AvailableServerVersions' | 'LatestChangeLogsUrl' | 'AvailableAgentVersions'>;
+    const releases = async () => {
+      const { AvailableServerVersions, LatestChangeLogsUrl, AvailableAgentVersions } =
+        await adminStatus<Releases>(cookie);
+      return { AvailableServerVersions, LatestChangeLogsUrl, AvailableAgentVersions };
+    };
+    expect(await releases()).toEqual({
+      AvailableServerVersions: [],
+      LatestChangeLogsUrl: '',
+      AvailableAgentVersions: [],
+    });
+
+    const dir = mkdtempSync(path.join(tmpdir(), 'postern-status-feed-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'feed.json');
+    const changelog = 'https://example.com/postern/changelog/99.0.0';
+    writeFileSync(
+      file,
+      JSON.stringify({
+        server: [
+          { version: POSTERN_VERSION, date: '2026-11-01', changelog: 'https://example.com/old' },
+          { version: '99.0.0', date: '2026-12-01', urgency: 'critical', changelog },
+        ],
+        agent: [
+          { version: '99.0.1', date: '2026-12-02', changelog: 'https://example.com/agent', description: 'ipset' },
+        ],
+      }),
+    );
+    const feed = new ReleaseFeedReader({ location: { kind: 'file', path: file }, logger: t.ctx.logger });
+    await feed.refresh();
+    t.ctx.releases = feed;
+
+    expect(await releases()).toEqual({
+      AvailableServerVersions: [{ version: '99.0.0', urgency: 'critical' }],
+      LatestChangeLogsUrl: changelog,
+      AvailableAgentVersions: [
+        { version: '99.0.1', urgency: 'low', description: 'ipset', changelog_link: 'https://example.com/agent' },
+      ],
+    });
   });
 
   it('names the public URL the operator configured, and null otherwise (install scripts then need --server)', async () => {
@@ -174,7 +239,9 @@ describe.each(bothStores())('status endpoints (%s)', { timeout: PASSWORD_TEST_TI
 
   it('publishes the bundle hash, and an external IP discovery URL only when discovery is on and trusted', async () => {
     const ipApi = async () => (await get('/api/system_status')).json<{ data: { IPApi: string } }>().data.IPApi;
-    expect((await get('/api/system_status')).json()).toEqual({ data: { IPApi: '', JsBundleHash: 'test-bundle' } });
+    expect((await get('/api/system_status')).json()).toEqual({
+      data: { IPApi: '', JsBundleHash: 'test-bundle', UserSAMLConfigured: false, AdminSAMLConfigured: false },
+    });
     await writeSetting(t.ctx.db, 'DiscoverIPURL', 'https://ip.example.com', t.clock.now());
     expect(await ipApi()).toBe('');
     await writeSetting(t.ctx.db, 'DiscoverIP', true, t.clock.now());
@@ -182,6 +249,27 @@ describe.each(bothStores())('status endpoints (%s)', { timeout: PASSWORD_TEST_TI
     expect(await ipApi()).toBe('');
     await writeSetting(t.ctx.db, 'DiscoverIPTrustUnattested', true, t.clock.now());
     expect(await ipApi()).toBe('https://ip.example.com');
+  });
+
+  it('says whether single sign-on is set up for users and for admins, each once all its parts are', async () => {
+    const configured = async () => {
+      const { UserSAMLConfigured, AdminSAMLConfigured } = (await get('/api/system_status')).json<{
+        data: { UserSAMLConfigured: boolean; AdminSAMLConfigured: boolean };
+      }>().data;
+      return { user: UserSAMLConfigured, admin: AdminSAMLConfigured };
+    };
+    const now = t.clock.now();
+    await writeSetting(t.ctx.db, 'SAMLMetadataURL', 'https://idp.example.com/metadata', now);
+    await writeSetting(t.ctx.db, 'SAMLCertFile', 'certificate', now);
+    await writeSetting(t.ctx.db, 'SAMLKeyFile', 'key', now);
+    // Without the public URL the IdP has nowhere to send users back to.
+    expect(await configured()).toEqual({ user: false, admin: false });
+    await writeSetting(t.ctx.db, 'PublicURL', 'https://access.example.org', now);
+    expect(await configured()).toEqual({ user: true, admin: false });
+    await writeSetting(t.ctx.db, 'AdminSAMLMetadataFile', '<EntityDescriptor/>', now);
+    await writeSetting(t.ctx.db, 'AdminSAMLCertFile', 'certificate', now);
+    await writeSetting(t.ctx.db, 'AdminSAMLKeyFile', 'key', now);
+    expect(await configured()).toEqual({ user: true, admin: true });
   });
 
   it('points browsers at the built-in responder on the portal host when no discovery URL is set', async () => {

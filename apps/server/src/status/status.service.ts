@@ -1,4 +1,5 @@
 import {
+  LICENSING_DOCS_PATH,
   MINIMUM_AGENT_VERSION,
   POSTERN_VERSION,
   type AclEntry,
@@ -18,9 +19,10 @@ import { recentAudit } from '../audit/audit.js';
 import { readSetting, readSettings } from '../settings/settings.js';
 import { currentLicensing, currentUserLimitState, usersLicensedIn } from '../licence/licence.js';
 import { isoOrNull } from '../lib/rows.js';
-import { decodeLogo } from '../settings/settings.service.js';
+import { decodeLogo, samlConfigured } from '../settings/settings.service.js';
 import { userAclEntries } from '../grants/user-acl-entries.js';
 import { discoveryBase, type PortalAddress } from '../ip-discovery/discovery-url.js';
+import { releaseStatus } from '../releases/release-feed.js';
 
 /** Knocs an admin sees in the console: hidden passive+ children and HideFromAdmins knocs excluded. */
 async function countVisibleKnocs(ctx: AppContext): Promise<number> {
@@ -74,6 +76,7 @@ export async function userStatus(
     NewUserDashboard: newUserDashboard,
     AutoBrowseToURI: autoBrowseTarget(acls),
     ACLs: acls,
+    Language: user.language,
   };
 }
 
@@ -90,9 +93,6 @@ export async function adminStatus(ctx: AppContext, admin: Admin): Promise<AdminS
     ...adminSessionInfo(admin),
     Cloud: false,
     ServerVersion: POSTERN_VERSION,
-    // Postern does not phone home for updates, so it knows of no newer release.
-    AvailableServerVersions: [],
-    LatestChangeLogsUrl: '',
     MinimumRequiredAgentVersion: MINIMUM_AGENT_VERSION,
     UserCount: userCount,
     ExperimentalFeatures: ctx.config.experimentalFeatures,
@@ -100,10 +100,14 @@ export async function adminStatus(ctx: AppContext, admin: Admin): Promise<AdminS
     ACLCount: aclCount,
     Activity: activity,
     Licensing: licensing,
+    Language: admin.language,
     SupportUrl: ctx.config.supportUrl,
-    LicensingUrl: ctx.config.licensingUrl,
+    SupportEmail: ctx.config.supportEmail,
+    // Never a dead end: without the operator's page, Postern's own licensing documentation.
+    LicensingUrl: ctx.config.licensingUrl ?? LICENSING_DOCS_PATH,
     PublicUrl: ctx.config.publicUrl,
-    AvailableAgentVersions: [],
+    // Only from the operator's feed: Postern does not phone home for updates on its own.
+    ...releaseStatus(ctx.releases.current()),
   };
 }
 
@@ -125,5 +129,10 @@ function logoUrl(variant: 'dark' | 'light', dataUrl: string): string {
 
 export async function systemStatus(ctx: AppContext, bundleHash: string, portal: PortalAddress): Promise<SystemStatus> {
   const settings = await readSettings(ctx.db);
-  return { IPApi: discoveryBase(ctx, settings, portal), JsBundleHash: bundleHash };
+  return {
+    IPApi: discoveryBase(ctx, settings, portal),
+    JsBundleHash: bundleHash,
+    UserSAMLConfigured: samlConfigured(settings, 'user'),
+    AdminSAMLConfigured: samlConfigured(settings, 'admin'),
+  };
 }

@@ -25,6 +25,8 @@ export interface AdminsTable {
   lastLogin: number | null;
   /** Device cookies issued at or before this instant are not honoured (auth/device-cookie.ts). */
   deviceCookiesValidAfter: Generated<number>;
+  /** The language the account chose (`en`, `de`), or null: the browser's decides. */
+  language: string | null;
 }
 
 export interface UsersTable {
@@ -51,6 +53,8 @@ export interface UsersTable {
   lastLogin: number | null;
   /** Device cookies issued at or before this instant are not honoured (auth/device-cookie.ts). */
   deviceCookiesValidAfter: Generated<number>;
+  /** The language the account chose (`en`, `de`), or null: the browser's decides. */
+  language: string | null;
 }
 
 export interface UserSessionsTable {
@@ -89,6 +93,9 @@ export interface AuditLogTable {
   action: string;
   /** JSON of the entry's inner fields (UserName, AdminName, IpAddress, …). */
   detail: string;
+  /** Who acted and whom the entry is about, drawn from the detail when written (audit/parties.ts). */
+  actor: string | null;
+  target: string | null;
 }
 
 export interface SettingsTable {

@@ -141,7 +141,8 @@ async function sealAsStored(
   const stored = { ...fields };
   for (const field of BACKEND_SECRET_FIELDS[type]) {
     const value = fields[field];
-    if (typeof value === 'string') {
+    // As sealBackendSecrets: an empty secret (a script without a webhook) is none.
+    if (typeof value === 'string' && value !== '') {
       stored[field] = ctx.secrets.seal(value, { table: 'backends', column: `config.${field}`, rowId: id });
     }
   }

@@ -27,6 +27,7 @@ export const BOTH_STORES_PLACES: readonly RegExp[] = [/^src\/store\//, /^src\/cl
 
 /** The other test files (paths under apps/server/) that run on both stores, and why. */
 export const BOTH_STORES_FILES: Readonly<Record<string, BothStoresReason>> = {
+  'src/account/language.api.test.ts': 'smoke',
   'src/admins/admins.api.test.ts': 'smoke',
   'src/agent-hub/agent-enrolment.api.test.ts': 'smoke',
   'src/agent-hub/disconnect-recorder.api.test.ts': 'concurrency',

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { NO_RELEASE_FEED, type ReleaseSource } from '../releases/release-feed-source.js';
 import { AgentHub } from '../agent-hub/agent-hub.js';
 import { forwardEndedSessionsToAgents } from '../grants/grant-sweeper.js';
 import { tmpdir } from 'node:os';
@@ -102,6 +103,8 @@ export interface TestAppOptions {
   logger?: AppContext['logger'];
   /** The logo worker (tests that watch it or shorten its limits); the app's own by default. */
   logoCodec?: LogoCodec;
+  /** The releases the admin status reports; none by default. */
+  releases?: ReleaseSource;
 }
 
 /**
@@ -150,6 +153,7 @@ export function testSeed(testStore: TestStore, options: TestAppOptions): Replica
       licencePublicKeys: [],
       ipDiscoveryPorts: [],
       supportUrl: null,
+      supportEmail: null,
       licensingUrl: null,
       experimentalFeatures: [],
       ...options.config,
@@ -284,6 +288,7 @@ export async function appOn(
     sessionEvents,
     metrics: new ServerMetrics(),
     writeHealth: store.writeHealth,
+    releases: options.releases ?? NO_RELEASE_FEED,
   };
   base.metrics.watchStore(store.db, seed.clock, logger);
   const hub = new AgentHub(base);

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { UserAuthType } from '@postern/protocol';
+import type { AccountLanguage, UserAuthType } from '@postern/protocol';
 import type { Database, UsersTable } from '../store/schema.js';
-import { bool } from '../lib/rows.js';
+import { bool, storedLanguage } from '../lib/rows.js';
 
 /** A user account as the services use it. */
 export interface User {
@@ -24,9 +24,11 @@ export interface User {
   validUntil: number | null;
   createdAt: number;
   lastLogin: number | null;
+  /** The language the account chose, or null: the browser's decides. */
+  language: AccountLanguage | null;
 }
 
-export type NewUser = Omit<User, 'lastLogin' | 'totpSecret' | 'totpPendingSecret' | 'totpLastStep'>;
+export type NewUser = Omit<User, 'lastLogin' | 'language' | 'totpSecret' | 'totpPendingSecret' | 'totpLastStep'>;
 
 /** A users row as the services use it. */
 export function toUser(row: Selectable<UsersTable>): User {
@@ -49,6 +51,7 @@ export function toUser(row: Selectable<UsersTable>): User {
     validUntil: row.validUntil,
     createdAt: row.createdAt,
     lastLogin: row.lastLogin,
+    language: storedLanguage(row.language),
   };
 }
 
@@ -166,4 +169,14 @@ export async function setDirectAclIds(db: Kysely<Database>, userId: string, aclI
       .values([...new Set(aclIds)].map((aclId) => ({ userId, aclId })))
       .execute();
   }
+}
+
+/** Keeps the user's chosen language (PUT …/account/language). */
+export async function setUserLanguage(
+  db: Kysely<Database>,
+  id: string,
+  language: AccountLanguage,
+  now: number,
+): Promise<void> {
+  await db.updateTable('users').set({ language, updatedAt: now }).where('id', '=', id).execute();
 }

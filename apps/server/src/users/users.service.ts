@@ -90,6 +90,7 @@ export async function createUser(
     validUntil: body.ValidUntil === null ? null : Date.parse(body.ValidUntil),
     createdAt: now,
     lastLogin: null,
+    language: null,
   };
   try {
     const plaintext = await ctx.db.transaction().execute(async (trx) => {

@@ -16,7 +16,9 @@ function systemStatusAnswers(...answers: Array<string | Error>): FakeHandler {
     const answer = answers[Math.min(call, answers.length - 1)];
     call += 1;
     if (answer instanceof Error || answer === undefined) return answer ?? new Error('no answer');
-    return { body: { data: { IPApi: '', JsBundleHash: answer } } };
+    return {
+      body: { data: { IPApi: '', JsBundleHash: answer, UserSAMLConfigured: false, AdminSAMLConfigured: false } },
+    };
   };
 }
 

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { Box, Container, Group, Paper, Stack, Text, Title } from '@mantine/core';
 import { ColorSchemeToggle } from '../theme/ColorSchemeToggle';
+import { LanguageSwitch } from '../features/account/components/LanguageSwitch';
 import { Logo } from './Logo';
 
 /** Props of {@link AuthLayout}. */
@@ -16,7 +17,8 @@ export interface AuthLayoutProps {
 export function AuthLayout({ heading, intro, children }: AuthLayoutProps) {
   return (
     <Box mih="100vh" py="md">
-      <Group justify="flex-end" px="md">
+      <Group justify="flex-end" px="md" gap="xs">
+        <LanguageSwitch />
         <ColorSchemeToggle />
       </Group>
       <Container size={440} component="main" mt="xl">

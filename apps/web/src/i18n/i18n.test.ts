@@ -1,6 +1,6 @@
 import { ALL_AUDIT_ACTIONS, ALL_ERROR_CODES } from '@postern/protocol';
 import { describe, expect, it } from 'vitest';
-import i18n, { ADMIN_NAMESPACE, adminTexts, dayjsLocaleFor, lazyTexts, resources } from './i18n';
+import i18n, { ADMIN_NAMESPACE, adminTexts, dayjsLocaleFor, intlLocaleFor, lazyTexts, resources } from './i18n';
 import { enAdmin } from './locales/en-admin';
 import { deAdmin } from './locales/de-admin';
 import { ROUTES } from '../app/routes/route-table';
@@ -61,6 +61,12 @@ describe('translations', () => {
     for (const tree of [en, de]) {
       expect(leafKeys(tree).filter((key) => textAt(tree, key)?.trim() === '')).toEqual([]);
     }
+  });
+
+  it('spell the noun “licence” as the specification does, in every English text', () => {
+    // "licensed", "licensee" and "licensing" are the verb's forms, spelt with an s in British English too.
+    const american = leafKeys(en).filter((key) => /\blicense\b/i.test(textAt(en, key) ?? ''));
+    expect(american).toEqual([]);
   });
 
   it.each(ALL_ERROR_CODES)('translate the error code %s in both languages', (code) => {
@@ -151,5 +157,15 @@ describe('language resolution', () => {
     expect(dayjsLocaleFor('de-DE')).toBe('de');
     expect(dayjsLocaleFor('en')).toBe('en-au');
     expect(dayjsLocaleFor('fr')).toBe('en-au');
+  });
+
+  it('writes Intl dates in the chosen language, the same way as dayjs, whatever the browser’s locale', () => {
+    const newYearsEve = new Date(Date.UTC(2026, 11, 31, 12));
+    const long = (language: string) =>
+      new Intl.DateTimeFormat(intlLocaleFor(language), { dateStyle: 'long', timeZone: 'UTC' }).format(newYearsEve);
+    expect(long('en')).toBe('31 December 2026');
+    expect(long('en-US')).toBe('31 December 2026');
+    expect(long('de-AT')).toBe('31. Dezember 2026');
+    expect(intlLocaleFor(undefined)).toBe('en-AU');
   });
 });

@@ -56,6 +56,15 @@ export function dayjsLocaleFor(language: string): 'de' | 'en-au' {
   return language.toLowerCase().startsWith('de') ? 'de' : 'en-au';
 }
 
+/**
+ * The Intl locale matching an i18next language, the same choice as {@link dayjsLocaleFor}: every date
+ * the app writes, through dayjs or Intl, follows the chosen language, never the browser's own locale
+ * (English is the specification's en-AU: day first).
+ */
+export function intlLocaleFor(language: string | undefined): 'de' | 'en-AU' {
+  return (language ?? '').toLowerCase().startsWith('de') ? 'de' : 'en-AU';
+}
+
 // Registered before init so the first language choice also sets dayjs and <html lang>.
 i18n.on('languageChanged', (language) => {
   dayjs.locale(dayjsLocaleFor(language));

@@ -31,12 +31,14 @@ const DEFAULT_ROUTES: Record<string, FakeHandler> = {
   'GET /api/theme': {
     body: { data: { Accent: 'grape', HighAccessibility: false, LogoURL: '', LightModeLogoURL: '' } },
   },
-  'GET /api/system_status': { body: { data: { IPApi: '', JsBundleHash: 'build-1' } } },
+  // No single sign-on unless a test configures it (SAML_CONFIGURED): the metadata is then never asked for.
+  'GET /api/system_status': {
+    body: { data: { IPApi: '', JsBundleHash: 'build-1', UserSAMLConfigured: false, AdminSAMLConfigured: false } },
+  },
   'GET /api/status': { status: 401, body: { Err: 'err.invalidSession' } },
   'GET /api/admin/status': { status: 401, body: { Err: 'err.invalidSession' } },
   'POST /api/logout': { body: { data: null } },
   'POST /api/admin/logout': { body: { data: null } },
-  // No single sign-on unless a test configures it.
   'GET /api/saml/metadata': { status: 404, body: { Err: 'err.samlNotConfigured' } },
   'GET /api/admin/saml/metadata': { status: 404, body: { Err: 'err.samlNotConfigured' } },
 };
@@ -45,6 +47,18 @@ const DEFAULT_ROUTES: Record<string, FakeHandler> = {
 export const SAML_METADATA_ANSWER: FakeAnswer = {
   text: '<?xml version="1.0"?><md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="postern"/>',
   headers: { 'content-type': 'application/samlmetadata+xml' },
+};
+
+/** The system status of a server with single sign-on set up for users and for admins. */
+export const SAML_CONFIGURED_STATUS: FakeAnswer = {
+  body: { data: { IPApi: '', JsBundleHash: 'build-1', UserSAMLConfigured: true, AdminSAMLConfigured: true } },
+};
+
+/** Routes of a server with single sign-on set up for both realms, whose metadata answers. */
+export const SAML_CONFIGURED: Record<string, FakeHandler> = {
+  'GET /api/system_status': SAML_CONFIGURED_STATUS,
+  'GET /api/saml/metadata': SAML_METADATA_ANSWER,
+  'GET /api/admin/saml/metadata': SAML_METADATA_ANSWER,
 };
 
 function headerRecord(headers: HeadersInit | undefined): Record<string, string> {

@@ -51,6 +51,7 @@ export function userStatus(overrides: Partial<UserStatus> = {}): UserStatus {
     NewUserDashboard: false,
     AutoBrowseToURI: null,
     ACLs: [],
+    Language: null,
     ...overrides,
   };
 }
@@ -91,9 +92,11 @@ export function adminStatus(overrides: Partial<AdminStatus> = {}): AdminStatus {
       SessionLimit: 0,
     },
     SupportUrl: null,
+    SupportEmail: null,
     LicensingUrl: null,
     PublicUrl: 'https://postern.example',
     AvailableAgentVersions: [],
+    Language: null,
     ...overrides,
   };
 }

@@ -95,7 +95,13 @@ function defaultRoutes(options: TypedFakeApiOptions): Partial<Record<FakeRoute, 
       LogoURL: '',
       LightModeLogoURL: '',
     }),
-    'GET /api/system_status': data(SystemStatusResponse, { IPApi: '', JsBundleHash: 'build-1' }),
+    // No single sign-on: a login page then asks for no SAML metadata (and this fake answers none).
+    'GET /api/system_status': data(SystemStatusResponse, {
+      IPApi: '',
+      JsBundleHash: 'build-1',
+      UserSAMLConfigured: false,
+      AdminSAMLConfigured: false,
+    }),
     'GET /api/admin/status':
       options.admin === false ? apiError(401, 'err.invalidSession') : data(AdminStatusResponse, adminStatus()),
     'GET /api/status': apiError(401, 'err.invalidSession'),
@@ -103,8 +109,6 @@ function defaultRoutes(options: TypedFakeApiOptions): Partial<Record<FakeRoute, 
     'GET /api/admin/agents': data(AgentListResponse, []),
     'POST /api/logout': EMPTY_OK,
     'POST /api/admin/logout': EMPTY_OK,
-    'GET /api/saml/metadata': apiError(404, 'err.samlNotConfigured'),
-    'GET /api/admin/saml/metadata': apiError(404, 'err.samlNotConfigured'),
   };
 }
 

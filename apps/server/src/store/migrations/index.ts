@@ -12,6 +12,8 @@ import * as agentSealingKeys from './0010-agent-sealing-keys.js';
 import * as cluster from './0012-cluster.js';
 import * as deviceCookies from './0013-device-cookies.js';
 import * as writeProbe from './0015-write-probe.js';
+import * as auditParties from './0016-audit-parties.js';
+import * as accountLanguage from './0017-account-language.js';
 
 /**
  * Every migration, in order. Append only: a released migration is never edited, because stores in
@@ -31,6 +33,8 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0012-cluster': cluster,
   '0013-device-cookies': deviceCookies,
   '0015-write-probe': writeProbe,
+  '0016-audit-parties': auditParties,
+  '0017-account-language': accountLanguage,
 };
 
 export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS);

@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { Text } from '@mantine/core';
 import { modals } from '@mantine/modals';
 import type { TFunction } from 'i18next';
+import { DIALOG_ACTIONS_STYLE } from './DialogActions';
 
 /** What {@link openConfirmDialog} asks. Texts are already translated. */
 export interface ConfirmDialogOptions {
@@ -27,6 +28,7 @@ export function openConfirmDialog(t: TFunction, options: ConfirmDialogOptions): 
     children: typeof message === 'string' ? <Text size="sm">{message}</Text> : message,
     labels: { confirm: confirmLabel ?? t('dialog.confirm'), cancel: t('dialog.cancel') },
     confirmProps: { color: danger ? 'red' : undefined },
+    groupProps: { style: DIALOG_ACTIONS_STYLE },
     closeButtonProps: { 'aria-label': t('dialog.close') },
     onConfirm,
     onCancel,

@@ -1,6 +1,7 @@
-import { Button, Group, Modal, Stack, Text } from '@mantine/core';
+import { Button, Modal, Stack, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { renderError } from '@/lib/api/render-error';
+import { DialogActions } from './DialogActions';
 
 /** Props of {@link ErrorDialog}. */
 export interface ErrorDialogProps {
@@ -23,9 +24,9 @@ export function ErrorDialog({ error, onClose }: ErrorDialogProps) {
     >
       <Stack>
         <Text role="alert">{opened ? renderError(error, t) : ''}</Text>
-        <Group justify="flex-end">
+        <DialogActions>
           <Button onClick={onClose}>{t('dialog.close')}</Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </Modal>
   );

@@ -1,8 +1,9 @@
 import type { FormEventHandler, ReactNode } from 'react';
-import { Button, Group, Modal, Stack } from '@mantine/core';
+import { Button, Modal, Stack } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { FormError } from '@/components/FormError';
 import { renderError } from '@/lib/api/render-error';
+import { DialogActions } from './DialogActions';
 
 /** Props of {@link FormDialog}. */
 export interface FormDialogProps {
@@ -49,14 +50,14 @@ export function FormDialog({
           <Stack>
             {error === null || error === undefined ? null : <FormError message={renderError(error, t)} />}
             {children}
-            <Group justify="flex-end">
+            <DialogActions>
               <Button variant="default" onClick={onClose} disabled={pending}>
                 {t('dialog.cancel')}
               </Button>
               <Button type="submit" loading={pending}>
                 {submitLabel ?? t('dialog.save')}
               </Button>
-            </Group>
+            </DialogActions>
           </Stack>
         </form>
       ) : null}

@@ -1,7 +1,8 @@
-import { Button, Code, CopyButton, Group, Modal, Stack, Text } from '@mantine/core';
+import { Button, Code, CopyButton, Modal, Stack, Text } from '@mantine/core';
 import { IconCheck, IconCopy } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { COPY_CONFIRMATION_MS } from '@postern/protocol';
+import { DialogActions } from './DialogActions';
 
 /** Props of {@link SecretRevealDialog}. */
 export interface SecretRevealDialogProps {
@@ -30,7 +31,7 @@ export function SecretRevealDialog({ secret, title, description, onClose }: Secr
         <Code block style={{ overflowWrap: 'anywhere', whiteSpace: 'pre-wrap' }}>
           {secret ?? ''}
         </Code>
-        <Group justify="flex-end">
+        <DialogActions>
           <CopyButton value={secret ?? ''} timeout={COPY_CONFIRMATION_MS}>
             {({ copied, copy }) => (
               <Button
@@ -44,7 +45,7 @@ export function SecretRevealDialog({ secret, title, description, onClose }: Secr
             )}
           </CopyButton>
           <Button onClick={onClose}>{t('dialog.close')}</Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </Modal>
   );

@@ -1,16 +1,24 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
-import { AuditEntry, LogClearResponse } from '@postern/protocol';
+import { AuditEntry, LogClearResponse, type LogListQuery } from '@postern/protocol';
 import { api } from '@/lib/api/client';
+import { auditLogSearch } from './audit-filter';
 
-/** Query keys of the audit log. */
-export const auditLogKeys = { all: ['auditLog'] as const };
+/** Query keys of the audit log: every filtered list sits under `all`, so one invalidation renews them. */
+export const auditLogKeys = {
+  all: ['auditLog'] as const,
+  list: (query: LogListQuery) => [...auditLogKeys.all, query] as const,
+};
 
-/** GET /api/admin/logs: every entry, newest first; the screen searches and pages them itself. */
-export function useAuditLog() {
+/**
+ * GET /api/admin/logs: the entries the filters select (all without), newest first; the screen
+ * searches and pages them itself. While a changed filter loads, the previous entries stay shown.
+ */
+export function useAuditLog(query: LogListQuery = {}) {
   return useQuery({
-    queryKey: auditLogKeys.all,
-    queryFn: ({ signal }) => api.get('/admin/logs', z.array(AuditEntry), { signal }),
+    queryKey: auditLogKeys.list(query),
+    queryFn: ({ signal }) => api.get(`/admin/logs${auditLogSearch(query)}`, z.array(AuditEntry), { signal }),
+    placeholderData: keepPreviousData,
   });
 }
 

@@ -26,14 +26,17 @@ export function toCsv(rows: readonly (readonly string[])[]): string {
 
 /**
  * The audit log as CSV: a header of the spec's field names, then one line per entry with the date
- * (ISO), the action's name, its text in the admin's language and the inner fields.
+ * (ISO), the action's name, its text in the admin's language, who acted and on whom, and the inner
+ * fields.
  */
 export function auditCsv(rows: readonly AuditRow[], actionText: (action: string) => string): string {
-  const header = ['Date', 'Action', 'ActionText', ...AUDIT_DETAIL_FIELDS];
+  const header = ['Date', 'Action', 'ActionText', 'Actor', 'Target', ...AUDIT_DETAIL_FIELDS];
   const lines = rows.map((row) => [
     row.date,
     row.action,
     actionText(row.action),
+    row.actor,
+    row.target,
     ...AUDIT_DETAIL_FIELDS.map((field) => row.detail[field] ?? ''),
   ]);
   return toCsv([header, ...lines]);

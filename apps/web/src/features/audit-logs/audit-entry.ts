@@ -18,8 +18,10 @@ export interface AuditRow {
   date: string;
   action: string;
   detail: AuditDetail;
-  /** Who the entry is about: the user, else the admin, else the agent (spec column "username"). */
-  who: string;
+  /** Who acted, as the server drew it from the entry ('' for no one: the server itself). */
+  actor: string;
+  /** Whom or what it was done to: a user, an admin, a knoc, an agent… ('' for nothing named). */
+  target: string;
 }
 
 /** Unpacks an entry: `Entry` has exactly one key, the action's name (spec §3). */
@@ -30,7 +32,8 @@ export function toAuditRow(entry: AuditEntry, position = 0): AuditRow {
     date: entry.Date,
     action,
     detail,
-    who: detail.UserName ?? detail.AdminName ?? detail.AgentName ?? '',
+    actor: entry.Actor ?? '',
+    target: entry.Target ?? '',
   };
 }
 

@@ -40,17 +40,20 @@ describe('auditCsv', () => {
       toAuditRow({
         Date: '2026-11-24T09:00:00.000Z',
         Entry: { UserLogin: { UserName: 'ada', IpAddress: '192.0.2.1' } },
+        Actor: 'ada',
       }),
       toAuditRow({
         Date: '2026-11-23T09:00:00.000Z',
         Entry: { GrantFailed: { UserName: '=evil()', ErrorMessage: 'x, "y"' } },
+        Actor: '=evil()',
+        Target: 'SSH',
       }),
     ];
     const csv = auditCsv(rows, (action) => `text of ${action}`);
     expect(csv.split('\r\n')).toEqual([
-      '"Date","Action","ActionText","UserName","AdminName","AgentName","IpAddress","AclDescription","Description","ErrorMessage"',
-      '"2026-11-24T09:00:00.000Z","UserLogin","text of UserLogin","ada","","","192.0.2.1","","",""',
-      `"2026-11-23T09:00:00.000Z","GrantFailed","text of GrantFailed","'=evil()","","","","","","x, ""y"""`,
+      '"Date","Action","ActionText","Actor","Target","UserName","AdminName","AgentName","IpAddress","AclDescription","Description","ErrorMessage"',
+      '"2026-11-24T09:00:00.000Z","UserLogin","text of UserLogin","ada","","ada","","","192.0.2.1","","",""',
+      `"2026-11-23T09:00:00.000Z","GrantFailed","text of GrantFailed","'=evil()","SSH","'=evil()","","","","","","x, ""y"""`,
       '',
     ]);
   });
@@ -67,12 +70,13 @@ describe('auditCsvFileName', () => {
 
 describe('toAuditRow', () => {
   it.each([
-    [{ UserName: 'ada', AdminName: 'root' }, 'ada'],
-    [{ AdminName: 'root', AgentName: 'edge' }, 'root'],
-    [{ AgentName: 'edge' }, 'edge'],
-    [{}, ''],
-  ])('names who the entry is about: %j gives %j', (detail, who) => {
-    const row = toAuditRow({ Date: '2026-11-24T09:00:00.000Z', Entry: { KnocCreated: detail } }, 3);
-    expect(row).toEqual({ id: 3, date: '2026-11-24T09:00:00.000Z', action: 'KnocCreated', detail, who });
+    [{ Actor: 'root', Target: 'ada' }, 'root', 'ada'],
+    [{ Actor: 'edge' }, 'edge', ''],
+    [{ Target: 'ada' }, '', 'ada'],
+    [{}, '', ''],
+  ])('takes the actor and target the server names: %j', (parties, actor, target) => {
+    const detail = { UserName: 'ada', AdminName: 'root' };
+    const row = toAuditRow({ Date: '2026-11-24T09:00:00.000Z', Entry: { UserCreated: detail }, ...parties }, 3);
+    expect(row).toEqual({ id: 3, date: '2026-11-24T09:00:00.000Z', action: 'UserCreated', detail, actor, target });
   });
 });

@@ -1,6 +1,8 @@
 import { useEffect } from 'react';
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { STATUS_CACHE_MS } from '@postern/protocol';
 import { api } from '../../lib/api/client';
+import { fetchSystemStatus, statusKeys } from '../status/api';
 import { browserLocation } from '../../lib/navigation/browser-location';
 import type { Area } from '../../lib/area';
 
@@ -19,15 +21,29 @@ export const ssoKeys = {
 const METADATA_PATH: Record<Area, string> = { user: '/saml/metadata', admin: '/admin/saml/metadata' };
 
 /**
- * Whether single sign-on is set up for `realm`: its SAML metadata answers 200 (a 404
- * err.samlNotConfigured, or any other failure, means no SSO). Never rejects.
+ * Whether the server says SSO is set up for `realm` (the public system status). Only then is the
+ * metadata asked for: a login page without SAML makes no request that answers 404.
  */
-async function fetchSsoAvailable(realm: Area, signal?: AbortSignal): Promise<boolean> {
+async function samlConfigured(queryClient: QueryClient, realm: Area, signal: AbortSignal): Promise<boolean> {
+  const status = await queryClient.fetchQuery({
+    queryKey: statusKeys.system(),
+    queryFn: () => fetchSystemStatus({ signal }),
+    staleTime: STATUS_CACHE_MS,
+  });
+  return realm === 'admin' ? status.AdminSAMLConfigured : status.UserSAMLConfigured;
+}
+
+/**
+ * Whether single sign-on works for `realm`: the server says it is set up, and its SAML metadata
+ * answers 200 (any failure of either, or a slow answer, means no SSO). Never rejects.
+ */
+async function fetchSsoAvailable(queryClient: QueryClient, realm: Area, signal?: AbortSignal): Promise<boolean> {
   const controller = new AbortController();
   const abort = () => controller.abort();
   const timer = setTimeout(abort, SSO_PROBE_TIMEOUT_MS);
   signal?.addEventListener('abort', abort);
   try {
+    if (!(await samlConfigured(queryClient, realm, controller.signal))) return false;
     // The body is XML; only the status matters here.
     await api.get(METADATA_PATH[realm], undefined, { signal: controller.signal, ignoreInvalidSession: true });
     return true;
@@ -41,9 +57,10 @@ async function fetchSsoAvailable(realm: Area, signal?: AbortSignal): Promise<boo
 
 /** Whether the login page of `realm` offers SSO; `undefined` while that is being found out. */
 export function useSsoAvailable(realm: Area): boolean | undefined {
+  const queryClient = useQueryClient();
   const { data } = useQuery({
     queryKey: ssoKeys.metadata(realm),
-    queryFn: ({ signal }) => fetchSsoAvailable(realm, signal),
+    queryFn: ({ signal }) => fetchSsoAvailable(queryClient, realm, signal),
     retry: false,
     staleTime: Infinity,
     refetchOnWindowFocus: false,

@@ -53,7 +53,7 @@ export function defaultBackendConfig(type: BackendType, context: SocketDefaultsC
     case 'knocproxy':
       return { Protocol: 'unix', Address: defaultSocketAddress(type, 'unix', context) };
     case 'script':
-      return { Command: '', EnvVars: [] };
+      return { Command: '', WebhookSecret: '', EnvVars: [] };
     case 'fortios':
       return { Url: '', Insecure: false, Bearer: '', Prefix: 'kk_', VDOM: '' };
     case 'fortimanager':

@@ -58,7 +58,14 @@ export const BACKEND_FIELDS = {
   haproxy: socket,
   knocproxy: socket,
   script: {
-    Command: { kind: 'text', required: true, placeholder: 'notify.sh' },
+    Command: {
+      kind: 'text',
+      required: true,
+      placeholder: 'notify.sh',
+      description: 'backendsScreen.descriptions.scriptCommand',
+    },
+    // Webhook mode only: the key of the X-Postern-Signature header (docs/agents.md).
+    WebhookSecret: { kind: 'secret', description: 'backendsScreen.descriptions.webhookSecret' },
     EnvVars: { kind: 'envVarDeclarations' },
   },
   fortios: {

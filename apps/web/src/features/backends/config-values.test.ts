@@ -35,8 +35,19 @@ describe('backend config values', () => {
     expect(secretsToReenter('panos', STORED_PANOS, moved)).toEqual(['ApiKey']);
     expect(secretsToReenter('panos', STORED_PANOS, { ...moved, ApiKey: 'new' })).toEqual([]);
     expect(secretsToReenter('panos', STORED_PANOS, { ...STORED_PANOS, ApiKey: '' })).toEqual([]);
-    expect(secretsToReenter('fortios', { Url: 'https://a' }, { Url: 'https://b', Bearer: '' })).toEqual(['Bearer']);
+    expect(
+      secretsToReenter('fortios', { Url: 'https://a', Bearer: RECORDED }, { Url: 'https://b', Bearer: '' }),
+    ).toEqual(['Bearer']);
     expect(secretsToReenter('aws', { Region: 'a' }, { Region: 'b', SecretAccessKey: '' })).toEqual([]);
+  });
+
+  it("ask for a webhook's secret when its URL changed, but never for one a script does not have", () => {
+    const webhook = { Command: 'https://hooks.example.com/a', EnvVars: [], WebhookSecret: RECORDED };
+    const moved = { ...webhook, Command: 'https://hooks.example.com/b', WebhookSecret: '' };
+    expect(secretsToReenter('script', webhook, moved)).toEqual(['WebhookSecret']);
+    const program = { Command: 'open.sh', EnvVars: [], WebhookSecret: '' };
+    expect(secretsToReenter('script', program, { ...program, Command: 'close.sh' })).toEqual([]);
+    expect(secretsToReenter('script', { Command: 'open.sh', EnvVars: [] }, { Command: 'close.sh' })).toEqual([]);
   });
 });
 

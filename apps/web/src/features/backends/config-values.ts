@@ -40,12 +40,16 @@ export function backendConfigForRequest(type: BackendType, values: ConfigValues,
 /**
  * The secrets to ask for again before saving an edited backend: its address (Url or Hostname)
  * changed while some secret was left as stored, which the server refuses (err.reenterCredentials)
- * so that a stored secret never goes to a host it was not entered for. Empty: nothing to ask.
+ * so that a stored secret never goes to a host it was not entered for. `stored` is the config as
+ * read back: only a secret it shows as RECORDED is stored (none binds an empty one, such as a
+ * script without a webhook secret). Empty: nothing to ask.
  */
 export function secretsToReenter(type: BackendType, stored: ConfigValues, values: ConfigValues): string[] {
   const addressField = BACKEND_ADDRESS_FIELD[type];
   if (addressField === undefined || stored[addressField] === values[addressField]) return [];
-  return BACKEND_SECRET_FIELDS[type].filter((field) => values[field] === '' || values[field] === RECORDED);
+  return BACKEND_SECRET_FIELDS[type].filter(
+    (field) => stored[field] === RECORDED && (values[field] === '' || values[field] === RECORDED),
+  );
 }
 
 /**

@@ -1,20 +1,20 @@
 import { useCallback, useState } from 'react';
 import { useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
-import { ErrorCodes, type AdminOtpVerifyBody, type OtpVerifyResult } from '@postern/protocol';
+import { notifications } from '@mantine/notifications';
+import { useTranslation } from 'react-i18next';
+import { ErrorCodes, type AdminOtpVerifyBody } from '@postern/protocol';
 import { hasErrorCode } from '../../lib/api/api-error';
 import { clearSession, storeAdminSession, storeUserSession } from '../../lib/session/session-store';
 import { LOGIN_PATH, type Area } from '../../lib/area';
 import { adminSessionFromStatus, userSessionFromStatus } from '../auth/api';
 import { ADMIN_HOME_PATH, userHomePath } from '../auth/landing';
-import { signInNoticeState } from '../auth/sign-in-notice';
 import { fetchAdminStatus, fetchUserStatus, statusKeys } from '../status/api';
 import { verifyOtp } from './api';
 
-/** Where a verification leads, and what that page is told. */
+/** Where a verification leads. */
 interface Destination {
   to: string;
-  state?: unknown;
 }
 
 /** Builds the session a completed sign-in now has (the status call describes it) and names its home. */
@@ -31,14 +31,6 @@ async function completeSignIn(realm: Area, queryClient: QueryClient): Promise<De
   // Stored without a pending step: this also clears the second-factor marker of the admin sign-in.
   storeAdminSession(adminSessionFromStatus(status));
   return { to: ADMIN_HOME_PATH };
-}
-
-/** Where each outcome of a verification leads (spec §2, §4). */
-async function destinationOf(realm: Area, outcome: OtpVerifyResult['Outcome'], queryClient: QueryClient) {
-  if (outcome !== 'Enrolled') return completeSignIn(realm, queryClient);
-  // A new authenticator is set up; the person signs in again, this time with a code from it.
-  if (realm === 'admin') clearSession('admin');
-  return { to: LOGIN_PATH[realm], state: signInNoticeState('twoFactorEnrolled') };
 }
 
 /**
@@ -67,11 +59,11 @@ export interface SecondFactor {
 }
 
 /**
- * The second step of a sign-in: verifies a code (or defers enrolment) and goes where the outcome
- * says: the home when signed in or deferred, the login with a note after enrolling, and the login
- * with "session expired" when the pending sign-in is gone.
+ * The second step of a sign-in: verifies a code (or defers enrolment) and goes to the home, saying
+ * so after an enrolment; the login with "session expired" when the pending sign-in is gone.
  */
 export function useSecondFactor(realm: Area): SecondFactor {
+  const { t } = useTranslation();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const leave = useLeavePendingSignIn(realm);
@@ -79,14 +71,20 @@ export function useSecondFactor(realm: Area): SecondFactor {
   const mutation = useMutation({
     mutationFn: async (body: AdminOtpVerifyBody) => {
       const { Outcome } = await verifyOtp(realm, body);
-      return destinationOf(realm, Outcome, queryClient);
+      // Every outcome signs in, an enrolment too: its code proved the new authenticator, and asking
+      // for one again would refuse the same code (each is accepted once) until the app shows the next.
+      const destination = await completeSignIn(realm, queryClient);
+      // Said here, not in onSuccess: storing the admin session can unmount this screen (its guard
+      // leads on to the console), and mutate()'s own callbacks never run after an unmount.
+      if (Outcome === 'Enrolled') notifications.show({ color: 'green', message: t('twoFactor.enrolled') });
+      return destination;
     },
   });
 
   const send = (body: AdminOtpVerifyBody) => {
     setError(null);
     mutation.mutate(body, {
-      onSuccess: ({ to, state }) => void navigate(to, { replace: true, state }),
+      onSuccess: ({ to }) => void navigate(to, { replace: true }),
       onError: (failure) => {
         if (hasErrorCode(failure, ErrorCodes.invalidSession)) leave();
         else setError(failure);

@@ -38,6 +38,36 @@ describe('admin shell', () => {
     expect(within(header).getByRole('button', { name: 'Change colour scheme' })).toBeInTheDocument();
   });
 
+  it('shows the uploaded logo in the header, as the user portal does', async () => {
+    installFakeApi({
+      'GET /api/admin/status': { body: { data: adminStatus() } },
+      'GET /api/theme': {
+        body: {
+          data: {
+            Accent: 'grape',
+            HighAccessibility: false,
+            LogoURL: '/api/branding/logo/dark?v=1',
+            LightModeLogoURL: '',
+          },
+        },
+      },
+    });
+    signInAdmin();
+    renderApp('/admin/knocs');
+    const header = await screen.findByRole('banner');
+    // Postern's mark stands in until the theme has arrived.
+    await waitFor(() => expect(within(header).getByRole('img', { name: 'Postern' }).tagName).toBe('IMG'));
+    expect(within(header).getByRole('img', { name: 'Postern' })).toHaveAttribute('src', '/api/branding/logo/dark?v=1');
+  });
+
+  it('shows Postern’s own mark in the header when no logo was uploaded', async () => {
+    installFakeApi({ 'GET /api/admin/status': { body: { data: adminStatus() } } });
+    signInAdmin();
+    renderApp('/admin/knocs');
+    const header = await screen.findByRole('banner');
+    expect((await within(header).findByRole('img', { name: 'Postern' })).tagName).toBe('svg');
+  });
+
   it('navigates between sections', async () => {
     installFakeApi({ 'GET /api/admin/status': { body: { data: adminStatus() } } });
     signInAdmin();

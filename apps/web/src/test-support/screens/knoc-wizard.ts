@@ -105,7 +105,7 @@ export async function pick(user: UserEvent, label: string, option: string) {
 
 /** Fills the options step with a description and goes on to the users step. */
 export async function fillOptions(user: UserEvent, description: string) {
-  await user.type(screen.getByRole('textbox', { name: /^Description/ }), description);
+  await user.type(screen.getByRole('textbox', { name: /^Name/ }), description);
   await next(user, 'Users and groups');
 }
 

@@ -7,7 +7,7 @@ import {
   type LicenceStatus,
   type SettingsRecord,
 } from '@postern/protocol';
-import { screen } from '@testing-library/react';
+import { fireEvent, screen } from '@testing-library/react';
 import { authenticationSettings, settingsRecord, unlicensed } from '../records/settings';
 import { data, installTypedFakeApi, type FakeRoute, type TypedHandler } from '../typed-fake-api';
 
@@ -29,7 +29,16 @@ export function installSettingsApi(
   });
 }
 
-/** The settings page's section named `name`, once the lazily loaded page has come. */
+/** The Settings screen's tab of the section named `name` (its name may add "(Unsaved changes)"). */
+export const findSettingsTab = (name: string) =>
+  screen.findByRole('tab', { name: (text) => text === name || text.startsWith(`${name} (`) }, { timeout: 10_000 });
+
+/**
+ * The settings page's section named `name`, once the lazily loaded page has come: its tab is chosen
+ * first, as an admin would (each section has a tab of its own).
+ */
 export async function findSection(name: string): Promise<HTMLElement> {
+  const tab = await findSettingsTab(name);
+  if (tab.getAttribute('aria-selected') !== 'true') fireEvent.click(tab);
   return screen.findByRole('region', { name }, { timeout: 5000 });
 }

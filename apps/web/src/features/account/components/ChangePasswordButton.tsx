@@ -1,8 +1,8 @@
 import { useMemo } from 'react';
-import { Button } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { IconLock } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
+import { HeaderButton } from '@/components/HeaderButton';
 import { ChangePasswordDialog } from './ChangePasswordDialog';
 
 /** Props of {@link ChangePasswordButton}. */
@@ -24,9 +24,7 @@ export function ChangePasswordButton({ names }: ChangePasswordButtonProps) {
   const userInputs = useMemo(() => userInputsOf(names), [names]);
   return (
     <>
-      <Button variant="default" leftSection={<IconLock size={16} aria-hidden />} onClick={open}>
-        {t('account.changePassword')}
-      </Button>
+      <HeaderButton label={t('account.changePassword')} icon={<IconLock size={16} aria-hidden />} onClick={open} />
       <ChangePasswordDialog opened={opened} onClose={close} userInputs={userInputs} />
     </>
   );

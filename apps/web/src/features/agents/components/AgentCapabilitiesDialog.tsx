@@ -1,13 +1,19 @@
 import { Anchor, Badge, Button, Group, List, Modal, Paper, Stack, Text, ThemeIcon } from '@mantine/core';
 import { IconCircleCheck, IconCircleX, IconExternalLink } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import type { AgentRecord } from '@postern/protocol';
+import { BACKEND_TYPES, type AgentRecord, type BackendType } from '@postern/protocol';
+import { backendTypeLabelKey } from '@/features/backends/backend-types';
 import { capabilityViews, operatingSystem, type CapabilityView } from '../agent-capabilities';
 import { CAPABILITY_DOCS_URL } from '@/lib/links';
+
+const isBackendType = (type: string): type is BackendType => (BACKEND_TYPES as readonly string[]).includes(type);
 
 /** The lines under a capability's title: its sets, socket, state or types. */
 function CapabilityDetail({ view }: { view: CapabilityView }) {
   const { t } = useTranslation();
+  // A type by the name the backend and knoc screens give it; one this console does not know (an
+  // agent newer than the server) by the code the agent reported.
+  const typeName = (type: string) => (isBackendType(type) ? t(backendTypeLabelKey(type)) : type);
   switch (view.id) {
     case 'ipset':
       return (
@@ -54,7 +60,7 @@ function CapabilityDetail({ view }: { view: CapabilityView }) {
         <Text size="sm">
           {view.types.length === 0
             ? t('agentsScreen.capabilities.other.none')
-            : t('agentsScreen.capabilities.other.types', { types: view.types.join(', ') })}
+            : t('agentsScreen.capabilities.other.types', { types: view.types.map(typeName).join(', ') })}
         </Text>
       );
   }

@@ -13,8 +13,10 @@ export interface CopyableValueProps {
 }
 
 /**
- * A labelled value in a code block with a copy button beside it. The value wraps anywhere, so a
- * 43-character token or a long command stays readable on a 390 px screen.
+ * A labelled value in a code block with a copy button beside it. The value never wraps: a command
+ * broken in the middle of `--token` reads as two, and what is copied is one line anyway. A value
+ * wider than the block scrolls sideways inside it (the block is focusable, so the keyboard can
+ * scroll it too) on a 390 px screen as on a wide one.
  */
 export function CopyableValue({ label, value, copyLabel }: CopyableValueProps) {
   const { t } = useTranslation();
@@ -27,8 +29,9 @@ export function CopyableValue({ label, value, copyLabel }: CopyableValueProps) {
       <Group gap="xs" wrap="nowrap" align="flex-start">
         <Code
           block
+          tabIndex={0}
           aria-labelledby={labelId}
-          style={{ flex: 1, minWidth: 0, overflowWrap: 'anywhere', whiteSpace: 'pre-wrap' }}
+          style={{ flex: 1, minWidth: 0, overflowX: 'auto', whiteSpace: 'pre', overflowWrap: 'normal' }}
         >
           {value}
         </Code>

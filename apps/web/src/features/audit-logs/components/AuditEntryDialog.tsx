@@ -1,6 +1,7 @@
-import { Button, Group, Modal, Stack, Table } from '@mantine/core';
+import { Button, Modal, Stack, Table } from '@mantine/core';
 import dayjs from 'dayjs';
 import { useTranslation } from 'react-i18next';
+import { DialogActions } from '@/components/dialogs/DialogActions';
 import { AUDIT_DETAIL_FIELDS, auditActionKey, type AuditRow } from '../audit-entry';
 
 /** Props of {@link AuditEntryDialog}. */
@@ -10,7 +11,7 @@ export interface AuditEntryDialogProps {
   onClose: () => void;
 }
 
-/** Every field of one audit entry: date, action and the inner fields that are set. */
+/** Every field of one audit entry: date, action, actor and target, and the inner fields that are set. */
 export function AuditEntryDialog({ row, onClose }: AuditEntryDialogProps) {
   const { t } = useTranslation();
   const fields =
@@ -23,6 +24,9 @@ export function AuditEntryDialog({ row, onClose }: AuditEntryDialogProps) {
             label: t('logsScreen.detail.action'),
             value: t(auditActionKey(row.action), { defaultValue: row.action }),
           },
+          ...(['actor', 'target'] as const).flatMap((party) =>
+            row[party] === '' ? [] : [{ key: party, label: t(`logsScreen.detail.${party}`), value: row[party] }],
+          ),
           ...AUDIT_DETAIL_FIELDS.flatMap((field) => {
             const value = row.detail[field];
             return value === undefined || value === ''
@@ -53,9 +57,9 @@ export function AuditEntryDialog({ row, onClose }: AuditEntryDialogProps) {
             ))}
           </Table.Tbody>
         </Table>
-        <Group justify="flex-end">
+        <DialogActions>
           <Button onClick={onClose}>{t('dialog.close')}</Button>
-        </Group>
+        </DialogActions>
       </Stack>
     </Modal>
   );

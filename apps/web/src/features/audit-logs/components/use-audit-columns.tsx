@@ -7,8 +7,9 @@ import { RowAction } from '@/components/RowAction';
 import { auditActionKey, type AuditRow } from '../audit-entry';
 
 /**
- * The spec's audit table: date, user name, action (in the admin's language), and a button opening
- * the entry's detail dialog. The date's value is the ISO instant, so it sorts in time order.
+ * The spec's audit table: date, who acted, whom it was done to (one "user name" column mixed the two),
+ * the action (in the admin's language), and a button opening the entry's detail dialog. The date's
+ * value is the ISO instant, so it sorts in time order.
  */
 export function useAuditColumns(onView: (row: AuditRow) => void): DataTableColumn<AuditRow>[] {
   const { t, i18n } = useTranslation();
@@ -27,7 +28,8 @@ export function useAuditColumns(onView: (row: AuditRow) => void): DataTableColum
           </time>
         ),
       },
-      { id: 'who', header: t('logsScreen.columns.user'), accessor: (row) => row.who, sortable: true },
+      { id: 'actor', header: t('logsScreen.columns.actor'), accessor: (row) => row.actor, sortable: true },
+      { id: 'target', header: t('logsScreen.columns.target'), accessor: (row) => row.target, sortable: true },
       { id: 'action', header: t('logsScreen.columns.action'), accessor: actionText, sortable: true },
       {
         id: 'details',

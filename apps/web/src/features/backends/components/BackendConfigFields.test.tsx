@@ -1,6 +1,7 @@
 import { screen, waitFor } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { RECORDED } from '@postern/protocol';
+import i18n from '@/i18n/i18n';
 import { ApiError } from '@/lib/api/api-error';
 import { renderUi } from '@/test-support/render-ui';
 import { agentCapabilities, agentRecord } from '@/test-support/records/agents';
@@ -154,6 +155,48 @@ describe('BackendConfigFields', () => {
     await user.click(screen.getByRole('checkbox', { name: 'Variable 1 is sensitive' }));
     await user.click(screen.getByRole('button', { name: 'Submit' }));
     expect(await screen.findByText(message)).toBeVisible();
+  });
+
+  it('offers a webhook secret for a script and refuses a webhook URL without one', async () => {
+    const onSubmit = vi.fn();
+    const { user } = renderUi(
+      <ConfigFieldsHarness kind="backend" type="script" initial={defaultBackendConfig('script')} onSubmit={onSubmit} />,
+    );
+    const secret = screen.getByLabelText(/^Webhook secret/);
+    expect(secret).toHaveAttribute('type', 'password');
+    expect(secret).not.toBeRequired();
+    await user.type(screen.getByRole('textbox', { name: 'Command' }), 'https://hooks.example.com/grant');
+    await user.click(screen.getByRole('button', { name: 'Submit' }));
+    expect(
+      await screen.findByText('A webhook needs a secret of at least 16 characters to sign its requests'),
+    ).toBeVisible();
+    expect(onSubmit).not.toHaveBeenCalled();
+
+    await user.type(secret, 'webhook-secret-0123456789');
+    await user.click(screen.getByRole('button', { name: 'Submit' }));
+    await waitFor(() =>
+      expect(onSubmit).toHaveBeenCalledWith(
+        expect.objectContaining({
+          Command: 'https://hooks.example.com/grant',
+          WebhookSecret: 'webhook-secret-0123456789',
+        }),
+      ),
+    );
+  });
+
+  it('refuses a plain-http webhook to another host, in German too', async () => {
+    await i18n.changeLanguage('de');
+    const { user } = renderUi(
+      <ConfigFieldsHarness
+        kind="backend"
+        type="script"
+        initial={{ ...defaultBackendConfig('script'), WebhookSecret: 'webhook-secret-0123456789' }}
+      />,
+    );
+    expect(screen.getByLabelText(/^Webhook-Geheimnis/)).toHaveAttribute('type', 'password');
+    await user.type(screen.getByRole('textbox', { name: 'Befehl' }), 'http://hooks.example.com/grant');
+    await user.click(screen.getByRole('button', { name: 'Submit' }));
+    expect(await screen.findByText(/^Eine Webhook-URL muss https verwenden/)).toBeVisible();
   });
 
   it('removes a variable row', async () => {

@@ -2,6 +2,7 @@ import { Alert, Anchor, Button, Group, Stack, Text } from '@mantine/core';
 import { IconCloudDownload, IconExternalLink, IconLicenseOff, IconPlugConnectedX } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
+import { intlLocaleFor } from '@/i18n/i18n';
 import { routePath } from '../../../lib/route-paths';
 import type { Banner, BannerKind, UpdateUrgency } from '../banner-rules';
 import { UserLimitBanner } from './UserLimitBanner';
@@ -71,7 +72,9 @@ export function AdminBanner({ banner, onDismiss }: AdminBannerProps) {
       );
     case 'agentIncompatible': {
       const count = banner.agentNames.length;
-      const names = new Intl.ListFormat(i18n.resolvedLanguage, { type: 'conjunction' }).format(banner.agentNames);
+      const names = new Intl.ListFormat(intlLocaleFor(i18n.resolvedLanguage), { type: 'conjunction' }).format(
+        banner.agentNames,
+      );
       const values = { count, names, version: banner.requiredVersion };
       return (
         <Alert

@@ -2,6 +2,7 @@ import { Alert, Text } from '@mantine/core';
 import { IconCalendarExclamation } from '@tabler/icons-react';
 import type { AdminStatus } from '@postern/protocol';
 import { useTranslation } from 'react-i18next';
+import { intlLocaleFor } from '@/i18n/i18n';
 import { useNow } from '../../../lib/time/use-now';
 import { licenceExpiryWarning } from '../licence-usage';
 
@@ -19,7 +20,9 @@ export function LicenceExpiryBanner({ status }: { status: Pick<AdminStatus, 'Clo
   const warning = licenceExpiryWarning(status, now);
   if (warning === null) return null;
 
-  const date = new Intl.DateTimeFormat(i18n.resolvedLanguage, { dateStyle: 'long' }).format(new Date(warning.expires));
+  const date = new Intl.DateTimeFormat(intlLocaleFor(i18n.resolvedLanguage), { dateStyle: 'long' }).format(
+    new Date(warning.expires),
+  );
   return (
     <Alert color="orange" icon={<IconCalendarExclamation aria-hidden />} title={t('banners.licenceExpiry.title')}>
       <Text size="sm">

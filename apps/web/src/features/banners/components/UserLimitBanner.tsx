@@ -2,6 +2,7 @@ import { Alert, Button, Group, Progress, SimpleGrid, Stack, Text } from '@mantin
 import { IconUsersGroup } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
+import { intlLocaleFor } from '@/i18n/i18n';
 import { routePath } from '../../../lib/route-paths';
 import type { LicenceUsage, UserLimitLevel } from '../licence-usage';
 
@@ -21,7 +22,7 @@ export interface UserLimitBannerProps {
  */
 export function UserLimitBanner({ usage, onDismiss }: UserLimitBannerProps) {
   const { t, i18n } = useTranslation();
-  const format = new Intl.NumberFormat(i18n.resolvedLanguage);
+  const format = new Intl.NumberFormat(intlLocaleFor(i18n.resolvedLanguage));
   const messages: Record<UserLimitLevel, string> = {
     grace: t('banners.userLimit.grace', { remaining: format.format(usage.remaining) }),
     warning: t('banners.userLimit.warning', {

@@ -4,7 +4,8 @@ import type { ZodForm } from '@/lib/forms/use-zod-form';
 import { AddRowButton, RemoveRowButton } from './RowButtons';
 import { switchRestriction, type KnocOptionsValues, type RestrictionType } from './knoc-options';
 
-const RESTRICTION_LABEL_KEY: Record<RestrictionType, string> = {
+/** The text key of each restriction's name (the review names the chosen one the same way). */
+export const RESTRICTION_LABEL_KEY: Record<RestrictionType, string> = {
   none: 'knocWizard.options.restriction.none',
   RFC1918: 'knocWizard.options.restriction.rfc1918',
   allowList: 'knocWizard.options.restriction.allowList',

@@ -100,7 +100,12 @@ export function MembersSection({ users, groups, value, onChange }: MembersSectio
           initialSort={sort}
           emptyText={t('knocWizard.members.noUsers')}
         />
-        <CreateUserAction />
+        <CreateUserAction
+          // A user made from here is meant for this knoc: selected at once (SAML users are not listed here).
+          onCreated={(user) => {
+            if (selectableUsers([user]).length > 0) toggleUser(user.ID, true);
+          }}
+        />
       </Stack>
       <Stack gap="xs">
         <Title order={3} size="h4">

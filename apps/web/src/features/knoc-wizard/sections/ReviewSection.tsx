@@ -1,16 +1,17 @@
 import type { ReactNode } from 'react';
 import { Alert, Card, Stack, Table, Text, Title } from '@mantine/core';
 import { IconAlertTriangle } from '@tabler/icons-react';
-import type { AgentRecord, BackendType, GroupRecord, UserRecord } from '@postern/protocol';
-import { aclFieldLabelKey } from '@/features/backends/acl-fields';
-import { backendFieldLabelKey } from '@/features/backends/backend-fields';
+import type { AgentRecord, GroupRecord, UserRecord } from '@postern/protocol';
 import { backendTypeLabelKey } from '@/features/backends/backend-types';
 import { useTranslation } from 'react-i18next';
 import type { EnvVarRow } from './env-vars';
+import { RESTRICTION_LABEL_KEY } from './IpExclusionsFields';
 import { KnocPreviewCard } from './KnocPreviewCard';
 import { grantSeconds, type KnocOptionsValues } from './knoc-options';
 import type { MembersValues } from './members';
 import { agentWarnings, chosenMembers } from './review';
+import { configReviewRows, type ReviewValue } from './review-config';
+import { SecretValue } from './SecretValue';
 import type { SettingsValues } from './settings';
 
 /** Props of {@link ReviewSection}. */
@@ -48,7 +49,9 @@ export function SummaryCard({
           {/* A label may repeat (PAN-OS has MapUser on the connection and on the rule). */}
           {rows.map(([label, value], index) => (
             <Table.Tr key={`${index}:${label}`}>
-              <Table.Th w={240}>{label}</Table.Th>
+              <Table.Th w={240} scope="row">
+                {label}
+              </Table.Th>
               <Table.Td>{value}</Table.Td>
             </Table.Tr>
           ))}
@@ -59,15 +62,23 @@ export function SummaryCard({
   );
 }
 
-/** Config values as text; a secret is shown as typed (the review is the admin's own check). */
-function configText(value: unknown): string {
-  if (typeof value === 'boolean' || typeof value === 'number') return String(value);
-  return typeof value === 'string' ? value : JSON.stringify(value);
+/** A config value as the review shows it; a secret is masked until the admin asks to see it. */
+function ConfigValue({ value, label }: { value: ReviewValue; label: string }) {
+  const { t } = useTranslation();
+  switch (value.kind) {
+    case 'text':
+      return value.text;
+    case 'key':
+      return t(value.key);
+    case 'secret':
+      return <SecretValue value={value.text} label={label} />;
+  }
 }
 
 /**
- * The review (spec §2): settings (secrets displayed), knoc options, variables, the agent with its
- * warnings, users and groups with placeholders when none, and the knoc's preview card.
+ * The review (spec §2): settings in words (secrets displayed on request), knoc options, variables,
+ * the agent with its warnings, users and groups with placeholders when none, and the knoc's preview
+ * card.
  */
 export function ReviewSection({
   settings,
@@ -86,21 +97,15 @@ export function ReviewSection({
   const exclusions = options.IpExclusions;
   const chosen = chosenMembers(members, users, groups);
   const list = (names: string[], placeholder: string) => (names.length === 0 ? placeholder : names.join(', '));
-  const configRows = (part: Record<string, unknown>, labelKey: (type: BackendType, field: string) => string) =>
-    Object.entries(part).map(([field, value]): [string, ReactNode] => [
-      t(labelKey(settings.Type, field)),
-      configText(value),
-    ]);
+  const configRows = configReviewRows(settings.Type, settings.Backend, settings.Acl).map(
+    ({ labelKey, value }): [string, ReactNode] => [t(labelKey), <ConfigValue value={value} label={t(labelKey)} />],
+  );
 
   return (
     <Stack gap="md">
       <SummaryCard
         title={t('knocWizard.review.settings')}
-        rows={[
-          [t('knocWizard.review.type'), t(backendTypeLabelKey(settings.Type))],
-          ...configRows(settings.Backend, backendFieldLabelKey),
-          ...configRows(settings.Acl, aclFieldLabelKey),
-        ]}
+        rows={[[t('knocWizard.review.type'), t(backendTypeLabelKey(settings.Type))], ...configRows]}
       />
       <SummaryCard
         title={t('knocWizard.review.options')}
@@ -122,7 +127,9 @@ export function ReviewSection({
             exclusions.RestrictionType === 'none'
               ? none
               : [
-                  `${exclusions.RestrictionType}${exclusions.RestrictionType === 'RFC1918' ? ` (${exclusions.RfcType})` : ''}`,
+                  exclusions.RestrictionType === 'RFC1918'
+                    ? `${t(RESTRICTION_LABEL_KEY.RFC1918)} (${t(exclusions.RfcType === 'allow' ? 'knocWizard.options.rfcAllow' : 'knocWizard.options.rfcDeny')})`
+                    : t(RESTRICTION_LABEL_KEY[exclusions.RestrictionType]),
                   ...exclusions.Ranges.filter((range) => range.Start !== '').map(
                     (range) => `${range.Start} – ${range.End}`,
                   ),
@@ -163,7 +170,8 @@ export function ReviewSection({
               mt="xs"
               icon={<IconAlertTriangle size={18} aria-hidden />}
             >
-              {t(warning.key, warning.values)}
+              {/* The type by its name, as the Settings card's Type row gives it. */}
+              {t(warning.key, { ...warning.values, type: t(backendTypeLabelKey(settings.Type)) })}
             </Alert>
           ))}
         </SummaryCard>

@@ -1,11 +1,5 @@
 import { z } from 'zod';
-import {
-  ACL_CONFIG_SCHEMAS,
-  BACKEND_CONFIG_SCHEMAS,
-  BackendType,
-  backendFieldsSchema,
-  type AgentRecord,
-} from '@postern/protocol';
+import { ACL_CONFIG_SCHEMAS, BackendType, backendFieldsSchema, type AgentRecord } from '@postern/protocol';
 import { defaultAclConfig, defaultBackendConfig } from '@/features/backends/backend-defaults';
 import type { ConfigFormMode } from '@/features/backends/config-values';
 
@@ -28,7 +22,8 @@ export function fieldsElsewhere(type: BackendType): readonly string[] {
 function partSchemas(type: BackendType, mode: ConfigFormMode): { Backend: z.ZodType; Acl: z.ZodType } {
   if (type === 'script') {
     return {
-      Backend: BACKEND_CONFIG_SCHEMAS.script.omit({ EnvVars: true }),
+      // EnvVars are missing here (they default to none), so only the other fields' rules apply.
+      Backend: backendFieldsSchema('script', mode),
       Acl: ACL_CONFIG_SCHEMAS.script.omit({ EnvVars: true }),
     };
   }

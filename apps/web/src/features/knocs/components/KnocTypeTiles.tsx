@@ -39,10 +39,16 @@ function Tile({ id, icon, children }: { id: string; icon: ReactNode; children: R
   );
 }
 
-/** The Contact tile's link: the operator's support address, or a note that none is configured. */
+/**
+ * The Contact tile's link: a mail to the operator's support address (POSTERN_SUPPORT_EMAIL), else
+ * their support page, else a note that none is configured.
+ */
 function ContactAction() {
   const { t } = useTranslation();
-  const { support } = licenceLinks(useAdminStatus().data);
+  const status = useAdminStatus().data;
+  const email = status?.SupportEmail ?? null;
+  const support =
+    email === null ? licenceLinks(status).support : contactMailLink(email, t('knocsScreen.tiles.contact.mailSubject'));
   if (support === null) {
     return (
       <Text size="sm" fs="italic">
@@ -55,6 +61,11 @@ function ContactAction() {
       {t('knocsScreen.tiles.contact.action')}
     </Anchor>
   );
+}
+
+/** A mailto: link to one address with a subject (the address was checked by the server's config). */
+export function contactMailLink(address: string, subject: string): string {
+  return `mailto:${address}?subject=${encodeURIComponent(subject)}`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import { Anchor } from '@mantine/core';
+import { Anchor, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import type { KnocRecord } from '@postern/protocol';
 import type { DataTableColumn } from '@/components/data-table/DataTable';
@@ -44,6 +44,15 @@ export function useKnocColumns(view: (knoc: KnocRecord) => void): DataTableColum
         // A knoc without an agent (an allowlist) sorts last, whichever way.
         accessor: (knoc) => (knoc.AgentName === '' ? null : knoc.AgentName),
         sortable: true,
+        // An empty cell would look like missing data: say why there is no agent.
+        render: (knoc) =>
+          knoc.AgentName === '' ? (
+            <Text span fz="sm" c="dimmed">
+              {t(knoc.BackendType === 'allowlist' ? 'knocsScreen.agentNone.allowlist' : 'knocsScreen.agentNone.other')}
+            </Text>
+          ) : (
+            knoc.AgentName
+          ),
       },
       {
         id: 'lastModified',

@@ -4,6 +4,7 @@ import { IconRefresh } from '@tabler/icons-react';
 import dayjs from 'dayjs';
 import { useTranslation } from 'react-i18next';
 import type { LicenceStatus } from '@postern/protocol';
+import { DialogActions } from '@/components/dialogs/DialogActions';
 import { ErrorDialog } from '@/components/dialogs/ErrorDialog';
 import { useRefreshLicenceStatus } from '../api';
 import { useAdminStatus } from '@/features/status/api';
@@ -125,9 +126,9 @@ export function LicenceDialog({ opened, status, onClose }: LicenceDialogProps) {
           </Text>
           <Code style={{ overflowWrap: 'anywhere' }}>{status.ID}</Code>
         </Stack>
-        <Group justify="flex-end">
+        <DialogActions>
           <Button onClick={onClose}>{t('dialog.close')}</Button>
-        </Group>
+        </DialogActions>
       </Stack>
       <ErrorDialog error={failure} onClose={() => setFailure(null)} />
     </Modal>

@@ -10,6 +10,9 @@ import { renderError } from '../../../lib/api/render-error';
 /** Six digits; spaces are allowed while typing ("123 456", as some apps show it) and removed. */
 const CODE = /^\d{6}$/;
 
+/** Refusals of the code itself, shown on the field: a wrong code, and a right one already used. */
+const CODE_REFUSALS = [ErrorCodes.invalidCode, ErrorCodes.totpCodeUsed] as const;
+
 /** The code as sent: without the spaces a person may have typed. */
 function normaliseCode(value: string): string {
   return value.replace(/\s+/g, '');
@@ -19,7 +22,7 @@ function normaliseCode(value: string): string {
 export interface CodeFormProps {
   /** A verification is on its way. */
   pending: boolean;
-  /** The last failure; err.invalidCode is shown on the field, anything else above the form. */
+  /** The last failure; a refused code is shown on the field, anything else above the form. */
   error: unknown;
   onSubmit: (code: string) => void;
   /** Another action under the button ("Do this next time"). */
@@ -48,8 +51,9 @@ export function CodeForm({ pending, error, onSubmit, secondaryAction }: CodeForm
     onValuesChange: () => setEditedSince(error),
   });
 
-  const invalidCode = hasErrorCode(error, ErrorCodes.invalidCode) && editedSince !== error;
-  const otherFailure = error !== null && !hasErrorCode(error, ErrorCodes.invalidCode);
+  const refusedCode = CODE_REFUSALS.find((code) => hasErrorCode(error, code));
+  const shownOnField = refusedCode !== undefined && editedSince !== error ? refusedCode : undefined;
+  const otherFailure = error !== null && refusedCode === undefined;
 
   useEffect(() => {
     // Focused on arrival without scrolling: on the onboarding screen the QR code above must stay in view.
@@ -58,7 +62,7 @@ export function CodeForm({ pending, error, onSubmit, secondaryAction }: CodeForm
 
   useEffect(() => {
     // A refused code is selected, so that typing the next one replaces it.
-    if (hasErrorCode(error, ErrorCodes.invalidCode)) input.current?.select();
+    if (CODE_REFUSALS.some((code) => hasErrorCode(error, code))) input.current?.select();
   }, [error]);
 
   return (
@@ -75,7 +79,7 @@ export function CodeForm({ pending, error, onSubmit, secondaryAction }: CodeForm
           withAsterisk={false}
           spellCheck={false}
           {...form.getInputProps('Code')}
-          error={form.errors.Code ?? (invalidCode ? t('err.invalidCode') : undefined)}
+          error={form.errors.Code ?? (shownOnField === undefined ? undefined : t(shownOnField))}
         />
         <Button type="submit" fullWidth loading={pending}>
           {t('twoFactor.verify')}

@@ -21,8 +21,8 @@ export interface TwoFactorOnboardingProps {
 
 /**
  * TwoFactorOnboard and AdminTwoFactorOnboard: a new secret as QR code and text, then a code from
- * the app to prove it is set up. Afterwards the person signs in again (or, for a deferred admin
- * enrolment, goes straight in).
+ * the app to prove it is set up, which also finishes the sign-in (as does a deferred admin
+ * enrolment): the person goes straight in, never asked for a second code.
  */
 export function TwoFactorOnboarding({ realm, deferable = false }: TwoFactorOnboardingProps) {
   const { t } = useTranslation();

@@ -1,5 +1,5 @@
-import { Button } from '@mantine/core';
 import { IconLogout } from '@tabler/icons-react';
+import { HeaderButton } from '@/components/HeaderButton';
 import { useTranslation } from 'react-i18next';
 import { useLogout } from '../../auth/api';
 
@@ -8,13 +8,12 @@ export function LogoutButton({ variant = 'default' }: { variant?: 'default' | 'f
   const { t } = useTranslation();
   const logout = useLogout('user');
   return (
-    <Button
+    <HeaderButton
       variant={variant}
-      leftSection={<IconLogout size={16} aria-hidden />}
+      label={t('home.logout')}
+      icon={<IconLogout size={16} aria-hidden />}
       loading={logout.isPending}
       onClick={() => logout.mutate()}
-    >
-      {t('home.logout')}
-    </Button>
+    />
   );
 }

@@ -1,5 +1,6 @@
-import { useId } from 'react';
+import { useContext, useId } from 'react';
 import { Group, Text } from '@mantine/core';
+import { CompactHeaderContext } from '@/components/HeaderButton';
 import { COUNTDOWN_WARNING_SECONDS } from '@postern/protocol';
 import { useTranslation } from 'react-i18next';
 import { STATUS_COLOURS } from '../../acls/status-colours';
@@ -22,16 +23,25 @@ export function SessionCountdown({ ends }: SessionCountdownProps) {
   const labelId = useId();
   const left = secondsUntil(ends, useNow(1_000));
   const warning = left < COUNTDOWN_WARNING_SECONDS;
+  // In a phone's header the label sits above the time, so the countdown fits beside the greeting.
+  const compact = useContext(CompactHeaderContext);
   return (
-    <Group gap={6} wrap="nowrap" role="timer" aria-labelledby={labelId} aria-live="off">
-      <Text span size="sm" c="dimmed" id={labelId}>
+    <Group
+      gap={compact ? 0 : 6}
+      wrap="nowrap"
+      style={compact ? { flexDirection: 'column', alignItems: 'flex-end' } : undefined}
+      role="timer"
+      aria-labelledby={labelId}
+      aria-live="off"
+    >
+      <Text span size={compact ? 'xs' : 'sm'} c="dimmed" id={labelId}>
         {t('home.sessionExpiresIn')}
       </Text>
       <Text
         span
         fw={700}
         ff="monospace"
-        fz="xl"
+        fz={compact ? 'lg' : 'xl'}
         style={warning ? { color: STATUS_COLOURS.warning } : undefined}
         data-warning={warning}
       >

@@ -23,6 +23,8 @@ export interface UserFormDialogProps {
   onClose: () => void;
   /** After a create that made an API key: its one-time plaintext, to show. */
   onKeyCreated: (reveal: { userName: string; key: string }) => void;
+  /** After a create: the new user, for a caller that picks it (the knoc wizard's Users step). */
+  onCreated?: (user: UserRecord) => void;
 }
 
 /**
@@ -30,7 +32,7 @@ export interface UserFormDialogProps {
  * naming a field shows on it; any other appears in the Error dialog over the form, which stays open
  * with what was typed.
  */
-export function UserFormDialog({ user, maxSessionLimit, onClose, onKeyCreated }: UserFormDialogProps) {
+export function UserFormDialog({ user, maxSessionLimit, onClose, onKeyCreated, onCreated }: UserFormDialogProps) {
   const { t } = useTranslation();
   const mode = user === undefined ? 'create' : 'edit';
   const form = useZodForm<UserFormValues>({
@@ -45,6 +47,7 @@ export function UserFormDialog({ user, maxSessionLimit, onClose, onKeyCreated }:
         onSuccess: ({ User, PlaintextKey }) => {
           notifications.show({ color: 'green', message: t('usersScreen.messages.userCreated') });
           if (PlaintextKey !== null) onKeyCreated({ userName: User.Name, key: PlaintextKey });
+          onCreated?.(User);
           onClose();
         },
         onError: form.refuse,

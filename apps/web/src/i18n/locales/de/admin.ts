@@ -12,7 +12,7 @@ export const admin: MirroredResource<typeof english> = {
   adminHome: {
     counters: {
       sessions: 'Aktive Sitzungen',
-      acls: 'ACLs',
+      acls: 'Knocs',
       users: 'Benutzer',
     },
     activity: {

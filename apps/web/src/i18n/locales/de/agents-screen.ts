@@ -92,6 +92,24 @@ export const agentsScreen = {
       serverGuessTitle: 'Prüfen Sie die Serveradresse in diesem Befehl',
       serverGuess:
         'Für diesen Server ist keine öffentliche URL gesetzt (POSTERN_PUBLIC_URL), daher kennt sein Installationsskript die Adresse des Servers nicht. Der Befehl nennt mit --server die Adresse, die dieser Browser verwendet, {{origin}}: eine Vermutung. Stellen Sie sicher, dass der Host des Agenten den Server unter dieser Adresse erreicht, oder ändern Sie sie. Um die Adresse einmal für alle Installationen festzulegen, tragen Sie POSTERN_PUBLIC_URL=<die Adresse, die Agenten und Personen verwenden> in die Umgebung des Servers ein (/etc/postern/postern.env bei einer Installation mit scripts/install-server.sh) und starten Sie den Server neu.',
+      live: {
+        waiting: 'Warten auf die Verbindung des Agenten …',
+        waitingHint:
+          'Diese Anzeige aktualisiert sich von selbst, sobald der Befehl auf dem Host gelaufen ist und der Agent sich verbunden hat.',
+        connected: '{{name}} ist verbunden',
+        connectedHint:
+          'Der Agent hat seinen Schlüssel mit diesem Token registriert. Vergleichen Sie den Fingerabdruck mit dem, den der Agent protokolliert (journalctl -u postern-agent).',
+        offline: '{{name}} ist registriert, aber nicht verbunden',
+        offlineHint:
+          'Der Agent hat seinen Schlüssel registriert, hält aber gerade keine Verbindung. Prüfen Sie ihn auf dem Host mit: systemctl status postern-agent',
+        fingerprint: 'Schlüssel-Fingerabdruck',
+        version: 'Version',
+        address: 'Verbunden von',
+        backendTypes: 'Backend-Typen',
+        ipsets: 'Gefundene IP-Sets',
+        scripts: 'Skripte',
+        none: 'Keine',
+      },
     },
     delete: {
       title: 'Agent löschen',

@@ -41,6 +41,8 @@ export const auth: MirroredResource<typeof english> = {
     deferEnrolment: 'Beim nächsten Mal erledigen',
     backToLogin: 'Zurück zur Anmeldung',
     retry: 'Erneut versuchen',
+    enrolled:
+      'Die Zwei-Faktor-Authentifizierung ist eingerichtet. Ab jetzt fragt die Anmeldung nach einem Code aus Ihrer App.',
   },
   adminLogin: {
     heading: 'Postern-Administrationskonsole',

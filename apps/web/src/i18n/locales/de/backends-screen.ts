@@ -66,7 +66,7 @@ export const backendsScreen = {
       allowlist: {},
       haproxy: socket,
       knocproxy: socket,
-      script: { Command: 'Befehl', EnvVars: 'Umgebungsvariablen' },
+      script: { Command: 'Befehl', WebhookSecret: 'Webhook-Geheimnis', EnvVars: 'Umgebungsvariablen' },
       fortios: {
         Url: 'URL',
         Insecure: insecure,
@@ -127,6 +127,10 @@ export const backendsScreen = {
       manual: 'Nie: ein Administrator stellt bereit',
     },
     descriptions: {
+      scriptCommand:
+        'Ein Programm im Skriptverzeichnis des Agenten oder ein Webhook: eine https-URL, an die der Agent jede Freigabe sendet',
+      webhookSecret:
+        'Nur für einen Webhook: mindestens 16 Zeichen; jeder Aufruf wird damit signiert (Header X-Postern-Signature)',
       firepowerDomain:
         'Name (z. B. Global/Branch) oder UUID der FMC-Domäne; leer für die Standarddomäne des API-Benutzers',
       firepowerDeploy:

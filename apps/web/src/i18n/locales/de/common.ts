@@ -45,6 +45,10 @@ export const common: MirroredResource<typeof english> = {
     dark: 'Dunkel',
     auto: 'Automatisch',
   },
+  language: {
+    change: 'Sprache: {{language}}. Sprache ändern',
+    notSaved: 'Die Sprache gilt in diesem Browser, konnte aber nicht mit Ihrem Konto gespeichert werden.',
+  },
   form: {
     tooLong: 'Diese Eingabe ist zu lang',
   },

@@ -26,6 +26,7 @@ export const err: MirroredResource<typeof english> = {
   alreadyVerified2fa: '2FA bereits bestätigt',
   userAlreadyVerified: 'Benutzer bereits bestätigt',
   invalidCode: 'Ungültiger Code',
+  totpCodeUsed: 'Dieser Code wurde gerade verwendet; warten Sie auf den nächsten',
   samlNotConfigured: 'SAML ist nicht konfiguriert',
   licenceRequired: 'Eine gültige Lizenz ist erforderlich',
   cannotResetOwn2fa: 'Sie können Ihr eigenes 2FA-Token nicht zurücksetzen',
@@ -47,6 +48,10 @@ export const err: MirroredResource<typeof english> = {
     'Wird ein Backend einem anderen Agenten zugeordnet, müssen die vertraulichen Zugangsdaten erneut eingegeben werden: Sie sind für den Agenten versiegelt, der sie verwendet',
   awsKeysIncomplete:
     'Geben Sie Zugriffsschlüssel-ID und geheimen Zugriffsschlüssel beide ein, oder lassen Sie beide leer, um die AWS-Anmeldedaten des Agent-Hosts zu verwenden',
+  invalidFortinetConfig: 'Die angegebene Fortinet-Konfiguration war ungültig',
+  webhookUrlNotEncrypted:
+    'Eine Webhook-URL muss https verwenden; einfaches http ist nur zum eigenen Host des Agenten erlaubt (localhost, 127.0.0.1 oder ::1)',
+  webhookSecretRequired: 'Ein Webhook benötigt ein Geheimnis von mindestens 16 Zeichen, um seine Anfragen zu signieren',
   agentCannotSeal:
     'Der Agent hat noch keinen Schlüssel zum Versiegeln von Geheimnissen registriert; aktualisieren Sie den Agenten und lassen Sie ihn verbinden, dann versuchen Sie es erneut',
   invalidAddress: 'Ungültige Adresse: ein Unix-Socket-Pfad, der mit / beginnt, oder Host:Port',

@@ -24,7 +24,7 @@ export const knocWizardApplication = {
         scripts: 'Über ein Skript auf dem Agenten gesteuert',
       },
       vendorFixed: 'Passiv+ funktioniert nur mit Firewalls von Palo Alto.',
-      description: 'Beschreibung',
+      description: 'Name',
       url: 'URL',
       urlDescription: 'Die Adresse, die Benutzer über ihr Dashboard öffnen (optional).',
       backendLegend: 'Verbindung zu {{vendor}}',

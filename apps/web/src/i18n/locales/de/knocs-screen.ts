@@ -13,6 +13,10 @@ export const knocsScreen = {
       agent: 'Agent',
       lastModified: 'Zuletzt geändert',
     },
+    agentNone: {
+      allowlist: '— (veröffentlichte Allowlist)',
+      other: '— (keiner)',
+    },
     lastModifiedBy: 'von {{name}}',
     details: {
       ipset: 'ipset {{sets}}',
@@ -170,6 +174,7 @@ export const knocsScreen = {
         description: 'Sie brauchen eine Integration, die Postern noch nicht bietet? Fragen Sie nach einer eigenen.',
         action: 'Integration anfragen',
         noContact: 'Der Betreiber dieser Installation hat keine Kontaktadresse eingerichtet.',
+        mailSubject: 'Postern: Anfrage für eine eigene Integration',
       },
     },
     module: {

@@ -86,6 +86,7 @@ export const portal: MirroredResource<typeof english> = {
     removeFavourite: '{{name}} aus den Favoriten entfernen',
     grantFailed: 'Zugriff auf {{name}} wurde nicht gewährt',
     revokeFailed: 'Zugriff auf {{name}} wurde nicht widerrufen',
+    dismissRefusal: 'Meldung zu {{name}} schließen',
     status: {
       granted: 'Freigegeben',
       grantError: 'Fehler',

@@ -1,6 +1,10 @@
 /** German: the admin console's Settings screen. */
 export const settingsScreen = {
   settingsScreen: {
+    tabs: {
+      label: 'Einstellungsbereiche',
+      unsaved: 'Ungespeicherte Änderungen',
+    },
     saved: 'Einstellungen aktualisiert',
     licence: {
       title: 'Lizenz',

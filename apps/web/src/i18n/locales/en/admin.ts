@@ -9,7 +9,8 @@ export const admin = {
   adminHome: {
     counters: {
       sessions: 'Active sessions',
-      acls: 'ACLs',
+      // ACLCount counts knocs: named as the sidebar names them.
+      acls: 'Knocs',
       users: 'Users',
     },
     activity: {

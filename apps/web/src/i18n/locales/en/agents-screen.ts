@@ -90,6 +90,23 @@ export const agentsScreen = {
       serverGuessTitle: 'Check the server address in this command',
       serverGuess:
         'This server has no public URL set (POSTERN_PUBLIC_URL), so its install script does not know the server’s address. The command names the address this browser uses, {{origin}}, with --server: a guess. Make sure the agent’s host reaches the server at that address, or change it. To set the address once for every install, add POSTERN_PUBLIC_URL=<the address agents and people use> to the server’s environment (/etc/postern/postern.env when installed with scripts/install-server.sh) and restart the server.',
+      live: {
+        waiting: 'Waiting for the agent to connect…',
+        waitingHint: 'This updates by itself once the command has run on the host and the agent has connected.',
+        connected: '{{name}} is connected',
+        connectedHint:
+          'The agent registered its key with this token. Compare the fingerprint with the one the agent logs (journalctl -u postern-agent).',
+        offline: '{{name}} is enrolled but not connected',
+        offlineHint:
+          'The agent registered its key, but holds no connection now. On the host, check it with: systemctl status postern-agent',
+        fingerprint: 'Key fingerprint',
+        version: 'Version',
+        address: 'Connected from',
+        backendTypes: 'Backend types',
+        ipsets: 'IP sets found',
+        scripts: 'Scripts',
+        none: 'None',
+      },
     },
     delete: {
       title: 'Delete agent',

@@ -36,6 +36,7 @@ export const auth = {
     deferEnrolment: 'Do this next time',
     backToLogin: 'Back to sign in',
     retry: 'Try again',
+    enrolled: 'Two-factor authentication is set up. From now on, signing in asks for a code from your app.',
   },
   adminLogin: {
     heading: 'Postern admin console',

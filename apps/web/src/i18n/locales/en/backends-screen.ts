@@ -66,7 +66,7 @@ export const backendsScreen = {
       allowlist: {},
       haproxy: socket,
       knocproxy: socket,
-      script: { Command: 'Command', EnvVars: 'Environment variables' },
+      script: { Command: 'Command', WebhookSecret: 'Webhook secret', EnvVars: 'Environment variables' },
       fortios: {
         Url: 'URL',
         Insecure: insecure,
@@ -127,6 +127,10 @@ export const backendsScreen = {
       manual: 'Never: an admin deploys',
     },
     descriptions: {
+      scriptCommand:
+        "A program in the agent's scripts directory, or a webhook: an https URL the agent posts each grant to",
+      webhookSecret:
+        'For a webhook only: at least 16 characters; each call is signed with it (X-Postern-Signature header)',
       firepowerDomain: "The FMC domain's name (e.g. Global/Branch) or UUID; empty for the API user's default domain",
       firepowerDeploy:
         'Network groups need a deployment; a deployment also pushes every other change waiting on the device. Dynamic objects need none.',

@@ -42,6 +42,10 @@ export const common = {
     dark: 'Dark',
     auto: 'Auto',
   },
+  language: {
+    change: 'Language: {{language}}. Change language',
+    notSaved: 'The language is used in this browser, but it could not be saved with your account.',
+  },
   form: {
     tooLong: 'This is too long',
   },

@@ -25,6 +25,7 @@ export const err: ErrorTexts = {
   alreadyVerified2fa: 'Already verified 2FA',
   userAlreadyVerified: 'User already verified',
   invalidCode: 'Invalid code',
+  totpCodeUsed: 'This code was just used; wait for the next one',
   samlNotConfigured: 'SAML not configured',
   licenceRequired: 'A valid licence is required',
   cannotResetOwn2fa: 'You cannot reset your own 2FA token',
@@ -45,6 +46,10 @@ export const err: ErrorTexts = {
     'Moving a backend to another agent requires re-entering sensitive credentials: they are sealed to the agent that uses them',
   awsKeysIncomplete:
     "Enter both the access key ID and the secret access key, or leave both empty to use the agent host's AWS credentials",
+  invalidFortinetConfig: 'The provided Fortinet config was invalid',
+  webhookUrlNotEncrypted:
+    "A webhook URL must use https; plain http is allowed only to the agent's own host (localhost, 127.0.0.1 or ::1)",
+  webhookSecretRequired: 'A webhook needs a secret of at least 16 characters to sign its requests',
   agentCannotSeal:
     'The agent has not registered a key to seal secrets to; update the agent and let it connect, then try again',
   invalidAddress: 'Invalid address: a unix socket path starting with / or host:port',

@@ -23,7 +23,7 @@ export const knocWizardApplication = {
         drivers: 'Driven through their API',
         scripts: 'Driven by a script on the agent',
       },
-      description: 'Description',
+      description: 'Name',
       url: 'URL',
       urlDescription: 'The address users open from their dashboard (optional).',
       backendLegend: '{{vendor}} connection',

@@ -33,9 +33,10 @@ export const knocWizard = {
       type: 'Proxy type',
     },
     options: {
-      description: 'Description',
-      descriptionRequired: 'A description is required',
-      controlCharacters: 'The description must not contain control characters',
+      // The knoc's name as users see it on their dashboard (stored as its Description).
+      description: 'Name',
+      descriptionRequired: 'A name is required',
+      controlCharacters: 'The name must not contain control characters',
       url: 'URL',
       category: 'Category',
       icon: 'Icon',
@@ -116,6 +117,8 @@ export const knocWizard = {
       options: 'Knoc options',
       envVars: 'Environment variables',
       sensitiveValue: 'Sensitive, not shown',
+      showSecret: 'Show {{label}}',
+      hideSecret: 'Hide {{label}}',
       agent: 'Agent',
       agentName: 'Name',
       agentVersion: 'Version',

@@ -13,6 +13,10 @@ export const knocsScreen = {
       agent: 'Agent',
       lastModified: 'Last modified',
     },
+    agentNone: {
+      allowlist: '— (published allowlist)',
+      other: '— (none)',
+    },
     lastModifiedBy: 'by {{name}}',
     details: {
       ipset: 'ipset {{sets}}',
@@ -166,6 +170,7 @@ export const knocsScreen = {
         description: 'Need an integration Postern does not offer yet? Ask for a custom one.',
         action: 'Request an integration',
         noContact: 'The operator of this installation has not configured a contact address.',
+        mailSubject: 'Postern: request for a custom integration',
       },
     },
     module: {

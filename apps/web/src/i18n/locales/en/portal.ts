@@ -82,6 +82,7 @@ export const portal = {
     removeFavourite: 'Remove {{name}} from favourites',
     grantFailed: 'Access to {{name}} was not granted',
     revokeFailed: 'Access to {{name}} was not revoked',
+    dismissRefusal: 'Dismiss the message about {{name}}',
     status: {
       granted: 'Granted',
       grantError: 'Error',

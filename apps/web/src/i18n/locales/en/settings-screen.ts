@@ -2,6 +2,10 @@
 export const settingsScreen = {
   settingsScreen: {
     saved: 'Settings updated',
+    tabs: {
+      label: 'Settings sections',
+      unsaved: 'Unsaved changes',
+    },
     licence: {
       title: 'Licence',
       version: 'Postern {{version}}',
@@ -10,7 +14,7 @@ export const settingsScreen = {
       expiresInDays_other: 'Expires in {{count}} days',
       expired: 'Expired',
       expiredOn: 'The installed licence expired on {{date}}. Enter a new licence key.',
-      key: 'License Key',
+      key: 'Licence key',
       keyHelp: 'Paste the licence key you received from the licensing portal.',
       keyRequired: 'Enter a licence key',
       replaceKey: 'Replace the licence key',

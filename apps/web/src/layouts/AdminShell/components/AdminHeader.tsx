@@ -1,9 +1,11 @@
 import { Burger, Group, Text } from '@mantine/core';
 import { IconUserCircle } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { Logo } from '../../../components/Logo';
+import { BrandLogo } from '../../../components/BrandLogo';
 import { useAdminSession } from '../../../lib/session/session-store';
 import { ColorSchemeToggle } from '../../../theme/ColorSchemeToggle';
+import { LanguageSwitch } from '../../../features/account/components/LanguageSwitch';
+import { useAdminStatus } from '../../../features/status/api';
 
 /** Props of {@link AdminHeader}. */
 export interface AdminHeaderProps {
@@ -11,14 +13,15 @@ export interface AdminHeaderProps {
   onToggleNav: () => void;
 }
 
-/** Product name, colour-scheme toggle and the signed-in admin. */
+/** The organisation's logo, the product name, the colour-scheme toggle and the signed-in admin. */
 export function AdminHeader({ navOpened, onToggleNav }: AdminHeaderProps) {
   const { t } = useTranslation();
   const session = useAdminSession();
+  const savedLanguage = useAdminStatus().data?.Language;
 
   return (
     <Group h="100%" px="md" justify="space-between" wrap="nowrap">
-      <Group gap="sm" wrap="nowrap">
+      <Group gap="sm" wrap="nowrap" miw={0}>
         <Burger
           opened={navOpened}
           onClick={onToggleNav}
@@ -26,8 +29,9 @@ export function AdminHeader({ navOpened, onToggleNav }: AdminHeaderProps) {
           size="sm"
           aria-label={t('adminShell.toggleNavigation')}
         />
-        <Logo size={30} />
-        <Text fw={700} size="lg">
+        {/* The organisation's logo, as the user portal shows it; Postern's mark when none is uploaded. */}
+        <BrandLogo height={30} maxWidth={120} />
+        <Text fw={700} size="lg" truncate>
           {t('app.adminName')}
         </Text>
       </Group>
@@ -38,6 +42,7 @@ export function AdminHeader({ navOpened, onToggleNav }: AdminHeaderProps) {
             <Text size="sm">{session.Name}</Text>
           </Group>
         )}
+        <LanguageSwitch area="admin" saved={savedLanguage} />
         <ColorSchemeToggle />
       </Group>
     </Group>

@@ -28,7 +28,10 @@ describe('admin home', () => {
 
     expect(await screen.findByText('Active sessions')).toBeInTheDocument();
     expect(screen.getByText('3')).toBeInTheDocument();
-    expect(screen.getByText('12')).toBeInTheDocument();
+    // The knoc counter says "Knocs", as the sidebar does (not "ACLs").
+    expect(screen.getByText('12').parentElement).toHaveTextContent(/^Knocs12$/);
+    const sidebar = screen.getByRole('navigation', { name: 'Admin navigation' });
+    expect(within(sidebar).getByRole('link', { name: 'Knocs' })).toBeInTheDocument();
     expect(screen.getByText('1,234')).toBeInTheDocument();
 
     const table = screen.getByRole('table', { name: 'Recent activity' });

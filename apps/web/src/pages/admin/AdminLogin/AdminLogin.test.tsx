@@ -1,7 +1,7 @@
 import { screen, waitFor } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { browserLocation } from '../../../lib/navigation/browser-location';
-import { installFakeApi, SAML_METADATA_ANSWER } from '../../../test-support/fake-api';
+import { installFakeApi, SAML_CONFIGURED, SAML_METADATA_ANSWER } from '../../../test-support/fake-api';
 import { adminSession, adminStatus } from '../../../test-support/fixtures';
 import { currentPath, renderApp } from '../../../test-support/render-app';
 import { SESSION_KEYS } from '../../../lib/session/session-store';
@@ -55,8 +55,21 @@ describe('admin login', () => {
 });
 
 describe('admin login with single sign-on', () => {
-  it('offers no SSO when the admin metadata call answers 404', async () => {
+  it('asks for no admin metadata when the server says admin SAML is not set up', async () => {
     const api = installFakeApi();
+    renderApp('/admin');
+    expect(await screen.findByRole('button', { name: 'Sign in' })).toBeVisible();
+    await waitFor(() => expect(api.calls('GET /api/system_status').length).toBeGreaterThan(0));
+    expect(api.calls('GET /api/admin/saml/metadata')).toHaveLength(0);
+    expect(api.calls('GET /api/saml/metadata')).toHaveLength(0);
+    expect(screen.queryByRole('button', { name: 'Sign in with SSO' })).not.toBeInTheDocument();
+  });
+
+  it('offers no SSO when admin SAML is set up but its metadata answers 404', async () => {
+    const api = installFakeApi({
+      ...SAML_CONFIGURED,
+      'GET /api/admin/saml/metadata': { status: 404, body: { Err: 'err.samlNotConfigured' } },
+    });
     renderApp('/admin');
     expect(await screen.findByRole('button', { name: 'Sign in' })).toBeVisible();
     await waitFor(() => expect(api.calls('GET /api/admin/saml/metadata')).toHaveLength(1));
@@ -64,7 +77,7 @@ describe('admin login with single sign-on', () => {
   });
 
   it('shows SSO with the local form folded away, and starts admin SSO from the button', async () => {
-    installFakeApi({ 'GET /api/admin/saml/metadata': SAML_METADATA_ANSWER });
+    installFakeApi(SAML_CONFIGURED);
     const navigation = vi.spyOn(browserLocation, 'assign').mockImplementation(() => undefined);
     const { user } = renderApp('/admin');
     const button = await screen.findByRole('button', { name: 'Sign in with SSO' });
@@ -74,7 +87,7 @@ describe('admin login with single sign-on', () => {
   });
 
   it('starts admin SSO when Enter is pressed while no field has the focus', async () => {
-    installFakeApi({ 'GET /api/admin/saml/metadata': SAML_METADATA_ANSWER });
+    installFakeApi(SAML_CONFIGURED);
     const navigation = vi.spyOn(browserLocation, 'assign').mockImplementation(() => undefined);
     const { user } = renderApp('/admin');
     await screen.findByRole('button', { name: 'Sign in with SSO' });
@@ -82,8 +95,14 @@ describe('admin login with single sign-on', () => {
     expect(navigation).toHaveBeenCalledExactlyOnceWith('/api/admin/login/saml');
   });
 
-  it('uses the admin metadata, not the user one', async () => {
-    installFakeApi({ 'GET /api/saml/metadata': SAML_METADATA_ANSWER });
+  it('uses the admin settings and metadata, not the user ones', async () => {
+    installFakeApi({
+      'GET /api/system_status': {
+        body: { data: { IPApi: '', JsBundleHash: 'build-1', UserSAMLConfigured: true, AdminSAMLConfigured: false } },
+      },
+      'GET /api/saml/metadata': SAML_METADATA_ANSWER,
+      'GET /api/admin/saml/metadata': SAML_METADATA_ANSWER,
+    });
     renderApp('/admin');
     expect(await screen.findByRole('button', { name: 'Sign in' })).toBeVisible();
     expect(screen.queryByRole('button', { name: 'Sign in with SSO' })).not.toBeInTheDocument();

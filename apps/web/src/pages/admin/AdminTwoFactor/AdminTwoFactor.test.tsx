@@ -112,10 +112,11 @@ const SECRET = {
 };
 
 describe('admin two-factor enrolment (/admin/otp/onboard)', () => {
-  it('shows the QR code and secret, and after enrolling returns to the admin login with the note', async () => {
+  it('shows the QR code and secret, and after enrolling is signed in to the console, two-factor verified', async () => {
     const api = installFakeApi({
       'GET /api/admin/otp/generate': { body: { data: SECRET } },
       'POST /api/admin/otp/verify': { body: { data: { Outcome: 'Enrolled' } } },
+      'GET /api/admin/status': { body: { data: adminStatus({ TotpEnabled: true, AdminTotpVerified: true }) } },
     });
     pendingAdmin('/admin/otp/onboard');
     const { user } = renderApp('/admin/otp/onboard');
@@ -124,14 +125,19 @@ describe('admin two-factor enrolment (/admin/otp/onboard)', () => {
     expect(screen.getByRole('heading', { level: 1, name: 'Admin two-factor setup' })).toBeVisible();
 
     await enterCode(user, '123456');
-    await waitFor(() => expect(currentPath()).toBe('/admin'));
+    await waitFor(() => expect(currentPath()).toBe('/admin/home'));
+    expect(api.calls('POST /api/admin/otp/verify')).toHaveLength(1);
     expect(api.calls('POST /api/admin/otp/verify')[0]?.body).toEqual({ Code: '123456' });
-    expect(await screen.findByRole('status')).toHaveTextContent(
-      'Two-factor authentication is set up. Sign in again with a code from your app.',
-    );
-    expect(window.sessionStorage.getItem(SESSION_KEYS.admin)).toBeNull();
+    expect(
+      await screen.findByText(
+        'Two-factor authentication is set up. From now on, signing in asks for a code from your app.',
+      ),
+    ).toBeVisible();
     expect(window.sessionStorage.getItem(SESSION_KEYS.adminSecondFactor)).toBeNull();
-    expect(api.calls('GET /api/admin/status')).toHaveLength(0);
+    expect(JSON.parse(window.sessionStorage.getItem(SESSION_KEYS.admin) ?? 'null')).toMatchObject({
+      AdminTotpVerified: true,
+    });
+    expect(await screen.findByRole('navigation', { name: 'Admin navigation' })).toBeVisible();
   });
 
   it('offers "Do this next time" when enrolment is deferable, and defers straight into the console', async () => {

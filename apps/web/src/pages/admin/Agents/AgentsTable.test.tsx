@@ -174,7 +174,7 @@ describe('agents page: the capabilities dialog', { timeout: 30_000 }, () => {
         Capabilities: agentCapabilities({
           ipset: { command_available: true, sudo_enabled: false, ipsets: [] },
           script: { enabled: false },
-          backend_types: ['ipset', 'haproxy', 'fortios'],
+          backend_types: ['ipset', 'haproxy', 'fortios', 'azure', 'newer-firewall'],
         }),
       }),
     ]);
@@ -191,7 +191,8 @@ describe('agents page: the capabilities dialog', { timeout: 30_000 }, () => {
     expect(within(section('HAProxy')).getByRole('img', { name: 'Available' })).toBeVisible();
     expect(section('HAProxy')).toHaveTextContent('/var/run/haproxy.sock');
     expect(within(section('Other')).getByRole('img', { name: 'Available' })).toBeVisible();
-    expect(section('Other')).toHaveTextContent('fortios');
+    // By their names, as the backend screens give them; a type this console does not know by its code.
+    expect(section('Other')).toHaveTextContent('Also drives: Azure NSG, Fortinet FortiGate, newer-firewall');
     for (const name of ['IPSet', 'Custom Script', 'HAProxy', 'Other']) {
       expect(within(section(name)).getByRole('link', { name: `${name} documentation` })).toHaveAttribute(
         'href',

@@ -15,6 +15,7 @@ import { AGENT_DOCS_URL } from '@/lib/links';
 import { filterAgents } from '@/features/agents/agent-search';
 import { agentVersionState, versionPolicy, type AgentVersionPolicy } from '@/features/agents/agent-version';
 import { agentsApi } from '@/features/agents/api';
+import { freshestAgent, INSTALL_DIALOG_REFRESH_MS } from '@/features/agents/enrolment-state';
 import { AgentCapabilitiesDialog } from '@/features/agents/components/AgentCapabilitiesDialog';
 import { AgentFormDialog } from '@/features/agents/components/AgentFormDialog';
 import { AgentTokenDialog, type TokenDialogReason } from '@/features/agents/components/AgentTokenDialog';
@@ -31,13 +32,20 @@ type Operation =
 /** Until the admin status has come, this release's own numbers judge the versions. */
 const FALLBACK_POLICY: AgentVersionPolicy = { minimum: MINIMUM_AGENT_VERSION, newest: POSTERN_VERSION };
 
-/** Agents (`/admin/agents`): the list refreshed every 5 seconds, create, rename, token, rotate, delete. */
+/**
+ * Agents (`/admin/agents`): the list refreshed every 5 seconds (every 2 while the install dialog is open,
+ * showing the agent enrol), create, rename, token with the live enrolment, rotate, delete.
+ */
 export default function AgentsPage({ route }: RoutePageProps) {
   const { t } = useTranslation();
-  const list = agentsApi.useList({ refetchInterval: AGENTS_PAGE_REFRESH_MS });
+  const { operation, open, close } = useOperation<Operation>();
+  // Faster while the install dialog is open: the admin is watching the agent connect.
+  const list = agentsApi.useList({
+    refetchInterval: operation?.type === 'token' ? INSTALL_DIALOG_REFRESH_MS : AGENTS_PAGE_REFRESH_MS,
+  });
   const status = useAdminStatus();
   const [search, setSearch] = useState('');
-  const { operation, open, close } = useOperation<Operation>();
+  const tokenAgent = operation?.type === 'token' ? freshestAgent(operation.agent, list.data) : null;
   const actions = useAgentActions({ onRotated: (agent) => open({ type: 'token', agent, reason: 'rotated' }) });
   const policy = status.data === undefined ? FALLBACK_POLICY : versionPolicy(status.data);
 
@@ -108,7 +116,7 @@ export default function AgentsPage({ route }: RoutePageProps) {
         onCreated={(agent) => open({ type: 'token', agent, reason: 'created' })}
       />
       <AgentTokenDialog
-        agent={operation?.type === 'token' ? operation.agent : null}
+        agent={tokenAgent}
         reason={operation?.type === 'token' ? operation.reason : 'viewed'}
         onClose={close}
         publicUrl={status.data?.PublicUrl}

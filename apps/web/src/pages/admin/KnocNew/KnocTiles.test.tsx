@@ -66,6 +66,34 @@ describe('knoc type tiles', { timeout: 30_000 }, () => {
     );
   });
 
+  it("Contact writes a mail to the operator's support address, before their support page", async () => {
+    const status = adminStatus({ SupportEmail: 'help@example.com', SupportUrl: 'https://help.example.com' });
+    openKnocs({ 'GET /api/admin/status': data(AdminStatusResponse, status) }, []);
+    await tileHeadings();
+    await waitFor(() =>
+      expect(within(tile('Contact')).getByRole('link', { name: 'Request an integration' })).toHaveAttribute(
+        'href',
+        'mailto:help@example.com?subject=Postern%3A%20request%20for%20a%20custom%20integration',
+      ),
+    );
+  });
+
+  it('Contact writes its mail subject in German for a German browser', async () => {
+    await i18n.changeLanguage('de');
+    openKnocs(
+      { 'GET /api/admin/status': data(AdminStatusResponse, adminStatus({ SupportEmail: 'hilfe@example.de' })) },
+      [],
+      '/admin/knocs/new',
+    );
+    await screen.findByRole('heading', { name: 'Linux-Host/Firewall' }, APP_LOAD);
+    await waitFor(() =>
+      expect(within(tile('Kontakt')).getByRole('link', { name: 'Integration anfragen' })).toHaveAttribute(
+        'href',
+        `mailto:hilfe@example.de?subject=${encodeURIComponent('Postern: Anfrage für eine eigene Integration')}`,
+      ),
+    );
+  });
+
   it('Contact says so when the operator configured no contact, and links nowhere', async () => {
     openKnocs({}, []);
     await tileHeadings();

@@ -57,8 +57,8 @@ describe('update knoc screen', { timeout: 30_000 }, () => {
 
     await user.click(screen.getByRole('tab', { name: 'Knoc options' }));
     expect(screen.getByRole('textbox', { name: /Maximum grant duration/ })).toHaveValue('60');
-    await user.clear(screen.getByRole('textbox', { name: /^Description/ }));
-    await user.type(screen.getByRole('textbox', { name: /^Description/ }), 'Front door');
+    await user.clear(screen.getByRole('textbox', { name: /^Name/ }));
+    await user.type(screen.getByRole('textbox', { name: /^Name/ }), 'Front door');
     await user.click(screen.getByRole('tab', { name: 'Variables' }));
     // A stored sensitive value is never shown again; left empty, it is kept.
     expect(screen.getByLabelText('Value 2')).toHaveValue('');
@@ -103,13 +103,13 @@ describe('update knoc screen', { timeout: 30_000 }, () => {
   it('opens the first tab with an error instead of saving', async () => {
     const { api, user } = openUpdate(SCRIPT_KNOC);
     await user.click(await screen.findByRole('tab', { name: 'Knoc options' }, { timeout: 5000 }));
-    await user.clear(screen.getByRole('textbox', { name: /^Description/ }));
+    await user.clear(screen.getByRole('textbox', { name: /^Name/ }));
     await user.click(screen.getByRole('tab', { name: 'Users' }));
     await user.click(screen.getByRole('button', { name: 'Save' }));
     await waitFor(() =>
       expect(screen.getByRole('tab', { name: 'Knoc options' })).toHaveAttribute('aria-selected', 'true'),
     );
-    expect(screen.getByText('A description is required')).toBeVisible();
+    expect(screen.getByText('A name is required')).toBeVisible();
     expect(api.calls('PUT /api/admin/knocs/:id')).toHaveLength(0);
   });
 

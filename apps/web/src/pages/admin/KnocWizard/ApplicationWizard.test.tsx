@@ -57,7 +57,7 @@ const group = (name: string) => within(screen.getByRole('group', { name }));
 async function fillSettings(user: UserEvent, type: string, description: string) {
   await stepHeading('Settings');
   await user.click(screen.getByRole('radio', { name: type }));
-  await user.type(screen.getByRole('textbox', { name: /^Description/ }), description);
+  await user.type(screen.getByRole('textbox', { name: /^Name/ }), description);
 }
 
 async function submit(user: UserEvent) {
@@ -77,7 +77,7 @@ describe('application wizard', { timeout: 40_000 }, () => {
     expect(screen.queryByRole('group', { name: /connection/ })).toBeNull();
     await next(user, 'Knoc options');
     // Description and URL were asked for on the settings step.
-    expect(screen.queryByRole('textbox', { name: /^Description/ })).toBeNull();
+    expect(screen.queryByRole('textbox', { name: /^Name/ })).toBeNull();
     await next(user, 'API key');
     await user.type(screen.getByRole('textbox', { name: /^API key name/ }), 'pan key');
     await next(user, 'Users and groups');
@@ -146,6 +146,9 @@ describe('application wizard', { timeout: 40_000 }, () => {
     await next(user, 'Agent');
     await next(user, 'Users and groups');
     await next(user, 'Review');
+    // The secret typed on the settings step is masked until the admin asks to check it.
+    expect(summary('Settings').queryByText('pan-secret')).toBeNull();
+    await user.click(summary('Settings').getByRole('button', { name: 'Show API key' }));
     expect(summary('Settings').getByText('pan-secret')).toBeVisible();
     expect(summary('API key').getByText('No API key; readable from 203.0.113.0/24')).toBeVisible();
     expect(api.calls('POST /api/admin/knocs')).toHaveLength(0);

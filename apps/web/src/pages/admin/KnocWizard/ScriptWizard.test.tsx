@@ -107,7 +107,7 @@ describe('script wizard for a vendor without a driver', { timeout: 30_000 }, () 
     await next(user, 'Settings');
     expect(screen.getByRole('textbox', { name: /^Command/ })).toHaveValue('mikrotik.sh');
     await next(user, 'Knoc options');
-    await user.type(screen.getByRole('textbox', { name: /^Description/ }), 'Branch router');
+    await user.type(screen.getByRole('textbox', { name: /^Name/ }), 'Branch router');
     await next(user, 'Environment variables');
     await fillOptionsSkip(user);
     await user.click(screen.getByRole('button', { name: 'Create knoc' }));
@@ -130,7 +130,7 @@ async function toVariables(user: UserEvent) {
   await next(user, 'Settings');
   await user.type(screen.getByRole('textbox', { name: /^Command/ }), 'door.sh');
   await next(user, 'Knoc options');
-  await user.type(screen.getByRole('textbox', { name: /^Description/ }), 'Door');
+  await user.type(screen.getByRole('textbox', { name: /^Name/ }), 'Door');
   await next(user, 'Environment variables');
 }
 

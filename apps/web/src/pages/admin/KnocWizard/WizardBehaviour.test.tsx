@@ -42,9 +42,9 @@ describe('knoc wizard: stepper', { timeout: 30_000 }, () => {
     const { user } = await atOptions();
     await user.type(screen.getByRole('textbox', { name: /Maximum grant duration/ }), '4');
     await user.click(screen.getByRole('button', { name: 'Next' }));
-    expect(await screen.findByText('A description is required')).toBeVisible();
+    expect(await screen.findByText('A name is required')).toBeVisible();
     expect(screen.getByText('The maximum grant duration must be between 5 and 40320 minutes')).toBeVisible();
-    await waitFor(() => expect(screen.getByRole('textbox', { name: /^Description/ })).toHaveFocus());
+    await waitFor(() => expect(screen.getByRole('textbox', { name: /^Name/ })).toHaveFocus());
     expect(screen.getByRole('heading', { level: 2, name: 'Knoc options' })).toBeVisible();
   });
 
@@ -52,12 +52,12 @@ describe('knoc wizard: stepper', { timeout: 30_000 }, () => {
     window.history.replaceState(null, '', '/admin/knocs/new');
     window.history.pushState(null, '', '/admin/knocs/new/other');
     const { user } = await atOptions();
-    await user.type(screen.getByRole('textbox', { name: /^Description/ }), 'SSH');
+    await user.type(screen.getByRole('textbox', { name: /^Name/ }), 'SSH');
     await user.click(screen.getByRole('button', { name: 'Back' }));
     await stepHeading('Settings');
     expect(screen.getByRole('combobox', { name: 'IPv4 set' })).toHaveValue('postern-v4');
     await next(user, 'Knoc options');
-    expect(screen.getByRole('textbox', { name: /^Description/ })).toHaveValue('SSH');
+    expect(screen.getByRole('textbox', { name: /^Name/ })).toHaveValue('SSH');
     await user.click(screen.getByRole('button', { name: 'Back' }));
     await stepHeading('Settings');
     await user.click(screen.getByRole('button', { name: 'Back' }));
@@ -86,7 +86,7 @@ describe('knoc wizard: options step', { timeout: 30_000 }, () => {
 
   it('asks for a range in an allow list and a valid address in each specified IP', async () => {
     const { user } = await atOptions();
-    await user.type(screen.getByRole('textbox', { name: /^Description/ }), 'SSH');
+    await user.type(screen.getByRole('textbox', { name: /^Name/ }), 'SSH');
     await user.click(screen.getByRole('radio', { name: 'Allow list' }));
     await user.click(screen.getByRole('radio', { name: 'Specified IP addresses' }));
     await user.click(screen.getByRole('button', { name: 'Add IP address' }));
@@ -98,7 +98,7 @@ describe('knoc wizard: options step', { timeout: 30_000 }, () => {
 
   it('previews the knoc disabled for users outside a restriction, with the hidden note and auto-browse warning', async () => {
     const { user } = await atOptions();
-    await user.type(screen.getByRole('textbox', { name: /^Description/ }), 'SSH');
+    await user.type(screen.getByRole('textbox', { name: /^Name/ }), 'SSH');
     await user.click(screen.getByRole('checkbox', { name: 'Hide from users' }));
     await user.click(screen.getByRole('checkbox', { name: /Open the URL for users automatically/ }));
     await user.click(screen.getByRole('radio', { name: 'RFC1918' }));
@@ -118,7 +118,7 @@ describe('knoc wizard: options step', { timeout: 30_000 }, () => {
 describe('knoc wizard: page', { timeout: 30_000 }, () => {
   it('shows the Error dialog when the create fails and stays on the review', async () => {
     const { user } = await atOptions({ 'POST /api/admin/knocs': apiError(409, 'err.backendNameExists', 'Name') });
-    await user.type(screen.getByRole('textbox', { name: /^Description/ }), 'SSH');
+    await user.type(screen.getByRole('textbox', { name: /^Name/ }), 'SSH');
     await next(user, 'Users and groups');
     await next(user, 'Review');
     await user.click(screen.getByRole('button', { name: 'Create knoc' }));

@@ -24,7 +24,8 @@ describe('knocs screen: table', { timeout: 30_000 }, () => {
       'Script mikrotik.sh',
     ]);
     expect(columnTexts(table, 2)).toEqual(['3', '5', '1', '0']);
-    expect(columnTexts(table, 4)).toEqual(['edge', 'proxy-agent', '', 'edge']);
+    // An allowlist has no agent: the cell says why instead of staying blank.
+    expect(columnTexts(table, 4)).toEqual(['edge', 'proxy-agent', '— (published allowlist)', 'edge']);
     expect(columnTexts(table, 5)[0]).toBe('2 days ago by grace');
     expect(screen.queryByText('Hidden child')).not.toBeInTheDocument();
   });

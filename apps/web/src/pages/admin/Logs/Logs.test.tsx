@@ -1,7 +1,8 @@
-import { configure, screen, waitFor, within } from '@testing-library/react';
+import { configure, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { ErrorCodes, LogClearResponse, LogListResponse, type AuditEntry } from '@postern/protocol';
 import { signInAdmin } from '@/test-support/fixtures';
+import { findMenuItem } from '@/test-support/menu';
 import { renderApp } from '@/test-support/render-app';
 import { bodyRows } from '@/test-support/table';
 import { apiError, data, installTypedFakeApi, type TypedHandler } from '@/test-support/typed-fake-api';
@@ -17,6 +18,7 @@ const logins = (count: number): AuditEntry[] =>
   Array.from({ length: count }, (_, index) => ({
     Date: minutesAgo(index + 1),
     Entry: { UserLogin: { UserName: `user-${index}`, IpAddress: '192.0.2.1' } },
+    Actor: `user-${index}`,
   }));
 
 function openScreen(entries: AuditEntry[], routes: Record<string, TypedHandler> = {}) {
@@ -27,23 +29,45 @@ function openScreen(entries: AuditEntry[], routes: Record<string, TypedHandler> 
 
 const table = () => screen.findByRole('table', { name: 'Audit log' });
 
+/** Opens the toolbar's menu and chooses the clearing, which is kept out of the way there. */
+async function chooseClear(user: ReturnType<typeof openScreen>['user']) {
+  await user.click(screen.getByRole('button', { name: 'More log actions' }));
+  await user.click(await findMenuItem('Clear entries older than 30 days'));
+}
+
 describe('logs screen', () => {
-  it('shows date, user name and the translated action of each entry', async () => {
+  it('shows date, actor, target and the translated action of each entry', async () => {
     openScreen([
-      { Date: minutesAgo(5), Entry: { UserLogin: { UserName: 'ada', IpAddress: '192.0.2.1' } } },
-      { Date: minutesAgo(9), Entry: { ApiKeyDeleted: { AdminName: 'root', Description: 'ci' } } },
-      { Date: minutesAgo(12), Entry: { AgentConnected: { AgentName: 'edge-1' } } },
+      { Date: minutesAgo(5), Entry: { UserLogin: { UserName: 'ada', IpAddress: '192.0.2.1' } }, Actor: 'ada' },
+      {
+        Date: minutesAgo(9),
+        Entry: { ApiKeyDeleted: { AdminName: 'root', Description: 'ci' } },
+        Actor: 'root',
+        Target: 'ci',
+      },
+      {
+        Date: minutesAgo(12),
+        Entry: { UserCreated: { AdminName: 'root', UserName: 'grace' } },
+        Actor: 'root',
+        Target: 'grace',
+      },
     ]);
     const log = await table();
     const headers = within(log)
       .getAllByRole('columnheader')
       .map((cell) => cell.textContent);
-    expect(headers).toEqual(['Date', 'User name', 'Action', 'Details']);
+    expect(headers).toEqual(['Date', 'Actor', 'Target', 'Action', 'Details']);
+    const cells = (row: HTMLElement | undefined) =>
+      within(row!)
+        .getAllByRole('cell')
+        .slice(1, 4)
+        .map((cell) => cell.textContent);
     const [first, second, third] = bodyRows(log);
     expect(within(first!).getByRole('time')).toHaveAttribute('dateTime', expect.stringMatching(/Z$/) as string);
-    expect(first).toHaveTextContent(/ada.*User signed in/);
-    expect(second).toHaveTextContent(/root.*API key deleted/);
-    expect(third).toHaveTextContent(/edge-1.*Agent connected/);
+    expect(cells(first)).toEqual(['ada', '', 'User signed in']);
+    expect(cells(second)).toEqual(['root', 'ci', 'API key deleted']);
+    // The user an admin created is the target, no longer mixed into one column with the admin.
+    expect(cells(third)).toEqual(['root', 'grace', 'User created']);
   });
 
   it('shows 25 entries a page and moves between pages', async () => {
@@ -98,6 +122,8 @@ describe('logs screen', () => {
             ErrorMessage: 'agent offline',
           },
         },
+        Actor: 'ada',
+        Target: 'SSH',
       },
     ]);
     await table();
@@ -105,6 +131,8 @@ describe('logs screen', () => {
     const dialog = await screen.findByRole('dialog', { name: 'Audit entry' });
     const text = (label: string) => within(dialog).getByRole('rowheader', { name: label }).nextElementSibling;
     expect(text('Action')).toHaveTextContent('Grant failed');
+    expect(text('Actor')).toHaveTextContent('ada');
+    expect(text('Target')).toHaveTextContent('SSH');
     expect(text('User name')).toHaveTextContent('ada');
     expect(text('IP address')).toHaveTextContent('198.51.100.7');
     expect(text('Knoc')).toHaveTextContent('SSH');
@@ -138,9 +166,141 @@ describe('logs screen', () => {
     expect(click).toHaveBeenCalledOnce();
     expect((click.mock.contexts[0] as HTMLAnchorElement).download).toBe(`${day}-postern-audit.csv`);
     const csv = await blobs[0]!.text();
-    expect(csv).toContain('"Date","Action","ActionText","UserName"');
-    expect(csv).toContain(`"2026-11-24T09:30:00.000Z","UserLogin","User signed in","'=cmd|x"`);
+    expect(csv).toContain('"Date","Action","ActionText","Actor","Target","UserName"');
+    expect(csv).toContain(`"2026-11-24T09:30:00.000Z","UserLogin","User signed in","","","'=cmd|x"`);
     expect(await screen.findByText(`Saved ${day}-postern-audit.csv`)).toBeInTheDocument();
+  });
+
+  describe('filters', () => {
+    const ENTRIES: AuditEntry[] = [
+      { Date: minutesAgo(1), Entry: { UserLogin: { UserName: 'ada' } }, Actor: 'ada' },
+      {
+        Date: minutesAgo(2),
+        Entry: { UserCreated: { AdminName: 'ops', UserName: 'ada' } },
+        Actor: 'ops',
+        Target: 'ada',
+      },
+      {
+        Date: minutesAgo(3),
+        Entry: { UserCreated: { AdminName: 'ops', UserName: 'bob' } },
+        Actor: 'ops',
+        Target: 'bob',
+      },
+    ];
+    /** A fake server that filters like the real one does on action and actor. */
+    const filtering: TypedHandler = (request) => {
+      const action = request.query.get('action');
+      const actor = request.query.get('actor');
+      return data(
+        LogListResponse,
+        ENTRIES.filter(
+          (entry) =>
+            (action === null || Object.keys(entry.Entry)[0] === action) &&
+            (actor === null || (entry.Actor ?? '').includes(actor)),
+        ),
+      );
+    };
+    const lastQuery = (api: ReturnType<typeof openScreen>['api']) =>
+      Object.fromEntries(api.calls('GET /api/admin/logs').at(-1)?.query ?? []);
+    const filterBar = () => within(screen.getByRole('search', { name: 'Filter the audit log' }));
+
+    async function pickAction(user: ReturnType<typeof openScreen>['user'], option: string) {
+      const combobox = filterBar().getByRole('combobox', { name: 'Action' });
+      await user.click(combobox);
+      const listbox = await waitFor(() => {
+        const element = document.getElementById(combobox.getAttribute('aria-controls') ?? '');
+        if (element === null) throw new Error('no listbox yet');
+        return element;
+      });
+      await user.click(within(listbox).getByRole('option', { name: option, hidden: true }));
+    }
+
+    it('asks the server for the action, actor and time range chosen, and says when nothing matches', async () => {
+      const { api, user } = openScreen([], { 'GET /api/admin/logs': filtering });
+      const log = await table();
+      expect(bodyRows(log)).toHaveLength(3);
+      expect(lastQuery(api)).toEqual({});
+
+      await pickAction(user, 'User created');
+      await user.type(filterBar().getByRole('textbox', { name: 'Actor' }), 'ops');
+      await waitFor(() => expect(lastQuery(api)).toEqual({ action: 'UserCreated', actor: 'ops' }));
+      await waitFor(() => expect(bodyRows(log)).toHaveLength(2));
+
+      fireEvent.change(filterBar().getByLabelText('From'), { target: { value: '2026-11-24T09:30' } });
+      fireEvent.change(filterBar().getByLabelText('Until'), { target: { value: '2026-11-25T00:00' } });
+      // The admin's local times, sent as instants.
+      await waitFor(() =>
+        expect(lastQuery(api)).toEqual({
+          action: 'UserCreated',
+          actor: 'ops',
+          from: new Date(2026, 10, 24, 9, 30).toISOString(),
+          to: new Date(2026, 10, 25, 0, 0).toISOString(),
+        }),
+      );
+
+      await user.clear(filterBar().getByRole('textbox', { name: 'Actor' }));
+      await user.type(filterBar().getByRole('textbox', { name: 'Actor' }), 'nobody');
+      expect(await screen.findByText('No entry matches the filters')).toBeInTheDocument();
+    });
+
+    it('marks a range that ends before it starts and does not ask for it', async () => {
+      const { api } = openScreen(ENTRIES);
+      await table();
+      fireEvent.change(filterBar().getByLabelText('From'), { target: { value: '2026-11-24T10:00' } });
+      fireEvent.change(filterBar().getByLabelText('Until'), { target: { value: '2026-11-24T09:00' } });
+      expect(await screen.findByText('“Until” must be after “From”')).toBeInTheDocument();
+      // The start alone was asked for while the end was still empty; the backwards range never is.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(api.calls('GET /api/admin/logs').some((call) => call.query.has('to'))).toBe(false);
+    });
+
+    it('clears every filter at once', async () => {
+      const { api, user } = openScreen([], { 'GET /api/admin/logs': filtering });
+      const log = await table();
+      await user.type(filterBar().getByRole('textbox', { name: 'Actor' }), 'ada');
+      await waitFor(() => expect(bodyRows(log)).toHaveLength(1));
+      await user.click(filterBar().getByRole('button', { name: 'Clear filters' }));
+      expect(filterBar().getByRole('textbox', { name: 'Actor' })).toHaveValue('');
+      await waitFor(() => expect(bodyRows(log)).toHaveLength(3));
+      expect(lastQuery(api)).toEqual({});
+      expect(filterBar().queryByRole('button', { name: 'Clear filters' })).not.toBeInTheDocument();
+    });
+
+    it('downloads what the filters and the search select, nothing else', async () => {
+      const blobs: Blob[] = [];
+      vi.stubGlobal(
+        'URL',
+        Object.assign(URL, {
+          createObjectURL: vi.fn((blob: Blob) => {
+            blobs.push(blob);
+            return 'blob:audit';
+          }),
+          revokeObjectURL: vi.fn(),
+        }),
+      );
+      vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => undefined);
+      const { user } = openScreen([], { 'GET /api/admin/logs': filtering });
+      const log = await table();
+      await user.type(filterBar().getByRole('textbox', { name: 'Actor' }), 'ops');
+      await waitFor(() => expect(bodyRows(log)).toHaveLength(2));
+      await user.type(screen.getByRole('textbox', { name: 'Search the audit log' }), 'bob');
+      expect(bodyRows(log)).toHaveLength(1);
+      await user.click(screen.getByRole('button', { name: 'Download CSV' }));
+
+      const lines = (await blobs[0]!.text()).trim().split('\r\n');
+      expect(lines).toHaveLength(2);
+      expect(lines[1]).toContain('"UserCreated","User created","ops","bob"');
+    });
+  });
+
+  it('keeps the clearing out of the toolbar, in a menu, as a red entry', async () => {
+    const { user } = openScreen(logins(1));
+    await table();
+    const toolbar = screen.getByRole('toolbar', { name: 'Logs' });
+    expect(within(toolbar).queryByRole('button', { name: /Clear entries/ })).not.toBeInTheDocument();
+    await user.click(within(toolbar).getByRole('button', { name: 'More log actions' }));
+    const clear = await findMenuItem('Clear entries older than 30 days');
+    expect(clear.getAttribute('style')).toContain('--menu-item-color: var(--mantine-color-red');
   });
 
   it('clears entries older than 30 days after a confirmation and says how many went', async () => {
@@ -148,14 +308,14 @@ describe('logs screen', () => {
       'DELETE /api/admin/logs': data(LogClearResponse, { Deleted: 12 }),
     });
     await table();
-    await user.click(screen.getByRole('button', { name: 'Clear entries older than 30 days' }));
+    await chooseClear(user);
     let confirm = await screen.findByRole('dialog', { name: 'Clear old log entries' });
     expect(confirm).toHaveTextContent('older than 30 days');
     await user.click(within(confirm).getByRole('button', { name: 'Cancel' }));
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
     expect(api.calls('DELETE /api/admin/logs')).toHaveLength(0);
 
-    await user.click(screen.getByRole('button', { name: 'Clear entries older than 30 days' }));
+    await chooseClear(user);
     confirm = await screen.findByRole('dialog', { name: 'Clear old log entries' });
     await user.click(within(confirm).getByRole('button', { name: 'Clear' }));
     expect(await screen.findByText('12 log entries deleted')).toBeInTheDocument();
@@ -166,7 +326,7 @@ describe('logs screen', () => {
   it('shows a refused clearing in the Error dialog', async () => {
     const { user } = openScreen(logins(1), { 'DELETE /api/admin/logs': apiError(500, ErrorCodes.internalServerError) });
     await table();
-    await user.click(screen.getByRole('button', { name: 'Clear entries older than 30 days' }));
+    await chooseClear(user);
     const confirm = await screen.findByRole('dialog', { name: 'Clear old log entries' });
     await user.click(within(confirm).getByRole('button', { name: 'Clear' }));
     const error = await screen.findByRole('dialog', { name: 'Error' });

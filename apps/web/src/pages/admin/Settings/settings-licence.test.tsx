@@ -22,7 +22,7 @@ describe('settings: licence', { timeout: 30_000 }, () => {
   it('asks for a key when unlicensed, with Save and Cancel only once something is typed', async () => {
     const api = installSettingsApi();
     const { user, section } = await openLicence();
-    const key = await within(section).findByRole('textbox', { name: /License Key/ });
+    const key = await within(section).findByRole('textbox', { name: /Licence key/ });
     expect(within(section).getByRole('button', { name: 'Save' })).toBeDisabled();
     expect(within(section).getByRole('button', { name: 'Cancel' })).toBeDisabled();
     await user.type(key, '   ');
@@ -43,13 +43,13 @@ describe('settings: licence', { timeout: 30_000 }, () => {
       },
     });
     const { user, section } = await openLicence();
-    await user.type(await within(section).findByRole('textbox', { name: /License Key/ }), ' eyJsaWNlbmNlIjoxfQ.sig ');
+    await user.type(await within(section).findByRole('textbox', { name: /Licence key/ }), ' eyJsaWNlbmNlIjoxfQ.sig ');
     const statusCallsBefore = api.calls('GET /api/admin/status').length;
     const licenceCallsBefore = api.calls('GET /api/admin/settings/license').length;
     await user.click(within(section).getByRole('button', { name: 'Save' }));
 
     expect(await within(section).findByRole('button', { name: /12 of 50 users/ })).toBeInTheDocument();
-    expect(within(section).queryByRole('textbox', { name: /License Key/ })).not.toBeInTheDocument();
+    expect(within(section).queryByRole('textbox', { name: /Licence key/ })).not.toBeInTheDocument();
     expect(api.calls('PUT /api/admin/settings/license')[0]?.body).toEqual({ License: 'eyJsaWNlbmNlIjoxfQ.sig' });
     expect(api.calls('GET /api/admin/settings/license').length).toBeGreaterThan(licenceCallsBefore);
     await waitFor(() => expect(api.calls('GET /api/admin/status').length).toBeGreaterThan(statusCallsBefore));
@@ -59,11 +59,11 @@ describe('settings: licence', { timeout: 30_000 }, () => {
   it('shows a refused key in the “Error” dialog and keeps the form', async () => {
     installSettingsApi({ 'PUT /api/admin/settings/license': apiError(400, ErrorCodes.licenceInvalid) });
     const { user, section } = await openLicence();
-    await user.type(await within(section).findByRole('textbox', { name: /License Key/ }), 'not-a-key');
+    await user.type(await within(section).findByRole('textbox', { name: /Licence key/ }), 'not-a-key');
     await user.click(within(section).getByRole('button', { name: 'Save' }));
     const dialog = await screen.findByRole('dialog', { name: 'Error' });
     expect(dialog).toHaveTextContent('The licence key is not valid');
-    expect(within(section).getByRole('textbox', { name: /License Key/ })).toHaveValue('not-a-key');
+    expect(within(section).getByRole('textbox', { name: /Licence key/ })).toHaveValue('not-a-key');
   });
 
   it('replaces the key of a licensed installation on request, and folds the field away once saved', async () => {
@@ -73,17 +73,17 @@ describe('settings: licence', { timeout: 30_000 }, () => {
     );
     const { user, section } = await openLicence();
     await within(section).findByRole('button', { name: /12 of 50 users/ });
-    expect(within(section).queryByRole('textbox', { name: /License Key/ })).not.toBeInTheDocument();
+    expect(within(section).queryByRole('textbox', { name: /Licence key/ })).not.toBeInTheDocument();
 
     const replace = within(section).getByRole('button', { name: 'Replace the licence key' });
     expect(replace).toHaveAttribute('aria-expanded', 'false');
     await user.click(replace);
     // Changing one's mind folds the field away again, sending nothing.
     await user.click(within(section).getByRole('button', { name: 'Keep the current licence key' }));
-    expect(within(section).queryByRole('textbox', { name: /License Key/ })).not.toBeInTheDocument();
+    expect(within(section).queryByRole('textbox', { name: /Licence key/ })).not.toBeInTheDocument();
 
     await user.click(within(section).getByRole('button', { name: 'Replace the licence key' }));
-    await user.type(within(section).getByRole('textbox', { name: /License Key/ }), 'eyJyZW5ld2VkIjoxfQ.sig');
+    await user.type(within(section).getByRole('textbox', { name: /Licence key/ }), 'eyJyZW5ld2VkIjoxfQ.sig');
     await user.click(within(section).getByRole('button', { name: 'Save' }));
 
     expect(await screen.findByText('Licence saved')).toBeInTheDocument();
@@ -91,7 +91,7 @@ describe('settings: licence', { timeout: 30_000 }, () => {
       { License: 'eyJyZW5ld2VkIjoxfQ.sig' },
     ]);
     await waitFor(() =>
-      expect(within(section).queryByRole('textbox', { name: /License Key/ })).not.toBeInTheDocument(),
+      expect(within(section).queryByRole('textbox', { name: /Licence key/ })).not.toBeInTheDocument(),
     );
     expect(within(section).getByRole('button', { name: /12 of 50 users/ })).toBeInTheDocument();
   });

@@ -1,18 +1,19 @@
 import { useMemo } from 'react';
-import { Container, Group, Modal, Paper, Stack, Text } from '@mantine/core';
-import { IconInfoCircle } from '@tabler/icons-react';
+import { Container, Group, Modal, Stack, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { QueryState } from '@/components/QueryState';
 import { ChangePasswordButton } from '../../../features/account/components/ChangePasswordButton';
 import { visibleAcls } from '../../../features/acls/acl-view';
 import { byDescription } from '../../../features/acls/dashboard-sections';
 import { useAclActions } from '../../../features/acls/use-acl-actions';
+import { CurrentAddress } from '../../../features/user-portal/components/CurrentAddress';
 import { LogoutButton } from '../../../features/user-portal/components/LogoutButton';
 import { PortalHeader } from '../../../features/user-portal/components/PortalHeader';
 import { SessionCountdown } from '../../../features/user-portal/components/SessionCountdown';
 import { unlicensedKeys } from '../../../features/user-portal/components/UnlicensedNotice';
 import { useUserPortal } from '../../../features/user-portal/use-user-portal';
 import { ColorSchemeToggle } from '../../../theme/ColorSchemeToggle';
+import { LanguageSwitch } from '../../../features/account/components/LanguageSwitch';
 import { AclTable } from './components/AclTable';
 
 /**
@@ -37,6 +38,7 @@ export default function HomePage() {
   return (
     <>
       <PortalHeader name={name} timer={ends === undefined ? undefined : <SessionCountdown ends={ends} />}>
+        <LanguageSwitch area="user" saved={data?.Language} />
         <ColorSchemeToggle />
         {local ? <ChangePasswordButton names={names} /> : null}
         <LogoutButton />
@@ -45,20 +47,7 @@ export default function HomePage() {
         <QueryState data={data} isError={status.isError} error={status.error}>
           {(current) => (
             <Stack gap="lg">
-              <Paper withBorder p="md" radius="md">
-                <Stack gap={4}>
-                  <Group gap="xs" wrap="wrap">
-                    <Text c="dimmed">{t('home.currentAddress')}</Text>
-                    <Text fw={700} ff="monospace" style={{ overflowWrap: 'anywhere' }}>
-                      {current.CurrentAddress}
-                    </Text>
-                  </Group>
-                  <Group gap={6} wrap="nowrap" align="flex-start">
-                    <IconInfoCircle size={18} aria-hidden style={{ flexShrink: 0, marginTop: 2 }} />
-                    <Text size="sm">{t('home.revalidationNote')}</Text>
-                  </Group>
-                </Stack>
-              </Paper>
+              <CurrentAddress address={current.CurrentAddress} />
               {unlicensed !== null ? null : acls.length === 0 ? (
                 <Text c="dimmed">{t('home.noAcls')}</Text>
               ) : (

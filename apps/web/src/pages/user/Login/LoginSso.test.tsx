@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import i18n from '../../../i18n/i18n';
 import { ssoKeys } from '../../../features/auth/sso';
 import { browserLocation } from '../../../lib/navigation/browser-location';
-import { installFakeApi, SAML_METADATA_ANSWER } from '../../../test-support/fake-api';
+import { installFakeApi, SAML_CONFIGURED, SAML_METADATA_ANSWER } from '../../../test-support/fake-api';
 import { userSession } from '../../../test-support/fixtures';
 import { currentPath, renderApp } from '../../../test-support/render-app';
 
@@ -13,17 +13,34 @@ function spyOnNavigation() {
 }
 
 describe('user login with single sign-on', () => {
-  it('offers no SSO button when the metadata call answers 404, and shows the local form', async () => {
+  it('asks for no metadata when the server says SAML is not set up, and shows the local form alone', async () => {
     const api = installFakeApi();
-    renderApp('/');
-    await waitFor(() => expect(api.calls('GET /api/saml/metadata')).toHaveLength(1));
+    const { queryClient } = renderApp('/');
+    await waitFor(() => expect(queryClient.getQueryData(ssoKeys.metadata('user'))).toBe(false));
+    expect(api.calls('GET /api/system_status').length).toBeGreaterThan(0);
+    // No request that answers 404 (a red line in every browser console).
+    expect(api.calls('GET /api/saml/metadata')).toHaveLength(0);
     expect(await screen.findByRole('button', { name: 'Sign in' })).toBeVisible();
     expect(screen.queryByRole('button', { name: 'Sign in with SSO' })).not.toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Sign in with a username and password' })).not.toBeInTheDocument();
   });
 
+  it('offers no SSO button when SAML is set up but its metadata answers 404', async () => {
+    const api = installFakeApi({
+      ...SAML_CONFIGURED,
+      'GET /api/saml/metadata': { status: 404, body: { Err: 'err.samlNotConfigured' } },
+    });
+    renderApp('/');
+    await waitFor(() => expect(api.calls('GET /api/saml/metadata')).toHaveLength(1));
+    expect(await screen.findByRole('button', { name: 'Sign in' })).toBeVisible();
+    expect(screen.queryByRole('button', { name: 'Sign in with SSO' })).not.toBeInTheDocument();
+  });
+
   it('takes any failure of the metadata call as "no SSO", without retrying it', async () => {
-    const api = installFakeApi({ 'GET /api/saml/metadata': { status: 503, body: { Err: 'err.storeUnavailable' } } });
+    const api = installFakeApi({
+      ...SAML_CONFIGURED,
+      'GET /api/saml/metadata': { status: 503, body: { Err: 'err.storeUnavailable' } },
+    });
     const { queryClient } = renderApp('/');
     await waitFor(() => expect(queryClient.getQueryData(ssoKeys.metadata('user'))).toBe(false));
     expect(queryClient.getQueryState(ssoKeys.metadata('user'))?.fetchFailureCount).toBe(0);
@@ -33,7 +50,7 @@ describe('user login with single sign-on', () => {
   });
 
   it('shows SSO first and folds the local form away, closed until its toggle is pressed', async () => {
-    installFakeApi({ 'GET /api/saml/metadata': SAML_METADATA_ANSWER });
+    installFakeApi(SAML_CONFIGURED);
     const { user } = renderApp('/');
     expect(await screen.findByRole('button', { name: 'Sign in with SSO' })).toBeVisible();
     const toggle = screen.getByRole('button', { name: 'Sign in with a username and password' });
@@ -49,7 +66,7 @@ describe('user login with single sign-on', () => {
   });
 
   it.each([false, true])('starts SSO with kioskMode=%s from the button', async (kiosk) => {
-    installFakeApi({ 'GET /api/saml/metadata': SAML_METADATA_ANSWER });
+    installFakeApi(SAML_CONFIGURED);
     const navigation = spyOnNavigation();
     const { user } = renderApp('/');
     const button = await screen.findByRole('button', { name: 'Sign in with SSO' });
@@ -59,7 +76,7 @@ describe('user login with single sign-on', () => {
   });
 
   it('starts SSO when Enter is pressed while no field has the focus', async () => {
-    installFakeApi({ 'GET /api/saml/metadata': SAML_METADATA_ANSWER });
+    installFakeApi(SAML_CONFIGURED);
     const navigation = spyOnNavigation();
     const { user } = renderApp('/');
     await screen.findByRole('button', { name: 'Sign in with SSO' });
@@ -70,7 +87,7 @@ describe('user login with single sign-on', () => {
 
   it('leaves Enter in a field of the local form to that form', async () => {
     const api = installFakeApi({
-      'GET /api/saml/metadata': SAML_METADATA_ANSWER,
+      ...SAML_CONFIGURED,
       'POST /api/login': { body: { data: userSession() } },
     });
     const navigation = spyOnNavigation();
@@ -95,7 +112,10 @@ describe('user login with single sign-on', () => {
   it('keeps the local form open for someone who was already typing when SSO turned out to exist', async () => {
     let answerMetadata: () => void = () => undefined;
     const metadata = new Promise<void>((resolve) => (answerMetadata = resolve));
-    installFakeApi({ 'GET /api/saml/metadata': () => metadata.then(() => SAML_METADATA_ANSWER) });
+    installFakeApi({
+      ...SAML_CONFIGURED,
+      'GET /api/saml/metadata': () => metadata.then(() => SAML_METADATA_ANSWER),
+    });
     const { user } = renderApp('/');
     await user.type(await screen.findByLabelText('Username'), 'ada');
     answerMetadata();
@@ -106,7 +126,7 @@ describe('user login with single sign-on', () => {
 
   it('shows the SSO texts in German', async () => {
     await i18n.changeLanguage('de');
-    installFakeApi({ 'GET /api/saml/metadata': SAML_METADATA_ANSWER });
+    installFakeApi(SAML_CONFIGURED);
     renderApp('/');
     expect(await screen.findByRole('button', { name: 'Mit SSO anmelden' })).toBeVisible();
     expect(screen.getByRole('button', { name: 'Mit Benutzername und Passwort anmelden' })).toBeVisible();

@@ -2,6 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { GrantStatus, type AclEntry } from '@postern/protocol';
 import { STATUS_COLOURS } from '../../../features/acls/status-colours';
+import i18n from '../../../i18n/i18n';
 import { AUTO_BROWSED_STORAGE_KEY } from '../../../features/user-portal/auto-browse';
 import { browserLocation } from '../../../lib/navigation/browser-location';
 import { installFakeApi } from '../../../test-support/fake-api';
@@ -88,6 +89,15 @@ describe('NewUserDashboard buttons and badges', () => {
   });
 });
 
+describe('NewUserDashboard address', () => {
+  it('shows the address grants open, as the older home does', async () => {
+    openDashboard([aclEntry()], { status: { CurrentAddress: '203.0.113.7' } });
+    expect(await screen.findByText('203.0.113.7')).toBeVisible();
+    expect(screen.getByText('Your IP address')).toBeVisible();
+    expect(screen.getByText('Leaving this page open validates your IP every 30 seconds')).toBeVisible();
+  });
+});
+
 describe('NewUserDashboard grant and revoke', () => {
   /** A status server whose one ACL the grant and revoke calls change. */
   function server(initial: Partial<AclEntry>) {
@@ -137,13 +147,53 @@ describe('NewUserDashboard grant and revoke', () => {
     expect(screen.queryByText(/^Access for/)).not.toBeInTheDocument();
   });
 
-  it('tells the person when a grant is refused, with the server’s reason', async () => {
+  it('keeps a refused grant’s reason on the card, not in a fading notification, until dismissed', async () => {
     const { user } = openDashboard([aclEntry({ ACLID: 'k1', Description: 'Protected service' })], {
       routes: { 'POST /api/grant': { status: 409, body: { Err: 'err.agentOffline' } } },
     });
     await user.click(await screen.findByRole('button', { name: 'Grant Access' }));
-    expect(await screen.findByText('Access to Protected service was not granted')).toBeVisible();
-    expect(screen.getByText('The agent for this system is offline')).toBeVisible();
+    const alert = await within(card('Protected service')).findByRole('alert');
+    expect(alert).toHaveTextContent('Access to Protected service was not granted');
+    expect(alert).toHaveTextContent('The agent for this system is offline');
+    // Only on the card: no notification says it a second time (and then fades).
+    expect(screen.getAllByText('Access to Protected service was not granted')).toHaveLength(1);
+    expect(within(card('Protected service')).getByRole('button', { name: 'Grant Access' })).toBeEnabled();
+
+    await user.click(within(alert).getByRole('button', { name: 'Dismiss the message about Protected service' }));
+    await waitFor(() => expect(within(card('Protected service')).queryByRole('alert')).not.toBeInTheDocument());
+  });
+
+  it('clears a refusal from the card with the next successful grant', async () => {
+    let refuse = true;
+    const acl = aclEntry({ ACLID: 'k1', Description: 'Protected service' });
+    const { user } = openDashboard([acl], {
+      routes: {
+        'POST /api/grant': () =>
+          refuse
+            ? { status: 403, body: { Err: 'err.unauthorised' } }
+            : { body: { data: { ...acl, Status: GrantStatus.Pending } } },
+      },
+    });
+    await user.click(await screen.findByRole('button', { name: 'Grant Access' }));
+    expect(await within(card('Protected service')).findByRole('alert')).toHaveTextContent(
+      'Access to Protected service was not granted',
+    );
+    refuse = false;
+    await user.click(within(card('Protected service')).getByRole('button', { name: 'Grant Access' }));
+    await waitFor(() => expect(within(card('Protected service')).queryByRole('alert')).not.toBeInTheDocument());
+  });
+
+  it('keeps the refusal in the list view too, translated', async () => {
+    await i18n.changeLanguage('de');
+    const { user } = openDashboard([aclEntry({ ACLID: 'k1', Description: 'Protected service' })], {
+      routes: { 'POST /api/grant': { status: 409, body: { Err: 'err.agentOffline' } } },
+    });
+    await user.click(await screen.findByRole('radio', { name: 'Liste' }));
+    await user.click(await screen.findByRole('button', { name: 'Zugriff gewähren' }));
+    const alert = await within(screen.getByRole('table')).findByRole('alert');
+    expect(alert).toHaveTextContent('Zugriff auf Protected service wurde nicht gewährt');
+    expect(alert).toHaveTextContent(i18n.t('err.agentOffline'));
+    expect(within(alert).getByRole('button', { name: 'Meldung zu Protected service schließen' })).toBeVisible();
   });
 
   it('polls every second while an ACL is on its way', async () => {
@@ -158,7 +208,16 @@ describe('NewUserDashboard grant and revoke', () => {
   it('sends the addresses IP discovery found, with their attestations, and posts them to /api/log_ips', async () => {
     const { api, user } = openDashboard([aclEntry({ ACLID: 'k1', CGNATOpen: true })], {
       routes: {
-        'GET /api/system_status': { body: { data: { IPApi: 'http://ip.example.test', JsBundleHash: 'build-1' } } },
+        'GET /api/system_status': {
+          body: {
+            data: {
+              IPApi: 'http://ip.example.test',
+              JsBundleHash: 'build-1',
+              UserSAMLConfigured: false,
+              AdminSAMLConfigured: false,
+            },
+          },
+        },
         // The discovery host (every port answers the same address and token here).
         'GET /': {
           body: { IP: '198.51.100.7', Attestation: 'v1.1.signed' },

@@ -16,20 +16,23 @@ import { useAclActions } from '../../../features/acls/use-acl-actions';
 import { useThemeSettings } from '../../../features/status/api';
 import { useAutoBrowse } from '../../../features/user-portal/auto-browse';
 import { AccountExpiry } from '../../../features/user-portal/components/AccountExpiry';
+import { CurrentAddress } from '../../../features/user-portal/components/CurrentAddress';
 import { LogoutButton } from '../../../features/user-portal/components/LogoutButton';
 import { PortalHeader } from '../../../features/user-portal/components/PortalHeader';
 import { SessionCountdown } from '../../../features/user-portal/components/SessionCountdown';
 import { UnlicensedNotice } from '../../../features/user-portal/components/UnlicensedNotice';
 import { useUserPortal } from '../../../features/user-portal/use-user-portal';
 import { ColorSchemeToggle } from '../../../theme/ColorSchemeToggle';
+import { LanguageSwitch } from '../../../features/account/components/LanguageSwitch';
 import { CardView } from './components/CardView';
 import { HideTimerButton, ViewToggle } from './components/DashboardControls';
 import { ListView } from './components/ListView';
 
 /**
  * /home/new, the dashboard (spec §2): header with countdown and controls; the ACLs as cards in
- * sections (Favourites, Top, one per category) or as a list; search above 10 ACLs; grant and revoke
- * with the spec's polling; single-ACL auto-browse; the unlicensed page instead of ACLs.
+ * sections (Favourites, Top, one per category) or as a list, under the person's current address;
+ * search above 10 ACLs; grant and revoke with the spec's polling, a refusal kept on its ACL;
+ * single-ACL auto-browse; the unlicensed page instead of ACLs.
  */
 export default function NewUserDashboardPage() {
   const { t } = useTranslation();
@@ -46,6 +49,7 @@ export default function NewUserDashboardPage() {
     follow: portal.polling.follow,
     discoveredIps: portal.discoveredIps,
     onGranted: countUse,
+    refusalsInPlace: true,
   });
   useAutoBrowse(data?.ACLs, portal.licensed && !portal.leaving);
 
@@ -90,6 +94,7 @@ export default function NewUserDashboardPage() {
         {highAccessibility ? (
           <HideTimerButton hidden={prefs.timerHidden} onToggle={() => prefs.setTimerHidden((hidden) => !hidden)} />
         ) : null}
+        <LanguageSwitch area="user" saved={data?.Language} />
         <ColorSchemeToggle />
         {local ? <ChangePasswordButton names={names} /> : null}
         <LogoutButton />
@@ -101,6 +106,7 @@ export default function NewUserDashboardPage() {
               <UnlicensedNotice systemLicensed={current.Licensed} />
             ) : (
               <Stack gap="lg">
+                <CurrentAddress address={current.CurrentAddress} />
                 {withSearch ? (
                   <TextInput
                     type="search"

@@ -72,6 +72,25 @@ describe('two-factor verification (/otp/verify)', () => {
     expect(screen.queryByText('Invalid code')).not.toBeInTheDocument();
   });
 
+  it.each([
+    ['en', 'This code was just used; wait for the next one'],
+    ['de', 'Dieser Code wurde gerade verwendet; warten Sie auf den nächsten'],
+  ])(
+    'says in %s that a code already used must wait for the next, on the field, not "Invalid code"',
+    async (language, text) => {
+      await i18n.changeLanguage(language);
+      installFakeApi({ 'POST /api/otp/verify': { status: 400, body: { Err: 'err.totpCodeUsed' } } });
+      const { user } = renderApp('/otp/verify');
+      await user.type(await screen.findByRole('textbox'), '123456');
+      await user.click(screen.getByRole('button', { name: language === 'en' ? 'Verify' : 'Bestätigen' }));
+      expect(await screen.findByText(text)).toBeVisible();
+      expect(screen.getByRole('textbox')).toHaveAttribute('aria-invalid', 'true');
+      expect(screen.queryByText(/Invalid code|Ungültiger Code/)).not.toBeInTheDocument();
+      expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+      expect(currentPath()).toBe('/otp/verify');
+    },
+  );
+
   it('sends someone whose pending sign-in expired back to the login, saying so', async () => {
     installFakeApi({ 'POST /api/otp/verify': { status: 401, body: { Err: 'err.invalidSession' } } });
     const { user } = renderApp('/otp/verify');

@@ -2,7 +2,9 @@ import { screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import i18n from '../../../i18n/i18n';
 import { QR_CODE_SIZE } from '../../../features/two-factor/components/EnrolmentSecret';
+import { SESSION_KEYS } from '../../../lib/session/session-store';
 import { installFakeApi } from '../../../test-support/fake-api';
+import { userStatus } from '../../../test-support/fixtures';
 import { currentPath, renderApp } from '../../../test-support/render-app';
 
 const SECRET = {
@@ -56,19 +58,27 @@ describe('two-factor enrolment (/otp/onboard)', () => {
     await waitFor(() => expect(screen.getByRole('button', { name: 'Copy key' })).toBeVisible(), { timeout: 2_000 });
   });
 
-  it('sends the code and, once enrolled, returns to the login with a note (not an error)', async () => {
+  it('sends the code and, once enrolled, is signed in: the home, saying so, without asking for a code again', async () => {
     const api = installFakeApi({
       'GET /api/otp/generate': GENERATED,
       'POST /api/otp/verify': { body: { data: { Outcome: 'Enrolled' } } },
+      'GET /api/status': { body: { data: userStatus({ Name: 'Ada Lovelace', NewUserDashboard: false }) } },
     });
     const { user } = renderApp('/otp/onboard');
     await enterCode(user, '123456');
-    await waitFor(() => expect(currentPath()).toBe('/'));
+    await waitFor(() => expect(currentPath()).toBe('/home'));
+    expect(api.calls('POST /api/otp/verify')).toHaveLength(1);
     expect(api.calls('POST /api/otp/verify')[0]?.body).toEqual({ Code: '123456' });
-    expect(await screen.findByRole('status')).toHaveTextContent(
-      'Two-factor authentication is set up. Sign in again with a code from your app.',
-    );
-    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+    expect(JSON.parse(window.sessionStorage.getItem(SESSION_KEYS.user) ?? 'null')).toMatchObject({
+      Name: 'Ada Lovelace',
+    });
+    expect(
+      await screen.findByText(
+        'Two-factor authentication is set up. From now on, signing in asks for a code from your app.',
+      ),
+    ).toBeVisible();
+    expect(await screen.findByText('Hello, Ada Lovelace')).toBeVisible();
+    expect(screen.queryByLabelText('Authentication code')).not.toBeInTheDocument();
   });
 
   it('shows a refused code as "Invalid code" and keeps the QR code', async () => {
@@ -132,11 +142,12 @@ describe('two-factor enrolment (/otp/onboard)', () => {
     expect(screen.queryByRole('button', { name: 'Do this next time' })).not.toBeInTheDocument();
   });
 
-  it('is where a sign-in that needs enrolment leads, and ends back at the login with the note', async () => {
+  it('is where a sign-in that needs enrolment leads, and ends signed in on the dashboard', async () => {
     installFakeApi({
       'POST /api/login': { status: 401, body: { Err: 'err.totpEnrolmentRequired' } },
       'GET /api/otp/generate': GENERATED,
       'POST /api/otp/verify': { body: { data: { Outcome: 'Enrolled' } } },
+      'GET /api/status': { body: { data: userStatus({ NewUserDashboard: true }) } },
     });
     const { user } = renderApp('/');
     await user.type(await screen.findByLabelText('Username'), 'ada');
@@ -144,7 +155,7 @@ describe('two-factor enrolment (/otp/onboard)', () => {
     await user.click(screen.getByRole('button', { name: 'Sign in' }));
     await waitFor(() => expect(currentPath()).toBe('/otp/onboard'));
     await enterCode(user, '123456');
-    await waitFor(() => expect(currentPath()).toBe('/'));
+    await waitFor(() => expect(currentPath()).toBe('/home/new'));
     expect(await screen.findByText(/Two-factor authentication is set up/)).toBeVisible();
   });
 
@@ -153,6 +164,7 @@ describe('two-factor enrolment (/otp/onboard)', () => {
     installFakeApi({
       'GET /api/otp/generate': GENERATED,
       'POST /api/otp/verify': { body: { data: { Outcome: 'Enrolled' } } },
+      'GET /api/status': { body: { data: userStatus() } },
     });
     const { user } = renderApp('/otp/onboard');
     expect(await screen.findByRole('img', { name: 'QR-Code zum Scannen mit Ihrer Authenticator-App' })).toBeVisible();

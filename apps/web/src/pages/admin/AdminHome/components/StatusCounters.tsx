@@ -9,7 +9,7 @@ interface Counter {
   icon: Icon;
 }
 
-/** The admin home's three counters: active sessions, ACLs and users. */
+/** The admin home's three counters: active sessions, knocs and users. */
 export function StatusCounters({ status }: { status: AdminStatus }) {
   const { t, i18n } = useTranslation();
   const counters: Counter[] = [

@@ -5,12 +5,14 @@ import { AclActionButton } from '../../../../features/acls/components/AclActionB
 import { AclIcon } from '../../../../features/acls/components/AclIcon';
 import { AclStatusBadge } from '../../../../features/acls/components/AclStatusBadge';
 import { FavouriteToggle } from '../../../../features/acls/components/FavouriteToggle';
+import { AclRefusalAlert } from '../../../../features/user-portal/components/AclRefusalAlert';
 import type { AclRowProps } from './acl-row-props';
 import { AclName, aclHost } from './AclName';
 
 /**
  * One ACL in the card view: icon, name (a link to the system), favourite star, badge and button.
- * An ACL whose agent is offline is shown dimmed, its button disabled.
+ * An ACL whose agent is offline is shown dimmed, its button disabled; a refused call stays on the
+ * card, above the button, until dismissed.
  */
 export function AclCard({ acl, favourite, actions, onToggleFavourite, onOpen }: AclRowProps) {
   const titleId = useId();
@@ -33,6 +35,7 @@ export function AclCard({ acl, favourite, actions, onToggleFavourite, onOpen }: 
           </Group>
           <FavouriteToggle name={acl.Description} favourite={favourite} onToggle={() => onToggleFavourite(acl.ACLID)} />
         </Group>
+        <AclRefusalAlert acl={acl} actions={actions} />
         <Group justify="space-between" align="center" gap="xs" wrap="wrap">
           <AclStatusBadge acl={acl} />
           <Box ml="auto" w={{ base: '100%', xs: 'auto' }}>

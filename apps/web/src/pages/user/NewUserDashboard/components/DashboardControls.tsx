@@ -1,6 +1,7 @@
-import { Button, SegmentedControl } from '@mantine/core';
+import { SegmentedControl } from '@mantine/core';
 import { IconClock, IconClockOff } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
+import { HeaderButton } from '@/components/HeaderButton';
 import type { DashboardView } from '../../../../features/acls/preferences';
 
 /** Props of {@link ViewToggle}. */
@@ -36,8 +37,10 @@ export function HideTimerButton({ hidden, onToggle }: HideTimerButtonProps) {
   const { t } = useTranslation();
   const Glyph = hidden ? IconClock : IconClockOff;
   return (
-    <Button variant="default" leftSection={<Glyph size={16} aria-hidden />} onClick={onToggle}>
-      {t(hidden ? 'home.showTimer' : 'home.hideTimer')}
-    </Button>
+    <HeaderButton
+      label={t(hidden ? 'home.showTimer' : 'home.hideTimer')}
+      icon={<Glyph size={16} aria-hidden />}
+      onClick={onToggle}
+    />
   );
 }

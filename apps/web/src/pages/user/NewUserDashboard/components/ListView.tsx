@@ -1,10 +1,11 @@
-import { Box, Group, Table } from '@mantine/core';
+import { Box, Group, Stack, Table } from '@mantine/core';
 import type { AclEntry } from '@postern/protocol';
 import { useTranslation } from 'react-i18next';
 import { AclActionButton } from '../../../../features/acls/components/AclActionButton';
 import { AclIcon } from '../../../../features/acls/components/AclIcon';
 import { AclStatusBadge } from '../../../../features/acls/components/AclStatusBadge';
 import { FavouriteToggle } from '../../../../features/acls/components/FavouriteToggle';
+import { AclRefusalAlert } from '../../../../features/user-portal/components/AclRefusalAlert';
 import type { AclRowProps } from './acl-row-props';
 import { AclName } from './AclName';
 
@@ -52,15 +53,18 @@ export function ListView({ acls, favourites, categoryLabel, actions, onToggleFav
                 </Group>
               </Table.Td>
               <Table.Td>
-                <Group gap="sm" wrap="wrap">
-                  <AclStatusBadge acl={acl} />
-                  <AclActionButton
-                    acl={acl}
-                    busy={actions.busy(acl.ACLID)}
-                    onGrant={actions.grant}
-                    onRevoke={actions.revoke}
-                  />
-                </Group>
+                <Stack gap="xs">
+                  <Group gap="sm" wrap="wrap">
+                    <AclStatusBadge acl={acl} />
+                    <AclActionButton
+                      acl={acl}
+                      busy={actions.busy(acl.ACLID)}
+                      onGrant={actions.grant}
+                      onRevoke={actions.revoke}
+                    />
+                  </Group>
+                  <AclRefusalAlert acl={acl} actions={actions} />
+                </Stack>
               </Table.Td>
             </Table.Tr>
           ))}
