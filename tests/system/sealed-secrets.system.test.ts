@@ -160,8 +160,13 @@ describe('secrets sealed to the agent (system)', () => {
       body: JSON.stringify({ ACLID: aclId, IPs: [] }),
     });
     expect(granted.status, await granted.text()).toBe(200);
-    await waitFor(() => readdirSync(records).length > 0, 'the script to run', 20_000);
-    const environment = readFileSync(path.join(records, readdirSync(records)[0] ?? ''), 'utf8');
+    // The shell creates the file before env writes to it: wait for the whole API_KEY line, not the file.
+    const record = () => {
+      const [first] = readdirSync(records);
+      return first === undefined ? '' : readFileSync(path.join(records, first), 'utf8');
+    };
+    await waitFor(() => /^API_KEY=.*\n/m.test(record()), 'the script to record API_KEY', 20_000);
+    const environment = record();
     expect(environment).toContain(`API_KEY=${SECRET}`);
 
     // The admin API reads it back as RECORDED.

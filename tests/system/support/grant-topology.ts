@@ -50,8 +50,10 @@ const SERVICE_PORT = 7000;
 const HAPROXY_PORT = 8080;
 const RELAY_PORT = 18_080;
 
+// The error handler matters: a probe that gives up resets its connection, and an unhandled reset
+// would end this listener, after which every address looks refused (the Node 24 failure).
 const LISTENER_SOURCE = `
-require('node:net').createServer((socket) => socket.end('hello\\n')).listen(${SERVICE_PORT}, '${PROTECTED_ADDRESS}', () => console.log('listening'));
+require('node:net').createServer((socket) => { socket.on('error', () => {}); socket.end('hello\\n'); }).listen(${SERVICE_PORT}, '${PROTECTED_ADDRESS}', () => console.log('listening'));
 `;
 
 async function waitForSocket(file: string): Promise<void> {

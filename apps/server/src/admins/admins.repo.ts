@@ -26,7 +26,10 @@ export interface Admin {
   language: AccountLanguage | null;
 }
 
-export type NewAdmin = Omit<Admin, 'lastLogin' | 'language' | 'totpSecret' | 'totpPendingSecret' | 'totpLastStep' | 'totpDeferrals'>;
+export type NewAdmin = Omit<
+  Admin,
+  'lastLogin' | 'language' | 'totpSecret' | 'totpPendingSecret' | 'totpLastStep' | 'totpDeferrals'
+>;
 
 function toAdmin(row: Selectable<AdminsTable>): Admin {
   return {

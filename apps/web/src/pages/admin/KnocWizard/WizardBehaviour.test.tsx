@@ -111,7 +111,7 @@ describe('knoc wizard: options step', { timeout: 30_000 }, () => {
     expect(screen.getByText('This knoc is hidden from users: they will not see this card.')).toBeVisible();
     expect(screen.getByText('Users will be taken to the URL automatically after each grant.')).toBeVisible();
     expect(summary('Knoc options').getByText('database')).toBeVisible();
-    expect(summary('Knoc options').getByText(/RFC1918 \(allow\)/)).toBeVisible();
+    expect(summary('Knoc options').getByText(/^RFC1918 \(Allow only private addresses\), 10\.0\.0\.0/)).toBeVisible();
   });
 });
 
