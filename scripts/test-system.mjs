@@ -9,6 +9,7 @@ import path from 'node:path';
 import { rmSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { build, ensureDependencies, ensureNodeVersion, ROOT } from './lib.mjs';
+import { watchForSilence } from './hang-watchdog.mjs';
 import { countVitestReport, printCounts, RESULTS_DIR, writeSummary } from './results.mjs';
 
 ensureNodeVersion();
@@ -52,15 +53,16 @@ function runLane(lane) {
     const child = spawn('npx', args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     const prefix = `[${lane}] `;
     for (const stream of [child.stdout, child.stderr]) prefixLines(stream, prefix, process.stdout);
+    // The slowest file takes under two minutes: five silent minutes mean a stuck test.
+    const watch = watchForSilence(child, { silentForMs: 5 * 60_000, name: `${prefix}Vitest` });
     child.on('error', (error) => console.error(`${prefix}could not start Vitest: ${error.message}`));
     // A lane that crashed before writing its report counts as one failure (countVitestReport), and
     // so does one that failed outside any test (an unhandled error, a failing hook file).
     child.on('close', (code) => {
       const counts = countVitestReport(report);
       if (code !== 0 && counts.failed === 0) {
-        console.error(
-          `${prefix}Vitest exited with ${code ?? 'a signal'} though no test failed: counted as one failure`,
-        );
+        const how = watch.hung ? 'was stopped' : `exited with ${code ?? 'a signal'}`;
+        console.error(`${prefix}Vitest ${how} though no test failed: counted as one failure`);
         counts.failed = 1;
       }
       resolve(counts);

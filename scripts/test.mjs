@@ -3,7 +3,8 @@
 // Each check counts as one result next to the tests; the last line is "N passed, N failed".
 import path from 'node:path';
 import { rmSync } from 'node:fs';
-import { ensureDependencies, ensureNodeVersion, runAsync, runInParallel } from './lib.mjs';
+import { ensureDependencies, ensureNodeVersion, ROOT, runInParallel } from './lib.mjs';
+import { runWithHangWatchdog } from './hang-watchdog.mjs';
 import { countVitestReport, printCounts, RESULTS_DIR, writeSummary } from './results.mjs';
 
 ensureNodeVersion();
@@ -31,9 +32,20 @@ const checks = [
 const report = path.join(RESULTS_DIR, 'unit.json');
 rmSync(report, { force: true });
 console.log('> unit, component and API tests, and beside them the checks');
-const [checkResults, vitestCode] = await Promise.all([
+// The slowest test file takes about half a minute: five silent minutes mean a stuck test worker.
+const [checkResults, vitest] = await Promise.all([
   runInParallel(checks, 1),
-  runAsync('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`]),
+  runWithHangWatchdog(
+    'npx',
+    ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`],
+    {
+      cwd: ROOT,
+      // Output goes through a pipe now: keep the colours a terminal would have shown.
+      env: process.stdout.isTTY ? { ...process.env, FORCE_COLOR: '1' } : process.env,
+      silentForMs: 5 * 60_000,
+      name: 'Vitest',
+    },
+  ),
 ]);
 const counts = { passed: 0, failed: 0 };
 for (const ok of checkResults) counts[ok ? 'passed' : 'failed'] += 1;
@@ -41,8 +53,10 @@ const tests = countVitestReport(report);
 counts.passed += tests.passed;
 counts.failed += tests.failed;
 // An error outside any test (an unhandled rejection, a broken setup file) fails the run, not a test.
-if (vitestCode !== 0 && tests.failed === 0) {
-  console.error(`Vitest exited with ${vitestCode} though no test failed: counted as one failure`);
+if (vitest.code !== 0 && tests.failed === 0) {
+  console.error(
+    `Vitest ${vitest.hung ? 'was stopped' : `exited with ${vitest.code}`} though no test failed: counted as one failure`,
+  );
   counts.failed += 1;
 }
 
