@@ -1,6 +1,6 @@
 import { closeDriverAndFake, contractDriverOptions, contractKnoc, describeDriverContract } from './driver-contract.js';
 import { FmcFake } from './fakes/fmc-fake.js';
-import { selfSignedCertificate } from './support/self-signed.js';
+import { selfSignedCertificate } from '@postern/test-support';
 import { FirepowerDriver } from '../src/drivers/vendors/firepower/firepower-driver.js';
 
 const USER = 'postern-api';

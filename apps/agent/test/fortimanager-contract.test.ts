@@ -1,6 +1,6 @@
 import { closeDriverAndFake, contractDriverOptions, contractKnoc, describeDriverContract } from './driver-contract.js';
 import { FortimanagerFake } from './fakes/fortimanager-fake.js';
-import { selfSignedCertificate } from './support/self-signed.js';
+import { selfSignedCertificate } from '@postern/test-support';
 import { FortimanagerDriver } from '../src/drivers/vendors/fortimanager/fortimanager-driver.js';
 
 const KEY = 'fmg-contract-key-8c2d41';

@@ -4,7 +4,7 @@ import { closeDriverAndFake, contractDriverOptions, contractKnoc, describeDriver
 import { PanosFake } from './fakes/panos-fake.js';
 import { startLoopbackServer } from './support/loopback-server.js';
 import { memoryLogger } from './support/memory-logger.js';
-import { selfSignedCertificate } from './support/self-signed.js';
+import { selfSignedCertificate } from '@postern/test-support';
 import { PanosDriver } from '../src/drivers/vendors/panos/panos-driver.js';
 
 const KEY = 'LUFRPT1-contract-key/7f3a9c==';

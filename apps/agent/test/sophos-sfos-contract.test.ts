@@ -1,6 +1,6 @@
 import { closeDriverAndFake, contractDriverOptions, contractKnoc, describeDriverContract } from './driver-contract.js';
 import { SophosSfosFake } from './fakes/sophos-sfos-fake.js';
-import { selfSignedCertificate } from './support/self-signed.js';
+import { selfSignedCertificate } from '@postern/test-support';
 import { isSfosPlaceholder } from '../src/drivers/vendors/sophossfos/sophossfos-client.js';
 import { SophosSfosDriver } from '../src/drivers/vendors/sophossfos/sophossfos-driver.js';
 

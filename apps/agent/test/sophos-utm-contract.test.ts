@@ -1,6 +1,6 @@
 import { closeDriverAndFake, contractDriverOptions, contractKnoc, describeDriverContract } from './driver-contract.js';
 import { SophosUtmFake } from './fakes/sophos-utm-fake.js';
-import { selfSignedCertificate } from './support/self-signed.js';
+import { selfSignedCertificate } from '@postern/test-support';
 import { UTM_PLACEHOLDER } from '../src/drivers/vendors/sophosutm/sophosutm-client.js';
 import { SophosUtmDriver } from '../src/drivers/vendors/sophosutm/sophosutm-driver.js';
 

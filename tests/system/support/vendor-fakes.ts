@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { capture, REPO_ROOT, type RunningProcess } from '@postern/test-support';
+import { capture, REPO_ROOT, selfSignedCertificate, type RunningProcess } from '@postern/test-support';
 import { AwsEc2Fake } from '../../../apps/agent/test/fakes/aws-ec2-fake.js';
 import { AzureNsgFake } from '../../../apps/agent/test/fakes/azure-nsg-fake.js';
 import { FmcFake } from '../../../apps/agent/test/fakes/fmc-fake.js';
@@ -9,7 +9,6 @@ import { FortiosFake } from '../../../apps/agent/test/fakes/fortios-fake.js';
 import { PanosFake } from '../../../apps/agent/test/fakes/panos-fake.js';
 import { SophosSfosFake } from '../../../apps/agent/test/fakes/sophos-sfos-fake.js';
 import { SophosUtmFake } from '../../../apps/agent/test/fakes/sophos-utm-fake.js';
-import { selfSignedCertificate } from '../../../apps/agent/test/support/self-signed.js';
 
 /**
  * Every vendor's contract fake, started with the credentials and objects the system tests configure

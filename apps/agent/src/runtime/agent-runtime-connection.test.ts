@@ -1,12 +1,10 @@
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGENT_PROTOCOL_VERSION, AgentCloseCodes, POSTERN_VERSION, type HelloMessage } from '@postern/protocol';
 import { sealToAgent } from '@postern/protocol/sealing';
-import { waitFor } from '@postern/test-support';
+import { selfSignedCertificate, waitFor } from '@postern/test-support';
 import { VALID_TOKEN } from '../test-support/config-fixture.js';
 import { ManualClock } from '../test-support/manual-clock.js';
 import { testEntry, testKnoc } from '../test-support/runtime-fixtures.js';
@@ -256,15 +254,12 @@ describe('agent runtime: connection', () => {
 describe('agent runtime: TLS', () => {
   let dir: string;
   let tls: { key: string; cert: string; certFile: string };
-  beforeAll(async () => {
+  beforeAll(() => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'postern-agent-tls-'));
-    const [keyFile, certFile] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
-    // An argument array straight to openssl: no shell.
-    await promisify(execFile)('openssl', [
-      ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1'],
-      ...['-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', certFile],
-    ]);
-    tls = { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8'), certFile };
+    const certificate = selfSignedCertificate();
+    const certFile = path.join(dir, 'cert.pem');
+    writeFileSync(certFile, certificate.cert);
+    tls = { ...certificate, certFile };
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

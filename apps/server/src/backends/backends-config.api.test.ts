@@ -1,6 +1,5 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ErrorCodes, RECORDED, type BackendRecord } from '@postern/protocol';
-import { type TestApp } from '../test-support/test-app.js';
 import { FORTIOS, useBackendsApiWorld } from '../test-support/backend-api-fixtures.js';
 import { SealedValueError, openSealed } from '@postern/protocol/sealing';
 import {
@@ -15,16 +14,7 @@ import { findBackendRow, loadBackendConfigForAgent } from './backends.repo.js';
 // What a backend's config may hold, the addresses in it, and how its secrets are kept.
 describe.each(['sqlite'] as const)('backends API (%s)', (kind) => {
   const world = useBackendsApiWorld(kind);
-  const { call, createOk, refusal } = world;
-  let t: TestApp, agentId: string;
-  beforeEach(() => {
-    t = world.t;
-    agentId = world.agent.id;
-  });
-  const rawConfig = async (id: string) => {
-    const row = await t.ctx.db.selectFrom('backends').select('config').where('id', '=', id).executeTakeFirstOrThrow();
-    return JSON.parse(row.config) as Record<string, unknown>;
-  };
+  const { call, createOk, refusal, storedConfig } = world;
 
   describe('config validation', () => {
     it.each([
@@ -43,7 +33,11 @@ describe.each(['sqlite'] as const)('backends API (%s)', (kind) => {
       ],
       ['a Fortinet URL that is not http', { fortios: { ...FORTIOS, Url: 'ftp://fw' } }, ErrorCodes.urlMustBeHttp],
     ])('refuses %s', async (_case, config, code) => {
-      const response = await call('POST', '/api/admin/backends', { Name: 'b', AgentID: agentId, Config: config });
+      const response = await call('POST', '/api/admin/backends', {
+        Name: 'b',
+        AgentID: world.agent.id,
+        Config: config,
+      });
       expect(response.statusCode).toBe(400);
       expect(response.json<{ Err: string }>().Err).toBe(code);
     });
@@ -57,7 +51,7 @@ describe.each(['sqlite'] as const)('backends API (%s)', (kind) => {
     ])('refuses %s without its required fields', async (type, fields) => {
       const response = await call('POST', '/api/admin/backends', {
         Name: 'b',
-        AgentID: agentId,
+        AgentID: world.agent.id,
         Config: { [type]: fields },
       });
       expect(response.statusCode).toBe(400);
@@ -65,12 +59,12 @@ describe.each(['sqlite'] as const)('backends API (%s)', (kind) => {
 
     it('stores the Cisco FMC Domain and Deploy mode (defaults: login domain, automatic) and reads them back', async () => {
       const fmc = { Hostname: 'fmc.example.net', Username: 'api', Password: 'fmc-secret-1' };
-      const plain = await createOk({ Name: 'fmc', AgentID: agentId, Config: { firepower: fmc } });
+      const plain = await createOk({ Name: 'fmc', AgentID: world.agent.id, Config: { firepower: fmc } });
       expect(plain.Config.firepower).toMatchObject({ Domain: '', Deploy: 'automatic', Password: RECORDED });
       const response = await call('PUT', `/api/admin/backends/${plain.ID}`, {
         ID: plain.ID,
         Name: 'fmc',
-        AgentID: agentId,
+        AgentID: world.agent.id,
         Config: { firepower: { ...fmc, Password: RECORDED, Domain: 'Global/Branch', Deploy: 'onlyWhenOnlyPostern' } },
       });
       expect(response.statusCode, response.body).toBe(200);
@@ -81,7 +75,7 @@ describe.each(['sqlite'] as const)('backends API (%s)', (kind) => {
       });
       const refused = await call('POST', '/api/admin/backends', {
         Name: 'fmc2',
-        AgentID: agentId,
+        AgentID: world.agent.id,
         Config: { firepower: { ...fmc, Deploy: 'always' } },
       });
       expect(refused.statusCode).toBe(400);
@@ -139,7 +133,11 @@ describe.each(['sqlite'] as const)('backends API (%s)', (kind) => {
         { Err: ErrorCodes.invalidHostname, Extra: 'Config.sophossfos.Hostname' },
       ],
     ])('refuses %s on create', async (_case, config, expected) => {
-      const response = await call('POST', '/api/admin/backends', { Name: 'vendor', AgentID: agentId, Config: config });
+      const response = await call('POST', '/api/admin/backends', {
+        Name: 'vendor',
+        AgentID: world.agent.id,
+        Config: config,
+      });
       expect(refusal(response)).toEqual({ status: 400, ...expected });
     });
 
@@ -147,23 +145,23 @@ describe.each(['sqlite'] as const)('backends API (%s)', (kind) => {
       ['Hostname', { Hostname: 'pan.example.net/api', ApiKey: 'k2' }, ErrorCodes.invalidHostname],
       ['Hostname', { Hostname: 'ops:pw@pan.example.net', ApiKey: 'k2' }, ErrorCodes.invalidHostname],
     ])('refuses a bad %s on update and keeps the stored one', async (field, fields, code) => {
-      const backend = await createOk({ Name: 'pan', AgentID: agentId, Config: { panos: PANOS } });
+      const backend = await createOk({ Name: 'pan', AgentID: world.agent.id, Config: { panos: PANOS } });
       const response = await call('PUT', `/api/admin/backends/${backend.ID}`, {
         ID: backend.ID,
         Name: 'pan',
-        AgentID: agentId,
+        AgentID: world.agent.id,
         Config: { panos: fields },
       });
       expect(refusal(response)).toEqual({ status: 400, Err: code, Extra: `Config.panos.${field}` });
-      expect((await findBackendRow(t.ctx.db, backend.ID))?.config.Hostname).toBe(PANOS.Hostname);
+      expect((await findBackendRow(world.t.ctx.db, backend.ID))?.config.Hostname).toBe(PANOS.Hostname);
     });
 
     it('refuses a Fortinet URL with credentials on update', async () => {
-      const backend = await createOk({ Name: 'fw', AgentID: agentId, Config: { fortios: FORTIOS } });
+      const backend = await createOk({ Name: 'fw', AgentID: world.agent.id, Config: { fortios: FORTIOS } });
       const response = await call('PUT', `/api/admin/backends/${backend.ID}`, {
         ID: backend.ID,
         Name: 'fw',
-        AgentID: agentId,
+        AgentID: world.agent.id,
         Config: { fortios: { ...FORTIOS, Url: 'https://admin:pw@fw.example.net' } },
       });
       expect(refusal(response)).toEqual({
@@ -174,9 +172,9 @@ describe.each(['sqlite'] as const)('backends API (%s)', (kind) => {
     });
 
     it('still reads a backend stored before the rule, and its agent still gets it', async () => {
-      const backend = await createOk({ Name: 'pan', AgentID: agentId, Config: { panos: PANOS } });
-      const stored = await rawConfig(backend.ID);
-      await t.ctx.db
+      const backend = await createOk({ Name: 'pan', AgentID: world.agent.id, Config: { panos: PANOS } });
+      const stored = await storedConfig(backend.ID);
+      await world.t.ctx.db
         .updateTable('backends')
         .set({ config: JSON.stringify({ ...stored, Hostname: 'pan old.example.net' }) })
         .where('id', '=', backend.ID)
@@ -185,8 +183,8 @@ describe.each(['sqlite'] as const)('backends API (%s)', (kind) => {
       expect(read.statusCode).toBe(200);
       expect(read.json<{ data: BackendRecord }>().data.Config.panos?.Hostname).toBe('pan old.example.net');
       expect((await call('GET', '/api/admin/backends')).statusCode).toBe(200);
-      const row = await findBackendRow(t.ctx.db, backend.ID);
-      expect(loadBackendConfigForAgent(t.ctx, row!, world.agent.sealing!.publicKey)).toMatchObject({
+      const row = await findBackendRow(world.t.ctx.db, backend.ID);
+      expect(loadBackendConfigForAgent(world.t.ctx, row!, world.agent.sealing!.publicKey)).toMatchObject({
         Hostname: 'pan old.example.net',
       });
     });
@@ -198,22 +196,27 @@ describe.each(['sqlite'] as const)('backends API (%s)', (kind) => {
     const open = (key: GivenSealingKey, value: unknown, backendId: string, field: string) =>
       openSealed(key.privateKey, String(value), { owner: 'backend', ownerId: backendId, field });
     const forAgent = async (id: string) => {
-      const row = await findBackendRow(t.ctx.db, id);
-      return loadBackendConfigForAgent(t.ctx, row!, agentKey().publicKey);
+      const row = await findBackendRow(world.t.ctx.db, id);
+      return loadBackendConfigForAgent(world.t.ctx, row!, agentKey().publicKey);
     };
-    const otherAgent = () => givenAgent(t.ctx, { name: 'edge-2', capabilities: agentCapabilities(), version: '1.9.0' });
+    const otherAgent = () =>
+      givenAgent(world.t.ctx, { name: 'edge-2', capabilities: agentCapabilities(), version: '1.9.0' });
 
     it('stores secrets sealed to the agent only, shows them as RECORDED, and sends them sealed', async () => {
-      const backend = await createOk({ Name: 'fw', AgentID: agentId, Config: { fortios: FORTIOS } });
+      const backend = await createOk({ Name: 'fw', AgentID: world.agent.id, Config: { fortios: FORTIOS } });
       expect(backend.Config.fortios?.Bearer).toBe(RECORDED);
       expect(JSON.stringify(backend)).not.toContain(FORTIOS.Bearer);
-      const stored = await rawConfig(backend.ID);
+      const stored = await storedConfig(backend.ID);
       expect(stored.Bearer).toMatch(/^sealed:v1:/);
       expect(JSON.stringify(stored)).not.toContain(FORTIOS.Bearer);
       expect(stored.Url).toBe(FORTIOS.Url);
       // Not a SecretBox value: the server's own key cannot open it, whatever place it is read for.
       expect(() =>
-        t.ctx.secrets.open(String(stored.Bearer), { table: 'backends', column: 'config.Bearer', rowId: backend.ID }),
+        world.t.ctx.secrets.open(String(stored.Bearer), {
+          table: 'backends',
+          column: 'config.Bearer',
+          rowId: backend.ID,
+        }),
       ).toThrow(SecretUnreadableError);
       // Only the agent's key opens it, and only for this backend's field.
       expect(open(agentKey(), stored.Bearer, backend.ID, 'Bearer')).toBe(FORTIOS.Bearer);
@@ -230,7 +233,7 @@ describe.each(['sqlite'] as const)('backends API (%s)', (kind) => {
     });
 
     it('refuses secrets for an agent that registered no sealing key (400 err.agentCannotSeal)', async () => {
-      const old = await givenAgent(t.ctx, {
+      const old = await givenAgent(world.t.ctx, {
         name: 'old-edge',
         capabilities: agentCapabilities(),
         version: '1.9.0',
@@ -255,38 +258,38 @@ describe.each(['sqlite'] as const)('backends API (%s)', (kind) => {
       ['omitted', {}],
       ['sent empty', { Bearer: '' }],
     ])('keeps a stored secret %s', async (_case, secret) => {
-      const backend = await createOk({ Name: 'fw', AgentID: agentId, Config: { fortios: FORTIOS } });
-      const before = await rawConfig(backend.ID);
+      const backend = await createOk({ Name: 'fw', AgentID: world.agent.id, Config: { fortios: FORTIOS } });
+      const before = await storedConfig(backend.ID);
       const { Bearer: _bearer, ...rest } = FORTIOS;
       const response = await call('PUT', `/api/admin/backends/${backend.ID}`, {
         ID: backend.ID,
         Name: 'fw renamed',
-        AgentID: agentId,
+        AgentID: world.agent.id,
         Config: { fortios: { ...rest, VDOM: 'other', ...secret } },
       });
       expect(response.statusCode, response.body).toBe(200);
-      const after = await rawConfig(backend.ID);
+      const after = await storedConfig(backend.ID);
       expect(after.Bearer).toBe(before.Bearer);
       expect(after.VDOM).toBe('other');
       expect(open(agentKey(), after.Bearer, backend.ID, 'Bearer')).toBe(FORTIOS.Bearer);
     });
 
     it('replaces a secret that was re-entered', async () => {
-      const backend = await createOk({ Name: 'fw', AgentID: agentId, Config: { fortios: FORTIOS } });
+      const backend = await createOk({ Name: 'fw', AgentID: world.agent.id, Config: { fortios: FORTIOS } });
       const response = await call('PUT', `/api/admin/backends/${backend.ID}`, {
         ID: backend.ID,
         Name: 'fw',
-        AgentID: agentId,
+        AgentID: world.agent.id,
         Config: { fortios: { ...FORTIOS, Bearer: 'bearer-secret-2' } },
       });
       expect(response.json<{ data: BackendRecord }>().data.Config.fortios?.Bearer).toBe(RECORDED);
-      expect(open(agentKey(), (await rawConfig(backend.ID)).Bearer, backend.ID, 'Bearer')).toBe('bearer-secret-2');
+      expect(open(agentKey(), (await storedConfig(backend.ID)).Bearer, backend.ID, 'Bearer')).toBe('bearer-secret-2');
     });
 
     it('refuses a move to another agent unless the secrets are re-entered, then seals them to that agent', async () => {
-      const backend = await createOk({ Name: 'fw', AgentID: agentId, Config: { fortios: FORTIOS } });
+      const backend = await createOk({ Name: 'fw', AgentID: world.agent.id, Config: { fortios: FORTIOS } });
       const other = await otherAgent();
-      const before = await rawConfig(backend.ID);
+      const before = await storedConfig(backend.ID);
       const move = (fields: object) =>
         call('PUT', `/api/admin/backends/${backend.ID}`, {
           ID: backend.ID,
@@ -301,12 +304,12 @@ describe.each(['sqlite'] as const)('backends API (%s)', (kind) => {
           Extra: 'Bearer',
         });
       }
-      const unchanged = await findBackendRow(t.ctx.db, backend.ID);
-      expect(unchanged?.agentId).toBe(agentId);
+      const unchanged = await findBackendRow(world.t.ctx.db, backend.ID);
+      expect(unchanged?.agentId).toBe(world.agent.id);
       expect(unchanged?.config.Bearer).toBe(before.Bearer);
 
       expect((await move({ Bearer: 'bearer-for-edge-2' })).statusCode).toBe(200);
-      const after = await rawConfig(backend.ID);
+      const after = await storedConfig(backend.ID);
       expect(open(other.sealing!, after.Bearer, backend.ID, 'Bearer')).toBe('bearer-for-edge-2');
       expect(() => open(agentKey(), after.Bearer, backend.ID, 'Bearer')).toThrow(SealedValueError);
     });
@@ -314,14 +317,14 @@ describe.each(['sqlite'] as const)('backends API (%s)', (kind) => {
     it('refuses a changed address unless every secret is re-entered', async () => {
       const backend = await createOk({
         Name: 'pan',
-        AgentID: agentId,
+        AgentID: world.agent.id,
         Config: { panos: { Hostname: 'pan-a', ApiKey: 'k1' } },
       });
       const update = (fields: object) =>
         call('PUT', `/api/admin/backends/${backend.ID}`, {
           ID: backend.ID,
           Name: 'pan',
-          AgentID: agentId,
+          AgentID: world.agent.id,
           Config: { panos: { Hostname: 'pan-b', ...fields } },
         });
       expect(refusal(await update({ ApiKey: RECORDED }))).toEqual({
@@ -330,20 +333,20 @@ describe.each(['sqlite'] as const)('backends API (%s)', (kind) => {
         Extra: 'ApiKey',
       });
       expect(refusal(await update({}))).toMatchObject({ Err: ErrorCodes.reenterCredentials });
-      expect((await findBackendRow(t.ctx.db, backend.ID))?.config.Hostname).toBe('pan-a');
+      expect((await findBackendRow(world.t.ctx.db, backend.ID))?.config.Hostname).toBe('pan-a');
       expect((await update({ ApiKey: 'k2' })).statusCode).toBe(200);
-      const stored = await rawConfig(backend.ID);
+      const stored = await storedConfig(backend.ID);
       expect(stored.Hostname).toBe('pan-b');
       expect(open(agentKey(), stored.ApiKey, backend.ID, 'ApiKey')).toBe('k2');
     });
 
     describe('AWS keys left empty (the agent host’s credentials)', () => {
       const KEYS = { AccessKeyId: 'AKIAPOSTERN000001', SecretAccessKey: 'aws-secret-1', Region: 'eu-central-1' };
-      const put = (id: string, fields: object, agent = agentId) =>
+      const put = (id: string, fields: object, agent = world.agent.id) =>
         call('PUT', `/api/admin/backends/${id}`, { ID: id, Name: 'cloud', AgentID: agent, Config: { aws: fields } });
 
       it('stores none, shows none, and needs no sealing key', async () => {
-        const old = await givenAgent(t.ctx, {
+        const old = await givenAgent(world.t.ctx, {
           name: 'ec2-edge',
           capabilities: agentCapabilities(),
           version: '1.9.0',
@@ -356,9 +359,9 @@ describe.each(['sqlite'] as const)('backends API (%s)', (kind) => {
         });
         // Empty, not RECORDED: there is nothing stored to keep.
         expect(backend.Config.aws).toEqual({ AccessKeyId: '', SecretAccessKey: '', Region: KEYS.Region });
-        expect(await rawConfig(backend.ID)).toEqual({ AccessKeyId: '', SecretAccessKey: '', Region: KEYS.Region });
-        const row = await findBackendRow(t.ctx.db, backend.ID);
-        expect(loadBackendConfigForAgent(t.ctx, row!, null)).toEqual({
+        expect(await storedConfig(backend.ID)).toEqual({ AccessKeyId: '', SecretAccessKey: '', Region: KEYS.Region });
+        const row = await findBackendRow(world.t.ctx.db, backend.ID);
+        expect(loadBackendConfigForAgent(world.t.ctx, row!, null)).toEqual({
           AccessKeyId: '',
           SecretAccessKey: '',
           Region: KEYS.Region,
@@ -372,7 +375,7 @@ describe.each(['sqlite'] as const)('backends API (%s)', (kind) => {
         ] as const) {
           const response = await call('POST', '/api/admin/backends', {
             Name: 'cloud',
-            AgentID: agentId,
+            AgentID: world.agent.id,
             Config: { aws: fields },
           });
           expect(refusal(response)).toEqual({
@@ -384,13 +387,13 @@ describe.each(['sqlite'] as const)('backends API (%s)', (kind) => {
       });
 
       it('drops the stored secret when the key ID is emptied, and wants a new one when it comes back', async () => {
-        const backend = await createOk({ Name: 'cloud', AgentID: agentId, Config: { aws: KEYS } });
-        expect((await rawConfig(backend.ID)).SecretAccessKey).toMatch(/^sealed:v1:/);
+        const backend = await createOk({ Name: 'cloud', AgentID: world.agent.id, Config: { aws: KEYS } });
+        expect((await storedConfig(backend.ID)).SecretAccessKey).toMatch(/^sealed:v1:/);
         // The form sends the secret back as RECORDED (or empty) when nobody typed one.
         expect(
           (await put(backend.ID, { AccessKeyId: '', SecretAccessKey: RECORDED, Region: KEYS.Region })).statusCode,
         ).toBe(200);
-        expect(await rawConfig(backend.ID)).toEqual({ AccessKeyId: '', SecretAccessKey: '', Region: KEYS.Region });
+        expect(await storedConfig(backend.ID)).toEqual({ AccessKeyId: '', SecretAccessKey: '', Region: KEYS.Region });
 
         expect(
           refusal(
@@ -402,20 +405,24 @@ describe.each(['sqlite'] as const)('backends API (%s)', (kind) => {
           Extra: 'Config.aws.SecretAccessKey',
         });
         expect((await put(backend.ID, KEYS)).statusCode).toBe(200);
-        const stored = await rawConfig(backend.ID);
+        const stored = await storedConfig(backend.ID);
         expect(stored.AccessKeyId).toBe(KEYS.AccessKeyId);
         expect(open(agentKey(), stored.SecretAccessKey, backend.ID, 'SecretAccessKey')).toBe(KEYS.SecretAccessKey);
       });
 
       it('moves to another agent without re-entering keys it never had, but not with keys', async () => {
-        const empty = await createOk({ Name: 'cloud', AgentID: agentId, Config: { aws: { Region: KEYS.Region } } });
+        const empty = await createOk({
+          Name: 'cloud',
+          AgentID: world.agent.id,
+          Config: { aws: { Region: KEYS.Region } },
+        });
         const other = await otherAgent();
         expect(
           (await put(empty.ID, { AccessKeyId: '', SecretAccessKey: '', Region: KEYS.Region }, other.id)).statusCode,
         ).toBe(200);
-        expect((await findBackendRow(t.ctx.db, empty.ID))?.agentId).toBe(other.id);
+        expect((await findBackendRow(world.t.ctx.db, empty.ID))?.agentId).toBe(other.id);
 
-        const keyed = await createOk({ Name: 'cloud keyed', AgentID: agentId, Config: { aws: KEYS } });
+        const keyed = await createOk({ Name: 'cloud keyed', AgentID: world.agent.id, Config: { aws: KEYS } });
         const move = await call('PUT', `/api/admin/backends/${keyed.ID}`, {
           ID: keyed.ID,
           Name: 'cloud keyed',

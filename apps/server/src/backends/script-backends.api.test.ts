@@ -1,8 +1,7 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ErrorCodes, RECORDED, type BackendRecord } from '@postern/protocol';
 import { openSealed } from '@postern/protocol/sealing';
 import { FORTIOS, useBackendsApiWorld } from '../test-support/backend-api-fixtures.js';
-import type { TestApp } from '../test-support/test-app.js';
 
 const SECRET = 'webhook-secret-0123456789';
 const HOOK = 'https://hooks.example.com/postern/grant';
@@ -10,25 +9,16 @@ const HOOK = 'https://hooks.example.com/postern/grant';
 // Script backends (programs and webhooks) and the Fortinet config's own message.
 describe.each(['sqlite'] as const)('script and Fortinet backend validation (%s)', (kind) => {
   const world = useBackendsApiWorld(kind);
-  const { call, createOk, refusal } = world;
-  let t: TestApp, agentId: string;
-  beforeEach(() => {
-    t = world.t;
-    agentId = world.agent.id;
-  });
+  const { call, createOk, refusal, storedConfig } = world;
   const create = (config: object, name = 'hook') =>
-    call('POST', '/api/admin/backends', { Name: name, AgentID: agentId, Config: config });
+    call('POST', '/api/admin/backends', { Name: name, AgentID: world.agent.id, Config: config });
   const update = (backend: BackendRecord, config: object) =>
     call('PUT', `/api/admin/backends/${backend.ID}`, {
       ID: backend.ID,
       Name: backend.Name,
-      AgentID: agentId,
+      AgentID: world.agent.id,
       Config: config,
     });
-  const storedConfig = async (id: string) => {
-    const row = await t.ctx.db.selectFrom('backends').select('config').where('id', '=', id).executeTakeFirstOrThrow();
-    return JSON.parse(row.config) as Record<string, unknown>;
-  };
 
   describe('environment variable names', () => {
     const repeated = { Command: 'notify.sh', EnvVars: [{ Name: 'API_KEY' }, { Name: 'API_KEY', Sensitive: true }] };
@@ -44,7 +34,7 @@ describe.each(['sqlite'] as const)('script and Fortinet backend validation (%s)'
     it('refuses a repeated name on update, names differing only after trimming included', async () => {
       const backend = await createOk({
         Name: 'script',
-        AgentID: agentId,
+        AgentID: world.agent.id,
         Config: { script: { Command: 'notify.sh' } },
       });
       const response = await update(backend, {
@@ -60,7 +50,7 @@ describe.each(['sqlite'] as const)('script and Fortinet backend validation (%s)'
     it('accepts distinct names', async () => {
       const backend = await createOk({
         Name: 'script',
-        AgentID: agentId,
+        AgentID: world.agent.id,
         Config: { script: { Command: 'notify.sh', EnvVars: [{ Name: 'API_KEY' }, { Name: 'api_key' }] } },
       });
       expect(backend.Config.script?.EnvVars).toHaveLength(2);
@@ -96,7 +86,7 @@ describe.each(['sqlite'] as const)('script and Fortinet backend validation (%s)'
     it('accepts an https webhook and plain http to loopback, the secret write-only and sealed to the agent', async () => {
       const backend = await createOk({
         Name: 'hook',
-        AgentID: agentId,
+        AgentID: world.agent.id,
         Config: { script: { Command: HOOK, WebhookSecret: SECRET } },
       });
       expect(backend.Config.script).toEqual({ Command: HOOK, EnvVars: [], WebhookSecret: RECORDED });
@@ -108,7 +98,7 @@ describe.each(['sqlite'] as const)('script and Fortinet backend validation (%s)'
 
       await createOk({
         Name: 'local',
-        AgentID: agentId,
+        AgentID: world.agent.id,
         Config: { script: { Command: 'http://127.0.0.1:9000/hook', WebhookSecret: SECRET } },
       });
     });
@@ -116,7 +106,7 @@ describe.each(['sqlite'] as const)('script and Fortinet backend validation (%s)'
     it('keeps the stored secret on update, but asks for it again when the URL changes', async () => {
       const backend = await createOk({
         Name: 'hook',
-        AgentID: agentId,
+        AgentID: world.agent.id,
         Config: { script: { Command: HOOK, WebhookSecret: SECRET } },
       });
       const kept = await update(backend, {
@@ -138,7 +128,7 @@ describe.each(['sqlite'] as const)('script and Fortinet backend validation (%s)'
     it('refuses turning a program into a webhook without a secret, and leaves programs without one alone', async () => {
       const backend = await createOk({
         Name: 'script',
-        AgentID: agentId,
+        AgentID: world.agent.id,
         Config: { script: { Command: 'notify.sh' } },
       });
       expect(backend.Config.script?.WebhookSecret).toBe('');
@@ -153,8 +143,12 @@ describe.each(['sqlite'] as const)('script and Fortinet backend validation (%s)'
     });
 
     it('updates a script backend stored before webhooks existed (no WebhookSecret field)', async () => {
-      const backend = await createOk({ Name: 'old', AgentID: agentId, Config: { script: { Command: 'notify.sh' } } });
-      await t.ctx.db
+      const backend = await createOk({
+        Name: 'old',
+        AgentID: world.agent.id,
+        Config: { script: { Command: 'notify.sh' } },
+      });
+      await world.t.ctx.db
         .updateTable('backends')
         .set({ config: JSON.stringify({ Command: 'notify.sh', EnvVars: [] }) })
         .where('id', '=', backend.ID)

@@ -1,11 +1,11 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
+import { selfSignedCertificate } from '@postern/test-support';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ReleaseFeedReader, type ReleaseFeedOptions } from './release-feed-source.js';
 
@@ -26,23 +26,7 @@ const servers: http.Server[] = [];
 
 beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'postern-release-feed-'));
-  const [key, cert] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
-  // A certificate for 127.0.0.1 made now (nothing stored in the repository); an argument array, no shell.
-  execFileSync(
-    'openssl',
-    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1'].concat([
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-    ]),
-    { stdio: 'ignore' },
-  );
-  tls = { key: readFileSync(key, 'utf8'), cert: readFileSync(cert, 'utf8') };
+  tls = selfSignedCertificate();
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 afterEach(async () => {

@@ -7,10 +7,12 @@ import { extendWorld } from './test-world.js';
 /** A Fortinet backend's config, with its secret. */
 export const FORTIOS = { Url: 'https://fw.example.net', Bearer: 'bearer-secret-1', VDOM: 'root' };
 
-/** The world of the backends API tests: an unlicensed AdminApiWorld and a call to create a backend. */
+/** The world of the backends API tests: an unlicensed AdminApiWorld, a call to create a backend and a read of its stored config. */
 export interface BackendsApiWorld extends AdminApiWorld {
   /** Creates the backend, expecting 200, and answers it. */
   readonly createOk: (payload: object) => Promise<BackendRecord>;
+  /** The backend's config column as the store holds it (secrets sealed, fields of its one type). */
+  readonly storedConfig: (id: string) => Promise<Record<string, unknown>>;
 }
 
 /** Registers the hooks of a BackendsApiWorld (see useAdminApiWorld). */
@@ -21,6 +23,14 @@ export function useBackendsApiWorld(kind: TestStoreKind): BackendsApiWorld {
       const response = await world.call('POST', '/api/admin/backends', payload);
       expect(response.statusCode, response.body).toBe(200);
       return response.json<{ data: BackendRecord }>().data;
+    },
+    storedConfig: async (id) => {
+      const row = await world.t.ctx.db
+        .selectFrom('backends')
+        .select('config')
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      return JSON.parse(row.config) as Record<string, unknown>;
     },
   });
 }

@@ -5,6 +5,7 @@ import { afterEach, vi } from 'vitest';
 import i18n, { ADMIN_NAMESPACE } from '../i18n/i18n';
 import { enAdmin } from '../i18n/locales/en-admin';
 import { deAdmin } from '../i18n/locales/de-admin';
+import { stubMatchMedia } from './match-media';
 
 // A whole-app render loads the lazy admin pages first; on a busy two-core CI machine the first
 // lookup can take seconds. Waiting longer only slows a failing test, never a passing one.
@@ -16,20 +17,7 @@ i18n.addResourceBundle('en', ADMIN_NAMESPACE, enAdmin);
 i18n.addResourceBundle('de', ADMIN_NAMESPACE, deAdmin);
 
 // jsdom lacks these browser APIs; Mantine needs them (colour scheme, ScrollArea, Combobox).
-Object.defineProperty(window, 'matchMedia', {
-  writable: true,
-  value: (query: string): MediaQueryList =>
-    ({
-      matches: false,
-      media: query,
-      onchange: null,
-      addListener: () => undefined,
-      removeListener: () => undefined,
-      addEventListener: () => undefined,
-      removeEventListener: () => undefined,
-      dispatchEvent: () => false,
-    }) as MediaQueryList,
-});
+stubMatchMedia(false);
 
 class ResizeObserverStub {
   observe(): void {}

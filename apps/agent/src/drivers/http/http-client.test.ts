@@ -7,7 +7,7 @@ import {
   type LoopbackServer,
 } from '../../../test/support/loopback-server.js';
 import { memoryLogger } from '../../../test/support/memory-logger.js';
-import { selfSignedCertificate } from '../../../test/support/self-signed.js';
+import { selfSignedCertificate } from '@postern/test-support';
 import { SessionLogin } from './auth/session-login.js';
 import { staticToken } from './auth/static-token.js';
 import { CallBudget, runWithCallBudget, withCallBudget } from './call-budget.js';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { AgentKnocOf } from '@postern/protocol';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { memoryLogger } from '../../../test/support/memory-logger.js';
-import { selfSignedCertificate } from '../../../test/support/self-signed.js';
+import { selfSignedCertificate } from '@postern/test-support';
 import { startLoopbackServer, type Handler, type LoopbackServer } from '../../../test/support/loopback-server.js';
 import type { DriverEntry } from '../driver.js';
 import { ScriptDriver } from './script-driver.js';

@@ -1,26 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AuditActions } from '@postern/protocol';
-import { createTestStore, type TestStore } from '../../test-support/test-app.js';
 import { bothStores } from '../../test-support/store-kinds.js';
+import { useStoreBeforeMigration } from '../../test-support/migration-test.js';
 import { recentAudit } from '../../audit/audit.js';
-import { migrateTo, migrateToLatest } from '../migrate.js';
-import { MIGRATION_NAMES } from './index.js';
 
 const THIS_MIGRATION = '0016-audit-parties';
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
 
 describe.each(bothStores())(`migration ${THIS_MIGRATION} (%s)`, (kind) => {
-  let t: TestStore;
-  beforeEach(async () => {
-    t = await createTestStore(kind, { migrate: false });
-    await migrateTo(t.store.db, MIGRATION_NAMES[MIGRATION_NAMES.indexOf(THIS_MIGRATION) - 1] ?? '');
-  });
-  afterEach(async () => {
-    await t.dispose();
-  });
+  const t = useStoreBeforeMigration(kind, THIS_MIGRATION);
 
   it('fills in the actor and target of the entries written before, so the filters find them', async () => {
-    const db = t.store.db;
+    const db = t.db;
     // More than one round of the fill (500 rows), and one row whose detail cannot be read.
     const rows = Array.from({ length: 520 }, (_, index) => ({
       id: `0190a0b0-0000-7000-8000-${String(index).padStart(12, '0')}`,
@@ -31,7 +22,7 @@ describe.each(bothStores())(`migration ${THIS_MIGRATION} (%s)`, (kind) => {
     rows.push({ id: '0190a0b0-0000-7000-8000-999999999999', createdAt: T0, action: 'UserLogin', detail: '{oops' });
     for (const row of rows) await db.insertInto('auditLog').values(row).execute();
 
-    await migrateToLatest(db);
+    await t.migrateToLatest();
 
     const parties = await db.selectFrom('auditLog').select(['id', 'actor', 'target']).orderBy('id').execute();
     expect(parties[0]).toEqual({ id: rows[0]?.id, actor: 'ops', target: 'user-0' });

@@ -2,7 +2,7 @@ import type { AgentKnocOf } from '@postern/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FmcFake, type FmcFakeOptions } from '../../../../test/fakes/fmc-fake.js';
 import { memoryLogger } from '../../../../test/support/memory-logger.js';
-import { selfSignedCertificate } from '../../../../test/support/self-signed.js';
+import { selfSignedCertificate } from '@postern/test-support';
 import type { DriverEntry } from '../../driver.js';
 import { FirepowerDriver } from './firepower-driver.js';
 

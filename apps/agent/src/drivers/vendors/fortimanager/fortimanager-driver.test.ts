@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { FortimanagerFake } from '../../../../test/fakes/fortimanager-fake.js';
 import { entry, testDriverOptions, testKnoc, useCleanup } from '../../../../test/support/driver-test-kit.js';
 import { memoryLogger } from '../../../../test/support/memory-logger.js';
-import { selfSignedCertificate } from '../../../../test/support/self-signed.js';
+import { selfSignedCertificate } from '@postern/test-support';
 import { ipv4Mask, urlName } from './fortimanager-client.js';
 import { FortimanagerDriver } from './fortimanager-driver.js';
 

@@ -2,7 +2,7 @@ import type { AgentKnocOf } from '@postern/protocol';
 import { describe, expect, it } from 'vitest';
 import { FortiosFake } from '../../../../test/fakes/fortios-fake.js';
 import { entry, testDriverOptions, testKnoc, useCleanup } from '../../../../test/support/driver-test-kit.js';
-import { selfSignedCertificate } from '../../../../test/support/self-signed.js';
+import { selfSignedCertificate } from '@postern/test-support';
 import { FortiosDriver } from './fortios-driver.js';
 
 const TOKEN = 'fgt-token-0123456789';

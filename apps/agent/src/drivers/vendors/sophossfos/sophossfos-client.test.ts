@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SophosSfosFake } from '../../../../test/fakes/sophos-sfos-fake.js';
 import { memoryLogger } from '../../../../test/support/memory-logger.js';
-import { selfSignedCertificate } from '../../../../test/support/self-signed.js';
+import { selfSignedCertificate } from '@postern/test-support';
 import { parseAddress } from '../../addresses.js';
 import { SFOS_PLACEHOLDER, SophosSfosClient, isSfosPlaceholder } from './sophossfos-client.js';
 import { isDone } from './sophossfos-responses.js';

@@ -2,7 +2,7 @@ import type { AgentKnocOf } from '@postern/protocol';
 import { describe, expect, it } from 'vitest';
 import { SophosSfosFake } from '../../../../test/fakes/sophos-sfos-fake.js';
 import { entry, testDriverOptions, testKnoc, useCleanup } from '../../../../test/support/driver-test-kit.js';
-import { selfSignedCertificate } from '../../../../test/support/self-signed.js';
+import { selfSignedCertificate } from '@postern/test-support';
 import { SophosSfosDriver } from './sophossfos-driver.js';
 
 const PASSWORD = 'pw&"quoted"<x>';

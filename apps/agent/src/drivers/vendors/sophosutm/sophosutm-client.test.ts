@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SophosUtmFake } from '../../../../test/fakes/sophos-utm-fake.js';
 import { memoryLogger } from '../../../../test/support/memory-logger.js';
-import { selfSignedCertificate } from '../../../../test/support/self-signed.js';
+import { selfSignedCertificate } from '@postern/test-support';
 import { parseAddress } from '../../addresses.js';
 import { SophosUtmClient, UTM_PLACEHOLDER, isUtmPlaceholder } from './sophosutm-client.js';
 

@@ -1,4 +1,4 @@
-import { Alert, Card, Group, Stack, Text } from '@mantine/core';
+import { Alert, Box, Card, Group, Stack, Text } from '@mantine/core';
 import { IconAlertTriangle, IconInfoCircle } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { AclActionButton } from '@/features/acls/components/AclActionButton';
@@ -26,14 +26,18 @@ export function KnocPreviewCard({ options }: { options: KnocOptionsValues }) {
         aria-label={t('knocWizard.review.preview')}
         component="section"
       >
-        <Group justify="space-between" align="center" wrap="nowrap">
+        {/* The button never shrinks (its label would be cut, as German "Zugriff gewähren" was): a long
+            name gives way first, and the button moves below the name when both cannot share a row. */}
+        <Group justify="space-between" align="center" gap="sm">
           <Group gap="sm" wrap="nowrap" miw={0}>
             <AclIcon name={entry.Icon} />
             <Text fw={600} truncate="end">
               {entry.Description}
             </Text>
           </Group>
-          <AclActionButton acl={entry} busy={false} onGrant={ignore} onRevoke={ignore} />
+          <Box ml="auto" style={{ flexShrink: 0 }}>
+            <AclActionButton acl={entry} busy={false} onGrant={ignore} onRevoke={ignore} />
+          </Box>
         </Group>
       </Card>
       {options.HideFromUsers ? (

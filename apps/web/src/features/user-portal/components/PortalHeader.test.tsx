@@ -1,29 +1,13 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { renderUi } from '@/test-support/render-ui';
 import { installFakeApi } from '@/test-support/fake-api';
+import { stubMatchMedia } from '@/test-support/match-media';
 import { ChangePasswordButton } from '@/features/account/components/ChangePasswordButton';
 import { LogoutButton } from './LogoutButton';
 import { PortalHeader } from './PortalHeader';
 import { SessionCountdown } from './SessionCountdown';
-
-/** Makes every media query match, as a phone's narrow screen matches `(max-width: 36em)`. */
-function onAPhone() {
-  vi.spyOn(window, 'matchMedia').mockImplementation(
-    (query: string) =>
-      ({
-        matches: true,
-        media: query,
-        onchange: null,
-        addListener: () => undefined,
-        removeListener: () => undefined,
-        addEventListener: () => undefined,
-        removeEventListener: () => undefined,
-        dispatchEvent: () => false,
-      }) as MediaQueryList,
-  );
-}
 
 function renderHeader() {
   installFakeApi();
@@ -49,7 +33,8 @@ describe('the portal header', () => {
   });
 
   it('shrinks its buttons to named icons and stacks the countdown on a phone, to keep to two rows', async () => {
-    onAPhone();
+    // Every media query matches, as a phone's narrow screen matches `(max-width: 36em)`.
+    stubMatchMedia(true);
     renderHeader();
     const header = screen.getByRole('banner');
     await waitFor(() => expect(within(header).getByRole('button', { name: 'Log out' })).toHaveTextContent(''));

@@ -14,8 +14,6 @@ export const auth: MirroredResource<typeof english> = {
     errorMessage: 'Fehler: {{message}}',
     usernameRequired: 'Sie müssen einen Benutzernamen angeben',
     passwordRequired: 'Sie müssen ein Passwort angeben',
-    twoFactorEnrolled:
-      'Die Zwei-Faktor-Authentifizierung ist eingerichtet. Melden Sie sich erneut mit einem Code aus Ihrer App an.',
   },
   sso: {
     signIn: 'Mit SSO anmelden',

@@ -11,7 +11,6 @@ export const auth = {
     errorMessage: 'Error: {{message}}',
     usernameRequired: 'You must specify a username',
     passwordRequired: 'You must specify a password',
-    twoFactorEnrolled: 'Two-factor authentication is set up. Sign in again with a code from your app.',
   },
   sso: {
     signIn: 'Sign in with SSO',

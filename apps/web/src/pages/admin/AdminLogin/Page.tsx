@@ -5,7 +5,6 @@ import { useTranslation } from 'react-i18next';
 import { AuthLayout } from '../../../components/AuthLayout';
 import { FormError } from '../../../components/FormError';
 import { CredentialsForm } from '../../../features/auth/components/CredentialsForm';
-import { SignInNoticeAlert } from '../../../features/auth/components/SignInNoticeAlert';
 import { SignInMethods } from '../../../features/auth/components/SignInMethods';
 import { startSso, useEnterStartsSso, useSsoAvailable } from '../../../features/auth/sso';
 import { useAdminSignIn } from '../../../features/auth/use-sign-in';
@@ -33,7 +32,6 @@ export default function AdminLoginPage() {
     <AuthLayout heading={t('adminLogin.heading')} intro={t('adminLogin.intro')}>
       <Stack>
         {queryError === null || queryError === '' ? null : <FormError message={translateErrorKey(queryError, t)} />}
-        <SignInNoticeAlert />
         <SignInMethods ssoAvailable={ssoAvailable} onStartSso={startAdminSso}>
           {localForm}
         </SignInMethods>

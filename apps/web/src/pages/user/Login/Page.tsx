@@ -6,7 +6,6 @@ import { AuthLayout } from '../../../components/AuthLayout';
 import { FormError } from '../../../components/FormError';
 import { CredentialsForm } from '../../../features/auth/components/CredentialsForm';
 import { KioskCheckbox } from '../../../features/auth/components/KioskCheckbox';
-import { SignInNoticeAlert } from '../../../features/auth/components/SignInNoticeAlert';
 import { SignInMethods } from '../../../features/auth/components/SignInMethods';
 import { startSso, useEnterStartsSso, useSsoAvailable } from '../../../features/auth/sso';
 import { useUserSignIn } from '../../../features/auth/use-sign-in';
@@ -52,7 +51,6 @@ export default function LoginPage() {
       <Stack>
         {/* Another page (a guard, a failed SSO round trip) sends people here with ?error=… */}
         {queryError === null || queryError === '' ? null : <FormError message={translateErrorKey(queryError, t)} />}
-        <SignInNoticeAlert />
         <SignInMethods ssoAvailable={ssoAvailable} onStartSso={startUserSso} ssoOptions={kioskBox}>
           {localForm}
         </SignInMethods>

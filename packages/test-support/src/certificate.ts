@@ -9,6 +9,7 @@ export function selfSignedCertificate(): { key: string; cert: string } {
   try {
     const key = path.join(dir, 'key.pem');
     const cert = path.join(dir, 'cert.pem');
+    // An argument array straight to openssl: no shell.
     execFileSync(
       'openssl',
       ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1'].concat([
