@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { POSTERN_VERSION, type V1UserSession } from '@postern/protocol';
 import { drivenBackendTypes } from '../../apps/agent/src/drivers/registry.js';
 import { AdminApi } from './support/admin-api.js';
@@ -18,9 +18,17 @@ import {
   type NamespacedAgent,
 } from './support/admin-flow.js';
 import { signInToAdminConsole } from './support/admin-console.js';
+import { accessibilityViolations } from './support/axe.js';
 import { screenshotPath } from './support/browser.js';
 import { usePortal } from './support/portal.js';
-import { PORTAL_SETTINGS, USER_PASSWORD, fillUserLogin, installLicence } from './support/user-portal.js';
+import {
+  PORTAL_SETTINGS,
+  USER_PASSWORD,
+  colorScheme,
+  fillUserLogin,
+  horizontalOverflow,
+  installLicence,
+} from './support/user-portal.js';
 import { backendsScreen } from '../../apps/web/src/i18n/locales/en/backends-screen.js';
 
 /**
@@ -43,6 +51,43 @@ const USER_FULL_NAME = 'Ada Lovelace';
 const USER_NAME = 'ada.lovelace';
 const GROUP_NAME = 'On-call engineers';
 const API_KEY_NAME = 'Session monitor';
+/** A 390 px phone; axe is injected as an inline script, which Postern's CSP (rightly) refuses. */
+const PHONE = {
+  viewport: { width: 390, height: 844 },
+  deviceScaleFactor: 2,
+  isMobile: true,
+  hasTouch: true,
+  bypassCSP: true,
+};
+
+/** Opens the agent's install dialog again from its row's menu on the Agents screen. */
+async function viewToken(page: Page): Promise<Locator> {
+  const row = rowWith(page.getByRole('table', { name: 'Agents' }), AGENT_NAME);
+  await row.getByRole('button', { name: `Actions for ${AGENT_NAME}` }).click();
+  await page.getByRole('menuitem', { name: 'View token' }).click();
+  const install = page.getByRole('dialog', { name: `Install agent ${AGENT_NAME}` });
+  await install.waitFor();
+  return install;
+}
+
+/**
+ * What is wrong with the install dialog on the phone as it is now: axe's findings, sideways
+ * scrolling of the page, and the dialog or its Close button reaching past the screen's edges.
+ */
+async function phoneDialogProblems(page: Page, install: Locator, where: string): Promise<string[]> {
+  const found = (await accessibilityViolations(page)).map((line) => `${where}: ${line}`);
+  const overflow = await horizontalOverflow(page);
+  if (overflow > 0) found.push(`${where}: the page is ${overflow} px too wide`);
+  for (const box of [
+    await install.boundingBox(),
+    await install.getByRole('button', { name: 'Close' }).last().boundingBox(),
+  ]) {
+    if (box === null || box.x < 0 || box.x + box.width > PHONE.viewport.width) {
+      found.push(`${where}: outside the screen: ${JSON.stringify(box)}`);
+    }
+  }
+  return found;
+}
 
 describe.each(['sqlite', 'postgres'] as const)('the admin console’s main flow on %s', (store) => {
   const portal = usePortal({
@@ -70,7 +115,8 @@ describe.each(['sqlite', 'postgres'] as const)('the admin console’s main flow 
   it('creates an agent whose install command carries the token, and lists it connected with its OS, version and capabilities', async () => {
     const { server, newPage } = portal();
     expect(server.store).toBe(store);
-    adminPage = await newPage({ viewport: { width: 1280, height: 900 } });
+    // axe is injected as an inline script, which Postern's CSP (rightly) refuses.
+    adminPage = await newPage({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
     const page = adminPage;
     // A step that cannot happen fails in seconds, not after Playwright's 30, so a broken flow stays fast.
     page.setDefaultTimeout(10_000);
@@ -109,6 +155,17 @@ describe.each(['sqlite', 'postgres'] as const)('the admin console’s main flow 
     expect(await row.getByText('Awaiting connection').isVisible()).toBe(true);
     expect(await row.getByText('Not reported yet').isVisible()).toBe(true);
 
+    // The same dialog on a 390 px phone, in the console's dark default, while it waits for the agent.
+    const phone = await newPage(PHONE);
+    phone.setDefaultTimeout(10_000);
+    await signInToAdminConsole(phone, server);
+    await phone.goto(`${server.url}/admin/agents`);
+    const phoneInstall = await viewToken(phone);
+    await phoneInstall.getByRole('region', { name: 'Waiting for the agent to connect…' }).waitFor();
+    expect(await colorScheme(phone)).toBe('dark');
+    const onPhone = await phoneDialogProblems(phone, phoneInstall, 'install dialog, waiting (phone, dark)');
+    await phone.screenshot({ path: screenshotPath(`admin-flow-${store}-agent-token-phone`), animations: 'disabled' });
+
     // The admin opens the install dialog again and runs the command; the dialog shows the agent
     // enrol while it is open: connected, with its key's fingerprint and what it found on the host.
     await row.getByRole('button', { name: `Actions for ${AGENT_NAME}` }).click();
@@ -125,6 +182,17 @@ describe.each(['sqlite', 'postgres'] as const)('the admin console’s main flow 
     await install.getByRole('button', { name: 'Close' }).last().click();
     await install.waitFor({ state: 'hidden' });
 
+    // The phone's dialog, still open, saw the agent enrol too: its live panel fits there as well.
+    await phoneInstall.getByRole('region', { name: `${AGENT_NAME} is connected` }).waitFor({ timeout: 20_000 });
+    await phoneInstall.getByText(/^SHA256:/).waitFor();
+    onPhone.push(...(await phoneDialogProblems(phone, phoneInstall, 'install dialog, connected (phone, dark)')));
+    await phone.screenshot({
+      path: screenshotPath(`admin-flow-${store}-agent-enrolled-phone`),
+      animations: 'disabled',
+    });
+    expect(onPhone).toEqual([]);
+    await phone.close();
+
     // The list refreshes every 5 seconds; the agent connects within one or two.
     await expect.poll(() => row.getByText('Connected', { exact: true }).count(), { timeout: 20_000 }).toBe(1);
     const os = hostOperatingSystem();
@@ -138,6 +206,9 @@ describe.each(['sqlite', 'postgres'] as const)('the admin console’s main flow 
     expect(address).toBe('127.0.0.1');
     expect(agent.process.stderr()).toBe('');
     await snap(page, 'agent-connected');
+    // The connected row's capabilities button is named by the OS it shows first (WCAG 2.5.3).
+    expect(await capabilities.getAttribute('aria-label')).toBe(`${os}: show the capabilities of ${AGENT_NAME}`);
+    expect(await accessibilityViolations(page)).toEqual([]);
 
     await capabilities.click();
     const dialog = page.getByRole('dialog', { name: `Capabilities of ${AGENT_NAME}` });

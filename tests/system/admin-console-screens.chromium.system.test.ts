@@ -7,6 +7,7 @@ import {
   chooseColourScheme,
   closeDialog,
   openDialog,
+  openMenu,
   openScreen,
   pngPixels,
   signInToAdminConsoleIn,
@@ -15,7 +16,7 @@ import {
   type AdminScreen,
   type Language,
 } from './support/admin-screens.js';
-import { seriousAccessibilityViolations } from './support/axe.js';
+import { accessibilityViolations } from './support/axe.js';
 import { screenshotPath } from './support/browser.js';
 import { usePortal } from './support/portal.js';
 import { rawTextOnPage } from './support/raw-text.js';
@@ -41,7 +42,13 @@ import {
 
 /** A desktop browser; axe is injected as an inline script, which Postern's CSP (rightly) refuses. */
 const DESKTOP = { viewport: { width: 1280, height: 900 }, bypassCSP: true };
-const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
+const PHONE = {
+  ...DESKTOP,
+  viewport: { width: 390, height: 844 },
+  deviceScaleFactor: 2,
+  isMobile: true,
+  hasTouch: true,
+};
 
 /** A screen's screenshot name: its own, or its path with its slashes as dashes (knocs/new → knocs-new). */
 const fileNameOf = (screen: AdminScreen) => screen.name ?? screen.path.replaceAll('/', '-');
@@ -49,11 +56,11 @@ const fileNameOf = (screen: AdminScreen) => screen.name ?? screen.path.replaceAl
 const SETTINGS_SCREEN = ADMIN_SCREENS.find((screen) => screen.path === 'settings') as AdminScreen;
 
 /**
- * axe's serious and critical findings on the page as it is now, and the raw text keys or values it
+ * axe's findings on the page as it is now (every impact), and the raw text keys or values it
  * shows (support/raw-text.ts), each prefixed with where it was seen.
  */
 async function violations(page: Page, where: string): Promise<string[]> {
-  const found = [...(await seriousAccessibilityViolations(page)), ...(await rawTextOnPage(page))];
+  const found = [...(await accessibilityViolations(page)), ...(await rawTextOnPage(page))];
   return found.map((line) => `${where}: ${line}`);
 }
 
@@ -124,35 +131,70 @@ describe('the admin console screens in Chromium', () => {
   });
 
   /**
-   * Walks every screen in one language and scheme: a screenshot named `admin-<screen>-<suffix>` and
-   * axe's verdict on the screen and, when `withDialogs`, on its main dialog too.
+   * Walks every screen in one language and scheme: a screenshot named `admin-<screen>-<suffix>`, and
+   * axe's verdict on the screen and on its main dialog, whose buttons must be in sight; with `menus`,
+   * on its menu too (the English walks, light and dark: a menu's roles and colours do not change with
+   * the language or the width). On a `phone` it also refuses sideways scrolling, a table text cut
+   * short and a dialog wider than the window.
    */
-  async function walkScreens(page: Page, language: Language, suffix: string, withDialogs: boolean): Promise<string[]> {
+  async function walkScreens(
+    page: Page,
+    language: Language,
+    suffix: string,
+    { phone = false, menus = false }: { phone?: boolean; menus?: boolean } = {},
+  ): Promise<string[]> {
     const { server } = portal();
+    const viewport = page.viewportSize() ?? DESKTOP.viewport;
     const found: string[] = [];
     for (const screen of ADMIN_SCREENS) {
       await openScreen(page, server, screen, language);
+      if (phone) {
+        const overflow = await horizontalOverflow(page);
+        if (overflow > 0) found.push(`${screen.path} is ${overflow} px too wide`);
+        // A table scrolls sideways in its own container; a squeezed column must not cut a badge
+        // ("Awaiting connection", a version's state) down to an ellipsis.
+        for (const text of await truncatedTableTexts(page)) found.push(`${screen.path} cuts "${text}" short`);
+      }
       await page.screenshot({ path: screenshotPath(`admin-${fileNameOf(screen)}-${suffix}`), fullPage: true });
       found.push(...(await violations(page, `${screen.path} (${suffix})`)));
-      if (withDialogs && screen.dialog !== undefined) {
-        const dialog = await openDialog(page, screen);
-        await page.screenshot({ path: screenshotPath(`admin-${fileNameOf(screen)}-dialog-${suffix}`) });
-        found.push(...(await violations(page, `${screen.path} dialog "${screen.dialog.title}" (${suffix})`)));
-        const outside = await dialogActionsProblem(dialog, page.viewportSize() ?? DESKTOP.viewport);
-        if (outside !== '') found.push(`${screen.path} dialog "${screen.dialog.title}" (${suffix}): ${outside}`);
-        await closeDialog(page, dialog);
+      if (menus && screen.menu !== undefined) {
+        const menu = await openMenu(page, screen, language);
+        found.push(...(await violations(page, `${screen.path} menu (${suffix})`)));
+        await page.keyboard.press('Escape');
+        await menu.waitFor({ state: 'detached' });
       }
+      if (screen.dialog === undefined) continue;
+      const where = `${screen.path} dialog "${screen.dialog.title[language]}" (${suffix})`;
+      const dialog = await openDialog(page, screen, language);
+      if (phone) {
+        const box = await dialog.boundingBox();
+        if (box === null || box.x < 0 || box.x + box.width > viewport.width) {
+          found.push(`${where} does not fit: ${JSON.stringify(box)}`);
+        }
+      }
+      const outside = await dialogActionsProblem(dialog, viewport);
+      if (outside !== '') found.push(`${where}: ${outside}`);
+      await page.screenshot({ path: screenshotPath(`admin-${fileNameOf(screen)}-dialog-${suffix}`) });
+      found.push(...(await violations(page, where)));
+      const submit = screen.dialog.submitEmpty?.[language];
+      if (submit !== undefined) {
+        // Its field errors, in the error colour, must be as readable as the rest.
+        await dialog.getByRole('button', { name: submit, exact: true }).click();
+        await dialog.locator('[aria-invalid="true"]').first().waitFor();
+        found.push(...(await violations(page, `${where}, refused as empty`)));
+      }
+      await closeDialog(page, dialog);
     }
     return found;
   }
 
-  it('shows every screen and its main dialog in English, light, with no serious accessibility violation', async () => {
+  it('shows every screen and its main dialog in English, light, with no accessibility violation', async () => {
     const { server, newPage } = portal();
     const page = await newPage(DESKTOP);
     await signInToAdminConsoleIn(page, server, 'en');
     await chooseColourScheme(page, 'light', 'en');
 
-    expect(await walkScreens(page, 'en', 'en', true)).toEqual([]);
+    expect(await walkScreens(page, 'en', 'en', { menus: true })).toEqual([]);
     // The light choice held on every screen.
     expect(await colorScheme(page)).toBe('light');
   }, 120_000);
@@ -164,7 +206,7 @@ describe('the admin console screens in Chromium', () => {
     await chooseColourScheme(page, 'light', 'de');
     expect(await page.locator('html').getAttribute('lang')).toMatch(/^de\b/);
 
-    const found = await walkScreens(page, 'de', 'de', false);
+    const found = await walkScreens(page, 'de', 'de');
     // The navigation is German too: no English section names are left in it.
     const navigation = page.getByRole('navigation', { name: 'Administrationsnavigation' });
     expect(await navigation.getByRole('link', { name: 'Einstellungen' }).isVisible()).toBe(true);
@@ -172,13 +214,13 @@ describe('the admin console screens in Chromium', () => {
     expect(found).toEqual([]);
   }, 120_000);
 
-  it('shows every screen and its main dialog in dark mode with no serious accessibility violation', async () => {
+  it('shows every screen and its main dialog in dark mode with no accessibility violation', async () => {
     const { server, newPage } = portal();
     const page = await newPage(DESKTOP);
     await signInToAdminConsoleIn(page, server, 'en', ARRANGED.admin);
     await chooseColourScheme(page, 'dark', 'en');
 
-    expect(await walkScreens(page, 'en', 'dark', true)).toEqual([]);
+    expect(await walkScreens(page, 'en', 'dark', { menus: true })).toEqual([]);
     expect(await colorScheme(page)).toBe('dark');
   }, 120_000);
 
@@ -186,28 +228,7 @@ describe('the admin console screens in Chromium', () => {
     const { server, newPage } = portal();
     const page = await newPage(PHONE);
     await signInToAdminConsoleIn(page, server, 'en', ARRANGED.admin);
-    const overflowing: string[] = [];
-
-    for (const screen of ADMIN_SCREENS) {
-      await openScreen(page, server, screen, 'en');
-      const overflow = await horizontalOverflow(page);
-      if (overflow > 0) overflowing.push(`${screen.path} is ${overflow} px too wide`);
-      // A table scrolls sideways in its own container; a squeezed column must not cut a badge
-      // ("Awaiting connection", a version's state) down to an ellipsis.
-      for (const text of await truncatedTableTexts(page)) overflowing.push(`${screen.path} cuts "${text}" short`);
-      await page.screenshot({ path: screenshotPath(`admin-${fileNameOf(screen)}-phone`), fullPage: true });
-      if (screen.dialog !== undefined) {
-        const dialog = await openDialog(page, screen);
-        const box = await dialog.boundingBox();
-        if (box === null || box.x < 0 || box.x + box.width > PHONE.viewport.width) {
-          overflowing.push(`the ${screen.dialog.title} dialog does not fit: ${JSON.stringify(box)}`);
-        }
-        const outside = await dialogActionsProblem(dialog, PHONE.viewport);
-        if (outside !== '') overflowing.push(`the ${screen.dialog.title} dialog: ${outside}`);
-        await closeDialog(page, dialog);
-      }
-    }
-    expect(overflowing).toEqual([]);
+    expect(await walkScreens(page, 'en', 'phone', { phone: true })).toEqual([]);
 
     // The sidebar hides behind the burger on a phone; it opens and takes the admin elsewhere.
     const navigation = page.getByRole('navigation', { name: 'Admin navigation' });
@@ -226,7 +247,7 @@ describe('the admin console screens in Chromium', () => {
   }, 120_000);
 
   // Last in this block: the logos change what the Settings screen shows.
-  it('uploads a logo that the user portal then shows, and removes it again', async () => {
+  it('marks a Settings tab with unsaved edits until saved; uploads a logo the user portal then shows, and removes it', async () => {
     const { server, newPage } = portal();
     const page = await newPage(DESKTOP);
     await signInToAdminConsoleIn(page, server, 'en', ARRANGED.admin);
@@ -256,11 +277,28 @@ describe('the admin console screens in Chromium', () => {
       await chooser.setFiles({ name: 'logo.png', mimeType: 'image/png', buffer: png });
       await field.getByRole('img', { name: `Preview of the ${label}` }).waitFor();
     };
+    // Untouched, the tab carries no unsaved-changes marker.
+    const tabs = page.getByRole('tablist', { name: 'Settings sections' });
+    const brandingTab = tabs.getByRole('tab', { name: /^Branding/ });
+    const unsavedMarker = brandingTab.getByTitle('Unsaved changes');
+    expect(await brandingTab.getAttribute('aria-label')).toBeNull();
+    expect(await unsavedMarker.count()).toBe(0);
     await upload('Light-mode logo', lightLogo);
+    // An edit marks the tab, for the eye and in its name; the other tabs stay unmarked.
+    await unsavedMarker.waitFor();
+    expect(await brandingTab.getAttribute('aria-label')).toBe('Branding (Unsaved changes)');
+    expect(await tabs.getByRole('tab', { name: /\(Unsaved changes\)$/ }).count()).toBe(1);
+    const found = await violations(page, 'settings, unsaved branding (dark)');
+    await page.screenshot({ path: screenshotPath('admin-settings-unsaved'), fullPage: true });
     await upload('Dark-mode logo', darkLogo);
     await save.click();
     await page.getByText('Settings updated').waitFor();
     await expect.poll(() => save.isDisabled()).toBe(true);
+    // Saved, the marker goes.
+    await unsavedMarker.waitFor({ state: 'detached' });
+    expect(await brandingTab.getAttribute('aria-label')).toBeNull();
+    expect(await tabs.getByRole('tab', { name: 'Branding', exact: true }).isVisible()).toBe(true);
+    expect(found).toEqual([]);
     await page.screenshot({ path: screenshotPath('admin-settings-logos'), fullPage: true });
 
     /** The portal's logo for a user whose browser prefers `scheme`, and the image it serves. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { AdminApi } from './support/admin-api.js';
-import { seriousAccessibilityViolations } from './support/axe.js';
+import { accessibilityViolations } from './support/axe.js';
 import { screenshotPath } from './support/browser.js';
 import { headerRows } from './support/header-rows.js';
 import { usePortal } from './support/portal.js';
@@ -61,9 +61,21 @@ function isOrange([r = 0, g = 0, b = 0]: number[]): boolean {
   return hue >= 12 && hue <= 45;
 }
 
-/** Picks the card or list layout with the Layout radio group. */
-async function chooseLayout(page: Page, layout: 'Cards' | 'List'): Promise<void> {
-  await page.getByRole('radiogroup', { name: 'Layout' }).getByText(layout, { exact: true }).click();
+/** Signs a user in at / with the German sign-in form (the browser speaks German) and waits for the dashboard. */
+async function signInToDashboardInGerman(page: Page, serverUrl: string, userName: string): Promise<void> {
+  await page.goto(`${serverUrl}/`);
+  await page.getByLabel('Benutzername').fill(userName);
+  await page.getByLabel('Passwort', { exact: true }).fill(USER_PASSWORD);
+  await page.getByRole('button', { name: 'Anmelden' }).click();
+  await page.waitForURL(`${serverUrl}/home/new`);
+}
+
+/** Picks the card or list layout (its name in the page's language) with the Layout radio group. */
+async function chooseLayout(page: Page, layout: 'Cards' | 'List' | 'Karten' | 'Liste'): Promise<void> {
+  await page
+    .getByRole('radiogroup', { name: /^(Layout|Ansicht)$/ })
+    .getByText(layout, { exact: true })
+    .click();
 }
 
 describe('the user portal in Chromium', () => {
@@ -81,7 +93,17 @@ describe('the user portal in Chromium', () => {
       const [billing, hidden] = ids.slice(SERVICES.length) as [string, string];
       const everyday = [services[0], services[1], billing, hidden] as string[];
       for (const count of [10, 11, 20, 21]) await createUserWithAcls(admin, `acls.${count}`, services.slice(0, count));
-      for (const userName of ['dana', 'erik', 'dark.user', 'phone.user', 'axe.user', 'long.user', 'lang.user']) {
+      for (const userName of [
+        'dana',
+        'erik',
+        'dark.user',
+        'phone.user',
+        'axe.user',
+        'long.user',
+        'lang.user',
+        'refused.en',
+        'refused.de',
+      ]) {
         await createUserWithAcls(admin, userName, everyday);
       }
       await createUserWithAcls(admin, 'totp.user', everyday, { TOTPEnabled: true });
@@ -90,8 +112,74 @@ describe('the user portal in Chromium', () => {
     },
   });
 
-  /** A desktop browser the server sees at BROWSER_ADDRESS. */
-  const desktop = { viewport: { width: 1280, height: 900 }, extraHTTPHeaders: { 'x-forwarded-for': BROWSER_ADDRESS } };
+  /** A desktop browser the server sees at BROWSER_ADDRESS; axe is injected as an inline script, which Postern's CSP (rightly) refuses. */
+  const desktop = {
+    viewport: { width: 1280, height: 900 },
+    extraHTTPHeaders: { 'x-forwarded-for': BROWSER_ADDRESS },
+    bypassCSP: true,
+  };
+
+  /** axe's findings on the page as it is now, each prefixed with where it was seen. */
+  const axeFindings = async (page: Page, where: string) =>
+    (await accessibilityViolations(page)).map((line) => `${where}: ${line}`);
+
+  /** The texts of a refused grant, per language (apps/web/src/i18n/locales/{en,de}). */
+  const REFUSAL_TEXTS = {
+    en: {
+      grant: 'Grant Access',
+      list: 'List',
+      title: 'Access to Billing database was not granted',
+      reason: 'This address is never granted',
+      dismiss: 'Dismiss the message about Billing database',
+    },
+    de: {
+      grant: 'Zugriff gewähren',
+      list: 'Liste',
+      title: 'Zugriff auf Billing database wurde nicht gewährt',
+      reason: 'Diese Adresse wird nie freigegeben',
+      dismiss: 'Meldung zu Billing database schließen',
+    },
+  } as const;
+
+  it.each(['en', 'de'] as const)(
+    'keeps a refused grant on its card with the reason until it is dismissed (%s)',
+    async (language) => {
+      const { server, newPage } = portal();
+      const texts = REFUSAL_TEXTS[language];
+      // A browser the server sees at a cloud-metadata address, which no grant ever opens.
+      const page = await newPage({
+        ...desktop,
+        locale: language === 'de' ? 'de-DE' : 'en-US',
+        extraHTTPHeaders: { 'x-forwarded-for': '169.254.169.254' },
+      });
+      if (language === 'en') await signInToDashboard(page, server.url, 'refused.en');
+      else await signInToDashboardInGerman(page, server.url, 'refused.de');
+      await dashboardShows(page, 'Billing database');
+      const card = aclCard(page, 'Billing database');
+      await card.getByRole('button', { name: texts.grant }).click();
+
+      const refusal = card.getByRole('alert').filter({ hasText: texts.title });
+      await refusal.waitFor();
+      expect(await refusal.innerText()).toContain(texts.reason);
+      // The button offers the grant again, and the refusal stays beside it: no other card has one.
+      expect(await card.getByRole('button', { name: texts.grant }).isEnabled()).toBe(true);
+      expect(await page.getByRole('alert').filter({ hasText: texts.title }).count()).toBe(1);
+      const found = await axeFindings(page, `refused grant (${language})`);
+      await page.screenshot({ path: screenshotPath(`user-dashboard-refused-${language}`), fullPage: true });
+
+      // It outlives a change of view: the list shows it on the knoc's row.
+      await chooseLayout(page, texts.list);
+      const row = page.getByRole('table').getByRole('row').filter({ hasText: 'Billing database' });
+      await row.getByRole('alert').filter({ hasText: texts.title }).waitFor();
+      expect(await row.getByText(texts.reason, { exact: false }).isVisible()).toBe(true);
+
+      // Dismissed, it goes; nothing else on the page is refused.
+      await row.getByRole('button', { name: texts.dismiss }).click();
+      await expect.poll(() => page.getByRole('alert').filter({ hasText: texts.title }).count()).toBe(0);
+      expect(await row.getByRole('button', { name: texts.grant }).isVisible()).toBe(true);
+      expect(found).toEqual([]);
+    },
+  );
 
   it('shows the dashboard in sections with a ticking countdown, and keeps favourites across a reload', async () => {
     const { server, newPage } = portal();
@@ -290,11 +378,7 @@ describe('the user portal in Chromium', () => {
   it('speaks German to a browser set to German', async () => {
     const { server, newPage } = portal();
     const page = await newPage({ ...desktop, locale: 'de-DE' });
-    await page.goto(`${server.url}/`);
-    await page.getByLabel('Benutzername').fill('dana');
-    await page.getByLabel('Passwort', { exact: true }).fill(USER_PASSWORD);
-    await page.getByRole('button', { name: 'Anmelden' }).click();
-    await page.waitForURL(`${server.url}/home/new`);
+    await signInToDashboardInGerman(page, server.url, 'dana');
     await dashboardShows(page, 'Billing database');
 
     expect(await page.locator('html').getAttribute('lang')).toMatch(/^de\b/);
@@ -305,6 +389,12 @@ describe('the user portal in Chromium', () => {
     expect(await page.getByRole('radiogroup', { name: 'Ansicht' }).isVisible()).toBe(true);
     expect(await page.getByText(/Grant Access|Session expires in|Other/).count()).toBe(0);
     await page.screenshot({ path: screenshotPath('user-dashboard-de'), fullPage: true });
+    const found = await axeFindings(page, 'NewUserDashboard (de)');
+    // The header's language menu, open.
+    await page.getByRole('button', { name: /^Sprache: / }).click();
+    await page.getByRole('menu').waitFor();
+    found.push(...(await axeFindings(page, 'NewUserDashboard, language menu (de)')));
+    expect(found).toEqual([]);
   });
 
   it('turns dark from the colour-mode toggle and stays dark after a reload', async () => {
@@ -335,6 +425,7 @@ describe('the user portal in Chromium', () => {
       isMobile: true,
       hasTouch: true,
       extraHTTPHeaders: { 'x-forwarded-for': BROWSER_ADDRESS },
+      bypassCSP: true,
     });
     await signInToDashboard(page, server.url, 'phone.user');
     await dashboardShows(page, 'Billing database');
@@ -359,18 +450,22 @@ describe('the user portal in Chromium', () => {
     expect(await card.getByText(/^Access for /).isVisible()).toBe(true);
     expect(await overflow()).toBeLessThanOrEqual(0);
     await page.screenshot({ path: screenshotPath('user-dashboard-phone'), fullPage: true });
+    const found = await axeFindings(page, 'NewUserDashboard (phone, granted)');
+    await chooseLayout(page, 'List');
+    await page.getByRole('table').waitFor();
+    found.push(...(await axeFindings(page, 'NewUserDashboard (phone, list)')));
+    await chooseLayout(page, 'Cards');
+    expect(found).toEqual([]);
 
     await card.getByRole('button', { name: 'Revoke Access' }).tap();
     await card.getByRole('button', { name: 'Grant Access' }).waitFor({ timeout: 10_000 });
   });
 
-  it('has no serious or critical accessibility violations on Login, TwoFactorOnboard, Home and NewUserDashboard', async () => {
+  it('has no accessibility violations on Login, TwoFactorOnboard, Home and NewUserDashboard, light and dark', async () => {
     const { server, newPage } = portal();
-    // axe is injected as an inline script, which Postern's CSP (rightly) refuses.
-    const page = await newPage({ ...desktop, bypassCSP: true });
+    const page = await newPage(desktop);
     const found: string[] = [];
-    const check = async (screen: string) =>
-      found.push(...(await seriousAccessibilityViolations(page)).map((line) => `${screen}: ${line}`));
+    const check = async (screen: string) => found.push(...(await axeFindings(page, screen)));
 
     await page.goto(`${server.url}/`);
     await page.getByLabel('Username').waitFor();
@@ -390,10 +485,15 @@ describe('the user portal in Chromium', () => {
     await page.getByRole('table').waitFor();
     await check('NewUserDashboard (list)');
     await page.getByRole('button', { name: 'Change colour scheme' }).click();
+    await page.getByRole('menu').waitFor();
+    await check('NewUserDashboard, colour-scheme menu');
     await page.getByRole('menuitemradio', { name: 'Dark' }).click();
     await expect.poll(() => colorScheme(page)).toBe('dark');
     await page.getByRole('menu').waitFor({ state: 'detached' });
     await check('NewUserDashboard (list, dark)');
+    await chooseLayout(page, 'Cards');
+    await section(page, 'Databases').waitFor();
+    await check('NewUserDashboard (cards, dark)');
 
     await page.goto(`${server.url}/home`);
     await page.getByText('Leaving this page open validates your IP every 30 seconds').waitFor();

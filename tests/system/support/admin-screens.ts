@@ -44,8 +44,15 @@ export interface AdminScreen {
   heading: Record<Language, string>;
   /** Something that shows only once the screen's data has arrived: arranged names, the same in both languages. */
   ready: (page: Page) => Locator;
-  /** The button that opens the screen's main dialog, and the dialog's title (English). */
-  dialog?: { opener: (page: Page) => Locator; title: string };
+  /** The button that opens the screen's main dialog (in `language`), and the dialog's title in both languages. */
+  dialog?: {
+    opener: (page: Page, language: Language) => Locator;
+    title: Record<Language, string>;
+    /** Its submit button, pressed with the form left empty to look at its error messages too. */
+    submitEmpty?: Record<Language, string>;
+  };
+  /** A menu the screen opens (the header's, a row's), looked at open: the button that opens it, in `language`. */
+  menu?: (page: Page, language: Language) => Locator;
   /** What its screenshots are named after, when that is not its path (a wizard's later step). */
   name?: string;
   /** The clicks from the loaded path to what the walk looks at (a wizard's Review step). */
@@ -107,8 +114,12 @@ function row(page: Page, text: string): Locator {
   return page.getByRole('row').filter({ hasText: text }).first();
 }
 
-function button(name: string) {
-  return (page: Page) => page.getByRole('button', { name, exact: true });
+/** A button named `names[language]`, and the dialog it opens, titled the same. */
+function creates(names: Record<Language, string>): NonNullable<AdminScreen['dialog']> {
+  return {
+    opener: (page, language) => page.getByRole('button', { name: names[language], exact: true }),
+    title: names,
+  };
 }
 
 /**
@@ -121,30 +132,38 @@ export const ADMIN_SCREENS: readonly AdminScreen[] = [
     heading: { en: 'Home', de: 'Startseite' },
     // The recent-activity table has a row once anything was audited (the arranging did plenty).
     ready: (page) => page.getByRole('table').getByRole('row').nth(1),
+    menu: (page, language) => page.getByRole('button', { name: SHELL_TEXTS[language].changeScheme }),
   },
   {
     path: 'agents',
     heading: { en: 'Agents', de: 'Agenten' },
     ready: (page) => row(page, ARRANGED.agent),
-    dialog: { opener: button('Create agent'), title: 'Create agent' },
+    menu: (page, language) =>
+      page.getByRole('button', { name: `${language === 'en' ? 'Actions for' : 'Aktionen für'} ${ARRANGED.agent}` }),
+    dialog: creates({ en: 'Create agent', de: 'Agent anlegen' }),
   },
   {
     path: 'users',
     heading: { en: 'Users', de: 'Benutzer' },
     ready: (page) => row(page, ARRANGED.users[1]),
-    dialog: { opener: button('Create user'), title: 'Create user' },
+    // The header's language switch.
+    menu: (page, language) => page.getByRole('button', { name: language === 'en' ? /^Language: / : /^Sprache: / }),
+    dialog: { ...creates({ en: 'Create user', de: 'Benutzer anlegen' }), submitEmpty: { en: 'Create', de: 'Anlegen' } },
   },
   {
     path: 'admins',
     heading: { en: 'Admins', de: 'Administratoren' },
     ready: (page) => row(page, 'postern-admin'),
-    dialog: { opener: button('Create admin'), title: 'Create admin' },
+    dialog: creates({ en: 'Create admin', de: 'Administrator anlegen' }),
   },
   {
     path: 'knocs',
     heading: { en: 'Knocs', de: 'Knocs' },
     ready: (page) => row(page, 'Billing database'),
-    dialog: { opener: button('Billing database'), title: 'Billing database' },
+    dialog: {
+      opener: (page) => page.getByRole('button', { name: 'Billing database', exact: true }),
+      title: { en: 'Billing database', de: 'Billing database' },
+    },
   },
   {
     path: 'knocs/new',
@@ -162,33 +181,38 @@ export const ADMIN_SCREENS: readonly AdminScreen[] = [
     path: 'backends',
     heading: { en: 'Backends', de: 'Backends' },
     ready: (page) => row(page, 'published list'),
-    dialog: { opener: button('Create backend'), title: 'Create backend' },
+    dialog: creates({ en: 'Create backend', de: 'Backend anlegen' }),
   },
   {
     path: 'acls',
     heading: { en: 'ACLs', de: 'ACLs' },
     ready: (page) => row(page, 'Build server'),
-    dialog: { opener: button('Create ACL'), title: 'Create ACL' },
+    dialog: creates({ en: 'Create ACL', de: 'ACL anlegen' }),
   },
   {
     path: 'groups',
     heading: { en: 'Groups', de: 'Gruppen' },
     ready: (page) => row(page, ARRANGED.group),
-    dialog: { opener: button('Create group'), title: 'Create group' },
+    dialog: creates({ en: 'Create group', de: 'Gruppe anlegen' }),
   },
   {
     path: 'api-keys',
     heading: { en: 'API keys', de: 'API-Schlüssel' },
     ready: (page) => row(page, ARRANGED.apiKey),
-    dialog: { opener: button('Create API key'), title: 'Create API key' },
+    dialog: creates({ en: 'Create API key', de: 'API-Schlüssel erstellen' }),
   },
   {
     path: 'logs',
     heading: { en: 'Logs', de: 'Protokolle' },
     ready: (page) => page.getByRole('table').getByRole('row').nth(1),
     dialog: {
-      opener: (page) => page.getByRole('button', { name: /^Show details of the entry of / }).first(),
-      title: 'Audit entry',
+      opener: (page, language) =>
+        page
+          .getByRole('button', {
+            name: language === 'en' ? /^Show details of the entry of / : /^Details des Eintrags vom .* anzeigen$/,
+          })
+          .first(),
+      title: { en: 'Audit entry', de: 'Audit-Eintrag' },
     },
   },
   {
@@ -196,7 +220,10 @@ export const ADMIN_SCREENS: readonly AdminScreen[] = [
     heading: { en: 'Settings', de: 'Einstellungen' },
     // The licence summary ("Postern 1.9.0 · 2 of 50 users · …"), a button that opens the licence dialog.
     ready: (page) => page.getByRole('button', { name: /^Postern \d/ }),
-    dialog: { opener: (page) => page.getByRole('button', { name: /^Postern \d/ }), title: 'Licence' },
+    dialog: {
+      opener: (page) => page.getByRole('button', { name: /^Postern \d/ }),
+      title: { en: 'Licence', de: 'Lizenz' },
+    },
   },
 ];
 
@@ -246,13 +273,22 @@ export async function openScreen(page: Page, server: PosternServer, screen: Admi
   await screen.walkTo?.(page, language);
 }
 
-/** Opens the screen's main dialog and answers it once it is there. */
-export async function openDialog(page: Page, screen: AdminScreen): Promise<Locator> {
+/** Opens the screen's main dialog (its opener in `language`) and answers it once it is there. */
+export async function openDialog(page: Page, screen: AdminScreen, language: Language = 'en'): Promise<Locator> {
   if (screen.dialog === undefined) throw new Error(`${screen.path} has no dialog`);
-  await screen.dialog.opener(page).click();
-  const dialog = page.getByRole('dialog', { name: screen.dialog.title });
+  await screen.dialog.opener(page, language).click();
+  const dialog = page.getByRole('dialog', { name: screen.dialog.title[language] });
   await dialog.waitFor();
   return dialog;
+}
+
+/** Opens the screen's menu, answers it once it is there; Escape closes it again. */
+export async function openMenu(page: Page, screen: AdminScreen, language: Language): Promise<Locator> {
+  if (screen.menu === undefined) throw new Error(`${screen.path} has no menu`);
+  await screen.menu(page, language).click();
+  const menu = page.getByRole('menu');
+  await menu.waitFor();
+  return menu;
 }
 
 /** Closes the open dialog with Escape, as a keyboard user does, and waits until it has gone. */

@@ -1,6 +1,12 @@
 import { DEFAULT_THEME, luminance, mergeMantineTheme } from '@mantine/core';
 import { describe, expect, it } from 'vitest';
-import { createAppTheme, readableFilledColours, readableLightVariantColours } from './app-theme';
+import {
+  createAppTheme,
+  cssVariablesResolver,
+  readableErrorColour,
+  readableFilledColours,
+  readableLightVariantColours,
+} from './app-theme';
 import { iceberg, offsite, rose } from './palettes';
 
 function contrast(a: string, b: string): number {
@@ -48,5 +54,35 @@ describe('filled colours', () => {
   it('leaves the accent itself alone: its shade was chosen to pass', () => {
     expect(resolved('grape', 'light').variables['--mantine-color-grape-filled']).toBeUndefined();
     expect(resolved('grape', 'light').variables['--mantine-color-red-filled']).toBe(DEFAULT_THEME.colors.red[8]);
+  });
+});
+
+describe('the error colour', () => {
+  const theme = mergeMantineTheme(
+    DEFAULT_THEME,
+    createAppTheme({ accent: 'grape', highAccessibility: false }, 'Close'),
+  );
+  const shadeOf = (variable: string) => theme.colors.red[Number(/red-(\d)\)$/.exec(variable)?.[1])] ?? '';
+
+  it('has at least 4.5:1 on the light backgrounds, where Mantine’s red 6 has 3.3:1', () => {
+    const error = shadeOf(readableErrorColour(theme, 'light'));
+    expect(contrast(DEFAULT_THEME.colors.red[6], theme.white)).toBeLessThan(4.5);
+    for (const background of [theme.white, theme.colors.gray[0]]) {
+      expect(contrast(error, background)).toBeGreaterThanOrEqual(4.5);
+    }
+  });
+
+  it('has at least 4.5:1 on the dark backgrounds, where Mantine’s red 8 has 2.7:1', () => {
+    const error = shadeOf(readableErrorColour(theme, 'dark'));
+    expect(contrast(DEFAULT_THEME.colors.red[8], theme.colors.dark[7])).toBeLessThan(4.5);
+    for (const background of [theme.colors.dark[7], theme.colors.dark[6]]) {
+      expect(contrast(error, background)).toBeGreaterThanOrEqual(4.5);
+    }
+  });
+
+  it('is set for both schemes by the resolver', () => {
+    const resolved = cssVariablesResolver(theme);
+    expect(resolved.light['--mantine-color-error']).toBe(readableErrorColour(theme, 'light'));
+    expect(resolved.dark['--mantine-color-error']).toBe(readableErrorColour(theme, 'dark'));
   });
 });

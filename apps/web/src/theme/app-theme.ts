@@ -85,6 +85,23 @@ export function readableFilledColours(theme: MantineTheme, scheme: 'light' | 'da
 }
 
 /**
+ * The error colour (a field's message and border, a form's error text) readable on the pages'
+ * backgrounds: Mantine's red 6 on white is 3.3:1 and its red 8 on dark grey 2.7:1. In light mode the
+ * first shade from 6 up, in dark mode the first from 8 down, that has 4.5:1 on every background an
+ * error is written on (the body, a card, an input).
+ */
+export function readableErrorColour(theme: MantineTheme, scheme: 'light' | 'dark'): string {
+  const backgrounds =
+    scheme === 'light' ? [theme.white, theme.colors.gray[0]] : [theme.colors.dark[7], theme.colors.dark[6]];
+  const readable = (colour: string) =>
+    backgrounds.every((background) => contrast(colour, background) >= MIN_TEXT_CONTRAST);
+  // Red 9 on white and red 0 on dark grey always pass: the last resort of each order.
+  const order = scheme === 'light' ? [6, 7, 8, 9] : [8, 7, 6, 5, 4, 3, 2, 1, 0];
+  const shade = order.find((index) => readable(theme.colors.red[index] ?? '')) ?? order[order.length - 1];
+  return `var(--mantine-color-red-${shade})`;
+}
+
+/**
  * Text colours Mantine leaves below 4.5:1: dimmed text (gray 6 on white, dark 2 on dark grey), light
  * variants and fills of some colours (above) and links in dark mode (shade 4, too dark for rose). One
  * step further from the background each.
@@ -93,12 +110,14 @@ export const cssVariablesResolver: CSSVariablesResolver = (theme) => ({
   variables: {},
   light: {
     '--mantine-color-dimmed': 'var(--mantine-color-gray-7)',
+    '--mantine-color-error': readableErrorColour(theme, 'light'),
     ...readableLightVariantColours(theme.colors),
     ...readableFilledColours(theme, 'light'),
   },
   dark: {
     '--mantine-color-dimmed': 'var(--mantine-color-dark-1)',
     '--mantine-color-anchor': `var(--mantine-color-${theme.primaryColor}-3)`,
+    '--mantine-color-error': readableErrorColour(theme, 'dark'),
     ...readableFilledColours(theme, 'dark'),
   },
 });
@@ -125,6 +144,18 @@ export function createAppTheme(choice: ThemeChoice, closeLabel: string): Mantine
     luminanceThreshold: choice.highAccessibility ? 0.45 : 0.3,
     defaultRadius: 'md',
     cursorType: 'pointer',
-    components: { Notification: { defaultProps: { closeButtonProps: { 'aria-label': closeLabel } } } },
+    components: {
+      Notification: { defaultProps: { closeButtonProps: { 'aria-label': closeLabel } } },
+      // A modal's header is a <header> by Mantine's default, which outside any sectioning element is
+      // a second banner landmark beside the page's own: a plain element it is, the dialog names itself.
+      ModalHeader: { defaultProps: { component: 'div' } },
+      // Mantine puts a focusable role-less placeholder first in every open menu, which a `menu` may not
+      // hold (axe: aria-required-children); without it the menu focuses its first item on opening, as
+      // WAI-ARIA's menu button pattern has it.
+      Menu: { defaultProps: { withInitialFocusPlaceholder: false } },
+      // A table wider than the screen scrolls sideways in its container, which a keyboard must be able
+      // to reach to scroll it, also when no cell holds a button or link (axe: scrollable-region-focusable).
+      TableScrollContainer: { defaultProps: { scrollAreaProps: { viewportProps: { tabIndex: 0 } } } },
+    },
   });
 }

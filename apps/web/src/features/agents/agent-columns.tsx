@@ -27,15 +27,17 @@ function CapabilitiesCell({ agent, t, onShow }: { agent: AgentRecord; t: TFuncti
       </Text>
     );
   }
+  const shown = os ?? t('agentsScreen.capabilities.notReported');
   return (
     <UnstyledButton
       onClick={onShow}
-      aria-label={t('agentsScreen.capabilities.open', { name: agent.Name })}
+      // The name starts with the text shown (axe: label-content-name-mismatch).
+      aria-label={t('agentsScreen.capabilities.open', { name: agent.Name, os: shown })}
       fz="sm"
       c="blue"
       td="underline"
     >
-      {os ?? t('agentsScreen.capabilities.notReported')}
+      {shown}
     </UnstyledButton>
   );
 }

@@ -24,7 +24,7 @@ export const agentsScreen = {
     },
     capabilities: {
       notReported: 'Noch nicht gemeldet',
-      open: 'Fähigkeiten von {{name}} anzeigen',
+      open: '{{os}}: Fähigkeiten von {{name}} anzeigen',
       title: 'Fähigkeiten von {{name}}',
       operatingSystem: 'Betriebssystem',
       available: 'Verfügbar',

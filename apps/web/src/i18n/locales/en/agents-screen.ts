@@ -24,7 +24,8 @@ export const agentsScreen = {
     },
     capabilities: {
       notReported: 'Not reported yet',
-      open: 'Show the capabilities of {{name}}',
+      // Begins with the button's visible text (the OS), so a voice user can say what they see (WCAG 2.5.3).
+      open: '{{os}}: show the capabilities of {{name}}',
       title: 'Capabilities of {{name}}',
       operatingSystem: 'Operating system',
       available: 'Available',

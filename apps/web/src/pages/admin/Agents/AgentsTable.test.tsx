@@ -178,7 +178,10 @@ describe('agents page: the capabilities dialog', { timeout: 30_000 }, () => {
         }),
       }),
     ]);
-    await user.click(screen.getByRole('button', { name: 'Show the capabilities of edge-1' }));
+    // Named by what it shows first, then what it does.
+    await user.click(
+      screen.getByRole('button', { name: 'Debian GNU/Linux 12 (bookworm): show the capabilities of edge-1' }),
+    );
     const dialog = await screen.findByRole('dialog', { name: 'Capabilities of edge-1' });
     expect(dialog).toHaveTextContent('Operating system: Debian GNU/Linux 12 (bookworm)');
 
@@ -203,7 +206,7 @@ describe('agents page: the capabilities dialog', { timeout: 30_000 }, () => {
 
   it('lists the IP sets an agent found', async () => {
     const { user } = await openAgentsPage([agentRecord()]);
-    await user.click(screen.getByRole('button', { name: 'Show the capabilities of edge-1' }));
+    await user.click(screen.getByRole('button', { name: /: show the capabilities of edge-1$/ }));
     const dialog = await screen.findByRole('dialog', { name: 'Capabilities of edge-1' });
     const ipset = within(dialog).getByRole('region', { name: 'IPSet' });
     expect(within(ipset).getByRole('img', { name: 'Available' })).toBeVisible();

@@ -4,6 +4,7 @@ import { ErrorCodes, LogClearResponse, LogListResponse, type AuditEntry } from '
 import { signInAdmin } from '@/test-support/fixtures';
 import { findMenuItem } from '@/test-support/menu';
 import { renderApp } from '@/test-support/render-app';
+import { pick } from '@/test-support/screens/knoc-wizard';
 import { bodyRows } from '@/test-support/table';
 import { apiError, data, installTypedFakeApi, type TypedHandler } from '@/test-support/typed-fake-api';
 
@@ -28,6 +29,23 @@ function openScreen(entries: AuditEntry[], routes: Record<string, TypedHandler> 
 }
 
 const table = () => screen.findByRole('table', { name: 'Audit log' });
+
+/** Catches the CSV downloads: the blobs the screen makes and the clicks on their links (no real download). */
+function catchDownloads() {
+  const blobs: Blob[] = [];
+  vi.stubGlobal(
+    'URL',
+    Object.assign(URL, {
+      createObjectURL: vi.fn((blob: Blob) => {
+        blobs.push(blob);
+        return 'blob:audit';
+      }),
+      revokeObjectURL: vi.fn(),
+    }),
+  );
+  const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => undefined);
+  return { blobs, click };
+}
 
 /** Opens the toolbar's menu and chooses the clearing, which is kept out of the way there. */
 async function chooseClear(user: ReturnType<typeof openScreen>['user']) {
@@ -143,18 +161,7 @@ describe('logs screen', () => {
   });
 
   it('downloads the log as a CSV named by today’s date, formulas neutralised', async () => {
-    const blobs: Blob[] = [];
-    vi.stubGlobal(
-      'URL',
-      Object.assign(URL, {
-        createObjectURL: vi.fn((blob: Blob) => {
-          blobs.push(blob);
-          return 'blob:audit';
-        }),
-        revokeObjectURL: vi.fn(),
-      }),
-    );
-    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => undefined);
+    const { blobs, click } = catchDownloads();
     const { user } = openScreen([
       { Date: '2026-11-24T09:30:00.000Z', Entry: { UserLogin: { UserName: '=cmd|x', IpAddress: '192.0.2.1' } } },
     ]);
@@ -200,34 +207,32 @@ describe('logs screen', () => {
         ),
       );
     };
+    /** The screen over the filtering server, its table shown. */
+    async function openFiltering() {
+      const screenParts = openScreen([], { 'GET /api/admin/logs': filtering });
+      return { ...screenParts, log: await table() };
+    }
     const lastQuery = (api: ReturnType<typeof openScreen>['api']) =>
       Object.fromEntries(api.calls('GET /api/admin/logs').at(-1)?.query ?? []);
     const filterBar = () => within(screen.getByRole('search', { name: 'Filter the audit log' }));
 
-    async function pickAction(user: ReturnType<typeof openScreen>['user'], option: string) {
-      const combobox = filterBar().getByRole('combobox', { name: 'Action' });
-      await user.click(combobox);
-      const listbox = await waitFor(() => {
-        const element = document.getElementById(combobox.getAttribute('aria-controls') ?? '');
-        if (element === null) throw new Error('no listbox yet');
-        return element;
-      });
-      await user.click(within(listbox).getByRole('option', { name: option, hidden: true }));
+    /** Types a time range into the From and Until fields (local times, as the browser's pickers give them). */
+    function chooseRange(from: string, until: string) {
+      fireEvent.change(filterBar().getByLabelText('From'), { target: { value: from } });
+      fireEvent.change(filterBar().getByLabelText('Until'), { target: { value: until } });
     }
 
     it('asks the server for the action, actor and time range chosen, and says when nothing matches', async () => {
-      const { api, user } = openScreen([], { 'GET /api/admin/logs': filtering });
-      const log = await table();
+      const { api, user, log } = await openFiltering();
       expect(bodyRows(log)).toHaveLength(3);
       expect(lastQuery(api)).toEqual({});
 
-      await pickAction(user, 'User created');
+      await pick(user, 'Action', 'User created');
       await user.type(filterBar().getByRole('textbox', { name: 'Actor' }), 'ops');
       await waitFor(() => expect(lastQuery(api)).toEqual({ action: 'UserCreated', actor: 'ops' }));
       await waitFor(() => expect(bodyRows(log)).toHaveLength(2));
 
-      fireEvent.change(filterBar().getByLabelText('From'), { target: { value: '2026-11-24T09:30' } });
-      fireEvent.change(filterBar().getByLabelText('Until'), { target: { value: '2026-11-25T00:00' } });
+      chooseRange('2026-11-24T09:30', '2026-11-25T00:00');
       // The admin's local times, sent as instants.
       await waitFor(() =>
         expect(lastQuery(api)).toEqual({
@@ -246,17 +251,19 @@ describe('logs screen', () => {
     it('marks a range that ends before it starts and does not ask for it', async () => {
       const { api } = openScreen(ENTRIES);
       await table();
-      fireEvent.change(filterBar().getByLabelText('From'), { target: { value: '2026-11-24T10:00' } });
-      fireEvent.change(filterBar().getByLabelText('Until'), { target: { value: '2026-11-24T09:00' } });
+      chooseRange('2026-11-24T10:00', '2026-11-24T09:00');
       expect(await screen.findByText('“Until” must be after “From”')).toBeInTheDocument();
-      // The start alone was asked for while the end was still empty; the backwards range never is.
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      expect(api.calls('GET /api/admin/logs').some((call) => call.query.has('to'))).toBe(false);
+      // Mended, the range is asked for; the backwards one would have been asked for before it, and
+      // never was (the start alone may have been, while the end was still empty).
+      chooseRange('2026-11-24T10:00', '2026-11-24T11:00');
+      const mendedEnd = new Date(2026, 10, 24, 11, 0).toISOString();
+      await waitFor(() => expect(lastQuery(api)).toMatchObject({ to: mendedEnd }));
+      const ends = api.calls('GET /api/admin/logs').map((call) => call.query.get('to'));
+      expect(ends.filter((end) => end !== null && end !== mendedEnd)).toEqual([]);
     });
 
     it('clears every filter at once', async () => {
-      const { api, user } = openScreen([], { 'GET /api/admin/logs': filtering });
-      const log = await table();
+      const { api, user, log } = await openFiltering();
       await user.type(filterBar().getByRole('textbox', { name: 'Actor' }), 'ada');
       await waitFor(() => expect(bodyRows(log)).toHaveLength(1));
       await user.click(filterBar().getByRole('button', { name: 'Clear filters' }));
@@ -267,20 +274,8 @@ describe('logs screen', () => {
     });
 
     it('downloads what the filters and the search select, nothing else', async () => {
-      const blobs: Blob[] = [];
-      vi.stubGlobal(
-        'URL',
-        Object.assign(URL, {
-          createObjectURL: vi.fn((blob: Blob) => {
-            blobs.push(blob);
-            return 'blob:audit';
-          }),
-          revokeObjectURL: vi.fn(),
-        }),
-      );
-      vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => undefined);
-      const { user } = openScreen([], { 'GET /api/admin/logs': filtering });
-      const log = await table();
+      const { blobs } = catchDownloads();
+      const { user, log } = await openFiltering();
       await user.type(filterBar().getByRole('textbox', { name: 'Actor' }), 'ops');
       await waitFor(() => expect(bodyRows(log)).toHaveLength(2));
       await user.type(screen.getByRole('textbox', { name: 'Search the audit log' }), 'bob');
@@ -300,7 +295,7 @@ describe('logs screen', () => {
     expect(within(toolbar).queryByRole('button', { name: /Clear entries/ })).not.toBeInTheDocument();
     await user.click(within(toolbar).getByRole('button', { name: 'More log actions' }));
     const clear = await findMenuItem('Clear entries older than 30 days');
-    expect(clear.getAttribute('style')).toContain('--menu-item-color: var(--mantine-color-red');
+    expect(clear.getAttribute('style')).toContain('--menu-item-color: var(--mantine-color-error)');
   });
 
   it('clears entries older than 30 days after a confirmation and says how many went', async () => {
