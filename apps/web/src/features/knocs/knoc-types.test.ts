@@ -37,6 +37,58 @@ describe('knoc details by type', () => {
       knocRecord({ BackendType: 'aws', AclConfig: { aws: { SecurityGroupId: 'sg-123', Port: 22 } } }),
       { key: 'knocsScreen.details.vendor', values: { object: 'sg-123' }, vendorType: 'aws' },
     ],
+    [
+      'firepower',
+      knocRecord({ BackendType: 'firepower', AclConfig: { firepower: { GroupUUID: ' 0050-56a4 ' } } }),
+      { key: 'knocsScreen.details.vendor', values: { object: '0050-56a4' }, vendorType: 'firepower' },
+    ],
+    [
+      'sophosutm',
+      knocRecord({ BackendType: 'sophosutm', AclConfig: { sophosutm: { GroupReference: 'REF_NetGroPostern' } } }),
+      { key: 'knocsScreen.details.vendor', values: { object: 'REF_NetGroPostern' }, vendorType: 'sophosutm' },
+    ],
+    [
+      'sophossfos, both families',
+      knocRecord({
+        BackendType: 'sophossfos',
+        AclConfig: { sophossfos: { GroupName: 'kk_users', GroupNameV6: 'kk_users6' } },
+      }),
+      { key: 'knocsScreen.details.vendor', values: { object: 'kk_users, kk_users6' }, vendorType: 'sophossfos' },
+    ],
+    [
+      'sophossfos, IPv4 only',
+      knocRecord({ BackendType: 'sophossfos', AclConfig: { sophossfos: { GroupName: 'kk_users', GroupNameV6: '' } } }),
+      { key: 'knocsScreen.details.vendor', values: { object: 'kk_users' }, vendorType: 'sophossfos' },
+    ],
+    [
+      'azure',
+      knocRecord({ BackendType: 'azure', AclConfig: { azure: { NsgName: 'web-nsg', Priority: 200 } } }),
+      { key: 'knocsScreen.details.vendor', values: { object: 'web-nsg' }, vendorType: 'azure' },
+    ],
+    [
+      'a vendor field that is a number',
+      knocRecord({ BackendType: 'fortios', AclConfig: { fortios: { Name: 42 } } }),
+      { key: 'knocsScreen.details.vendor', values: { object: '42' }, vendorType: 'fortios' },
+    ],
+    [
+      'a vendor knoc with no ACL fields',
+      knocRecord({ BackendType: 'fortios', AclConfig: {} }),
+      { key: 'knocsScreen.details.vendor', values: { object: '' }, vendorType: 'fortios' },
+    ],
+    [
+      'a vendor field that is neither text nor a number',
+      knocRecord({ BackendType: 'aws', AclConfig: { aws: { SecurityGroupId: ['sg-1'] } } }),
+      { key: 'knocsScreen.details.vendor', values: { object: '' }, vendorType: 'aws' },
+    ],
+    [
+      'knocproxy',
+      knocRecord({
+        BackendType: 'knocproxy',
+        AclConfig: { knocproxy: { Name: 'intranet' } },
+        BackendConfig: { knocproxy: { Address: '10.1.2.3:8443' } },
+      }),
+      { key: 'knocsScreen.details.knocproxy', values: { name: 'intranet', address: '10.1.2.3:8443' } },
+    ],
   ])('%s', (_name, knoc, expected) => {
     expect(knocDetails(knoc)).toEqual(expected);
   });

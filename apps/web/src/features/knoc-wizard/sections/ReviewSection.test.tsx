@@ -164,4 +164,20 @@ describe('configReviewRows', () => {
       { kind: 'key', key: 'knocWizard.review.none' },
     ]);
   });
+
+  it('puts every other value in words: numbers and lists as text, a choice by its label, nothing as None', () => {
+    const value = (acl: Record<string, unknown>) => configReviewRows('haproxy', {}, acl)[0]?.value;
+    expect(value({ ID: 7 })).toEqual({ kind: 'text', text: '7' });
+    expect(value({ ID: ['a', 2] })).toEqual({ kind: 'text', text: 'a, 2' });
+    for (const nothing of [[], null, undefined, '  ', { nested: true }]) {
+      expect(value({ ID: nothing })).toEqual({ kind: 'key', key: 'knocWizard.review.none' });
+    }
+    expect(configReviewRows('haproxy', { Protocol: 'unix' }, {})).toEqual([
+      {
+        field: 'Protocol',
+        labelKey: 'backendsScreen.fields.haproxy.Protocol',
+        value: { kind: 'key', key: 'backendsScreen.options.unix' },
+      },
+    ]);
+  });
 });

@@ -201,6 +201,47 @@ describe('admins screen: view and sessions', { timeout: 30_000 }, () => {
     await waitFor(() => expect(api.calls('GET /api/admin/admins/:id/sessions')).toHaveLength(2));
   });
 
+  it.each([
+    [
+      'an LDAP admin without a second factor who cannot sign in and never has',
+      adminRecord({
+        AuthType: 'LDAP',
+        ThirdPartyAuth: { DN: 'uid=grace,ou=admins,dc=example,dc=org' },
+        TOTPEnabled: false,
+        LoginEnabled: false,
+        LastLogin: null,
+      }),
+      {
+        'Distinguished name (DN)': 'uid=grace,ou=admins,dc=example,dc=org',
+        'Two-factor authentication (TOTP)': 'No',
+        'Login enabled': 'No',
+        'Last login': 'Never',
+      },
+    ],
+    [
+      'a local admin whose authenticator is not set up yet',
+      adminRecord({ TOTPEnabled: true, TOTPVerified: false }),
+      { 'Two-factor authentication (TOTP)': 'On, not set up yet', 'Login enabled': 'Yes' },
+    ],
+    [
+      'a SAML admin, whose second factor is the identity provider’s',
+      adminRecord({ AuthType: 'SAML', TOTPEnabled: false }),
+      { 'Authentication type': 'SAML', 'Two-factor authentication (TOTP)': 'At the identity provider' },
+    ],
+  ])('shows %s', async (_name, admin, expected) => {
+    const { user } = openAdmins({ 'GET /api/admin/admins/:id/sessions': data(AdminSessionListResponse, []) }, [admin]);
+    await adminsTable();
+    await user.click(screen.getByRole('button', { name: 'View Grace Hopper' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Admin Grace Hopper' });
+    const shown = Object.fromEntries(
+      within(dialog)
+        .getAllByRole('term')
+        .map((term) => [term.textContent, term.nextElementSibling?.textContent]),
+    );
+    expect(shown).toMatchObject(expected);
+    if (admin.AuthType !== 'LDAP') expect(shown).not.toHaveProperty('Distinguished name (DN)');
+  });
+
   it('warns that ending your current session signs you out, and shows a refusal in the Error dialog', async () => {
     const { user } = openAdmins({
       'GET /api/admin/admins/:id/sessions': data(AdminSessionListResponse, sessions),
