@@ -35,6 +35,7 @@ import {
 } from './status/status.routes.js';
 import { registerBackendRoutes } from './backends/backends.routes.js';
 import { registerKnocRoutes } from './knocs/knocs.routes.js';
+import { registerKnocTestRoutes } from './knocs/knoc-test.routes.js';
 import { registerBreakGlassRoutes, registerGrantRoutes } from './grants/grants.routes.js';
 import type { AgentHub } from './agent-hub/agent-hub.js';
 import { registerAllowlistRoutes } from './allowlists/allowlists.routes.js';
@@ -245,6 +246,7 @@ async function registerRoutes(
     await registerArea(scope, 'Backends', (area) => registerBackendRoutes(area, ctx));
     await registerArea(scope, 'Knocs', (area) => registerKnocRoutes(area, ctx));
     await registerArea(scope, 'Break-glass grants', (area) => registerBreakGlassRoutes(area, ctx));
+    await registerArea(scope, 'Knoc tests', (area) => registerKnocTestRoutes(area, ctx));
     await registerArea(scope, 'Agents', (area) => registerAgentRoutes(area, ctx));
     registerUnknownAdminRoutes(scope);
   });

@@ -68,6 +68,8 @@ export const AuditActions = {
   Revoke: 'Revoke',
   RevokeFailed: 'RevokeFailed',
   AdminBreakGlassGrant: 'AdminBreakGlassGrant',
+  /** An admin's one-minute "Test this knoc" grant; IpAddress is the address, ended early with a Revoke. */
+  AdminKnocTest: 'AdminKnocTest',
   AllowlistRead: 'AllowlistRead',
   AllowlistReadRefused: 'AllowlistReadRefused',
   /** A sealed secret could not be opened; Description names its table, column and row (at most hourly per row). */

@@ -154,6 +154,12 @@ export const ErrorCodes = {
    * or sealed with another key): 409, since retrying cannot help until an admin re-enters or resets it.
    */
   secretUnreadable: 'err.secretUnreadable',
+  /** "Test this knoc" on a knoc no agent enforces (an allowlist, or no backend): there is no device to test. */
+  knocTestNoDevice: 'err.knocTestNoDevice',
+  /** The agent refused the test entry: 409, Extra is what the device said. The test grant was ended. */
+  knocTestApplyFailed: 'err.knocTestApplyFailed',
+  /** The agent did not report on the test entry in time: 409. The test grant was ended. */
+  knocTestNoAnswer: 'err.knocTestNoAnswer',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

@@ -28,3 +28,4 @@ export * from './agent-eligibility.js';
 export * from './knocs.js';
 export * from './agent-messages.js';
 export * from './v1.js';
+export * from './knoc-test.js';

@@ -96,6 +96,7 @@ const PARTY_FIELDS: Record<AuditAction, PartyFields | typeof ON_ADMIN> = {
   Revoke: ON_KNOC,
   RevokeFailed: ON_KNOC,
   AdminBreakGlassGrant: ON_KNOC,
+  AdminKnocTest: ON_KNOC,
   AllowlistRead: ON_KNOC,
   AllowlistReadRefused: ON_KNOC,
   SecretUnreadable: {},

@@ -25,6 +25,7 @@ export const API_AREAS = {
   Backends: 'Backends: the firewalls, security groups and scripts that enforce grants.',
   Knocs: 'Knocs (ACLs): what users may open, on which backend, for how long.',
   'Break-glass grants': 'An administrator’s audited grant on a knoc, and its early end.',
+  'Knoc tests': 'Test this knoc: a one-minute grant through the knoc’s agent, its read-back and the early revoke.',
   Agents: 'The agents that apply grants on hosts and firewalls.',
   'Agent installation': 'The agent install script and bundle.',
   'Agent connection': 'The WebSocket agents connect to.',

@@ -1,5 +1,7 @@
+import { useMutation } from '@tanstack/react-query';
 import { z } from 'zod';
-import { KnocRecord } from '@postern/protocol';
+import { KnocRecord, KnocTestResult, type KnocTestBody } from '@postern/protocol';
+import { api } from '@/lib/api/client';
 import { createResourceApi } from '@/lib/api/resource-api';
 
 /**
@@ -12,3 +14,14 @@ export const knocsApi = createResourceApi({
   list: z.array(KnocRecord),
   item: KnocRecord,
 });
+
+/**
+ * POST /api/admin/knocs/{id}/test: "Test this knoc" (grant, read-back, revoke in one call). An empty
+ * IP tests the admin's own address. Answers only when the loop is closed, so the call may take seconds.
+ */
+export function useTestKnoc(knocId: string) {
+  return useMutation({
+    mutationFn: (IP: string) =>
+      api.post(`/admin/knocs/${encodeURIComponent(knocId)}/test`, { IP } satisfies KnocTestBody, KnocTestResult),
+  });
+}

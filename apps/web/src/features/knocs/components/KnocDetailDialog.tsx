@@ -6,6 +6,7 @@ import { QueryState } from '@/components/QueryState';
 import { RowActionMenu } from '@/components/RowActionMenu';
 import { knocsApi } from '../api';
 import { KnocSettingsSummary } from './KnocSettingsSummary';
+import { KnocTestPanel } from './KnocTestPanel';
 import { VerificationInstructions } from './VerificationInstructions';
 
 /** What the detail dialog's Actions menu does. */
@@ -66,13 +67,14 @@ function KnocDetail({ knoc, onEdit, onDelete }: { knoc: KnocRecord } & KnocDetai
       </Title>
       <VerificationInstructions knoc={knoc} />
       {childId === undefined ? null : <ChildFirewall childId={childId} />}
+      <KnocTestPanel knoc={knoc} />
     </Stack>
   );
 }
 
 /**
  * A knoc's detail dialog (row click or ?viewKnocId): its settings, how to check that grants arrive,
- * and the Actions menu with Edit and Delete.
+ * "Test this knoc", and the Actions menu with Edit and Delete.
  */
 export function KnocDetailDialog({ knocId, knocs, onClose, ...actions }: KnocDetailDialogProps) {
   const { t } = useTranslation();

@@ -15,6 +15,19 @@ export const admin: MirroredResource<typeof english> = {
       acls: 'Knocs',
       users: 'Benutzer',
     },
+    firstRun: {
+      title: 'Erste Schritte',
+      progress: '{{done}} von {{total}} erledigt',
+      done: 'Erledigt',
+      todo: 'Offen',
+      allDone: 'Postern ist eingerichtet: Lizenz, ein verbundener Agent, ein Knoc und ein Benutzer.',
+      steps: {
+        licence: 'Lizenz installieren',
+        agent: 'Agent verbinden',
+        knoc: 'Ersten Knoc anlegen',
+        user: 'Ersten Benutzer anlegen',
+      },
+    },
     activity: {
       title: 'Letzte Aktivitäten',
       user: 'Benutzer',

@@ -65,6 +65,7 @@ export const audit: MirroredResource<typeof english> = {
     Revoke: 'Zugang widerrufen',
     RevokeFailed: 'Widerruf fehlgeschlagen',
     AdminBreakGlassGrant: 'Notfall-Freigabe durch einen Admin',
+    AdminKnocTest: 'Knoc von einem Admin getestet',
     AllowlistRead: 'Allowlist abgerufen',
     AllowlistReadRefused: 'Abruf der Allowlist abgelehnt',
     SecretUnreadable: 'Ein gespeichertes Geheimnis ist nicht lesbar',

@@ -136,4 +136,7 @@ export const err: MirroredResource<typeof english> = {
   samlMetadataUnavailable: 'Die SAML-Metadaten des Identitätsanbieters konnten nicht geladen werden',
   secretUnreadable:
     'Ein hier benötigtes gespeichertes Geheimnis ist nicht lesbar (verändert, verschoben oder mit einem anderen Schlüssel versiegelt). Ein Administrator muss es neu eingeben oder die Zwei-Faktor-Authentifizierung zurücksetzen',
+  knocTestNoDevice: 'Dieser Knoc wird von keinem Agenten durchgesetzt, es gibt also kein Gerät zum Testen',
+  knocTestApplyFailed: 'Das Gerät hat die Testadresse abgelehnt; die Testfreigabe wurde beendet',
+  knocTestNoAnswer: 'Der Agent hat sich nicht rechtzeitig zur Testadresse gemeldet; die Testfreigabe wurde beendet',
 };

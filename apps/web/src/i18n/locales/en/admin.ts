@@ -13,6 +13,19 @@ export const admin = {
       acls: 'Knocs',
       users: 'Users',
     },
+    firstRun: {
+      title: 'Getting started',
+      progress: '{{done}} of {{total}} done',
+      done: 'Done',
+      todo: 'To do',
+      allDone: 'Postern is set up: licence, a connected agent, a knoc and a user.',
+      steps: {
+        licence: 'Install your licence',
+        agent: 'Connect an agent',
+        knoc: 'Create your first knoc',
+        user: 'Add your first user',
+      },
+    },
     activity: {
       title: 'Recent activity',
       user: 'User',

@@ -63,6 +63,7 @@ const auditAction: AuditActionTexts = {
   Revoke: 'Access revoked',
   RevokeFailed: 'Revoke failed',
   AdminBreakGlassGrant: 'Break-glass grant by an admin',
+  AdminKnocTest: 'Knoc tested by an admin',
   AllowlistRead: 'Allowlist retrieved',
   AllowlistReadRefused: 'Allowlist retrieval refused',
   SecretUnreadable: 'A stored secret cannot be read',

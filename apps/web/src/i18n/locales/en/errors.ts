@@ -131,4 +131,7 @@ export const err: ErrorTexts = {
   samlMetadataUnavailable: 'The identity provider’s SAML metadata could not be loaded',
   secretUnreadable:
     'A stored secret needed here cannot be read (it was altered, moved or sealed with another key). An administrator must re-enter it or reset the two-factor authentication',
+  knocTestNoDevice: 'This knoc is not enforced by an agent, so there is no device to test',
+  knocTestApplyFailed: 'The device refused the test address; the test grant was ended',
+  knocTestNoAnswer: 'The agent did not report on the test address in time; the test grant was ended',
 };

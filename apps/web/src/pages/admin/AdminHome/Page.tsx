@@ -5,10 +5,11 @@ import { QueryState } from '@/components/QueryState';
 import { routeTitleKey, type RoutePageProps } from '../../../app/routes/route-types';
 import { LicenceExpiryBanner } from '../../../features/banners/components/LicenceExpiryBanner';
 import { useAdminStatus } from '../../../features/status/api';
+import { FirstRunChecklist } from './components/FirstRunChecklist';
 import { RecentActivity } from './components/RecentActivity';
 import { StatusCounters } from './components/StatusCounters';
 
-/** /admin/home: the licence expiry notice, counters and recent activity, refreshed every 30 seconds. */
+/** /admin/home: the licence expiry notice, the first-run checklist, counters and recent activity, refreshed every 30 seconds. */
 export default function AdminHomePage({ route }: RoutePageProps) {
   const { t } = useTranslation();
   const status = useAdminStatus({ live: true });
@@ -28,6 +29,7 @@ export default function AdminHomePage({ route }: RoutePageProps) {
         {(current) => (
           <>
             <LicenceExpiryBanner status={current} />
+            <FirstRunChecklist status={current} />
             <StatusCounters status={current} />
             <RecentActivity entries={current.Activity} />
           </>

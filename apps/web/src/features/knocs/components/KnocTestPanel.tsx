@@ -1,0 +1,111 @@
+import { useState } from 'react';
+import { Alert, Button, Group, Loader, Stack, Text, TextInput, Title } from '@mantine/core';
+import { IconAlertCircle, IconCircleCheck, IconPlayerPlay } from '@tabler/icons-react';
+import { useTranslation } from 'react-i18next';
+import { NO_AGENT_ID, type KnocRecord, type KnocTestResult } from '@postern/protocol';
+import { renderError } from '@/lib/api/render-error';
+import { useTestKnoc } from '../api';
+
+/** The outcome of a passed test: what the agent read back, and whether the revoke was confirmed. */
+function TestResult({ result }: { result: KnocTestResult }) {
+  const { t, i18n } = useTranslation();
+  const time = new Intl.DateTimeFormat(i18n.resolvedLanguage, { timeStyle: 'medium' });
+  const ends = time.format(new Date(result.ExpiresAt));
+  const revoke = result.Revoked
+    ? t('knocsScreen.test.revoked')
+    : result.RevokeError === ''
+      ? t('knocsScreen.test.notRevoked', { ends })
+      : t('knocsScreen.test.revokeError', { error: result.RevokeError, ends });
+  return (
+    <Alert
+      color={result.Revoked ? 'green' : 'yellow'}
+      variant="light"
+      role="status"
+      icon={<IconCircleCheck aria-hidden />}
+      title={t('knocsScreen.test.passed', { ip: result.IP })}
+    >
+      <Stack gap={4}>
+        <Text size="sm" fw={600}>
+          {t('knocsScreen.test.readBack')}
+        </Text>
+        <Text size="sm">
+          {t('knocsScreen.test.held', {
+            agent: result.ReadBack.AgentName,
+            ip: result.IP,
+            when: time.format(new Date(result.ReadBack.ReportedAt)),
+          })}
+        </Text>
+        <Text size="sm">{revoke}</Text>
+      </Stack>
+    </Alert>
+  );
+}
+
+/**
+ * "Test this knoc" in the detail dialog: an address (empty: the admin's own, as the server sees it),
+ * one button that grants it for a minute, waits for the agent's read-back and revokes it, and the
+ * outcome. Knocs no agent enforces (allowlists) have nothing to test and say so.
+ */
+export function KnocTestPanel({ knoc }: { knoc: KnocRecord }) {
+  const { t } = useTranslation();
+  const [address, setAddress] = useState('');
+  const test = useTestKnoc(knoc.ID);
+  const testable = knoc.AgentID !== NO_AGENT_ID && knoc.BackendType !== 'allowlist';
+
+  return (
+    <Stack gap="sm" component="section" aria-labelledby={`knoc-test-${knoc.ID}`}>
+      <Title order={3} size="h5" id={`knoc-test-${knoc.ID}`}>
+        {t('knocsScreen.test.title')}
+      </Title>
+      {!testable ? (
+        <Text size="sm" c="dimmed">
+          {t('knocsScreen.test.noDevice')}
+        </Text>
+      ) : (
+        <>
+          <Text size="sm">{t('knocsScreen.test.intro')}</Text>
+          <form
+            onSubmit={(event) => {
+              event.preventDefault();
+              test.mutate(address.trim());
+            }}
+          >
+            <Group align="flex-end" wrap="wrap">
+              <TextInput
+                label={t('knocsScreen.test.address')}
+                description={t('knocsScreen.test.addressHint')}
+                placeholder={t('knocsScreen.test.addressPlaceholder')}
+                value={address}
+                onChange={(event) => setAddress(event.currentTarget.value)}
+                disabled={test.isPending}
+                maxLength={64}
+                style={{ flex: 1, minWidth: 200 }}
+              />
+              <Button type="submit" loading={test.isPending} leftSection={<IconPlayerPlay size={16} aria-hidden />}>
+                {t('knocsScreen.test.run')}
+              </Button>
+            </Group>
+          </form>
+          {test.isPending ? (
+            <Group gap="xs" role="status">
+              <Loader size="xs" aria-hidden />
+              <Text size="sm">{t('knocsScreen.test.running')}</Text>
+            </Group>
+          ) : null}
+          {test.isSuccess ? <TestResult result={test.data} /> : null}
+          {test.isError ? (
+            <Alert
+              color="red"
+              variant="light"
+              role="alert"
+              icon={<IconAlertCircle aria-hidden />}
+              title={t('knocsScreen.test.failed')}
+            >
+              {renderError(test.error, t)}
+            </Alert>
+          ) : null}
+        </>
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,125 @@
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { capture, REPO_ROOT, waitFor, type RunningProcess } from '@postern/test-support';
+import { AdminApi } from './support/admin-api.js';
+import { signInToAdminConsole } from './support/admin-console.js';
+import { accessibilityViolations } from './support/axe.js';
+import { screenshotPath } from './support/browser.js';
+import { stopAgent } from './support/grant-topology.js';
+import { usePortal } from './support/portal.js';
+import { PORTAL_SETTINGS, USER_PASSWORD, installLicence } from './support/user-portal.js';
+
+/**
+ * Issue 32's first run in real Chromium against the built server: the admin home's checklist starts
+ * with nothing done and collapses to one line once a licence, a connected agent (the real one), a
+ * knoc and a user exist; then "Test this knoc" in the knoc's details grants the admin's own address
+ * for a minute through the real agent, whose script backend runs, shows the read-back and revokes.
+ * The browser is presented to the server as a documentation address by a trusted proxy (never
+ * loopback, which no grant opens).
+ */
+
+/** Where the admin's browser is, as the trusted proxy tells the server (RFC 5737). */
+const ADMIN_ADDRESS = '203.0.113.9';
+const KNOC_NAME = 'First-run test knoc';
+
+/** A scripts directory with one script that records each run as `<action>-<address>` and succeeds. */
+function recordingScripts(root: string) {
+  const directory = path.join(root, 'scripts');
+  const records = path.join(root, 'records');
+  mkdirSync(directory, { recursive: true });
+  mkdirSync(records, { recursive: true });
+  // The agent refuses a directory or script writable by group or others.
+  chmodSync(directory, 0o755);
+  writeFileSync(path.join(directory, 'record.sh'), `#!/bin/sh\necho "$@" > "${records}/$1-$3"\n`, { mode: 0o755 });
+  return { directory, ran: (action: string, ip: string) => existsSync(path.join(records, `${action}-${ip}`)) };
+}
+
+describe('the admin console’s first run', () => {
+  const root = mkdtempSync(path.join(tmpdir(), 'postern-first-run-'));
+  const scripts = recordingScripts(root);
+  let agent: RunningProcess | undefined;
+  const portal = usePortal({ settings: PORTAL_SETTINGS, store: 'sqlite' });
+
+  afterAll(async () => {
+    await stopAgent(agent);
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('ticks the checklist from live state and tests a knoc through the real agent', { timeout: 30_000 }, async () => {
+    const { server, newPage } = portal();
+    const page = await newPage({
+      viewport: { width: 1280, height: 900 },
+      // axe-core is injected as an inline script, which the server's CSP rightly refuses otherwise.
+      bypassCSP: true,
+      extraHTTPHeaders: { 'x-forwarded-for': ADMIN_ADDRESS },
+    });
+    await signInToAdminConsole(page, server);
+    const checklist = page.getByRole('region', { name: 'Getting started' });
+    await checklist.getByText('0 of 4 done').waitFor();
+    await expect(checklist.getByRole('link', { name: 'Install your licence' }).getAttribute('href')).resolves.toBe(
+      '/admin/settings?tab=licence',
+    );
+
+    // The four steps, done the way an admin would, through the API.
+    const admin = await AdminApi.signIn(server);
+    await installLicence(admin);
+    const created = await admin.call<{ ID: string; Token: string }>('POST', '/api/admin/agents', { Name: 'edge' });
+    agent = capture(
+      spawn(process.execPath, [path.join(REPO_ROOT, 'apps/agent/dist/main.js'), 'run'], {
+        cwd: REPO_ROOT,
+        env: {
+          PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin',
+          POSTERN_AGENT_SERVER_URL: server.url,
+          POSTERN_AGENT_TOKEN: created.Token,
+          POSTERN_AGENT_STATE_FILE: path.join(root, 'state.json'),
+          POSTERN_AGENT_SCRIPTS_ENABLED: 'true',
+          POSTERN_AGENT_SCRIPTS_DIR: scripts.directory,
+          POSTERN_AGENT_LOG_LEVEL: 'warn',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
+    await waitFor(
+      async () => (await admin.call<{ Online: boolean }>('GET', `/api/admin/agents/${created.ID}`)).Online,
+      'the agent to connect',
+      15_000,
+    );
+    await page.reload();
+    await checklist.getByText('2 of 4 done').waitFor();
+    await page.screenshot({ path: screenshotPath('admin-first-run-checklist'), fullPage: true });
+    expect(await accessibilityViolations(page)).toEqual([]);
+
+    const backend = await admin.call<{ ID: string }>('POST', '/api/admin/backends', {
+      Name: 'edge script',
+      AgentID: created.ID,
+      Config: { script: { Command: 'record.sh' } },
+    });
+    await admin.call('POST', '/api/admin/acls', {
+      Description: KNOC_NAME,
+      BackendID: backend.ID,
+      Config: { script: { Name: 'first_run' } },
+    });
+    await admin.createLocalUser('grace', USER_PASSWORD);
+    await page.reload();
+    await page.getByRole('status', { name: 'Getting started' }).getByText('Postern is set up').waitFor();
+    expect(await checklist.count()).toBe(0);
+    await page.screenshot({ path: screenshotPath('admin-first-run-set-up'), fullPage: true });
+
+    // Test this knoc: the admin's own address (as the proxy presents it), granted, read back, revoked.
+    await page.goto(`${server.url}/admin/knocs`);
+    await page.getByRole('button', { name: KNOC_NAME, exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: KNOC_NAME });
+    const section = dialog.getByRole('region', { name: 'Test this knoc' });
+    await section.getByRole('button', { name: 'Test this knoc' }).click();
+    await section.getByText(`The device took ${ADMIN_ADDRESS}`).waitFor({ timeout: 20_000 });
+    await section.getByText(/Agent edge reports the device holds/).scrollIntoViewIfNeeded();
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await page.screenshot({ path: screenshotPath('admin-knoc-tested'), fullPage: true });
+    expect(scripts.ran('add', ADMIN_ADDRESS)).toBe(true);
+    await waitFor(() => scripts.ran('remove', ADMIN_ADDRESS), 'the script to remove the address', 10_000);
+    expect(readFileSync(path.join(root, 'records', `add-${ADMIN_ADDRESS}`), 'utf8')).toContain(ADMIN_ADDRESS);
+  });
+});
