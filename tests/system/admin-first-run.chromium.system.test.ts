@@ -6,11 +6,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { capture, REPO_ROOT, waitFor, type RunningProcess } from '@postern/test-support';
 import { AdminApi } from './support/admin-api.js';
 import { signInToAdminConsole } from './support/admin-console.js';
+import { chooseColourScheme, signInToAdminConsoleIn } from './support/admin-screens.js';
 import { accessibilityViolations } from './support/axe.js';
 import { screenshotPath } from './support/browser.js';
 import { stopAgent } from './support/grant-topology.js';
 import { usePortal } from './support/portal.js';
-import { PORTAL_SETTINGS, USER_PASSWORD, installLicence } from './support/user-portal.js';
+import { PORTAL_SETTINGS, USER_PASSWORD, horizontalOverflow, installLicence } from './support/user-portal.js';
 
 /**
  * Issue 32's first run in real Chromium against the built server: the admin home's checklist starts
@@ -115,11 +116,42 @@ describe('the admin console’s first run', () => {
     const section = dialog.getByRole('region', { name: 'Test this knoc' });
     await section.getByRole('button', { name: 'Test this knoc' }).click();
     await section.getByText(`The device took ${ADMIN_ADDRESS}`).waitFor({ timeout: 20_000 });
-    await section.getByText(/Agent edge reports the device holds/).scrollIntoViewIfNeeded();
+    await section.getByText(/Agent edge wrote .* to the device and the device accepted it/).scrollIntoViewIfNeeded();
     expect(await accessibilityViolations(page)).toEqual([]);
     await page.screenshot({ path: screenshotPath('admin-knoc-tested'), fullPage: true });
     expect(scripts.ran('add', ADMIN_ADDRESS)).toBe(true);
     await waitFor(() => scripts.ran('remove', ADMIN_ADDRESS), 'the script to remove the address', 10_000);
     expect(readFileSync(path.join(root, 'records', `add-${ADMIN_ADDRESS}`), 'utf8')).toContain(ADMIN_ADDRESS);
+  });
+
+  // Runs on what the test above set up: the licence, the connected agent, the knoc and the user.
+  it('says so in German on a 390 px phone in light mode, and tests the knoc there', { timeout: 30_000 }, async () => {
+    const { server, newPage } = portal();
+    const page = await newPage({
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true,
+      locale: 'de-DE',
+      bypassCSP: true,
+      extraHTTPHeaders: { 'x-forwarded-for': ADMIN_ADDRESS },
+    });
+    await signInToAdminConsoleIn(page, server, 'de');
+    await chooseColourScheme(page, 'light', 'de');
+    await page.getByRole('status', { name: 'Erste Schritte' }).getByText('Postern ist eingerichtet').waitFor();
+    expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await page.screenshot({ path: screenshotPath('admin-first-run-set-up-de-phone'), fullPage: true });
+
+    await page.goto(`${server.url}/admin/knocs`);
+    await page.getByRole('button', { name: KNOC_NAME, exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: KNOC_NAME });
+    const section = dialog.getByRole('region', { name: 'Diesen Knoc testen' });
+    await section.getByRole('button', { name: 'Diesen Knoc testen' }).click();
+    await section.getByText(`Das Gerät hat ${ADMIN_ADDRESS} übernommen`).waitFor({ timeout: 20_000 });
+    await section.getByText(/Agent edge hat .* auf das Gerät geschrieben/).scrollIntoViewIfNeeded();
+    expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await page.screenshot({ path: screenshotPath('admin-knoc-tested-de-phone'), fullPage: true });
   });
 });

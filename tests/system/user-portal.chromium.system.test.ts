@@ -390,9 +390,12 @@ describe('the user portal in Chromium', () => {
     expect(await page.getByText(/Grant Access|Session expires in|Other/).count()).toBe(0);
     await page.screenshot({ path: screenshotPath('user-dashboard-de'), fullPage: true });
     const found = await axeFindings(page, 'NewUserDashboard (de)');
-    // The header's language menu, open.
-    await page.getByRole('button', { name: /^Sprache: / }).click();
+    // The header's language menu, open. Opened from the keyboard it focuses its first item, as the
+    // WAI-ARIA menu button pattern asks (the theme removed Mantine's role-less focus placeholder).
+    await page.getByRole('button', { name: /^Sprache: / }).focus();
+    await page.keyboard.press('Enter');
     await page.getByRole('menu').waitFor();
+    await expect.poll(() => page.locator(':focus').getAttribute('role')).toBe('menuitemradio');
     found.push(...(await axeFindings(page, 'NewUserDashboard, language menu (de)')));
     expect(found).toEqual([]);
   });

@@ -89,6 +89,3 @@ export async function accessibilityViolations(page: Page): Promise<string[]> {
         .join('; ')}`,
   );
 }
-
-/** The earlier name of {@link accessibilityViolations}, from when only serious and critical ones counted. */
-export const seriousAccessibilityViolations = accessibilityViolations;

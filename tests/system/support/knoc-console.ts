@@ -1,5 +1,5 @@
 import type { Locator, Page } from 'playwright-core';
-import { seriousAccessibilityViolations } from './axe.js';
+import { accessibilityViolations } from './axe.js';
 import { screenshotPath } from './browser.js';
 import { rawTextOnPage } from './raw-text.js';
 
@@ -59,7 +59,7 @@ export class StepRecorder {
       };
       return Promise.all(document.getAnimations().map((animation) => animation.finished.catch(() => undefined)));
     });
-    const found = await seriousAccessibilityViolations(this.page);
+    const found = await accessibilityViolations(this.page);
     this.violations.push(...found.map((line) => `${this.prefix}-${step}: ${line}`));
     this.violations.push(...(await rawTextOnPage(this.page)).map((line) => `${this.prefix}-${step}: ${line}`));
     await this.page.screenshot({

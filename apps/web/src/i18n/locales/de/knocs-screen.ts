@@ -51,7 +51,7 @@ export const knocsScreen = {
       running: 'Freigeben, auf die Rückmeldung des Agenten warten, widerrufen…',
       passed: 'Das Gerät hat {{ip}} übernommen',
       readBack: 'Rückmeldung',
-      held: 'Agent {{agent}} meldet, dass das Gerät {{ip}} hält ({{when}}).',
+      held: 'Agent {{agent}} hat {{ip}} auf das Gerät geschrieben, und das Gerät hat sie angenommen ({{when}}).',
       revoked: 'Wieder widerrufen; das Gerät hält die Adresse nicht mehr.',
       notRevoked: 'Das Entfernen wurde gesendet, aber noch nicht bestätigt; der Eintrag endet von selbst um {{ends}}.',
       revokeError: 'Das Gerät hat das Entfernen abgelehnt: {{error}}. Der Eintrag endet von selbst um {{ends}}.',

@@ -32,7 +32,7 @@ describe('knocs screen: Test this knoc', { timeout: 30_000 }, () => {
     const { api, user, section } = await openTest(() => held);
 
     await user.click(within(section).getByRole('button', { name: 'Test this knoc' }));
-    expect(await within(section).findByText('Granting, waiting for the agent’s read-back, revoking…')).toBeVisible();
+    expect(await within(section).findByText('Granting, waiting for the agent’s report, revoking…')).toBeVisible();
     expect(api.calls('POST /api/admin/knocs/:id/test')).toMatchObject([
       { params: { id: 'k-ipset' }, body: { IP: '' } },
     ]);
@@ -40,11 +40,11 @@ describe('knocs screen: Test this knoc', { timeout: 30_000 }, () => {
     answer(data(KnocTestResponse, PASSED));
     const title = await within(section).findByText('The device took 203.0.113.9');
     expect(
-      within(section).queryByText('Granting, waiting for the agent’s read-back, revoking…'),
+      within(section).queryByText('Granting, waiting for the agent’s report, revoking…'),
     ).not.toBeInTheDocument();
     const result = title.closest<HTMLElement>('[role="status"]');
     if (result === null) throw new Error('the result is not announced');
-    expect(result).toHaveTextContent(/Agent edge reports the device holds 203\.0\.113\.9/);
+    expect(result).toHaveTextContent(/Agent edge wrote 203\.0\.113\.9 to the device and the device accepted it/);
     expect(result).toHaveTextContent('Revoked again; the device no longer holds it.');
   });
 
