@@ -39,9 +39,7 @@ describe('knocs screen: Test this knoc', { timeout: 30_000 }, () => {
 
     answer(data(KnocTestResponse, PASSED));
     const title = await within(section).findByText('The device took 203.0.113.9');
-    expect(
-      within(section).queryByText('Granting, waiting for the agent’s report, revoking…'),
-    ).not.toBeInTheDocument();
+    expect(within(section).queryByText('Granting, waiting for the agent’s report, revoking…')).not.toBeInTheDocument();
     const result = title.closest<HTMLElement>('[role="status"]');
     if (result === null) throw new Error('the result is not announced');
     expect(result).toHaveTextContent(/Agent edge wrote 203\.0\.113\.9 to the device and the device accepted it/);
