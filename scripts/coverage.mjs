@@ -24,7 +24,7 @@ const code = await runAsync('npx', [
   `--coverage.reportsDirectory=${REPORT_DIR}`,
   '--coverage.reporter=json-summary',
   '--coverage.reporter=html',
-  ...WORKSPACES.map((workspace) => `--coverage.include=${workspace}/src/**`),
+  ...WORKSPACES.map((workspace) => `--coverage.include=${workspace}/src/**/*.{ts,tsx}`),
   // Tests and their support code are not what is measured.
   '--coverage.exclude=**/*.test.{ts,tsx}',
   '--coverage.exclude=**/test-support/**',
