@@ -1,15 +1,14 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { capture, REPO_ROOT, waitFor, type RunningProcess } from '@postern/test-support';
+import { waitFor, type RunningProcess } from '@postern/test-support';
 import { AdminApi } from './support/admin-api.js';
 import { signInToAdminConsole } from './support/admin-console.js';
 import { chooseColourScheme, signInToAdminConsoleIn } from './support/admin-screens.js';
 import { accessibilityViolations } from './support/axe.js';
 import { screenshotPath } from './support/browser.js';
-import { stopAgent } from './support/grant-topology.js';
+import { startHostAgent, stopAgent } from './support/grant-topology.js';
 import { usePortal } from './support/portal.js';
 import { PORTAL_SETTINGS, USER_PASSWORD, horizontalOverflow, installLicence } from './support/user-portal.js';
 
@@ -68,21 +67,10 @@ describe('the admin console’s first run', () => {
     const admin = await AdminApi.signIn(server);
     await installLicence(admin);
     const created = await admin.call<{ ID: string; Token: string }>('POST', '/api/admin/agents', { Name: 'edge' });
-    agent = capture(
-      spawn(process.execPath, [path.join(REPO_ROOT, 'apps/agent/dist/main.js'), 'run'], {
-        cwd: REPO_ROOT,
-        env: {
-          PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin',
-          POSTERN_AGENT_SERVER_URL: server.url,
-          POSTERN_AGENT_TOKEN: created.Token,
-          POSTERN_AGENT_STATE_FILE: path.join(root, 'state.json'),
-          POSTERN_AGENT_SCRIPTS_ENABLED: 'true',
-          POSTERN_AGENT_SCRIPTS_DIR: scripts.directory,
-          POSTERN_AGENT_LOG_LEVEL: 'warn',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      }),
-    );
+    agent = startHostAgent(server.url, created.Token, path.join(root, 'state.json'), {
+      POSTERN_AGENT_SCRIPTS_ENABLED: 'true',
+      POSTERN_AGENT_SCRIPTS_DIR: scripts.directory,
+    });
     await waitFor(
       async () => (await admin.call<{ Online: boolean }>('GET', `/api/admin/agents/${created.ID}`)).Online,
       'the agent to connect',

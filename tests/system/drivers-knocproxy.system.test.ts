@@ -1,13 +1,11 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import type { AgentKnocOf } from '@postern/protocol';
-import { freePort } from '@postern/test-support';
+import { freePort, selfSignedCertificate } from '@postern/test-support';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
@@ -24,7 +22,6 @@ import { requireTool } from './support/requirements.js';
 const missing = process.platform === 'linux' ? null : 'Linux (127.0.0.0/8 on loopback)';
 const OPENSSL = systemCommand('openssl');
 const silent = pino({ level: 'silent' });
-const execFileAsync = promisify(execFile);
 
 /** What the upstream saw of each request. */
 interface Seen {
@@ -292,50 +289,22 @@ describe('knocproxy driver', () => {
 
   it('serves HTTPS with the configured certificate', async (context) => {
     requireTool(context, OPENSSL === null ? 'openssl (apt-get install openssl)' : null);
-    const dir = await mkdtemp(path.join(tmpdir(), 'postern-knocproxy-tls-'));
+    const { cert, key } = selfSignedCertificate();
+    const tlsProxy = new KnocproxyDriver({ tls: { cert: Buffer.from(cert), key: Buffer.from(key) }, logger: silent });
     try {
-      const [cert, key] = [path.join(dir, 'proxy.crt'), path.join(dir, 'proxy.key')];
-      await execFileAsync(OPENSSL ?? 'openssl', [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-        '-keyout',
-        key,
-        '-out',
-        cert,
-      ]);
-      const tlsProxy = new KnocproxyDriver({
-        tls: { cert: await readFile(cert), key: await readFile(key) },
-        logger: silent,
+      await tlsProxy.apply(knoc(), [entry('127.0.0.2')]);
+      const answer = await new Promise<Answer>((resolve, reject) => {
+        https
+          .get({ host: '127.0.0.1', port: proxyPort, localAddress: '127.0.0.2', ca: cert, agent: false }, (res) => {
+            res.resume();
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: '' }));
+          })
+          .on('error', reject);
       });
-      try {
-        await tlsProxy.apply(knoc(), [entry('127.0.0.2')]);
-        const ca = await readFile(cert);
-        const answer = await new Promise<Answer>((resolve, reject) => {
-          https
-            .get({ host: '127.0.0.1', port: proxyPort, localAddress: '127.0.0.2', ca, agent: false }, (res) => {
-              res.resume();
-              res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: '' }));
-            })
-            .on('error', reject);
-        });
-        expect(answer.status).toBe(200);
-        expect(seen[0]?.headers['x-forwarded-proto']).toBe('https');
-      } finally {
-        await tlsProxy.close();
-      }
+      expect(answer.status).toBe(200);
+      expect(seen[0]?.headers['x-forwarded-proto']).toBe('https');
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      await tlsProxy.close();
     }
   });
 });

@@ -1,13 +1,12 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { capture, REPO_ROOT, waitFor, type RunningProcess } from '@postern/test-support';
+import { REPO_ROOT, waitFor, type RunningProcess } from '@postern/test-support';
 import { spawnPosternServer, startPosternServer, type PosternServer } from './support/postern-server.js';
 import { AdminApi } from './support/admin-api.js';
 import { missingBuild, requireTool } from './support/requirements.js';
-import { stopAgent } from './support/grant-topology.js';
+import { startHostAgent, stopAgent } from './support/grant-topology.js';
 
 interface LogLine {
   level: number;
@@ -52,19 +51,9 @@ describe('SIGTERM to the built server with the built agent connected', () => {
     server = await startPosternServer({ POSTERN_DATA_DIR: dataDir, POSTERN_LOG_LEVEL: 'info' }, 'sqlite');
     const admin = await AdminApi.signIn(server);
     const created = await admin.call<{ ID: string; Token: string }>('POST', '/api/admin/agents', { Name: 'edge' });
-    agent = capture(
-      spawn(process.execPath, [path.join(REPO_ROOT, 'apps/agent/dist/main.js'), 'run'], {
-        cwd: REPO_ROOT,
-        env: {
-          PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin',
-          POSTERN_AGENT_SERVER_URL: server.url,
-          POSTERN_AGENT_TOKEN: created.Token,
-          POSTERN_AGENT_STATE_FILE: path.join(agentDir, 'state.json'),
-          POSTERN_AGENT_LOG_LEVEL: 'info',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      }),
-    );
+    agent = startHostAgent(server.url, created.Token, path.join(agentDir, 'state.json'), {
+      POSTERN_AGENT_LOG_LEVEL: 'info',
+    });
     await waitFor(
       async () => (await admin.call<{ Online: boolean }>('GET', `/api/admin/agents/${created.ID}`)).Online,
       'the agent to connect',

@@ -32,7 +32,7 @@ export const KnocTestReadBack = z.object({
 });
 export type KnocTestReadBack = z.infer<typeof KnocTestReadBack>;
 
-/** The closed loop's outcome: the grant made, what the agent read back, and the early revoke. */
+/** The closed loop's outcome: the grant made, the agent's report on the device, and the early revoke. */
 export const KnocTestResult = z.object({
   /** The test grant (origin admin); it ends by itself at ExpiresAt whatever happens. */
   GrantID: Id,

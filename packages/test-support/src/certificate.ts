@@ -12,7 +12,16 @@ export function selfSignedCertificate(): { key: string; cert: string } {
     // An argument array straight to openssl: no shell.
     execFileSync(
       'openssl',
-      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1'].concat([
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
         '-subj',
         '/CN=127.0.0.1',
         '-addext',
@@ -21,7 +30,7 @@ export function selfSignedCertificate(): { key: string; cert: string } {
         key,
         '-out',
         cert,
-      ]),
+      ],
       { stdio: 'ignore' },
     );
     return { key: readFileSync(key, 'utf8'), cert: readFileSync(cert, 'utf8') };

@@ -199,6 +199,31 @@ export async function createGrantTopology(serverPort: number | (() => number)): 
 }
 
 /**
+ * The built agent as a process on this host (outside any namespace), connected to `serverUrl` with
+ * `token`, its state in `stateFile`; `settings` adds agent settings (scripts, a log level).
+ */
+export function startHostAgent(
+  serverUrl: string,
+  token: string,
+  stateFile: string,
+  settings: Record<string, string> = {},
+): RunningProcess {
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'apps/agent/dist/main.js'), 'run'], {
+    cwd: REPO_ROOT,
+    env: {
+      PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin',
+      POSTERN_AGENT_SERVER_URL: serverUrl,
+      POSTERN_AGENT_TOKEN: token,
+      POSTERN_AGENT_STATE_FILE: stateFile,
+      POSTERN_AGENT_LOG_LEVEL: 'warn',
+      ...settings,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return capture(child);
+}
+
+/**
  * The built agent inside the protected namespace, driving its ipset `postern4` and its HAProxy;
  * `settings` adds agent settings (POSTERN_AGENT_SCRIPTS_* for a test that runs scripts).
  */

@@ -8,7 +8,7 @@ import { testKnoc } from './knoc-test.service.js';
 
 /**
  * "Test this knoc": POST /api/admin/knocs/{id}/test grants one address for a minute through the
- * knoc's agent, answers with what the agent read back, and has revoked it by then. Admins only.
+ * knoc's agent, answers with the agent's report on the device, and has revoked it by then. Admins only.
  */
 export function registerKnocTestRoutes(app: FastifyInstance, ctx: AppContext): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();

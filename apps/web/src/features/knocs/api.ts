@@ -16,7 +16,7 @@ export const knocsApi = createResourceApi({
 });
 
 /**
- * POST /api/admin/knocs/{id}/test: "Test this knoc" (grant, read-back, revoke in one call). An empty
+ * POST /api/admin/knocs/{id}/test: "Test this knoc" (grant, the agent's report, revoke in one call). An empty
  * IP tests the admin's own address. Answers only when the loop is closed, so the call may take seconds.
  */
 export function useTestKnoc(knocId: string) {

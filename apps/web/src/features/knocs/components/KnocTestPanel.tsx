@@ -3,13 +3,14 @@ import { Alert, Button, Group, Loader, Stack, Text, TextInput, Title } from '@ma
 import { IconAlertCircle, IconCircleCheck, IconPlayerPlay } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { NO_AGENT_ID, type KnocRecord, type KnocTestResult } from '@postern/protocol';
+import { intlLocaleFor } from '@/i18n/i18n';
 import { renderError } from '@/lib/api/render-error';
 import { useTestKnoc } from '../api';
 
-/** The outcome of a passed test: what the agent read back, and whether the revoke was confirmed. */
+/** The outcome of a passed test: the agent's report on the device, and whether the revoke was confirmed. */
 function TestResult({ result }: { result: KnocTestResult }) {
   const { t, i18n } = useTranslation();
-  const time = new Intl.DateTimeFormat(i18n.resolvedLanguage, { timeStyle: 'medium' });
+  const time = new Intl.DateTimeFormat(intlLocaleFor(i18n.resolvedLanguage), { timeStyle: 'medium' });
   const ends = time.format(new Date(result.ExpiresAt));
   const revoke = result.Revoked
     ? t('knocsScreen.test.revoked')
@@ -43,7 +44,7 @@ function TestResult({ result }: { result: KnocTestResult }) {
 
 /**
  * "Test this knoc" in the detail dialog: an address (empty: the admin's own, as the server sees it),
- * one button that grants it for a minute, waits for the agent's read-back and revokes it, and the
+ * one button that grants it for a minute, waits for the agent's report and revokes it, and the
  * outcome. Knocs no agent enforces (allowlists) have nothing to test and say so.
  */
 export function KnocTestPanel({ knoc }: { knoc: KnocRecord }) {
