@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { REPO_ROOT, waitFor, type RunningProcess } from '@postern/test-support';
+import type { KnocTestResult } from '@postern/protocol';
 import { generateLicenceKeyPair, issueLicence, publicKeyBase64 } from '../../apps/server/src/licence/licence-format.js';
 import { startPosternServer, type PosternServer, type StoreChoice } from './support/postern-server.js';
 import { endSessionsSoon } from './support/session-end.js';
@@ -174,6 +175,21 @@ describe.each<StoreChoice>(['sqlite', 'postgres'])('grants on a real firewall (%
     await users.call(alice, 'DELETE', `/api/sessions/current/granted-acls/${proxyAclId}`);
     await waitFor(async () => (await topo().httpStatus(ALICE_IP)) === 403, 'HAProxy to refuse alice again', 10_000);
     await users.call(alice, 'POST', '/api/logout');
+  });
+
+  it.each([
+    ['the ipset', () => aclId],
+    ['the HAProxy ACL', () => proxyAclId],
+  ])('Test this knoc reads the address back from %s, then takes it off', async (_device, knoc) => {
+    const result = await admin.call<KnocTestResult>('POST', `/api/admin/knocs/${knoc()}/test`, { IP: BOB_IP });
+    expect(result).toMatchObject({
+      IP: BOB_IP,
+      Applied: true,
+      ReadBack: { State: 'held', Held: true, Detail: '', AgentName: 'edge-firewall' },
+      Revoked: true,
+    });
+    expect((await topo().setMembers()).has(BOB_IP)).toBe(false);
+    expect(await topo().httpStatus(BOB_IP)).toBe(403);
   });
 
   it('moves access to the new address when the user’s address changes', async () => {

@@ -37,8 +37,22 @@ export const DesiredEntry = EntryKey.extend({
    * only when this grew (an extension). Optional: an older server does not send it.
    */
   endsAt: z.number().int().min(0).optional(),
+  /**
+   * Read the device back after applying this entry and report what it holds (`readBack` in the
+   * result): sent only for a knoc test's grant, so no other apply pays for a listing. Optional: an
+   * older agent ignores it and reports no read-back.
+   */
+  verify: z.literal(true).optional(),
 });
 export type DesiredEntry = z.infer<typeof DesiredEntry>;
+
+/**
+ * What an agent found on the device after applying an entry it was asked to verify: the address is
+ * there (or let through by the device's own rules), it is not, or the device cannot be read (a
+ * script, a list the firewall fetches from the server, a listing that failed).
+ */
+export const DeviceReadBack = z.enum(['held', 'absent', 'unreadable']);
+export type DeviceReadBack = z.infer<typeof DeviceReadBack>;
 
 /**
  * The agent-side reading of a per-type config schema: the same fields and types, but every field may
@@ -243,6 +257,10 @@ export const EntryResult = EntryKey.extend({
   ok: z.boolean(),
   /** What the device said, for the grant's Error; '' when ok. */
   error: z.string().max(4000).default(''),
+  /** For an applied entry sent with `verify`: what reading the device back found. */
+  readBack: DeviceReadBack.optional(),
+  /** Why the device could not be read back (with `unreadable`). */
+  readBackDetail: z.string().max(1000).optional(),
 });
 export type EntryResult = z.infer<typeof EntryResult>;
 

@@ -19,12 +19,22 @@ export const KnocTestBody = z.object({
 export type KnocTestBody = z.infer<typeof KnocTestBody>;
 
 /**
- * What the agent reported about the test entry after the apply: the device took the address (the
- * agent's driver wrote it and answered ok) when the agent confirmed it.
+ * What reading the device back found after the agent applied the test entry: `held` (the device
+ * holds the address, or lets it through by its own rules), `absent` (the write was accepted, yet the
+ * device does not hold it: something on the device removed or overrode it), `unreadable` (this
+ * device cannot be read: a script, a list the firewall fetches, a listing that failed; Detail says
+ * which), `unreported` (the agent is older than read-back and only reported the write).
  */
+export const KnocTestReadBackState = z.enum(['held', 'absent', 'unreadable', 'unreported']);
+export type KnocTestReadBackState = z.infer<typeof KnocTestReadBackState>;
+
+/** The agent's report on the test entry: its write, and what it read back from the device. */
 export const KnocTestReadBack = z.object({
-  /** The agent reports the device holds the address. */
+  State: KnocTestReadBackState,
+  /** The read-back found the address on the device (State `held`). */
   Held: z.boolean(),
+  /** Why the device could not be read (State `unreadable`); '' otherwise. */
+  Detail: z.string(),
   /** The agent that reported, by name. */
   AgentName: z.string(),
   /** When the agent's report was recorded (ISO, the server's clock). */
@@ -39,7 +49,7 @@ export const KnocTestResult = z.object({
   /** The address opened, in canonical spelling. */
   IP: z.string(),
   ExpiresAt: z.string(),
-  /** The agent confirmed the entry on the device. */
+  /** The agent reported its write to the device succeeded. */
   Applied: z.boolean(),
   ReadBack: KnocTestReadBack,
   /**

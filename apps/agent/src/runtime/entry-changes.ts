@@ -9,6 +9,7 @@ import { allowedDeadline, RAISE_TOLERANCE_MS } from './deadline-rule.js';
 import { callDriver, DRIVER_CALL_BUDGET_MS, errorMessage, KnocBatches, withDriverBudget } from './driver-calls.js';
 import { entryKey, type EntryStore, type HeldEntry } from './entry-store.js';
 import { FaultPoints } from './fault-points.js';
+import { readBack } from './read-back.js';
 
 /** Failed removals are retried after 5 s, doubling to at most 5 minutes. */
 const REMOVE_RETRY_FIRST_MS = 5_000;
@@ -191,9 +192,27 @@ export class EntryChanges {
         userName: entry.userName,
       }));
       const outcomes = await callDriver(this.#drivers, 'apply', knoc, entries, this.#budgetMs);
+      // A knoc test's entry: read the device back once the write was accepted, and report what it holds.
+      const toVerify = planned.filter(({ entry }, index) => entry.verify === true && outcomes[index]?.ok === true);
+      const findings =
+        toVerify.length === 0
+          ? undefined
+          : await readBack(
+              this.#drivers,
+              knoc,
+              toVerify.map(({ entry }) => entry.ip),
+              this.#budgetMs,
+            );
       planned.forEach(({ entry, deadlineMs, refused }, index) => {
         const outcome: Omit<EntryOutcome, 'ip'> = outcomes[index] ?? { ok: false, error: 'no outcome' };
-        results.push({ aclId: entry.aclId, ip: entry.ip, action: 'add', ok: outcome.ok, error: outcome.error });
+        results.push({
+          aclId: entry.aclId,
+          ip: entry.ip,
+          action: 'add',
+          ok: outcome.ok,
+          error: outcome.error,
+          ...findings?.get(entry.ip),
+        });
         // The outcome decides the entry's retry: done, given up (permanent), or tried again later.
         if (outcome.ok || outcome.permanent === true) this.retries?.cancel(entry.aclId, entry.ip);
         else

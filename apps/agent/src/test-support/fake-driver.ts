@@ -38,6 +38,11 @@ export class FakeDriver implements Driver {
   keepsTimeouts = false;
   /** Seconds the device's timeouts have run down since they were applied (when keepsTimeouts). */
   elapsedSeconds = 0;
+  /**
+   * Addresses the device accepts and then does not keep (something on it takes them off at once):
+   * apply answers ok, list does not show them.
+   */
+  loses: (ip: string) => boolean = () => false;
   /** Whether list reads a knoc's entries back (drift repair skips knocs whose device cannot be read). */
   readsBack: (knoc: AgentKnoc) => boolean = () => true;
   /** Addresses per aclId that rules not Postern's let through (`coveredByOthers`), apart from `device`. */
@@ -52,6 +57,7 @@ export class FakeDriver implements Driver {
 
   apply(knoc: AgentKnoc, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
     return this.#run('apply', knoc, entries, (held, entry) => {
+      if (this.loses(entry.ip)) return;
       held.set(entry.ip, { ttlSeconds: entry.ttlSeconds, userName: entry.userName });
     });
   }

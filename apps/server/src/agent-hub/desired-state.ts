@@ -39,6 +39,8 @@ interface EntryRow {
   expiresAt: number;
   userName: string;
   createdAt: number;
+  /** A knoc test's grant: the agent is to read the device back (0/1 on SQLite). */
+  verify: boolean | number;
 }
 
 /**
@@ -49,8 +51,10 @@ interface EntryRow {
 function foldEntries(rows: readonly EntryRow[], now: number): DesiredEntry[] {
   const byKey = new Map<string, EntryRow>();
   const firstUser = new Map<string, EntryRow>();
+  const verified = new Set<string>();
   for (const row of rows) {
     const key = `${row.aclId} ${row.ip}`;
+    if (row.verify === true || row.verify === 1) verified.add(key);
     const held = byKey.get(key);
     if (held === undefined || row.expiresAt > held.expiresAt) byKey.set(key, row);
     const first = firstUser.get(key);
@@ -62,6 +66,7 @@ function foldEntries(rows: readonly EntryRow[], now: number): DesiredEntry[] {
     ttlSeconds: ttlSeconds(row.expiresAt, now),
     userName: firstUser.get(key)?.userName ?? row.userName,
     endsAt: row.expiresAt,
+    ...(verified.has(key) ? { verify: true as const } : {}),
   }));
 }
 
@@ -70,7 +75,7 @@ function runningGrantsOfAgent(db: Kysely<Database>, agentId: string, now: number
     .selectFrom('grants')
     .innerJoin('knocs', 'knocs.id', 'grants.aclId')
     .innerJoin('backends', 'backends.id', 'knocs.backendId')
-    .select(['grants.aclId', 'grants.ip', 'grants.expiresAt', 'grants.userName', 'grants.createdAt'])
+    .select(['grants.aclId', 'grants.ip', 'grants.expiresAt', 'grants.userName', 'grants.createdAt', 'grants.verify'])
     .where('backends.agentId', '=', agentId)
     .where('grants.endedAt', 'is', null)
     .where('grants.expiresAt', '>', now);

@@ -48,6 +48,8 @@ export async function recordResults(
     ).map((row) => [row.id, row.type]),
   );
 
+  // Before the statuses: whoever waits for a verified entry's Granted finds its read-back with it.
+  await recordReadBacks(db, ownAcls, results);
   for (const group of groups.values()) {
     const backendType = ownAcls.get(group.aclId);
     if (backendType === undefined) continue;
@@ -92,6 +94,28 @@ export async function recordResults(
         if (group.ok) countRevokes(metrics, backendType, ended);
       }
     }
+  }
+}
+
+/**
+ * Keeps what the agent read back from the device for entries sent with `verify` (a knoc test), on
+ * the running grants that asked for it. Rare (one entry per test), so one update per result.
+ */
+async function recordReadBacks(
+  db: Kysely<Database>,
+  ownAcls: ReadonlyMap<string, string>,
+  results: readonly EntryResult[],
+): Promise<void> {
+  for (const result of results) {
+    if (result.action !== 'add' || result.readBack === undefined || !ownAcls.has(result.aclId)) continue;
+    await db
+      .updateTable('grants')
+      .set({ readBack: result.readBack, readBackDetail: (result.readBackDetail ?? '').slice(0, 1000) })
+      .where('aclId', '=', result.aclId)
+      .where('ip', '=', result.ip)
+      .where('verify', '=', true)
+      .where('endedAt', 'is', null)
+      .execute();
   }
 }
 

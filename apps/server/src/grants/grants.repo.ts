@@ -77,8 +77,14 @@ export async function endGrants(
     .map(({ agentId, aclId, ip }) => ({ agentId, aclId, ip }));
 }
 
-/** A grant as it starts: the row without what only its end fills in (updatedAt starts as createdAt). */
-export type NewGrant = Omit<GrantsTable, 'error' | 'updatedAt' | 'endedAt' | 'endReason'>;
+/**
+ * A grant as it starts: the row without what only its end fills in (updatedAt starts as createdAt),
+ * nor the knoc test's read-back (a test sets `verify` on the grant it made).
+ */
+export type NewGrant = Omit<
+  GrantsTable,
+  'error' | 'updatedAt' | 'endedAt' | 'endReason' | 'verify' | 'readBack' | 'readBackDetail'
+>;
 
 // Prepared: both run on every grant, ahead of the message that opens the firewall.
 const insertGrantRow = preparedQuery(

@@ -16,6 +16,7 @@ import { testKnoc } from './knoc-test.service.js';
 /** A documentation address (RFC 5737): what an admin's browser would come from. */
 const TEST_ADDRESS = '203.0.113.9';
 
+// SQLite only (the store-kinds rule); the read-back on PostgreSQL: tests/system/grants-netns.system.test.ts.
 describe('POST /api/admin/knocs/{id}/test (sqlite)', () => {
   const world = useGrantEngineWorld('sqlite');
   let t: TestApp, agent: FakeAgent, agentId: string, userId: string, admin: AdminClient;
@@ -41,14 +42,15 @@ describe('POST /api/admin/knocs/{id}/test (sqlite)', () => {
     expect(result).toMatchObject({
       IP: TEST_ADDRESS,
       Applied: true,
-      ReadBack: { Held: true, AgentName: 'edge' },
+      ReadBack: { State: 'held', Held: true, Detail: '', AgentName: 'edge' },
       Revoked: true,
       RevokeError: '',
     });
     expect(result.ExpiresAt).toBe(new Date(t.clock.now() + 60_000).toISOString());
     const [added, removed] = agent.applies();
+    // The test's entry, and only it, asks the agent to read the device back.
     expect(added?.add).toEqual([
-      { aclId, ip: TEST_ADDRESS, ttlSeconds: 60, userName: 'ops', endsAt: t.clock.now() + 60_000 },
+      { aclId, ip: TEST_ADDRESS, ttlSeconds: 60, userName: 'ops', endsAt: t.clock.now() + 60_000, verify: true },
     ]);
     expect(removed?.remove).toEqual([{ aclId, ip: TEST_ADDRESS }]);
     expect(await grantsOf(aclId)).toEqual([
@@ -57,6 +59,46 @@ describe('POST /api/admin/knocs/{id}/test (sqlite)', () => {
     const [revoke, test] = await recentAudit(t.ctx.db, 2);
     expect(test?.Entry[AuditActions.AdminKnocTest]).toMatchObject({ AdminName: 'ops', IpAddress: TEST_ADDRESS });
     expect(revoke?.Entry[AuditActions.Revoke]).toMatchObject({ AdminName: 'ops', IpAddress: TEST_ADDRESS });
+  });
+
+  it.each([
+    ['absent', { readBack: 'absent' as const }, { State: 'absent', Held: false, Detail: '' }],
+    [
+      'unreadable',
+      { readBack: 'unreadable' as const, readBackDetail: 'a script cannot be read back' },
+      { State: 'unreadable', Held: false, Detail: 'a script cannot be read back' },
+    ],
+    // An agent older than read-back answers the write only.
+    ['unreported', {}, { State: 'unreported', Held: false, Detail: '' }],
+  ])('answers a read-back of %s as the agent reported it', async (_name, answer, readBack) => {
+    const aclId = await givenIpsetKnoc(t.ctx, agentId, userId);
+    agent.decide = ({ verify: _verify, ...entry }) => ({
+      ...entry,
+      ok: true,
+      error: '',
+      ...(entry.action === 'add' ? answer : {}),
+    });
+    await agent.connect();
+    const result = await admin.data('POST', `/api/admin/knocs/${aclId}/test`, KnocTestResponse, { IP: TEST_ADDRESS });
+    expect(result).toMatchObject({ Applied: true, ReadBack: readBack, Revoked: true });
+  });
+
+  it('asks no read-back for a user’s grant, and keeps none the agent offers for it', async () => {
+    const aclId = await givenIpsetKnoc(t.ctx, agentId, userId);
+    agent.decide = ({ verify: _verify, ...entry }) => ({ ...entry, ok: true, error: '', readBack: 'absent' });
+    await agent.connect();
+    const granted = await world.grant(await world.signIn(TEST_ADDRESS), aclId);
+    expect(granted.statusCode, granted.body).toBe(200);
+    await world.settle();
+    expect(agent.applies()[0]?.add.map((entry) => entry.verify)).toEqual([undefined]);
+    const rows = await t.ctx.db
+      .selectFrom('grants')
+      .select(['readBack', 'verify'])
+      .where('aclId', '=', aclId)
+      .execute();
+    expect(rows.map((row) => ({ readBack: row.readBack, verify: Boolean(row.verify) }))).toEqual([
+      { readBack: null, verify: false },
+    ]);
   });
 
   it('tests the admin’s own address when none is named', async () => {

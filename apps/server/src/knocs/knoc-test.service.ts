@@ -2,9 +2,11 @@ import { setTimeout as delay } from 'node:timers/promises';
 import {
   AuditActions,
   ErrorCodes,
+  DeviceReadBack,
   GrantStatus,
   KNOC_TEST_ANSWER_TIMEOUT_MS,
   KNOC_TEST_GRANT_MINUTES,
+  type KnocTestReadBackState,
   type KnocTestResult,
 } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
@@ -30,14 +32,22 @@ interface GrantState {
   status: number;
   error: string;
   updatedAt: number;
+  readBack: string | null;
+  readBackDetail: string;
 }
 
 function grantState(ctx: AppContext, grantId: string): Promise<GrantState | undefined> {
   return ctx.db
     .selectFrom('grants')
-    .select(['status', 'error', 'updatedAt'])
+    .select(['status', 'error', 'updatedAt', 'readBack', 'readBackDetail'])
     .where('id', '=', grantId)
     .executeTakeFirst();
+}
+
+/** What the agent read back, as the answer names it; an agent older than read-back reported none. */
+function readBackState(added: GrantState): KnocTestReadBackState {
+  const parsed = DeviceReadBack.safeParse(added.readBack);
+  return parsed.success ? parsed.data : 'unreported';
 }
 
 /**
@@ -120,6 +130,8 @@ export async function testKnoc(
   const { keys, ids } = await ctx.db.transaction().execute(async (trx) => {
     const owner = { sessionId: null, userId: null, userName: admin.userName };
     const inserted = await insertGrants(trx, [knoc], owner, [{ ip, origin: 'admin' }], expiresAt, now);
+    // The agent reads its device back after applying this entry, and reports what it found.
+    for (const id of inserted.ids) await trx.updateTable('grants').set({ verify: true }).where('id', '=', id).execute();
     await recordAudit(trx, now, AuditActions.AdminKnocTest, {
       AdminName: admin.userName,
       AclDescription: knoc.description,
@@ -146,7 +158,13 @@ export async function testKnoc(
     IP: ip,
     ExpiresAt: new Date(expiresAt).toISOString(),
     Applied: true,
-    ReadBack: { Held: true, AgentName: agent?.name ?? '', ReportedAt: new Date(added.updatedAt).toISOString() },
+    ReadBack: {
+      State: readBackState(added),
+      Held: readBackState(added) === 'held',
+      Detail: added.readBackDetail,
+      AgentName: agent?.name ?? '',
+      ReportedAt: new Date(added.updatedAt).toISOString(),
+    },
     Revoked: removed?.status === GrantStatus.Revoked,
     RevokeError: removed?.status === GrantStatus.RevokeError ? removed.error : '',
   };

@@ -193,6 +193,12 @@ export interface GrantsTable {
   expiresAt: number;
   endedAt: number | null;
   endReason: string | null;
+  /** The agent is to read its device back after applying this grant's entry (a knoc test). */
+  verify: Generated<boolean>;
+  /** What the agent's read-back found (a DeviceReadBack: held, absent, unreadable), null until it reported one. */
+  readBack: string | null;
+  /** Why the device could not be read back; '' otherwise. */
+  readBackDetail: Generated<string>;
 }
 
 /** Where a granted address came from; 'user' grants move when the user's address changes. */

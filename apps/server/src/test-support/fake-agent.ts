@@ -9,6 +9,7 @@ import {
   type AgentCapabilities,
   type AgentKeyProof,
   type AgentSealingKey,
+  type DesiredEntry,
   type EntryResult,
 } from '@postern/protocol';
 import { deriveSealingKey, openSealed, type SealedPlace } from '@postern/protocol/sealing';
@@ -45,6 +46,24 @@ export function proveKey(key: FakeAgentKey, nonce: string): AgentKeyProof {
   return { publicKey: key.publicKey, signature: sign(null, payload, key.privateKey).toString('base64url') };
 }
 
+/** An entry the server sent, as {@link FakeAgent.decide} sees it. */
+export interface FakeAgentEntry {
+  aclId: string;
+  ip: string;
+  action: 'add' | 'remove';
+  /** The server asked for a read-back of the device (a knoc test). */
+  verify?: true;
+}
+
+function addition(entry: DesiredEntry): FakeAgentEntry {
+  return {
+    aclId: entry.aclId,
+    ip: entry.ip,
+    action: 'add',
+    ...(entry.verify === true ? { verify: true as const } : {}),
+  };
+}
+
 /**
  * A protocol-level stand-in for postern-agent: speaks the real WebSocket protocol (waits for the
  * challenge, proves its key in the hello) and records what the server sends, answering every entry
@@ -54,10 +73,12 @@ export function proveKey(key: FakeAgentKey, nonce: string): AgentKeyProof {
  */
 export class FakeAgent {
   readonly messages: ServerToAgentMessage[] = [];
-  decide: (entry: { aclId: string; ip: string; action: 'add' | 'remove' }) => EntryResult | null = (entry) => ({
+  /** By default: ok, and an entry sent with `verify` read back as held, as postern-agent answers. */
+  decide: (entry: FakeAgentEntry) => EntryResult | null = ({ verify, ...entry }) => ({
     ...entry,
     ok: true,
     error: '',
+    ...(verify === true ? { readBack: 'held' as const } : {}),
   });
   /**
    * The wall clock the agent reports in its hello and heartbeats (epoch ms), as postern-agent does;
@@ -236,9 +257,9 @@ export class FakeAgent {
     if (message.type === 'state' || message.type === 'apply') {
       const entries =
         message.type === 'state'
-          ? message.entries.map((entry) => ({ aclId: entry.aclId, ip: entry.ip, action: 'add' as const }))
+          ? message.entries.map((entry) => addition(entry))
           : [
-              ...message.add.map((entry) => ({ aclId: entry.aclId, ip: entry.ip, action: 'add' as const })),
+              ...message.add.map((entry) => addition(entry)),
               ...message.remove.map((entry) => ({ aclId: entry.aclId, ip: entry.ip, action: 'remove' as const })),
             ];
       const results = entries.map((entry) => this.decide(entry)).filter((result) => result !== null);

@@ -14,6 +14,7 @@ import * as deviceCookies from './0013-device-cookies.js';
 import * as writeProbe from './0015-write-probe.js';
 import * as auditParties from './0016-audit-parties.js';
 import * as accountLanguage from './0017-account-language.js';
+import * as grantReadBack from './0018-grant-read-back.js';
 
 /**
  * Every migration, in order. Append only: a released migration is never edited, because stores in
@@ -35,6 +36,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0015-write-probe': writeProbe,
   '0016-audit-parties': auditParties,
   '0017-account-language': accountLanguage,
+  '0018-grant-read-back': grantReadBack,
 };
 
 export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS);

@@ -1,13 +1,21 @@
 import { useState } from 'react';
 import { Alert, Button, Group, Loader, Stack, Text, TextInput, Title } from '@mantine/core';
-import { IconAlertCircle, IconCircleCheck, IconPlayerPlay } from '@tabler/icons-react';
+import { IconAlertCircle, IconAlertTriangle, IconCircleCheck, IconPlayerPlay } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { NO_AGENT_ID, type KnocRecord, type KnocTestResult } from '@postern/protocol';
+import { NO_AGENT_ID, type KnocRecord, type KnocTestReadBackState, type KnocTestResult } from '@postern/protocol';
 import { intlLocaleFor } from '@/i18n/i18n';
 import { renderError } from '@/lib/api/render-error';
 import { useTestKnoc } from '../api';
 
-/** The outcome of a passed test: the agent's report on the device, and whether the revoke was confirmed. */
+/** The title, colour and icon of a finished test by what the read-back found. */
+function outcomeLook(state: KnocTestReadBackState) {
+  if (state === 'held') return { titleKey: 'knocsScreen.test.passed', color: 'green', Icon: IconCircleCheck } as const;
+  if (state === 'absent')
+    return { titleKey: 'knocsScreen.test.lost', color: 'orange', Icon: IconAlertTriangle } as const;
+  return { titleKey: 'knocsScreen.test.accepted', color: 'green', Icon: IconCircleCheck } as const;
+}
+
+/** The outcome of a test the agent answered: its write, what it read back from the device, and the revoke. */
 function TestResult({ result }: { result: KnocTestResult }) {
   const { t, i18n } = useTranslation();
   const time = new Intl.DateTimeFormat(intlLocaleFor(i18n.resolvedLanguage), { timeStyle: 'medium' });
@@ -17,23 +25,27 @@ function TestResult({ result }: { result: KnocTestResult }) {
     : result.RevokeError === ''
       ? t('knocsScreen.test.notRevoked', { ends })
       : t('knocsScreen.test.revokeError', { error: result.RevokeError, ends });
+  const look = outcomeLook(result.ReadBack.State);
+  // A revoke left unconfirmed is worth a look even when the device held the address.
+  const color = look.color === 'green' && !result.Revoked ? 'yellow' : look.color;
   return (
     <Alert
-      color={result.Revoked ? 'green' : 'yellow'}
+      color={color}
       variant="light"
       role="status"
-      icon={<IconCircleCheck aria-hidden />}
-      title={t('knocsScreen.test.passed', { ip: result.IP })}
+      icon={<look.Icon aria-hidden />}
+      title={t(look.titleKey, { ip: result.IP })}
     >
       <Stack gap={4}>
         <Text size="sm" fw={600}>
           {t('knocsScreen.test.readBack')}
         </Text>
         <Text size="sm">
-          {t('knocsScreen.test.held', {
+          {t(`knocsScreen.test.${result.ReadBack.State}`, {
             agent: result.ReadBack.AgentName,
             ip: result.IP,
             when: time.format(new Date(result.ReadBack.ReportedAt)),
+            detail: result.ReadBack.Detail,
           })}
         </Text>
         <Text size="sm">{revoke}</Text>

@@ -20,6 +20,10 @@ export const admin: MirroredResource<typeof english> = {
       progress: '{{done}} von {{total}} erledigt',
       done: 'Erledigt',
       todo: 'Offen',
+      todoOpens: {
+        createAgent: 'Offen: einen Agenten anlegen',
+        installAgent: 'Offen: den Agenten „{{name}}“ installieren',
+      },
       allDone: 'Postern ist eingerichtet: Lizenz, ein verbundener Agent, ein Knoc und ein Benutzer.',
       steps: {
         licence: 'Lizenz installieren',

@@ -49,10 +49,18 @@ export const knocsScreen = {
       addressPlaceholder: 'Ihre aktuelle Adresse',
       run: 'Diesen Knoc testen',
       running: 'Freigeben, auf die Rückmeldung des Agenten warten, widerrufen…',
-      passed: 'Das Gerät hat {{ip}} übernommen',
+      passed: 'Das Gerät hält {{ip}}',
+      accepted: 'Das Gerät hat {{ip}} übernommen',
+      lost: 'Das Gerät hat {{ip}} nicht behalten',
       readBack: 'Rückmeldung',
-      held: 'Agent {{agent}} hat {{ip}} auf das Gerät geschrieben, und das Gerät hat sie angenommen ({{when}}).',
-      revoked: 'Wieder widerrufen; das Gerät hält die Adresse nicht mehr.',
+      held: 'Agent {{agent}} hat {{ip}} auf das Gerät geschrieben und dort wieder ausgelesen ({{when}}).',
+      absent:
+        'Agent {{agent}} hat {{ip}} geschrieben, und das Gerät hat sie angenommen, aber beim Auslesen des Geräts war sie nicht da ({{when}}): Etwas auf dem Gerät entfernt oder überschreibt die Einträge von Postern.',
+      unreadable:
+        'Agent {{agent}} hat {{ip}} geschrieben, und das Gerät hat sie angenommen ({{when}}); das Gerät ließ sich nicht auslesen: {{detail}}.',
+      unreported:
+        'Agent {{agent}} hat {{ip}} geschrieben, und das Gerät hat sie angenommen ({{when}}); diese Version des Agenten liest das Gerät nicht aus (aktualisieren Sie den Agenten, um es zu sehen).',
+      revoked: 'Wieder widerrufen; der Agent hat die Adresse vom Gerät genommen.',
       notRevoked: 'Das Entfernen wurde gesendet, aber noch nicht bestätigt; der Eintrag endet von selbst um {{ends}}.',
       revokeError: 'Das Gerät hat das Entfernen abgelehnt: {{error}}. Der Eintrag endet von selbst um {{ends}}.',
       failed: 'Der Test ist fehlgeschlagen',

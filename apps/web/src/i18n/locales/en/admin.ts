@@ -18,6 +18,11 @@ export const admin = {
       progress: '{{done}} of {{total}} done',
       done: 'Done',
       todo: 'To do',
+      // Said instead of "To do" when the step's link opens a dialog: the admin knows what comes.
+      todoOpens: {
+        createAgent: 'To do: create an agent',
+        installAgent: 'To do: install the agent “{{name}}”',
+      },
       allDone: 'Postern is set up: licence, a connected agent, a knoc and a user.',
       steps: {
         licence: 'Install your licence',

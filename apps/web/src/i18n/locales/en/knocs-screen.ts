@@ -49,10 +49,18 @@ export const knocsScreen = {
       addressPlaceholder: 'Your current address',
       run: 'Test this knoc',
       running: 'Granting, waiting for the agent’s report, revoking…',
-      passed: 'The device took {{ip}}',
+      passed: 'The device holds {{ip}}',
+      accepted: 'The device took {{ip}}',
+      lost: 'The device did not keep {{ip}}',
       readBack: 'The agent’s report',
-      held: 'Agent {{agent}} wrote {{ip}} to the device and the device accepted it ({{when}}).',
-      revoked: 'Revoked again; the device no longer holds it.',
+      held: 'Agent {{agent}} wrote {{ip}} to the device and read it back there ({{when}}).',
+      absent:
+        'Agent {{agent}} wrote {{ip}} and the device accepted it, but reading the device back did not find it ({{when}}): something on the device removes or overrides Postern’s entries.',
+      unreadable:
+        'Agent {{agent}} wrote {{ip}} and the device accepted it ({{when}}); the device could not be read back: {{detail}}.',
+      unreported:
+        'Agent {{agent}} wrote {{ip}} and the device accepted it ({{when}}); this agent’s version does not read the device back (update the agent to see it).',
+      revoked: 'Revoked again; the agent took it off the device.',
       notRevoked: 'The removal was sent but not yet confirmed; the entry ends by itself at {{ends}}.',
       revokeError: 'The device refused the removal: {{error}}. The entry ends by itself at {{ends}}.',
       failed: 'The test failed',

@@ -1,9 +1,11 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
+import { firstRunSteps } from './components/FirstRunChecklist';
 import { AdminStatusResponse, AgentListResponse, type AdminStatus, type AgentRecord } from '@postern/protocol';
+import i18n from '@/i18n/i18n';
 import { adminStatus, licensingSummary } from '@/test-support/fixtures';
-import { agentRecord } from '@/test-support/records/agents';
-import { APP_LOAD } from '@/test-support/render-app';
+import { agentRecord, newAgentRecord } from '@/test-support/records/agents';
+import { APP_LOAD, currentPath } from '@/test-support/render-app';
 import { openAdminScreen } from '@/test-support/screens/admin';
 import { data } from '@/test-support/typed-fake-api';
 
@@ -38,12 +40,15 @@ describe('first-run checklist', () => {
     openHome({ status: FRESH, agents: [] });
     const list = await checklist();
     expect(within(list).getByText('0 of 4 done')).toBeInTheDocument();
-    expect(steps(list)).toEqual([
-      { name: 'Install your licence', href: '/admin/settings?tab=licence', done: false },
-      { name: 'Connect an agent', href: '/admin/agents', done: false },
-      { name: 'Create your first knoc', href: '/admin/knocs/new', done: false },
-      { name: 'Add your first user', href: '/admin/users', done: false },
-    ]);
+    // The agent step's link waits for the agents list, which may come after the status.
+    await waitFor(() =>
+      expect(steps(list)).toEqual([
+        { name: 'Install your licence', href: '/admin/settings?tab=licence', done: false },
+        { name: 'Connect an agent', href: '/admin/agents?new=1', done: false },
+        { name: 'Create your first knoc', href: '/admin/knocs/new', done: false },
+        { name: 'Add your first user', href: '/admin/users', done: false },
+      ]),
+    );
   });
 
   it('ticks the licence, knoc and user from the status, and an agent only when one is online', async () => {
@@ -82,5 +87,89 @@ describe('first-run checklist', () => {
     await queryClient.invalidateQueries();
     const list = await checklist();
     expect(steps(list).map((step) => step.done)).toEqual([true, false, true, true]);
+  });
+});
+
+/** The agent step of firstRunSteps for `agents`. */
+function agentStep(agents: AgentRecord[] | undefined) {
+  return firstRunSteps(FRESH, agents).find((step) => step.id === 'agent');
+}
+
+const ago = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+
+describe('first-run checklist: where the agent step leads', () => {
+  it('opens the create dialog while there is no agent', () => {
+    expect(agentStep([])).toEqual({
+      id: 'agent',
+      done: false,
+      to: '/admin/agents?new=1',
+      opens: { type: 'createAgent' },
+    });
+  });
+
+  it('opens the install dialog of the newest agent that never connected, when none is online', () => {
+    const agents = [
+      agentRecord({ ID: '0190a0b0-0000-7000-8000-000000000001', Name: 'seen', Online: false }),
+      newAgentRecord({ ID: '0190a0b0-0000-7000-8000-000000000003', Name: 'newest' }),
+      newAgentRecord({ ID: '0190a0b0-0000-7000-8000-000000000002', Name: 'older' }),
+    ];
+    expect(agentStep(agents)).toEqual({
+      id: 'agent',
+      done: false,
+      to: '/admin/agents?install=0190a0b0-0000-7000-8000-000000000003',
+      opens: { type: 'installAgent', name: 'newest' },
+    });
+  });
+
+  it('opens the install dialog of the agent seen last when every agent has connected once', () => {
+    const agents = [
+      agentRecord({ ID: '0190a0b0-0000-7000-8000-000000000001', Name: 'recent', LastSeen: ago(5), Online: false }),
+      agentRecord({ ID: '0190a0b0-0000-7000-8000-000000000002', Name: 'long-gone', LastSeen: ago(600), Online: false }),
+    ];
+    expect(agentStep(agents)).toMatchObject({
+      to: '/admin/agents?install=0190a0b0-0000-7000-8000-000000000001',
+      opens: { type: 'installAgent', name: 'recent' },
+    });
+  });
+
+  it('is done and leads to the page alone once an agent is online, and before the list has loaded', () => {
+    const online = [newAgentRecord(), agentRecord({ Online: true })];
+    expect(agentStep(online)).toEqual({ id: 'agent', done: true, to: '/admin/agents' });
+    expect(agentStep(undefined)).toEqual({ id: 'agent', done: false, to: '/admin/agents' });
+  });
+});
+
+describe('first-run checklist: the agent step’s dialog', { timeout: 30_000 }, () => {
+  it('says the agent to install beside the link, in English and German', async () => {
+    openHome({ status: FRESH, agents: [newAgentRecord()] });
+    const list = await checklist();
+    const step = await within(list).findByText('To do: install the agent “fresh”');
+    expect(step.closest('li')).toHaveAttribute('data-step', 'agent');
+    expect(within(list).getByRole('link', { name: 'Connect an agent' })).toHaveAttribute(
+      'href',
+      `/admin/agents?install=${newAgentRecord().ID}`,
+    );
+    await i18n.changeLanguage('de');
+    expect(await within(list).findByText('Offen: den Agenten „fresh“ installieren')).toBeVisible();
+  });
+
+  it('takes the admin from a fresh install straight to the Create agent dialog', async () => {
+    const { user } = openHome({ status: FRESH, agents: [] });
+    const list = await checklist();
+    expect(await within(list).findByText('To do: create an agent')).toBeVisible();
+    await user.click(within(list).getByRole('link', { name: 'Connect an agent' }));
+    expect(await screen.findByRole('dialog', { name: 'Create agent' }, APP_LOAD)).toBeInTheDocument();
+    await waitFor(() => expect(currentPath()).toBe('/admin/agents'));
+  });
+
+  it('takes the admin to the install dialog of the agent to connect', async () => {
+    const { user } = openHome({ status: FRESH, agents: [agentRecord({ Online: false })] });
+    const list = await checklist();
+    await within(list).findByText('To do: install the agent “edge-1”');
+    await user.click(within(list).getByRole('link', { name: 'Connect an agent' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Install agent edge-1' }, APP_LOAD);
+    // Opened to view, not just created: no "view it again later" note.
+    expect(dialog).not.toHaveTextContent('You can view this token again later');
+    await waitFor(() => expect(currentPath()).toBe('/admin/agents'));
   });
 });

@@ -1,7 +1,8 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Button } from '@mantine/core';
 import { IconExternalLink, IconPlus } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
+import { useSearchParams } from 'react-router';
 import { AGENTS_PAGE_REFRESH_MS, MINIMUM_AGENT_VERSION, POSTERN_VERSION, type AgentRecord } from '@postern/protocol';
 import { routeTitleKey, type RoutePageProps } from '@/app/routes/route-types';
 import { SearchInput } from '@/components/data-table/SearchInput';
@@ -29,12 +30,50 @@ type Operation =
   | { type: 'token'; agent: AgentRecord; reason: TokenDialogReason }
   | { type: 'capabilities'; agent: AgentRecord };
 
+/** The query that opens the create dialog (the admin home's first-run checklist links to it). */
+const NEW_PARAM = 'new';
+/** The query that opens the install dialog of the agent with this id (the same checklist's link). */
+const INSTALL_PARAM = 'install';
+
+/**
+ * Acts on the page's query once, then clears it (history replaced), so a reload or Back does not open
+ * the dialog again: `new` opens the create dialog at once; `install` opens that agent's install
+ * dialog once the list has loaded (the dialog shows the list's record), and nothing for an id the
+ * list does not hold: the list shows as on any visit.
+ */
+function useAgentsQuery(agents: readonly AgentRecord[] | undefined, open: (operation: Operation) => void) {
+  const [params, setParams] = useSearchParams();
+  const create = params.has(NEW_PARAM);
+  const installId = params.get(INSTALL_PARAM);
+
+  useEffect(() => {
+    if (!create && installId === null) return;
+    if (create) open({ type: 'create' });
+    else {
+      // The install dialog polls the list for the agent's enrolment: it opens on the list's record.
+      if (agents === undefined) return;
+      const agent = agents.find((candidate) => candidate.ID === installId);
+      if (agent !== undefined) open({ type: 'token', agent, reason: 'viewed' });
+    }
+    setParams(
+      (current) => {
+        const next = new URLSearchParams(current);
+        next.delete(NEW_PARAM);
+        next.delete(INSTALL_PARAM);
+        return next;
+      },
+      { replace: true },
+    );
+  }, [create, installId, agents, open, setParams]);
+}
+
 /** Until the admin status has come, this release's own numbers judge the versions. */
 const FALLBACK_POLICY: AgentVersionPolicy = { minimum: MINIMUM_AGENT_VERSION, newest: POSTERN_VERSION };
 
 /**
  * Agents (`/admin/agents`): the list refreshed every 5 seconds (every 2 while the install dialog is open,
- * showing the agent enrol), create, rename, token with the live enrolment, rotate, delete.
+ * showing the agent enrol), create, rename, token with the live enrolment, rotate, delete. `?new=1`
+ * opens the create dialog and `?install=<agent id>` that agent's install dialog (see useAgentsQuery).
  */
 export default function AgentsPage({ route }: RoutePageProps) {
   const { t } = useTranslation();
@@ -46,6 +85,7 @@ export default function AgentsPage({ route }: RoutePageProps) {
   const status = useAdminStatus();
   const [search, setSearch] = useState('');
   const tokenAgent = operation?.type === 'token' ? freshestAgent(operation.agent, list.data) : null;
+  useAgentsQuery(list.data, open);
   const actions = useAgentActions({ onRotated: (agent) => open({ type: 'token', agent, reason: 'rotated' }) });
   const policy = status.data === undefined ? FALLBACK_POLICY : versionPolicy(status.data);
 

@@ -10,7 +10,7 @@ const PASSED: KnocTestResult = {
   IP: '203.0.113.9',
   ExpiresAt: '2026-05-01T10:01:00.000Z',
   Applied: true,
-  ReadBack: { Held: true, AgentName: 'edge', ReportedAt: '2026-05-01T10:00:00.000Z' },
+  ReadBack: { State: 'held', Held: true, Detail: '', AgentName: 'edge', ReportedAt: '2026-05-01T10:00:00.000Z' },
   Revoked: true,
   RevokeError: '',
 };
@@ -38,20 +38,53 @@ describe('knocs screen: Test this knoc', { timeout: 30_000 }, () => {
     ]);
 
     answer(data(KnocTestResponse, PASSED));
-    const title = await within(section).findByText('The device took 203.0.113.9');
+    const title = await within(section).findByText('The device holds 203.0.113.9');
     expect(within(section).queryByText('Granting, waiting for the agent’s report, revoking…')).not.toBeInTheDocument();
     const result = title.closest<HTMLElement>('[role="status"]');
     if (result === null) throw new Error('the result is not announced');
-    expect(result).toHaveTextContent(/Agent edge wrote 203\.0\.113\.9 to the device and the device accepted it/);
-    expect(result).toHaveTextContent('Revoked again; the device no longer holds it.');
+    expect(result).toHaveTextContent(/Agent edge wrote 203\.0\.113\.9 to the device and read it back there/);
+    expect(result).toHaveTextContent('Revoked again; the agent took it off the device.');
   });
 
   it('sends the address the admin typed', async () => {
     const { api, user, section } = await openTest(data(KnocTestResponse, { ...PASSED, IP: '198.51.100.7' }));
     await user.type(within(section).getByRole('textbox', { name: 'Test address' }), ' 198.51.100.7 ');
     await user.click(within(section).getByRole('button', { name: 'Test this knoc' }));
-    expect(await within(section).findByRole('status')).toHaveTextContent('The device took 198.51.100.7');
+    expect(await within(section).findByRole('status')).toHaveTextContent('The device holds 198.51.100.7');
     expect(api.calls('POST /api/admin/knocs/:id/test')[0]?.body).toEqual({ IP: '198.51.100.7' });
+  });
+
+  it.each([
+    [
+      'a device that did not keep the address',
+      { State: 'absent', Held: false, Detail: '' },
+      'The device did not keep 203.0.113.9',
+      /but reading the device back did not find it .*something on the device removes or overrides Postern’s entries/,
+    ],
+    [
+      'a device that cannot be read back',
+      {
+        State: 'unreadable',
+        Held: false,
+        Detail: 'script backends cannot be read back: nothing on them can be listed',
+      },
+      'The device took 203.0.113.9',
+      /the device could not be read back: script backends cannot be read back/,
+    ],
+    [
+      'an agent older than read-back',
+      { State: 'unreported', Held: false, Detail: '' },
+      'The device took 203.0.113.9',
+      /this agent’s version does not read the device back/,
+    ],
+  ] as const)('shows the read-back of %s', async (_name, readBack, title, text) => {
+    const { user, section } = await openTest(
+      data(KnocTestResponse, { ...PASSED, ReadBack: { ...PASSED.ReadBack, ...readBack } }),
+    );
+    await user.click(within(section).getByRole('button', { name: 'Test this knoc' }));
+    const result = await within(section).findByRole('status');
+    expect(within(result).getByText(title)).toBeVisible();
+    expect(result).toHaveTextContent(text);
   });
 
   it('says when the removal is not confirmed yet, and when it lasts', async () => {
@@ -93,7 +126,7 @@ describe('knocs screen: Test this knoc', { timeout: 30_000 }, () => {
     const { user, section } = await openTest(data(KnocTestResponse, PASSED));
     await user.click(within(section).getByRole('button', { name: 'Diesen Knoc testen' }));
     const result = await within(section).findByRole('status');
-    expect(result).toHaveTextContent('Das Gerät hat 203.0.113.9 übernommen');
-    expect(result).toHaveTextContent('Wieder widerrufen; das Gerät hält die Adresse nicht mehr.');
+    expect(result).toHaveTextContent('Das Gerät hält 203.0.113.9');
+    expect(result).toHaveTextContent('Wieder widerrufen; der Agent hat die Adresse vom Gerät genommen.');
   });
 });

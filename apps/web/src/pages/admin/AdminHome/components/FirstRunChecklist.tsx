@@ -1,16 +1,58 @@
 import { Anchor, Group, List, Paper, Progress, Stack, Text, ThemeIcon, Title } from '@mantine/core';
 import { IconCircleCheck, IconCircleDashed } from '@tabler/icons-react';
 import { ADMIN_HOME_STATUS_REFRESH_MS, type AdminStatus, type AgentRecord } from '@postern/protocol';
+import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { routePath } from '../../../../lib/route-paths';
 import { agentsApi } from '../../../../features/agents/api';
+
+/**
+ * The dialog a step's link opens on its page, when it opens one: the agent step opens the agents
+ * page's create dialog, or the install dialog of the agent to connect (named).
+ */
+export type FirstRunDialog = { type: 'createAgent' } | { type: 'installAgent'; name: string };
 
 /** One step of the first run: whether the live state says it is done, and where it is done. */
 export interface FirstRunStep {
   id: 'licence' | 'agent' | 'knoc' | 'user';
   done: boolean;
   to: string;
+  /** What the link opens besides its page, said beside it while the step is to do. */
+  opens?: FirstRunDialog;
+}
+
+/**
+ * The agent to connect when none is online: the newest that never connected (ids are UUIDv7, made
+ * in creation order, so the greatest is the newest), else the one seen most recently: the likeliest
+ * to be set up already, needing only its service started again.
+ */
+export function agentToConnect(agents: readonly AgentRecord[]): AgentRecord | undefined {
+  if (agents.length === 0) return undefined;
+  const awaiting = agents.filter((agent) => agent.LastSeen === null);
+  if (awaiting.length > 0) return awaiting.reduce((newest, agent) => (agent.ID > newest.ID ? agent : newest));
+  const seenAt = (agent: AgentRecord) => Date.parse(agent.LastSeen ?? '');
+  return agents.reduce((latest, agent) => (seenAt(agent) > seenAt(latest) ? agent : latest));
+}
+
+/**
+ * The agent step links straight to the dialog the admin needs: with no agent the create dialog
+ * (which goes on to the install dialog), with agents but none online the install dialog of the one
+ * to connect. The agents page reads `?new` and `?install` (pages/admin/Agents/Page.tsx). Until the
+ * list has loaded, and once an agent is online, the link is the page itself.
+ */
+function agentStep(agents: readonly AgentRecord[] | undefined): FirstRunStep {
+  const page = routePath('agents');
+  if (agents === undefined) return { id: 'agent', done: false, to: page };
+  if (agents.some((agent) => agent.Online)) return { id: 'agent', done: true, to: page };
+  const agent = agentToConnect(agents);
+  if (agent === undefined) return { id: 'agent', done: false, to: `${page}?new=1`, opens: { type: 'createAgent' } };
+  return {
+    id: 'agent',
+    done: false,
+    to: `${page}?install=${encodeURIComponent(agent.ID)}`,
+    opens: { type: 'installAgent', name: agent.Name },
+  };
 }
 
 /**
@@ -20,10 +62,19 @@ export interface FirstRunStep {
 export function firstRunSteps(status: AdminStatus, agents: readonly AgentRecord[] | undefined): FirstRunStep[] {
   return [
     { id: 'licence', done: status.Licensing.Licensed, to: `${routePath('settings')}?tab=licence` },
-    { id: 'agent', done: (agents ?? []).some((agent) => agent.Online), to: routePath('agents') },
+    agentStep(agents),
     { id: 'knoc', done: status.ACLCount > 0, to: routePath('knocsNew') },
     { id: 'user', done: status.UserCount > 0, to: routePath('users') },
   ];
+}
+
+/** The words beside a step's link: Done, or To do (naming the dialog the link opens, if it opens one). */
+function stepState(t: TFunction, step: FirstRunStep): string {
+  if (step.done) return t('adminHome.firstRun.done');
+  if (step.opens === undefined) return t('adminHome.firstRun.todo');
+  return step.opens.type === 'createAgent'
+    ? t('adminHome.firstRun.todoOpens.createAgent')
+    : t('adminHome.firstRun.todoOpens.installAgent', { name: step.opens.name });
 }
 
 /**
@@ -79,7 +130,7 @@ export function FirstRunChecklist({ status }: { status: AdminStatus }) {
                   {t(`adminHome.firstRun.steps.${step.id}`)}
                 </Anchor>
                 <Text size="sm" c={step.done ? 'green' : 'dimmed'}>
-                  {t(step.done ? 'adminHome.firstRun.done' : 'adminHome.firstRun.todo')}
+                  {stepState(t, step)}
                 </Text>
               </Group>
             </List.Item>
