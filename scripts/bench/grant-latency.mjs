@@ -5,9 +5,11 @@ import readline from 'node:readline';
 import { ROOT } from '../lib.mjs';
 import { sleep, startProcess, waitUntil } from './processes.mjs';
 import { percentile, ms } from './report.mjs';
-import { CLIENT_ADDRESS, PROTECTED_ADDRESS, SERVICE_PORT } from './topology.mjs';
+import { CLIENT_ADDRESS, GRANT_SET, PROTECTED_ADDRESS, SERVICE_PORT } from './topology.mjs';
 
 const WARM_UP = 10;
+/** Rounds of each kernel anchor (see measureAnchors). */
+const ANCHOR_ROUNDS = 100;
 /** The prober's CPU priority (see startProber); POSTERN_BENCH_PROBER_NICE changes it for comparisons. */
 const PROBER_NICE = process.env.POSTERN_BENCH_PROBER_NICE ?? '19';
 const GRANTS = 250;
@@ -64,6 +66,67 @@ async function startProber(topology) {
 
 const elapsedMs = (from, to) => Number(to - from) / 1e6;
 
+/** The anchor process (ipset-anchor.mjs) inside the protected namespace; `send` resolves once it handed the change over. */
+async function startAnchor(topology) {
+  const anchor = startProcess(
+    [...topology.protectedNs.prefix, process.execPath, path.join(ROOT, 'scripts/bench/ipset-anchor.mjs')],
+    { stdin: 'pipe' },
+  );
+  const waiting = new Map();
+  readline.createInterface({ input: anchor.child.stdout }).on('line', (line) => {
+    const [kind, id, ...rest] = line.split(' ');
+    const waiter = waiting.get(id);
+    if (waiter === undefined) return;
+    waiting.delete(id);
+    if (kind === 'sent') waiter.resolve();
+    else waiter.reject(new Error(`the ipset anchor failed ${id}: ${rest.join(' ')}`));
+  });
+  await anchor.waitFor(/anchor ready/);
+  return {
+    send(mode, action, id) {
+      const sent = new Promise((resolve, reject) => waiting.set(id, { resolve, reject }));
+      anchor.child.stdin.write(`${mode} ${action} ${GRANT_SET} ${CLIENT_ADDRESS} ${id}\n`);
+      return sent;
+    },
+    stop: () => anchor.stop(),
+  };
+}
+
+/**
+ * The anchors Postern's grant is judged against, measured with the same prober and clock: a line to
+ * an already running `ipset -` (the limit: no process start, no server, no network hop) and a new
+ * `ipset add`/`del` process per change, each from the moment the command is written to the anchor
+ * process inside the protected namespace until the prober sees the connection admitted or refused.
+ */
+async function measureAnchors(topology, prober) {
+  const anchor = await startAnchor(topology);
+  const samples = { shell: { add: [], del: [] }, spawn: { add: [], del: [] } };
+  try {
+    for (const mode of ['shell', 'spawn']) {
+      for (let round = 0; round < WARM_UP + ANCHOR_ROUNDS; round += 1) {
+        for (const [action, want] of [
+          ['add', 'open'],
+          ['del', 'closed'],
+        ]) {
+          const id = `${mode}-${action}-${round}`;
+          const { outcome } = await prober.start(want, id);
+          const sentAt = process.hrtime.bigint();
+          await anchor.send(mode, action, id);
+          const seen = await outcome;
+          if (round >= WARM_UP) samples[mode][action].push(elapsedMs(sentAt, seen.at));
+          await sleep(PAUSE_MS);
+        }
+      }
+    }
+  } finally {
+    await anchor.stop();
+  }
+  return samples;
+}
+
+/** A ratio as the figures print it: 4.2×. */
+const times = (value) => `${value.toFixed(1)}×`;
+
 /**
  * Runs the rounds; returns the rows of the figure, notes on how it was taken, and the samples in ms
  * ({ grant, revoke }, each { total, response, server, relay, agent }).
@@ -75,6 +138,7 @@ export async function measureGrantLatency({ topology, client, cookie, aclId }) {
   let attempts = 0;
   let probingMs = 0;
   const session = { cookie, forwardedFor: CLIENT_ADDRESS };
+  let anchors;
   try {
     for (let round = 0; round < WARM_UP + GRANTS; round += 1) {
       const counted = round >= WARM_UP;
@@ -110,10 +174,18 @@ export async function measureGrantLatency({ topology, client, cookie, aclId }) {
         await sleep(PAUSE_MS);
       }
     }
+    anchors = await measureAnchors(topology, prober);
   } finally {
     await prober.stop();
   }
   const resolutionMs = probingMs / attempts;
+  const limit = {
+    add: { p50: percentile(anchors.shell.add, 0.5), p99: percentile(anchors.shell.add, 0.99) },
+    del: { p50: percentile(anchors.shell.del, 0.5), p99: percentile(anchors.shell.del, 0.99) },
+  };
+  const ratio = (values, action, at) => percentile(values, at) / limit[action][at === 0.5 ? 'p50' : 'p99'];
+  const grantRatio = { p50: ratio(grant.total, 'add', 0.5), p99: ratio(grant.total, 'add', 0.99) };
+  const revokeRatio = { p50: ratio(revoke.total, 'del', 0.5), p99: ratio(revoke.total, 'del', 0.99) };
   const rows = [
     {
       name: `grant → in the kernel set, ${GRANTS} grants: p50`,
@@ -138,9 +210,36 @@ export async function measureGrantLatency({ topology, client, cookie, aclId }) {
     { name: '  agent: apply message → out of the kernel set', value: describeLatencies(revoke.agent) },
     { name: '  DELETE response time', value: describeLatencies(revoke.response) },
     { name: 'probe resolution (mean time per connection attempt)', value: ms(resolutionMs, 3) },
+    {
+      name: `limit: a line to a running \`ipset -\` → admitted, ${ANCHOR_ROUNDS} rounds`,
+      value: describeLatencies(anchors.shell.add),
+    },
+    { name: 'limit: a line to a running `ipset -` → refused', value: describeLatencies(anchors.shell.del) },
+    { name: 'spawning `ipset add` → admitted', value: describeLatencies(anchors.spawn.add) },
+    { name: 'spawning `ipset del` → refused', value: describeLatencies(anchors.spawn.del) },
+    {
+      name: 'grant → admitted ÷ limit: p50',
+      value: times(grantRatio.p50),
+      target: '≤ 4×',
+      met: grantRatio.p50 <= 4,
+    },
+    { name: 'grant → admitted ÷ limit: p99', value: times(grantRatio.p99), target: '≤ 10×', met: grantRatio.p99 <= 10 },
+    {
+      name: 'revoke → refused ÷ limit: p50',
+      value: times(revokeRatio.p50),
+      target: '≤ 4×',
+      met: revokeRatio.p50 <= 4,
+    },
+    {
+      name: 'revoke → refused ÷ limit: p99',
+      value: times(revokeRatio.p99),
+      target: '≤ 10×',
+      met: revokeRatio.p99 <= 10,
+    },
   ];
   const notes = [
     `Grant latency: ${GRANTS} rounds after ${WARM_UP} warm-up rounds, one signed-in user at ${CLIENT_ADDRESS} (seen through X-Forwarded-For from a trusted proxy). Each round: POST /api/grant, wait until the address passes the firewall, then DELETE the grant and wait until it is refused again, then ${PAUSE_MS} ms of quiet.`,
+    `Anchors: after the grant rounds, ${ANCHOR_ROUNDS} rounds (after ${WARM_UP} warm-up rounds) of each anchor through the same prober: a process in the protected namespace is told over a pipe to write one \`add\`/\`del\` line to an \`ipset -exist -\` it keeps running (the limit: what the kernel path costs from userspace, with no process start, no server and no network hop), or to spawn \`ipset -exist add|del\` for each change. The ratios divide Postern's grant and revoke percentiles by the limit's same percentile, measured in the same run.`,
     `Timing: the benchmark reads the monotonic clock just before sending the request; a prober process in the client namespace (nice ${PROBER_NICE}) connects back to back from the client address to the protected listener (a refused attempt is answered with a TCP reset by iptables) and reads the same clock at the first connection that succeeds (grant) or is refused (revoke). The "probe resolution" row is the mean time of one attempt: the figures are late by at most that.`,
     "The agent's WebSocket runs through two small relays (the protected namespace's 127.0.0.1 → a unix socket → the server's 127.0.0.1) that a real deployment does not have; HTTP uses a keep-alive connection, as a browser does. The split uses the moments the server's `apply` frame passed each relay (the one in the benchmark process, then the one inside the protected namespace just before the agent): the server part ends when the frame left the server, the agent part starts when it was handed to the agent's socket, and the relay row between them is an artefact of this topology. The response rows are the request's own time as the client sees it (server work plus loopback); the apply message may leave before or after the response.",
   ];

@@ -40,10 +40,10 @@ import { backendsScreen } from '../../apps/web/src/i18n/locales/en/backends-scre
  */
 
 const AGENT_NAME = 'edge-gateway-01';
-/** What the capabilities dialog lists under Other: every type the agent's build drives but the three of its own. */
+/** What the capabilities dialog lists under Other: every type the agent's build drives but the four of its own. */
 /** The other types the agent drives, by the names the console gives them (in the agent's order: by code). */
 const OTHER_TYPES = drivenBackendTypes()
-  .filter((type) => !['ipset', 'script', 'haproxy'].includes(type))
+  .filter((type) => !['ipset', 'nftables', 'script', 'haproxy'].includes(type))
   .sort()
   .map((type) => backendsScreen.backendsScreen.types[type]);
 const USER_FULL_NAME = 'Ada Lovelace';

@@ -48,6 +48,17 @@ const USER_NAME = 'grace';
 /** What the members step lists (AdminApi.createLocalUser names its users so). */
 const USER_FULL_NAME = `${USER_NAME} (test)`;
 const LINUX_KNOC = 'SSH on the protected host';
+const NFTABLES_KNOC = 'Jump host by nftables';
+/**
+ * The admin's nftables table in the protected namespace: a set with `flags timeout` (the knoc's)
+ * and one without (offered, but disabled: Postern's entries must expire in the kernel).
+ */
+const NFTABLES_RULESET = `
+table inet postern {
+  set allow4 { type ipv4_addr; flags timeout; }
+  set static4 { type ipv4_addr; }
+}
+`;
 const PROXY_KNOC = 'Wiki behind HAProxy';
 const ALLOWLIST_KNOC = 'Branch office firewall';
 const SCRIPT_KNOC = 'Partner VPN by script';
@@ -81,7 +92,7 @@ async function addVariables(page: Page, labels: VariableLabels): Promise<void> {
 }
 
 const netnsMissing = () =>
-  missingNetnsSupport({ ipset: 'ipset', iptables: 'iptables', haproxy: 'haproxy' }) ??
+  missingNetnsSupport({ ipset: 'ipset', iptables: 'iptables', haproxy: 'haproxy', nft: 'nftables' }) ??
   missingCommands({ curl: 'curl' });
 
 describe.each(['sqlite', 'postgres'] as const)('knocs made in the console, used by a user, on %s', (store) => {
@@ -104,6 +115,7 @@ describe.each(['sqlite', 'postgres'] as const)('knocs made in the console, used 
       stateDir = mkdtempSync(path.join(tmpdir(), 'postern-knocs-agent-'));
       recorder = createScriptRecorder(stateDir, SCRIPT_SET);
       await topology.protectedNs.exec(['ipset', 'create', SCRIPT_SET, 'hash:ip', 'family', 'inet']);
+      await topology.protectedNs.exec(['nft', '-f', '-'], NFTABLES_RULESET);
       admin = await AdminApi.signIn(server);
       await installLicence(admin);
       await admin.createLocalUser(USER_NAME, USER_PASSWORD, { TOTPEnabled: false, Duration: 480 });
@@ -192,6 +204,7 @@ describe.each(['sqlite', 'postgres'] as const)('knocs made in the console, used 
     agent = startTopologyAgent(topo(), token, path.join(stateDir ?? tmpdir(), 'state.json'), {
       POSTERN_AGENT_SCRIPTS_ENABLED: 'true',
       POSTERN_AGENT_SCRIPTS_DIR: scripts().directory,
+      POSTERN_AGENT_NFTABLES_ALLOWED_SETS: 'inet/postern/allow4,inet/postern/static4',
     });
     const row = rowWith(page.getByRole('table', { name: 'Agents' }), AGENT_NAME);
     await expect.poll(() => row.getByText('Connected', { exact: true }).count(), { timeout: 20_000 }).toBe(1);
@@ -237,6 +250,45 @@ describe.each(['sqlite', 'postgres'] as const)('knocs made in the console, used 
     const timeout = (await topo().setMembers()).get(clientAddress) ?? 0;
     expect(timeout).toBeGreaterThan(120 * 60 - 60);
     expect(timeout).toBeLessThanOrEqual(120 * 60);
+  });
+
+  it('creates an nftables knoc in the Linux wizard from the sets the agent reported; the grant reaches the set', async () => {
+    const page = adminConsole();
+    const steps = new StepRecorder(page, `wizard-nftables-${store}`);
+    await openFromNavigation(page, 'Knocs');
+    await page.getByRole('link', { name: 'Create knoc' }).click();
+    await page.getByRole('link', { name: 'New Linux knoc' }).click();
+    await stepHeading(page, 'Agent').waitFor();
+    await page.getByRole('radio', { name: /^nftables/ }).check();
+    await expect.poll(() => chosenAgent(page)).toBe(AGENT_NAME);
+    await steps.record('1-agent');
+    await nextStep(page, 'Settings');
+    await pickOption(page, 'Table', 'postern (inet)');
+    await page.getByRole('combobox', { name: 'IPv4 set' }).click();
+    const withoutTimeout = page.getByRole('option', {
+      name: 'static4 (no timeout flag: Postern needs flags timeout)',
+      exact: true,
+    });
+    expect(await withoutTimeout.getAttribute('data-combobox-disabled')).toBe('true');
+    await page.getByRole('option', { name: 'allow4', exact: true }).click();
+    await steps.record('2-settings');
+    await nextStep(page, 'Knoc options');
+    await page.getByRole('textbox', { name: /^Name/ }).fill(NFTABLES_KNOC);
+    await giveToUserAndCreate(page, steps, NFTABLES_KNOC);
+
+    const detail = page.getByRole('dialog', { name: NFTABLES_KNOC });
+    await detail.waitFor();
+    expect(await detail.getByText('nft list set inet postern allow4').first().isVisible()).toBe(true);
+    await detail.getByRole('button', { name: 'Close' }).first().click();
+    expect(steps.violations).toEqual([]);
+
+    const inSet = async () => {
+      const { stdout } = await topo().protectedNs.exec(['nft', 'list', 'set', 'inet', 'postern', 'allow4']);
+      return stdout.includes(clientAddress);
+    };
+    expect(await inSet()).toBe(false);
+    await grantFromDashboard(NFTABLES_KNOC);
+    await waitFor(inSet, 'the address in the nftables set', 15_000);
   });
 
   it('changes the knoc’s maximum duration on its update screen', async () => {

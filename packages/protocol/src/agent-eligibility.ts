@@ -18,6 +18,10 @@ export function agentIncapability(capabilities: AgentCapabilities | null, type: 
     if (!capabilities.ipset.command_available) return ErrorCodes.ipsetNoCommand;
     if (!capabilities.ipset.sudo_enabled) return ErrorCodes.ipsetNoSudo;
   }
+  if (type === 'nftables') {
+    if (capabilities.nftables?.command_available !== true) return ErrorCodes.nftablesNoCommand;
+    if (!capabilities.nftables.sudo_enabled) return ErrorCodes.nftablesNoSudo;
+  }
   if (type === 'script' && !capabilities.script.enabled) return ErrorCodes.agentScriptsDisabled;
   return null;
 }

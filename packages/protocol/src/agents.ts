@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { dataEnvelope } from './envelope.js';
 import { Id, RequiredName } from './common.js';
+import { NFTABLES_FAMILIES } from './backends.js';
 
 /** What an agent reports about its host in `hello`; the admin console shows and filters on it. */
 export const AgentCapabilities = z.object({
@@ -12,6 +13,27 @@ export const AgentCapabilities = z.object({
     /** The sets the agent's configuration allows and that exist on the host. */
     ipsets: z.array(z.object({ name: z.string(), address_family: z.enum(['inet', 'inet6']) })),
   }),
+  /**
+   * nftables, like ipset: whether nft runs, and the sets the agent's configuration allows that exist,
+   * with their table and family. Optional: an agent older than the nftables backend reports none.
+   */
+  nftables: z
+    .object({
+      command_available: z.boolean(),
+      sudo_enabled: z.boolean(),
+      sets: z.array(
+        z.object({
+          family: z.enum(NFTABLES_FAMILIES),
+          table: z.string(),
+          name: z.string(),
+          /** The set's element type: ipv4_addr or ipv6_addr (other types are not reported). */
+          type: z.enum(['ipv4_addr', 'ipv6_addr']),
+          /** The set has `flags timeout`: entries expire in the kernel (required by Postern). */
+          timeout: z.boolean(),
+        }),
+      ),
+    })
+    .optional(),
   /** Script backends are off unless the agent's configuration enables them. */
   script: z.object({ enabled: z.boolean() }),
   /** The HAProxy runtime API the agent was configured with; '' when none. */

@@ -16,6 +16,7 @@ export const RECORDED = 'RECORDED';
 
 export const BACKEND_TYPES = [
   'ipset',
+  'nftables',
   'allowlist',
   'haproxy',
   'knocproxy',
@@ -52,6 +53,7 @@ export function minimumAgentVersion(type: BackendType): string {
 /** The fields of each type that are secrets: encrypted at rest, read back as RECORDED. */
 export const BACKEND_SECRET_FIELDS: Readonly<Record<BackendType, readonly string[]>> = {
   ipset: [],
+  nftables: [],
   allowlist: [],
   haproxy: [],
   knocproxy: [],
@@ -193,9 +195,46 @@ function scriptRules(mode: 'create' | 'update') {
 export const FIREPOWER_DEPLOY_MODES = ['automatic', 'onlyWhenOnlyPostern', 'manual'] as const;
 export type FirepowerDeployMode = (typeof FIREPOWER_DEPLOY_MODES)[number];
 
+/** The nftables families a set may live in: `inet` holds both IPv4 and IPv6 sets in one table. */
+export const NFTABLES_FAMILIES = ['inet', 'ip', 'ip6'] as const;
+export type NftablesFamily = (typeof NFTABLES_FAMILIES)[number];
+
+/**
+ * An nftables table, chain or set name as Postern writes it: a letter, then letters, digits, `_`
+ * or `-`, at most 64 (nft allows more, but quoting rules differ between versions; these never need it).
+ */
+export const NFTABLES_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+const nftablesName = () => z.string().trim().regex(NFTABLES_NAME_PATTERN, ErrorCodes.nftablesInvalidName);
+
+/** Ports a managed rule covers: TCP destination ports, 1–65535, at most 32. */
+export const MANAGED_RULE_MAX_PORTS = 32;
+
+/**
+ * `ManagedRule` on an ipset or nftables backend (off when absent): the agent owns the filter rule
+ * that consults the knoc's sets for these ports in `Chain`, placing the drop of non-members before
+ * the chain's accept of established connections, so a connection stops when its address leaves the
+ * set (expiry in the kernel, with no Postern process alive); on revoke it also deletes the
+ * address's conntrack entries for the ports. `Chain`: an iptables chain (ipset; `INPUT`,
+ * `FORWARD` or one of the admin's) or a chain in the backend's table (nftables).
+ */
+export const ManagedRule = z.object({
+  Chain: z.string().trim().regex(NFTABLES_NAME_PATTERN, ErrorCodes.managedRuleInvalidChain),
+  Ports: z
+    .array(z.number().int().min(1).max(65_535))
+    .min(1, ErrorCodes.managedRulePortsRequired)
+    .max(MANAGED_RULE_MAX_PORTS),
+});
+export type ManagedRule = z.infer<typeof ManagedRule>;
+
 /** Each backend type's configuration, by the spec's table. */
 export const BACKEND_CONFIG_SCHEMAS = {
-  ipset: z.object({}),
+  ipset: z.object({ ManagedRule: ManagedRule.optional() }),
+  /** Sets in `Table` of `Family` (the knocs name them); the agent creates neither table nor sets. */
+  nftables: z.object({
+    Family: z.enum(NFTABLES_FAMILIES).default('inet'),
+    Table: nftablesName(),
+    ManagedRule: ManagedRule.optional(),
+  }),
   allowlist: z.object({}),
   haproxy: socketConfig,
   knocproxy: socketConfig,

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { AgentKnoc, lenientConfig } from './agent-messages.js';
 import { BACKEND_CONFIG_SCHEMAS, BACKEND_TYPES, RECORDED, backendFieldsSchema, type BackendType } from './backends.js';
 import { ACL_CONFIG_SCHEMAS } from './knocs.js';
+import { ErrorCodes } from './errors.js';
 
 interface Example {
   /** Valid fields, as an admin would save them. */
@@ -18,6 +19,10 @@ interface Example {
 const EXAMPLES = {
   ipset: {
     backend: { fields: {}, required: [] },
+    acl: { fields: { V4SetName: 'postern4', V6SetName: 'postern6' }, required: [] },
+  },
+  nftables: {
+    backend: { fields: { Family: 'inet', Table: 'postern' }, required: ['Table'] },
     acl: { fields: { V4SetName: 'postern4', V6SetName: 'postern6' }, required: [] },
   },
   allowlist: {
@@ -234,5 +239,36 @@ describe('Cisco FMC (firepower) backend', () => {
 
   it('refuses an unknown Deploy mode', () => {
     expect(BACKEND_CONFIG_SCHEMAS.firepower.safeParse({ ...base, Deploy: 'always' }).success).toBe(false);
+  });
+});
+
+describe('nftables and the managed rule', () => {
+  const nftables = BACKEND_CONFIG_SCHEMAS.nftables;
+
+  it('defaults the family to inet and refuses a table name nft would need quoted', () => {
+    expect(nftables.parse({ Table: 'postern' })).toEqual({ Family: 'inet', Table: 'postern' });
+    for (const Table of ['', '1st', 'my table', 'a"b', 'x'.repeat(65)]) {
+      expect(nftables.safeParse({ Table }).error?.issues[0]?.message, Table).toBe(ErrorCodes.nftablesInvalidName);
+    }
+  });
+
+  it('refuses a knoc set name nft would need quoted, and a knoc with neither set', () => {
+    const acl = ACL_CONFIG_SCHEMAS.nftables;
+    expect(acl.parse({ V6SetName: 'knoc_v6' })).toEqual({ V4SetName: '', V6SetName: 'knoc_v6' });
+    expect(acl.safeParse({ V4SetName: 'a b' }).error?.issues[0]?.message).toBe(ErrorCodes.nftablesInvalidName);
+    expect(acl.safeParse({}).error?.issues[0]?.message).toBe(ErrorCodes.ipsetNameRequired);
+  });
+
+  it('takes a managed rule on ipset and nftables backends: a chain and one to 32 TCP ports', () => {
+    const rule = { Chain: 'INPUT', Ports: [22, 443] };
+    expect(BACKEND_CONFIG_SCHEMAS.ipset.parse({ ManagedRule: rule })).toEqual({ ManagedRule: rule });
+    expect(nftables.parse({ Table: 't', ManagedRule: rule })).toMatchObject({ ManagedRule: rule });
+    expect(BACKEND_CONFIG_SCHEMAS.ipset.parse({})).toEqual({});
+    const refused = (ManagedRule: unknown) =>
+      BACKEND_CONFIG_SCHEMAS.ipset.safeParse({ ManagedRule }).error?.issues[0]?.message;
+    expect(refused({ Chain: 'INPUT', Ports: [] })).toBe(ErrorCodes.managedRulePortsRequired);
+    expect(refused({ Chain: '-j ACCEPT', Ports: [22] })).toBe(ErrorCodes.managedRuleInvalidChain);
+    expect(refused({ Chain: 'INPUT', Ports: [0] })).toBeDefined();
+    expect(refused({ Chain: 'INPUT', Ports: Array.from({ length: 33 }, (_, index) => index + 1) })).toBeDefined();
   });
 });

@@ -83,6 +83,14 @@ export const ErrorCodes = {
   agentBackendTypeNotSupported: 'err.agentBackendTypeNotSupported',
   ipsetNoCommand: 'err.ipsetNoCommand',
   ipsetNoSudo: 'err.ipsetNoSudo',
+  nftablesNoCommand: 'err.nftablesNoCommand',
+  nftablesNoSudo: 'err.nftablesNoSudo',
+  /** An nftables table, chain or set name Postern does not write (see NFTABLES_NAME_PATTERN). */
+  nftablesInvalidName: 'err.nftablesInvalidName',
+  /** A knoc's nftables set is not among those its agent reported in the backend's table. */
+  nftablesSetNotAllowed: 'err.nftablesSetNotAllowed',
+  managedRuleInvalidChain: 'err.managedRuleInvalidChain',
+  managedRulePortsRequired: 'err.managedRulePortsRequired',
   agentScriptsDisabled: 'err.agentScriptsDisabled',
   /** The console: no agent can drive this backend type (allowlist needs none). */
   backendTypeNoAgents: 'err.backendTypeNoAgents',

@@ -5,7 +5,7 @@ import { oneOfTypes } from './one-of-types.js';
 import { Cidr, emptyOr, HttpUrl, Id, RequiredName, isIpv4, isIpv6 } from './common.js';
 import { DEFAULT_ACL_CATEGORY, MAX_GRANT_MINUTES_MAX, MAX_GRANT_MINUTES_MIN } from './limits.js';
 import { AllowedFromEntry } from './api-keys.js';
-import { BackendConfig, BackendConfigUpdate, BackendType } from './backends.js';
+import { BackendConfig, BackendConfigUpdate, BackendType, NFTABLES_NAME_PATTERN } from './backends.js';
 
 export const DEFAULT_ICON = 'server';
 
@@ -97,6 +97,17 @@ export const ACL_CONFIG_SCHEMAS = {
       V6SetName: z.string().trim().max(31).default(''),
     })
     .refine((value) => value.V4SetName !== '' || value.V6SetName !== '', ErrorCodes.ipsetNameRequired),
+  /** Sets of type ipv4_addr and ipv6_addr with `flags timeout` in the backend's table. */
+  nftables: z
+    .object({
+      V4SetName: z.string().trim().max(64).default(''),
+      V6SetName: z.string().trim().max(64).default(''),
+    })
+    .refine((value) => value.V4SetName !== '' || value.V6SetName !== '', ErrorCodes.ipsetNameRequired)
+    .refine(
+      (value) => [value.V4SetName, value.V6SetName].every((name) => name === '' || NFTABLES_NAME_PATTERN.test(name)),
+      ErrorCodes.nftablesInvalidName,
+    ),
   allowlist: z.object({
     /** The unguessable path part of the published file; the server makes it. */
     Token: z.string().default(''),

@@ -184,6 +184,26 @@ const REFUSED: RefusedCase[] = [
     setting: named('POSTERN_AGENT_IPSET_ALLOWED_SETS'),
     problem: `"${name}" is not an ipset name (1 to 31 of A-Z a-z 0-9 _ . : -)`,
   })),
+  {
+    name: 'nftables.useSudo that is not a boolean',
+    given: env({ POSTERN_AGENT_NFTABLES_SUDO: 'sometimes' }),
+    setting: named('POSTERN_AGENT_NFTABLES_SUDO'),
+    problem: `${NOT_BOOLEAN} (got "sometimes")`,
+  },
+  ...[
+    'allow4',
+    'postern/allow4',
+    'bridge/postern/allow4',
+    'inet/postern/allow4/x',
+    'inet/my table/allow4',
+    'inet/postern/4allow',
+    `inet/postern/${'x'.repeat(65)}`,
+  ].map((set) => ({
+    name: `an nftables set "${set}"`,
+    given: env({ POSTERN_AGENT_NFTABLES_ALLOWED_SETS: `inet/postern/allow6,${set}` }),
+    setting: named('POSTERN_AGENT_NFTABLES_ALLOWED_SETS'),
+    problem: `"${set}" is not an nftables set as family/table/set (family inet, ip or ip6; table and set: a letter, then up to 63 letters, digits, _ or -)`,
+  })),
   ...['run/haproxy.sock', 'tcp://haproxy', 'tcp://:9999', 'tcp://haproxy:99999', 'http://haproxy:9999'].map(
     (value) => ({
       name: `a HAProxy socket "${value}"`,
@@ -399,6 +419,22 @@ describe('configuration rules', () => {
     const { config } = f.load({ file: { ipset: { allowedSets: ['a.b', 'x'.repeat(31)] } } });
 
     expect(config.ipset.allowedSets).toEqual(['a.b', 'x'.repeat(31)]);
+  });
+
+  it('reads allowed nftables sets from a comma-separated variable, trimmed and without duplicates', () => {
+    const { config } = f.load({
+      env: { POSTERN_AGENT_NFTABLES_ALLOWED_SETS: ' inet/postern/allow4, ip6/filter/granted-v6 ,,inet/postern/allow4' },
+    });
+
+    expect(config.nftables.allowedSets).toEqual(['inet/postern/allow4', 'ip6/filter/granted-v6']);
+  });
+
+  it('reads allowed nftables sets and useSudo from the nftables section of the config file', () => {
+    const { config } = f.load({
+      file: { nftables: { allowedSets: ['ip/filter/a4', `inet/t/${'x'.repeat(64)}`], useSudo: true } },
+    });
+
+    expect(config.nftables).toEqual({ allowedSets: ['ip/filter/a4', `inet/t/${'x'.repeat(64)}`], useSudo: true });
   });
 
   it.each([

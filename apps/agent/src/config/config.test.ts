@@ -29,6 +29,7 @@ describe('defaults', () => {
       insecureSkipVerify: false,
       scripts: { enabled: false, directory: '/etc/postern-agent/scripts', timeoutSeconds: 30 },
       ipset: { allowedSets: [], useSudo: false },
+      nftables: { allowedSets: [], useSudo: false },
       haproxy: { socket: null },
       knocproxy: { tlsCertFile: null, tlsKeyFile: null },
       aws: { endpoint: null },
@@ -183,7 +184,8 @@ describe('the config file', () => {
     ['an unknown top-level key', { serverURL: 'https://x.example.com' }, 'unknown setting "serverURL"'],
     ['an unknown key in a section', { scripts: { enable: true } }, 'unknown setting "scripts.enable"'],
     ['a dotted key instead of a section', { 'scripts.enabled': true }, 'unknown setting "scripts.enabled"'],
-    ['an unknown section', { nftables: { table: 'inet' } }, 'unknown setting "nftables"'],
+    ['an unknown section', { iptables: { chain: 'INPUT' } }, 'unknown setting "iptables"'],
+    ['an unknown key in the nftables section', { nftables: { table: 'inet' } }, 'unknown setting "nftables.table"'],
   ])('refuses %s, naming the key', (_name, content, problem) => {
     const error = f.loadError({ file: content });
 

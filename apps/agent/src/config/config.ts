@@ -44,6 +44,8 @@ export interface AgentConfig {
   scripts: { enabled: boolean; directory: string; timeoutSeconds: number };
   /** The agent may only touch the sets listed here. */
   ipset: { allowedSets: string[]; useSudo: boolean };
+  /** The agent may only touch the nftables sets listed here, each as `family/table/set`. */
+  nftables: { allowedSets: string[]; useSudo: boolean };
   haproxy: { socket: HaproxySocket | null };
   /** knocproxy serves HTTPS with these (both set) or plain HTTP (neither). */
   knocproxy: { tlsCertFile: string | null; tlsKeyFile: string | null };
@@ -121,6 +123,10 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
       timeoutSeconds: settings.required('scripts.timeoutSeconds'),
     },
     ipset: { allowedSets: settings.required('ipset.allowedSets'), useSudo: settings.required('ipset.useSudo') },
+    nftables: {
+      allowedSets: settings.required('nftables.allowedSets'),
+      useSudo: settings.required('nftables.useSudo'),
+    },
     haproxy: { socket: settings.value('haproxy.socket') ?? null },
     knocproxy: {
       tlsCertFile: settings.value('knocproxy.tlsCertFile') ?? null,

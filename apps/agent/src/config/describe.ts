@@ -19,6 +19,7 @@ export function describeConfig(config: AgentConfig) {
     insecureSkipVerify: config.insecureSkipVerify,
     scripts: { ...config.scripts },
     ipset: { allowedSets: [...config.ipset.allowedSets], useSudo: config.ipset.useSudo },
+    nftables: { allowedSets: [...config.nftables.allowedSets], useSudo: config.nftables.useSudo },
     haproxy: { socket: config.haproxy.socket === null ? null : formatHaproxySocket(config.haproxy.socket) },
     knocproxy: { ...config.knocproxy },
     aws: { ...config.aws },

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { AGENT_TOKEN_MIN_LENGTH } from '@postern/protocol';
+import { AGENT_TOKEN_MIN_LENGTH, NFTABLES_FAMILIES, NFTABLES_NAME_PATTERN } from '@postern/protocol';
 
 /** pino's levels, quietest last; `silent` turns logging off. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -150,6 +150,34 @@ const ipsetNames = () =>
     return cleaned;
   });
 
+/**
+ * nftables sets as `family/table/set` (`inet/postern/allow4`): a set's name is only unique within its
+ * table, and nft's own spelling (`inet postern allow4`) would need quoting in an environment file.
+ */
+const nftablesSets = () =>
+  z.union([z.array(z.string()), z.string().transform((value) => value.split(','))]).transform((sets, ctx) => {
+    const cleaned = [...new Set(sets.map((set) => set.trim()).filter((set) => set !== ''))];
+    const invalid = cleaned.find((set) => !isNftablesSetKey(set));
+    if (invalid !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${invalid}" is not an nftables set as family/table/set (family inet, ip or ip6; table and set: a letter, then up to 63 letters, digits, _ or -)`,
+      });
+      return z.NEVER;
+    }
+    return cleaned;
+  });
+
+function isNftablesSetKey(value: string): boolean {
+  const [family, table, name, ...rest] = value.split('/');
+  return (
+    rest.length === 0 &&
+    (NFTABLES_FAMILIES as readonly string[]).includes(family ?? '') &&
+    NFTABLES_NAME_PATTERN.test(table ?? '') &&
+    NFTABLES_NAME_PATTERN.test(name ?? '')
+  );
+}
+
 const haproxySocket = () =>
   z.string().transform((raw, ctx): HaproxySocket => {
     const value = raw.trim();
@@ -289,6 +317,20 @@ export const SETTINGS = {
     default: 'false',
     expect: 'must be true or false (or yes/no, 1/0)',
     help: 'run ipset through sudo (for an agent that does not run as root)',
+    schema: booleanValue,
+  }),
+  'nftables.allowedSets': setting({
+    env: 'POSTERN_AGENT_NFTABLES_ALLOWED_SETS',
+    default: '',
+    expect: 'must be a list of nftables sets as family/table/set',
+    help: 'comma-separated nftables sets (family/table/set, e.g. inet/postern/allow4) this agent may change; empty: none',
+    schema: nftablesSets,
+  }),
+  'nftables.useSudo': setting({
+    env: 'POSTERN_AGENT_NFTABLES_SUDO',
+    default: 'false',
+    expect: 'must be true or false (or yes/no, 1/0)',
+    help: 'run nft through sudo (for an agent that does not run as root)',
     schema: booleanValue,
   }),
   'haproxy.socket': setting({

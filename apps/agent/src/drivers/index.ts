@@ -10,6 +10,7 @@ export {
   DRIVER_FACTORIES,
   drivenBackendTypes,
   ipsetCommand,
+  nftablesCommand,
   type DriverConfig,
   type DriverContext,
   type DriverFactory,

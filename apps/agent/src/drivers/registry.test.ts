@@ -24,7 +24,9 @@ describe('driver registry', () => {
       const drivers = createDrivers(config, pino({ level: 'silent' }));
       expect([...drivers.keys()].sort()).toEqual(drivenBackendTypes().sort());
       for (const [type, driver] of drivers) expect(driver.type).toBe(type);
-      expect(drivenBackendTypes()).toEqual(expect.arrayContaining(['ipset', 'haproxy', 'knocproxy', 'script']));
+      expect(drivenBackendTypes()).toEqual(
+        expect.arrayContaining(['ipset', 'nftables', 'haproxy', 'knocproxy', 'script']),
+      );
       await closeDrivers(drivers);
     } finally {
       fixture.remove();

@@ -6,6 +6,7 @@ import { findExecutable } from './command.js';
 import type { Driver } from './driver.js';
 import { HaproxyDriver } from './haproxy/haproxy-driver.js';
 import { IpsetDriver } from './ipset/ipset-driver.js';
+import { NftablesDriver } from './nftables/nftables-driver.js';
 import { KnocproxyDriver } from './knocproxy/knocproxy-driver.js';
 import type { TlsFiles } from './knocproxy/proxy-listener.js';
 import { ScriptDriver } from './script/script-driver.js';
@@ -20,12 +21,14 @@ import { SophosUtmDriver } from './vendors/sophosutm/sophosutm-driver.js';
 
 /** The parts of the configuration the drivers read. */
 export type DriverConfig = Pick<AgentConfig, 'ipset' | 'haproxy' | 'scripts' | 'knocproxy'> &
-  Partial<Pick<AgentConfig, 'aws' | 'azure' | 'caFile'>>;
+  Partial<Pick<AgentConfig, 'nftables' | 'aws' | 'azure' | 'caFile'>>;
 
 /** Replaces how drivers reach the system; tests use it to keep ipset inside a network namespace. */
 export interface DriverOverrides {
   /** The argv that runs ipset (see {@link ipsetCommand} for the default). */
   ipsetCommand?: readonly string[];
+  /** The argv that runs nft (see {@link nftablesCommand} for the default). */
+  nftablesCommand?: readonly string[];
 }
 
 /** What a factory gets to build its driver. */
@@ -48,6 +51,12 @@ export function ipsetCommand(config: Pick<AgentConfig, 'ipset'>): string[] {
   return config.ipset.useSudo ? ['sudo', '-n', ipset] : [ipset];
 }
 
+/** The argv that runs nft as configured, found and run through sudo as {@link ipsetCommand} says. */
+export function nftablesCommand(config: Partial<Pick<AgentConfig, 'nftables'>>): string[] {
+  const nft = findExecutable('nft') ?? 'nft';
+  return config.nftables?.useSudo === true ? ['sudo', '-n', nft] : [nft];
+}
+
 /** knocproxy's certificate and key, read once at start (the configuration checked them). */
 function readTlsFiles(config: DriverConfig): TlsFiles | null {
   const { tlsCertFile, tlsKeyFile } = config.knocproxy;
@@ -67,6 +76,12 @@ export const DRIVER_FACTORIES = {
       allowedSets: config.ipset.allowedSets,
       command: overrides.ipsetCommand ?? ipsetCommand(config),
       logger: logger.child({ driver: 'ipset' }),
+    }),
+  nftables: ({ config, logger, overrides }) =>
+    new NftablesDriver({
+      allowedSets: config.nftables?.allowedSets ?? [],
+      command: overrides.nftablesCommand ?? nftablesCommand(config),
+      logger: logger.child({ driver: 'nftables' }),
     }),
   allowlist: null,
   haproxy: ({ config, logger }) =>

@@ -90,3 +90,33 @@ export function assertIpsetSetsAllowed(agent: AgentFacts, fields: Record<string,
     }
   }
 }
+
+/** Which element type each nftables knoc field names a set of. */
+const NFTABLES_SET_FIELDS = [
+  ['V4SetName', 'ipv4_addr'],
+  ['V6SetName', 'ipv6_addr'],
+] as const;
+
+/**
+ * Refuses an nftables knoc whose sets the agent did not report in the backend's family and table
+ * (its configuration allows only those), reported for the other element type, or without `flags
+ * timeout` (an element without a timeout would outlive its grant whenever no Postern process is
+ * alive to remove it): 400 err.nftablesSetNotAllowed, Extra the set's name.
+ */
+export function assertNftablesSetsAllowed(
+  agent: AgentFacts,
+  backendFields: Record<string, unknown>,
+  fields: Record<string, unknown>,
+): void {
+  const family = typeof backendFields.Family === 'string' ? backendFields.Family : 'inet';
+  const table = backendFields.Table;
+  const sets = agent.capabilities?.nftables?.sets ?? [];
+  for (const [field, type] of NFTABLES_SET_FIELDS) {
+    const name = fields[field];
+    if (typeof name !== 'string' || name === '') continue;
+    const found = sets.some(
+      (set) => set.family === family && set.table === table && set.name === name && set.type === type && set.timeout,
+    );
+    if (!found) throw new BadRequestError({ code: ErrorCodes.nftablesSetNotAllowed, extra: name });
+  }
+}

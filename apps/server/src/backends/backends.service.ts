@@ -16,7 +16,13 @@ import { isUniqueViolation } from '../lib/unique-violation.js';
 import type { AuditActor } from '../audit/actor.js';
 import { endGrantsForKnocs } from '../grants/grants.repo.js';
 import { placementsWithChildren, knocIdsOfBackend, listKnocRowsOfBackends } from '../knocs/knocs.repo.js';
-import { assertAgentCanRun, assertIpsetSetsAllowed, findAgentFactsById, type AgentFacts } from './agent-eligibility.js';
+import {
+  assertAgentCanRun,
+  assertIpsetSetsAllowed,
+  assertNftablesSetsAllowed,
+  findAgentFactsById,
+  type AgentFacts,
+} from './agent-eligibility.js';
 import { maskBackendSecrets, mergeBackendUpdate, sealBackendSecrets } from './backend-secrets.js';
 import {
   backendNameTaken,
@@ -174,9 +180,13 @@ export async function updateBackendInTrx(
     throw new BadRequestError({ code: ErrorCodes.backendTypeFixed, extra: `Config: ${current.type}` });
   const agent = await resolveAgent(trx, type, body.AgentID);
   const agentId = agent?.id ?? null;
-  if (agent !== null && agentId !== current.agentId) {
-    assertAgentCanRun(agent, type);
-    await assertAgentHoldsSetsOfBackend(trx, agent, current);
+  if (agent !== null && agentId !== current.agentId) assertAgentCanRun(agent, type);
+  // An nftables backend's table and family say where its knocs' sets are: moving either is checked too.
+  const setsMoved =
+    type === 'nftables' &&
+    (fields.Table !== current.config.Table || (fields.Family ?? 'inet') !== (current.config.Family ?? 'inet'));
+  if (agent !== null && (agentId !== current.agentId || setsMoved)) {
+    await assertAgentHoldsSetsOfBackend(trx, agent, { ...current, config: { ...current.config, ...fields } });
   }
   if (await backendNameTaken(trx, body.Name, current.id)) {
     throw new ConflictError({ code: ErrorCodes.backendNameExists, extra: 'Name' });
@@ -210,9 +220,10 @@ async function resolveAgent(
 }
 
 async function assertAgentHoldsSetsOfBackend(db: Kysely<Database>, agent: AgentFacts, backend: BackendRow) {
-  if (backend.type !== 'ipset') return;
+  if (backend.type !== 'ipset' && backend.type !== 'nftables') return;
   for (const knoc of await listKnocRowsOfBackends(db, [backend.id])) {
-    assertIpsetSetsAllowed(agent, knoc.config.fields);
+    if (backend.type === 'ipset') assertIpsetSetsAllowed(agent, knoc.config.fields);
+    else assertNftablesSetsAllowed(agent, backend.config, knoc.config.fields);
   }
 }
 

@@ -258,16 +258,20 @@ export function grantsShapingStatus(db: Kysely<Database>, sessionId: string, acl
  * read through the (session, knoc, ended) index however often the session has granted and revoked.
  */
 export async function grantsShapingEntry(db: Kysely<Database>, sessionId: string, aclId: string, now: number) {
-  const ofKnoc = () =>
-    db.selectFrom('grants').select(STATUS_COLUMNS).where('sessionId', '=', sessionId).where('aclId', '=', aclId);
-  const open = await ofKnoc().where('endedAt', 'is', null).execute();
-  const lastEnded = await ofKnoc()
-    .where('endedAt', '>', recentlyEnded(now))
-    .orderBy('endedAt', 'desc')
-    .limit(1)
-    .execute();
+  const open = await openGrantsOfSessionKnoc(db, sessionId, aclId);
+  const lastEnded = await lastEndedGrantOfSessionKnoc(db, sessionId, aclId, recentlyEnded(now));
   return [...open, ...lastEnded];
 }
+
+// Prepared: both run on every grant and revoke, before its answer (kysely's build costs more than SQLite's work).
+const grantsOfSessionKnoc = (db: Kysely<Database>, sessionId: string, aclId: string) =>
+  db.selectFrom('grants').select(STATUS_COLUMNS).where('sessionId', '=', sessionId).where('aclId', '=', aclId);
+const openGrantsOfSessionKnoc = preparedQuery((db, sessionId: string, aclId: string) =>
+  grantsOfSessionKnoc(db, sessionId, aclId).where('endedAt', 'is', null),
+);
+const lastEndedGrantOfSessionKnoc = preparedQuery((db, sessionId: string, aclId: string, endedAfter: number) =>
+  grantsOfSessionKnoc(db, sessionId, aclId).where('endedAt', '>', endedAfter).orderBy('endedAt', 'desc').limit(1),
+);
 
 /**
  * The session's running grants of origin 'user' (those made for the address the user came from),

@@ -17,7 +17,11 @@ import { assertLicensed } from '../licence/licence.js';
 import { endGrantsForKnocs } from '../grants/grants.repo.js';
 import { findApiKeyRow } from '../apikeys/apikeys.repo.js';
 import { countBackends, findBackendRow, type BackendWithAgent } from '../backends/backends.repo.js';
-import { assertIpsetSetsAllowed, findAgentFactsById } from '../backends/agent-eligibility.js';
+import {
+  assertIpsetSetsAllowed,
+  assertNftablesSetsAllowed,
+  findAgentFactsById,
+} from '../backends/agent-eligibility.js';
 import { tellAgents } from '../backends/backends.service.js';
 import { generateUriToken, prepareAclConfig } from './knoc-config.js';
 import { knocRecords } from './knoc-record.js';
@@ -270,6 +274,8 @@ async function assertValidParent(db: Kysely<Database>, parentId: string, childId
  * The rules that depend on the type:
  * - ipset: the set names are among the sets the backend's agent reported (err.ipsetNotAllowed);
  *   checked when they or the backend change, so a knoc stays editable if its agent is offline;
+ * - nftables: the same, in the backend's family and table, of the right element type and with
+ *   `flags timeout` (err.nftablesSetNotAllowed);
  * - allowlist: an ApiKeyId names an existing key, and without a key the list needs AllowAccessByIp
  *   with at least one address (err.allowlistAccessIpRestrictionFormRequired).
  */
@@ -281,7 +287,7 @@ async function checkTypeRules(
   options: CreateKnocOptions,
 ): Promise<void> {
   const { fields } = config;
-  if (config.type === 'ipset') {
+  if (config.type === 'ipset' || config.type === 'nftables') {
     const unchanged =
       previous !== null &&
       previous.fields.V4SetName === fields.V4SetName &&
@@ -289,7 +295,8 @@ async function checkTypeRules(
     if (unchanged) return;
     const agent = backend.agentId === null ? null : await findAgentFactsById(db, backend.agentId);
     if (agent === null) throw new BadRequestError({ code: ErrorCodes.agentIdIncorrect, extra: 'AgentID' });
-    assertIpsetSetsAllowed(agent, fields);
+    if (config.type === 'ipset') assertIpsetSetsAllowed(agent, fields);
+    else assertNftablesSetsAllowed(agent, backend.config, fields);
   }
   if (config.type === 'allowlist') {
     const apiKeyId = typeof fields.ApiKeyId === 'string' ? fields.ApiKeyId : '';

@@ -9,8 +9,8 @@ import { insertAgentRow } from '../agents/agents.repo.js';
 let sequence = 0;
 
 /**
- * Capabilities of an agent that can drive every backend type: ipset usable with the sets named,
- * scripts on, an HAProxy socket. Override any part.
+ * Capabilities of an agent that can drive every backend type: ipset and nftables usable with the
+ * sets named, scripts on, an HAProxy socket. Override any part.
  */
 export function agentCapabilities(overrides: Partial<AgentCapabilities> = {}): AgentCapabilities {
   return {
@@ -21,6 +21,17 @@ export function agentCapabilities(overrides: Partial<AgentCapabilities> = {}): A
       ipsets: [
         { name: 'postern4', address_family: 'inet' },
         { name: 'postern6', address_family: 'inet6' },
+      ],
+    },
+    nftables: {
+      command_available: true,
+      sudo_enabled: true,
+      sets: [
+        { family: 'inet', table: 'postern', name: 'postern4', type: 'ipv4_addr', timeout: true },
+        { family: 'inet', table: 'postern', name: 'postern6', type: 'ipv6_addr', timeout: true },
+        // A set the admin made without `flags timeout`: Postern refuses to write it.
+        { family: 'inet', table: 'postern', name: 'forever4', type: 'ipv4_addr', timeout: false },
+        { family: 'ip', table: 'legacy', name: 'postern4', type: 'ipv4_addr', timeout: true },
       ],
     },
     script: { enabled: true },

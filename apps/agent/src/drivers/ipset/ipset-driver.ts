@@ -4,6 +4,10 @@ import { canonicalAddress, parseAddress } from '../addresses.js';
 import { runCommand } from '../command.js';
 import { clampDeviceTimeout } from '../device-timeout.js';
 import type { Driver, DriverEntry, EntryOutcome } from '../driver.js';
+import { commandsLike, type CommandRunner, type ManagedRuleCommands } from '../managed-rule/commands.js';
+import { ConntrackFlows } from '../managed-rule/conntrack.js';
+import { IptablesRuleOwner } from '../managed-rule/iptables-rule-owner.js';
+import { IPTABLES_CHAIN_MAX_LENGTH, planManagedRules, readManagedRule } from '../managed-rule/managed-rule.js';
 import { failed, succeeded } from '../outcomes.js';
 import {
   isGlobalError,
@@ -29,6 +33,16 @@ export interface IpsetDriverOptions {
   useShell?: boolean;
   /** The time, for when to try the shell again after it failed (default Date.now; tests pass their own). */
   now?: () => number;
+  /**
+   * The argv of iptables, ip6tables (and their -restore) and conntrack for backends with a
+   * ManagedRule; default: each run the way `command` runs ipset (see commandsLike).
+   */
+  managedRuleCommands?: ManagedRuleCommands;
+  /**
+   * Runs each program but the long-lived shell (default: runCommand): ipset restore and list, and
+   * the managed rule's programs. Unit tests pass their own to see the argv in order.
+   */
+  runner?: CommandRunner;
 }
 
 /** One line of an `ipset restore` script and the entry it is for. */
@@ -76,6 +90,9 @@ export class IpsetDriver implements Driver<'ipset'> {
   readonly #timeoutMs: number;
   readonly #shell: IpsetShell | null;
   readonly #now: () => number;
+  readonly #runner: CommandRunner;
+  readonly #rules: IptablesRuleOwner;
+  readonly #flows: ConntrackFlows;
   #shellRetryAt = 0;
 
   constructor(options: IpsetDriverOptions) {
@@ -83,11 +100,51 @@ export class IpsetDriver implements Driver<'ipset'> {
     this.#command = options.command;
     this.#logger = options.logger;
     this.#now = options.now ?? Date.now;
+    this.#runner = options.runner ?? runCommand;
     this.#timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     // A batch of a few dozen lines takes milliseconds; a shell silent for seconds is broken, and the
     // batch goes through `ipset restore` instead.
     const shellTimeoutMs = Math.min(this.#timeoutMs, SHELL_TIMEOUT_MS);
     this.#shell = options.useShell === false ? null : new IpsetShell(options.command, shellTimeoutMs);
+    const commands = options.managedRuleCommands ?? commandsLike(options.command);
+    this.#rules = new IptablesRuleOwner({
+      commands,
+      logger: options.logger,
+      timeoutMs: this.#timeoutMs,
+      run: this.#runner,
+      lookForLeftovers: options.command[0] !== 'sudo',
+    });
+    this.#flows = new ConntrackFlows({ command: commands.conntrack, logger: options.logger, run: this.#runner });
+  }
+
+  /**
+   * Writes the managed rule of every backend that has one (ManagedRule in its config: a chain
+   * `POSTERN-<id>` returning for the knocs' sets and dropping the rest, jumped to first in the
+   * admin's chain for the rule's ports), and removes the rules of backends that no longer have one
+   * or no longer have knocs. Rejects naming the knocs whose rules could not be written.
+   */
+  async configure(knocs: readonly AgentKnocOf<'ipset'>[]): Promise<void> {
+    const allowed = (set: string) => (set !== '' && this.#allowed.has(set) ? [set] : []);
+    const { plans, unreadable } = planManagedRules(
+      knocs.map((knoc) => {
+        const acl = ipsetAcl(knoc);
+        return {
+          backendId: knoc.backendId,
+          backend: knoc.backend,
+          sets: { inet: allowed(acl.V4SetName), inet6: allowed(acl.V6SetName) },
+        };
+      }),
+      IPTABLES_CHAIN_MAX_LENGTH,
+    );
+    const failures = await this.#rules.converge(plans, new Set(unreadable.keys()));
+    for (const [backendId, error] of unreadable) failures.set(backendId, error);
+    if (failures.size === 0) return;
+    const named = [...failures].map(([backendId, error]) => {
+      const aclIds = knocs.filter((knoc) => knoc.backendId === backendId).map((knoc) => knoc.aclId);
+      return `knocs ${aclIds.join(', ')} (backend ${backendId}): ${error}`;
+    });
+    this.#logger.warn({ failures: named }, 'managed rules could not be written');
+    throw new Error(`ipset managed rule: ${named.join('; ')}`);
   }
 
   /** Adds (or refreshes) the entries, then reads each back from the kernel: ok only when the set holds it. */
@@ -100,8 +157,21 @@ export class IpsetDriver implements Driver<'ipset'> {
     );
   }
 
-  remove(knoc: AgentKnocOf<'ipset'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
-    return this.#change(knoc, entries, (set, address) => `del ${set} ${address}`, false);
+  /**
+   * Removes the entries from the sets; on a backend with a ManagedRule, then ends the removed
+   * addresses' tracked connections to the rule's ports (see ConntrackFlows for why both).
+   */
+  async remove(knoc: AgentKnocOf<'ipset'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
+    const outcomes = await this.#change(knoc, entries, (set, address) => `del ${set} ${address}`, false);
+    const reading = readManagedRule(knoc.backend, IPTABLES_CHAIN_MAX_LENGTH);
+    if ('rule' in reading && reading.rule !== null) {
+      const removed = outcomes.flatMap((outcome) => {
+        const parsed = outcome.ok ? parseAddress(outcome.ip) : null;
+        return parsed === null ? [] : [parsed];
+      });
+      await this.#flows.end(removed, reading.rule.Ports);
+    }
+    return outcomes;
   }
 
   async list(knoc: AgentKnocOf<'ipset'>): Promise<string[]> {
@@ -311,7 +381,7 @@ export class IpsetDriver implements Driver<'ipset'> {
   async #run(args: string[], input?: string) {
     const argv = [...this.#command, ...args];
     try {
-      return await runCommand(argv, {
+      return await this.#runner(argv, {
         timeoutMs: this.#timeoutMs,
         ...(input === undefined ? {} : { input }),
       });

@@ -21,6 +21,7 @@ export function aclDetails(knoc: KnocRecord, t: TFunction): string {
   const fields = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
   switch (type) {
     case 'ipset':
+    case 'nftables':
       return present(fields, ['V4SetName', 'V6SetName']).join(', ');
     case 'haproxy':
       return t('aclsScreen.details.haproxy', { id: textOf(fields.ID) });

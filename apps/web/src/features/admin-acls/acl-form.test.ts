@@ -70,6 +70,7 @@ describe('the Details column', () => {
   const t = i18n.getFixedT('en');
   it.each([
     [knocRecord({ BackendType: 'ipset', Config: { ipset: { V4SetName: 'v4', V6SetName: 'v6' } } }), 'v4, v6'],
+    [knocRecord({ BackendType: 'nftables', Config: { nftables: { V4SetName: 'allow4', V6SetName: '' } } }), 'allow4'],
     [knocRecord({ BackendType: 'haproxy', Config: { haproxy: { ID: '12' } } }), 'HAProxy ACL 12'],
     [knocRecord({ BackendType: 'knocproxy', Config: { knocproxy: { Name: 'web' } } }), 'web'],
     [knocRecord({ BackendType: 'panos', Config: { panos: { GroupName: 'grp', EDLName: '' } } }), 'grp'],

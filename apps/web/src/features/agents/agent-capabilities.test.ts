@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { agentCapabilities } from '@/test-support/records/agents';
+import { agentCapabilities, nftablesCapabilities } from '@/test-support/records/agents';
 import { capabilityTexts, capabilityViews, operatingSystem } from './agent-capabilities';
 
 describe('capabilityViews', () => {
-  it('lists IPSet, Custom Script, HAProxy and Other in the spec’s order', () => {
+  it('lists IPSet, nftables, Custom Script, HAProxy and Other in the spec’s order', () => {
     expect(capabilityViews(agentCapabilities()).map((view) => view.id)).toEqual([
       'ipset',
+      'nftables',
       'script',
       'haproxy',
       'other',
@@ -23,6 +24,15 @@ describe('capabilityViews', () => {
           { name: 'postern-v6', family: 'inet6' },
         ],
       },
+      {
+        id: 'nftables',
+        available: false,
+        reason: 'err.agentBackendTypeNotSupported',
+        reported: false,
+        command: false,
+        sudo: false,
+        sets: [],
+      },
       { id: 'script', available: true },
       { id: 'haproxy', available: true, socket: '/var/run/haproxy.sock' },
       { id: 'other', available: true, types: ['knocproxy'] },
@@ -39,7 +49,7 @@ describe('capabilityViews', () => {
   });
 
   it('calls IPSet and scripts unavailable when the agent’s build cannot drive them, as the server would', () => {
-    const [ipset, script] = capabilityViews(agentCapabilities({ backend_types: ['haproxy'] }));
+    const [ipset, , script] = capabilityViews(agentCapabilities({ backend_types: ['haproxy'] }));
     expect(ipset).toMatchObject({ available: false, reason: 'err.agentBackendTypeNotSupported' });
     expect(script).toEqual({ id: 'script', available: false });
   });
@@ -48,11 +58,51 @@ describe('capabilityViews', () => {
     const views = capabilityViews(
       agentCapabilities({ script: { enabled: false }, haproxy: { socket_location: ' ' }, backend_types: ['ipset'] }),
     );
-    expect(views.slice(1)).toEqual([
+    expect(views.slice(2)).toEqual([
       { id: 'script', available: false },
       { id: 'haproxy', available: false, socket: null },
       { id: 'other', available: false, types: [] },
     ]);
+  });
+});
+
+describe('the nftables capability', () => {
+  const nftablesView = (capabilities = nftablesCapabilities()) =>
+    capabilityViews(capabilities).find((view) => view.id === 'nftables');
+
+  it('is available with nft and the right to run it, listing every set with its table, type and timeout flag', () => {
+    expect(nftablesView()).toEqual({
+      id: 'nftables',
+      available: true,
+      reason: null,
+      reported: true,
+      command: true,
+      sudo: true,
+      sets: nftablesCapabilities().nftables?.sets,
+    });
+  });
+
+  it.each([
+    [{ command_available: false, sudo_enabled: true }, 'err.nftablesNoCommand'],
+    [{ command_available: true, sudo_enabled: false }, 'err.nftablesNoSudo'],
+  ])('is unavailable for %j, saying %s, as the server would refuse it', (flags, reason) => {
+    const view = nftablesView(nftablesCapabilities({ nftables: { ...flags, sets: [] } }));
+    expect(view).toMatchObject({
+      available: false,
+      reason,
+      reported: true,
+      command: flags.command_available,
+      sudo: flags.sudo_enabled,
+    });
+  });
+
+  it('is not counted among the other backend types', () => {
+    const other = capabilityViews(nftablesCapabilities()).find((view) => view.id === 'other');
+    expect(other).toEqual({ id: 'other', available: true, types: ['knocproxy'] });
+  });
+
+  it('makes the nftables set names searchable', () => {
+    expect(capabilityTexts(nftablesCapabilities())).toEqual(expect.arrayContaining(['allow4', 'office4']));
   });
 });
 

@@ -1,11 +1,14 @@
 import { agentIncapability, type AgentCapabilities } from '@postern/protocol';
 
-/** The four groups of the capabilities dialog, in the spec's order. */
-export const CAPABILITY_IDS = ['ipset', 'script', 'haproxy', 'other'] as const;
+/** The groups of the capabilities dialog: the spec's four, with nftables beside IPSet. */
+export const CAPABILITY_IDS = ['ipset', 'nftables', 'script', 'haproxy', 'other'] as const;
 export type CapabilityId = (typeof CAPABILITY_IDS)[number];
 
-/** Backend types the first three groups stand for; every other type the agent reports is "Other". */
-const OWN_GROUP_TYPES: ReadonlySet<string> = new Set(['ipset', 'script', 'haproxy']);
+/** Backend types the groups before "Other" stand for; every other type the agent reports is "Other". */
+const OWN_GROUP_TYPES: ReadonlySet<string> = new Set(['ipset', 'nftables', 'script', 'haproxy']);
+
+/** An nftables set the agent reported, as the dialog lists it. */
+export type NftablesSetView = NonNullable<AgentCapabilities['nftables']>['sets'][number];
 
 /** One group of the capabilities dialog, as data: whether it is available and what to say about it. */
 export type CapabilityView =
@@ -16,6 +19,16 @@ export type CapabilityView =
       reason: string | null;
       sets: { name: string; family: 'inet' | 'inet6' }[];
     }
+  | {
+      id: 'nftables';
+      available: boolean;
+      reason: string | null;
+      /** The agent reported nftables at all (older agents do not). */
+      reported: boolean;
+      command: boolean;
+      sudo: boolean;
+      sets: NftablesSetView[];
+    }
   | { id: 'script'; available: boolean }
   | { id: 'haproxy'; available: boolean; socket: string | null }
   | { id: 'other'; available: boolean; types: string[] };
@@ -24,12 +37,13 @@ export type CapabilityView =
  * What the agent can do, from its hello. IPSet and scripts follow the eligibility rule the server
  * enforces and the knoc wizard shows (agentIncapability: the type in the agent's build, the ipset
  * command and the right to run it, scripts enabled in its configuration), so the dialog never
- * calls available what a knoc would be refused; HAProxy needs a runtime API socket; "Other" lists
+ * calls available what a knoc would be refused (nftables likewise, with the sets it found); HAProxy needs a runtime API socket; "Other" lists
  * the remaining backend types its build can drive.
  */
 export function capabilityViews(capabilities: AgentCapabilities): CapabilityView[] {
-  const { ipset, haproxy, backend_types: types } = capabilities;
+  const { ipset, nftables, haproxy, backend_types: types } = capabilities;
   const ipsetReason = agentIncapability(capabilities, 'ipset');
+  const nftablesReason = agentIncapability(capabilities, 'nftables');
   const socket = haproxy.socket_location.trim();
   const others = [...new Set(types.filter((type) => !OWN_GROUP_TYPES.has(type)))].sort();
   return [
@@ -38,6 +52,15 @@ export function capabilityViews(capabilities: AgentCapabilities): CapabilityView
       available: ipsetReason === null,
       reason: ipsetReason,
       sets: ipset.ipsets.map((set) => ({ name: set.name, family: set.address_family })),
+    },
+    {
+      id: 'nftables',
+      available: nftablesReason === null,
+      reason: nftablesReason,
+      reported: nftables !== undefined,
+      command: nftables?.command_available ?? false,
+      sudo: nftables?.sudo_enabled ?? false,
+      sets: nftables?.sets ?? [],
     },
     { id: 'script', available: agentIncapability(capabilities, 'script') === null },
     { id: 'haproxy', available: socket !== '', socket: socket === '' ? null : socket },
@@ -59,6 +82,7 @@ export function capabilityTexts(capabilities: AgentCapabilities | null): string[
   return [
     operatingSystem(capabilities) ?? '',
     ...capabilities.ipset.ipsets.map((set) => set.name),
+    ...(capabilities.nftables?.sets ?? []).map((set) => set.name),
     capabilities.haproxy.socket_location,
     ...capabilities.backend_types,
   ].filter((text) => text !== '');

@@ -12,6 +12,11 @@ export const ACL_FIELDS = {
     V4SetName: { kind: 'ipsetName', family: 'inet' },
     V6SetName: { kind: 'ipsetName', family: 'inet6' },
   },
+  // Likewise one of the two; offered from the sets the agent reported in the backend's table.
+  nftables: {
+    V4SetName: { kind: 'nftablesSetName', setType: 'ipv4_addr' },
+    V6SetName: { kind: 'nftablesSetName', setType: 'ipv6_addr' },
+  },
   // The token is the server's; access by key or by IP is the wizard's API key step.
   allowlist: {
     Token: { kind: 'managedElsewhere' },

@@ -13,6 +13,7 @@ describe('backend config defaults (spec §9)', () => {
     ['script', { Command: '', EnvVars: [] }],
     ['azure', { NoCache: false }],
     ['firepower', { Domain: '', Deploy: 'automatic', Insecure: false }],
+    ['nftables', { Family: 'inet', Table: '' }],
   ] as const)('start %s with %o', (type, expected) => {
     expect(defaultBackendConfig(type)).toMatchObject(expected);
   });
@@ -35,6 +36,11 @@ describe('backend config defaults (spec §9)', () => {
       Object.keys(BACKEND_CONFIG_SCHEMAS[type].shape).sort(),
     );
     expect(Object.keys(defaultAclConfig(type)).sort()).toEqual(Object.keys(ACL_CONFIG_SCHEMAS[type].shape).sort());
+  });
+
+  it('start ipset and nftables backends with the managed rule off', () => {
+    expect(defaultBackendConfig('ipset').ManagedRule).toBeUndefined();
+    expect(defaultBackendConfig('nftables').ManagedRule).toBeUndefined();
   });
 
   it('default Azure knocs to port 443 and AWS knocs to port 22', () => {

@@ -46,7 +46,11 @@ export function addressAfterChange(
 /** A new backend's config form values of this type, with the spec's defaults (§9). */
 export function defaultBackendConfig(type: BackendType, context: SocketDefaultsContext = {}): Record<string, unknown> {
   switch (type) {
+    // ManagedRule is off (absent) until the admin switches it on.
     case 'ipset':
+      return { ManagedRule: undefined };
+    case 'nftables':
+      return { Family: 'inet', Table: '', ManagedRule: undefined };
     case 'allowlist':
       return {};
     case 'haproxy':
@@ -76,6 +80,7 @@ export function defaultBackendConfig(type: BackendType, context: SocketDefaultsC
 export function defaultAclConfig(type: BackendType): Record<string, unknown> {
   switch (type) {
     case 'ipset':
+    case 'nftables':
       return { V4SetName: '', V6SetName: '' };
     case 'allowlist':
       return { Token: '', ApiKeyId: '', AllowAccessByIp: false, AllowedIpAddresses: [] };

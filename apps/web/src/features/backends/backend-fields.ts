@@ -1,11 +1,18 @@
 import type { z } from 'zod';
-import { FIREPOWER_DEPLOY_MODES, type BACKEND_CONFIG_SCHEMAS, type BackendType } from '@postern/protocol';
+import {
+  FIREPOWER_DEPLOY_MODES,
+  NFTABLES_FAMILIES,
+  type BACKEND_CONFIG_SCHEMAS,
+  type BackendType,
+} from '@postern/protocol';
 
 /**
  * How one config field is entered. `secret` is a password input that, when editing, starts empty
  * with the placeholder RECORDED and keeps the stored value unless something is typed;
  * `envVarDeclarations` is the script backend's list of variable names with their Sensitive flag;
  * `envVarValues` a script knoc's values for them; `ipsetName` a set the chosen agent reported;
+ * `nftablesSetName` an nftables set the agent reported in the backend's table; `managedRule` the
+ * optional "end live connections" rule of an ipset or nftables backend (a chain and TCP ports);
  * `managedElsewhere` a field no config form shows (the server makes it, or a wizard step asks it).
  */
 export type ConfigFieldKind =
@@ -19,6 +26,8 @@ export type ConfigFieldKind =
   | 'envVarDeclarations'
   | 'envVarValues'
   | 'ipsetName'
+  | 'nftablesSetName'
+  | 'managedRule'
   | 'managedElsewhere';
 
 /** One field of a backend or knoc (ACL) config form. */
@@ -30,6 +39,8 @@ export interface ConfigFieldDescriptor {
   options?: readonly string[];
   /** For `ipsetName`: the address family whose sets the agent reported. */
   family?: 'inet' | 'inet6';
+  /** For `nftablesSetName`: the element type of the sets offered. */
+  setType?: 'ipv4_addr' | 'ipv6_addr';
   /** An example shown in the empty field. */
   placeholder?: string;
   /** The text key of a hint shown under the field. */
@@ -51,9 +62,27 @@ const socket = {
   Address: { kind: 'text', required: true },
 } as const satisfies Record<string, ConfigFieldDescriptor>;
 
+/** Off unless switched on; the chain is an iptables chain (ipset) or one of the table's (nftables). */
+const managedRule = (chainExample: string, chainHint: string): ConfigFieldDescriptor => ({
+  kind: 'managedRule',
+  placeholder: chainExample,
+  description: chainHint,
+});
+
 /** The fields of each backend type's config, in the order the form shows them (spec §3 table). */
 export const BACKEND_FIELDS = {
-  ipset: {},
+  ipset: { ManagedRule: managedRule('INPUT', 'backendsScreen.managedRule.chainHint.ipset') },
+  // The agent creates neither the table nor its sets: they are the admin's, with `flags timeout`.
+  nftables: {
+    Family: { kind: 'select', required: true, options: NFTABLES_FAMILIES },
+    Table: {
+      kind: 'text',
+      required: true,
+      placeholder: 'postern',
+      description: 'backendsScreen.descriptions.nftablesTable',
+    },
+    ManagedRule: managedRule('input', 'backendsScreen.managedRule.chainHint.nftables'),
+  },
   allowlist: {},
   haproxy: socket,
   knocproxy: socket,

@@ -51,6 +51,28 @@ describe('backend config values', () => {
   });
 });
 
+describe('the managed rule in the request', () => {
+  it('is omitted while off, on create and on update', () => {
+    const off = { Family: 'inet', Table: 'postern', ManagedRule: undefined };
+    expect(backendConfigForRequest('nftables', off, 'create')).toEqual({ Family: 'inet', Table: 'postern' });
+    expect(backendConfigForRequest('nftables', off, 'create')).not.toHaveProperty('ManagedRule');
+    expect(backendConfigForRequest('ipset', { ManagedRule: undefined }, 'update')).not.toHaveProperty('ManagedRule');
+  });
+
+  it('is sent as its chain and ports while on', () => {
+    const on = { ManagedRule: { Chain: 'INPUT', Ports: [22, 443] } };
+    expect(backendConfigForRequest('ipset', on, 'create')).toEqual(on);
+    expect(backendConfigForRequest('ipset', on, 'update')).toEqual(on);
+  });
+
+  it('starts a stored rule switched on, and a stored backend without one switched off', () => {
+    expect(backendConfigValues('ipset', { ManagedRule: { Chain: 'FORWARD', Ports: [22] } })).toEqual({
+      ManagedRule: { Chain: 'FORWARD', Ports: [22] },
+    });
+    expect(backendConfigValues('nftables', { Family: 'ip', Table: 'filter' }).ManagedRule).toBeUndefined();
+  });
+});
+
 describe('knoc config values', () => {
   it('leave a stored sensitive value empty, so that it is kept', () => {
     const stored = {

@@ -29,11 +29,20 @@ export function backendConfigValues(
   return values;
 }
 
-/** The config to send: on update an untouched (empty) secret goes back as RECORDED, kept as stored. */
+/** The fields that hold a value: an optional field that is off (a ManagedRule not switched on) is left out. */
+export function presentFields(values: ConfigValues): ConfigValues {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
+}
+
+/**
+ * The config to send: on update an untouched (empty) secret goes back as RECORDED, kept as stored;
+ * an optional field that is off is omitted.
+ */
 export function backendConfigForRequest(type: BackendType, values: ConfigValues, mode: ConfigFormMode): ConfigValues {
-  if (mode === 'create') return { ...values };
+  const present = presentFields(values);
+  if (mode === 'create') return present;
   return Object.fromEntries(
-    Object.entries(values).map(([field, value]) => [field, isSecret(type, field) && value === '' ? RECORDED : value]),
+    Object.entries(present).map(([field, value]) => [field, isSecret(type, field) && value === '' ? RECORDED : value]),
   );
 }
 

@@ -1,4 +1,5 @@
-import type { AgentRecord, BackendType } from '@postern/protocol';
+import { agentIncapability, type AgentRecord, type BackendType } from '@postern/protocol';
+import { backendTypeAvailability } from '@/features/backends/backend-types';
 import type { WizardState } from './wizard';
 import type { EnvVarsValues } from './sections/env-vars';
 import { defaultKnocOptions, type KnocOptionsValues } from './sections/knoc-options';
@@ -47,6 +48,39 @@ export function chooseAgent(state: KnocWizardState, agent: AgentRecord | null): 
   const agentId = agent?.ID ?? null;
   if (agentId === state.agentId) return {};
   return { agentId, settings: presetSettings(defaultSettings(state.settings.Type, agent), state.settingsPreset) };
+}
+
+/**
+ * The change of choosing another backend type (the Linux wizard's ipset or nftables): the settings
+ * start again from the type's defaults; the chosen agent stays when it can drive the type, else the
+ * choice is cleared (the agent select then offers the type's agents).
+ */
+export function chooseType(
+  state: KnocWizardState,
+  type: BackendType,
+  agents: readonly AgentRecord[],
+): Partial<KnocWizardState> {
+  if (type === state.settings.Type) return {};
+  const agent = agents.find((candidate) => candidate.ID === state.agentId) ?? null;
+  const kept = agent !== null && agentIncapability(agent.Capabilities, type) === null ? agent : null;
+  return {
+    agentId: kept?.ID ?? null,
+    settings: presetSettings(defaultSettings(type, kept), state.settingsPreset),
+  };
+}
+
+/**
+ * The type to start with: the chosen one while some agent can drive it, else the first offered
+ * type one can (the wizard then opens on what the agents can do), else the chosen one.
+ */
+export function preferredType(
+  types: readonly BackendType[],
+  agents: readonly AgentRecord[],
+  chosen: BackendType,
+): BackendType {
+  const available = (type: BackendType) => !backendTypeAvailability(type, agents).disabled;
+  if (available(chosen)) return chosen;
+  return types.find(available) ?? chosen;
 }
 
 /** A type's default settings with a preset's fields over them. */

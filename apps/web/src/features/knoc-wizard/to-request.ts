@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { KnocWizardCreateBody } from '@postern/protocol';
+import { presentFields } from '@/features/backends/config-values';
 import type { KnocWizardState } from './knoc-wizard-state';
 import { namedEnvVars, type EnvVarsValues } from './sections/env-vars';
 import type { SettingsValues } from './sections/settings';
@@ -44,7 +45,7 @@ export function configsOf(
   envVars: EnvVarsValues,
 ): { backend: Record<string, Record<string, unknown>>; acl: Record<string, Record<string, unknown>> } {
   const { Type: type, Backend: backend, Acl: acl } = settings;
-  if (type !== 'script') return { backend: { [type]: backend }, acl: { [type]: acl } };
+  if (type !== 'script') return { backend: { [type]: presentFields(backend) }, acl: { [type]: acl } };
   const variables = namedEnvVars(envVars.EnvVars);
   return {
     backend: { script: { ...backend, EnvVars: variables.map(({ Name, Sensitive }) => ({ Name, Sensitive })) } },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiKeyRecord } from '@postern/protocol';
-import { allowlistKnoc, haproxyKnoc, ipsetKnoc, scriptKnoc } from '@/test-support/records/knocs';
+import { allowlistKnoc, haproxyKnoc, ipsetKnoc, nftablesKnoc, scriptKnoc } from '@/test-support/records/knocs';
 import { knocRecord } from '@/test-support/fixtures';
 import { editTargetId, keyLeftBehind, knocDetails, listedKnocs, verification } from './knoc-types';
 import { shellQuote } from './shell-quote';
@@ -23,6 +23,11 @@ const commands = (knoc: Parameters<typeof verification>[0]) => verification(knoc
 describe('knoc details by type', () => {
   it.each([
     ['ipset', ipsetKnoc(), { key: 'knocsScreen.details.ipset', values: { sets: 'billing4, billing6' } }],
+    [
+      'nftables',
+      nftablesKnoc(),
+      { key: 'knocsScreen.details.nftables', values: { family: 'inet', table: 'postern', sets: 'allow4, allow6' } },
+    ],
     ['allowlist', allowlistKnoc(), { key: 'knocsScreen.details.allowlist' }],
     ['passive+', allowlistKnoc({ Children: ['k-child'] }), { key: 'knocsScreen.details.allowlistPassivePlus' }],
     ['haproxy', haproxyKnoc('unix', '/run/h.sock'), { key: 'knocsScreen.details.haproxy', values: { id: '7' } }],
@@ -144,6 +149,18 @@ describe('verification instructions', () => {
     expect(commands(ipsetKnoc())).toEqual(['ipset list billing4', 'ipset list billing6']);
     expect(commands(ipsetKnoc({ AclConfig: { ipset: { V4SetName: '', V6SetName: 'only6' } } }))).toEqual([
       'ipset list only6',
+    ]);
+  });
+
+  it('lists every set of an nftables knoc in its family and table', () => {
+    expect(commands(nftablesKnoc())).toEqual(['nft list set inet postern allow4', 'nft list set inet postern allow6']);
+    const ip6 = nftablesKnoc({
+      BackendConfig: { nftables: { Family: 'ip6', Table: 'edge' } },
+      AclConfig: { nftables: { V4SetName: '', V6SetName: 'only6' } },
+    });
+    expect(commands(ip6)).toEqual(['nft list set ip6 edge only6']);
+    expect(verification(ip6, ORIGIN).steps).toEqual([
+      { key: 'knocsScreen.verify.nftables.intro', values: { agent: 'edge', family: 'ip6', table: 'edge' } },
     ]);
   });
 

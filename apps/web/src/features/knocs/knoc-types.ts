@@ -51,10 +51,16 @@ export function backendFields(knoc: KnocRecord): Record<string, unknown> {
   return knoc.BackendConfig[knoc.BackendType] ?? {};
 }
 
-/** The ipset names a Linux knoc adds to, IPv4 first. */
+/** The set names a Linux knoc (ipset or nftables) adds to, IPv4 first. */
 export function ipsetNames(knoc: KnocRecord): string[] {
   const fields = aclFields(knoc);
   return [text(fields, 'V4SetName'), text(fields, 'V6SetName')].filter((name) => name !== '');
+}
+
+/** The nftables family and table of an nftables knoc's backend (the family defaults to inet). */
+export function nftablesTable(knoc: KnocRecord): { family: string; table: string } {
+  const backend = backendFields(knoc);
+  return { family: text(backend, 'Family') || 'inet', table: text(backend, 'Table') };
 }
 
 /** A passive+ knoc: an allowlist whose hidden child knoc makes the firewall fetch it again. */
@@ -90,6 +96,11 @@ export function knocDetails(knoc: KnocRecord): TextRef {
   switch (knoc.BackendType) {
     case 'ipset':
       return { key: 'knocsScreen.details.ipset', values: { sets: ipsetNames(knoc).join(', ') } };
+    case 'nftables':
+      return {
+        key: 'knocsScreen.details.nftables',
+        values: { ...nftablesTable(knoc), sets: ipsetNames(knoc).join(', ') },
+      };
     case 'allowlist':
       return {
         key: isPassivePlus(knoc) ? 'knocsScreen.details.allowlistPassivePlus' : 'knocsScreen.details.allowlist',
@@ -189,6 +200,17 @@ function ipsetVerification(knoc: KnocRecord): Verification {
   };
 }
 
+function nftablesVerification(knoc: KnocRecord): Verification {
+  const { family, table } = nftablesTable(knoc);
+  return {
+    steps: [{ key: 'knocsScreen.verify.nftables.intro', values: { agent: knoc.AgentName, family, table } }],
+    commands: ipsetNames(knoc).map((name) => ({
+      label: { key: 'knocsScreen.verify.nftables.list', values: { name } },
+      value: `nft list set ${shellQuote(family)} ${shellQuote(table)} ${shellQuote(name)}`,
+    })),
+  };
+}
+
 function scriptVerification(knoc: KnocRecord): Verification {
   const acl = aclFields(knoc);
   const command = text(backendFields(knoc), 'Command');
@@ -239,6 +261,8 @@ export function verification(knoc: KnocRecord, origin: string): Verification {
       return knocproxyVerification(knoc);
     case 'ipset':
       return ipsetVerification(knoc);
+    case 'nftables':
+      return nftablesVerification(knoc);
     case 'script':
       return scriptVerification(knoc);
     default:

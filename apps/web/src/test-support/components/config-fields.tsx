@@ -14,6 +14,8 @@ export interface HarnessProps {
   mode?: ConfigFormMode;
   initial: ConfigValues;
   agent?: AgentRecord | null;
+  /** For a knoc config: its backend's config (an nftables knoc's table). */
+  backendConfig?: ConfigValues;
   onSubmit?: (config: ConfigValues) => void;
   /** A server refusal the Refuse button puts on the form. */
   refusal?: unknown;
@@ -26,6 +28,7 @@ export function ConfigFieldsHarness({
   mode = 'create',
   initial,
   agent = null,
+  backendConfig,
   onSubmit,
   refusal,
 }: HarnessProps) {
@@ -36,10 +39,13 @@ export function ConfigFieldsHarness({
     initialValues: { Outer: { Config: { [type]: initial } } },
   });
   const path = `Outer.Config.${type}`;
-  const Fields = kind === 'backend' ? BackendConfigFields : AclConfigFields;
   return (
     <form noValidate onSubmit={form.onSubmit((values) => onSubmit?.(values.Outer.Config[type] ?? {}))}>
-      <Fields type={type} form={form} path={path} mode={mode} agent={agent} />
+      {kind === 'backend' ? (
+        <BackendConfigFields type={type} form={form} path={path} mode={mode} agent={agent} />
+      ) : (
+        <AclConfigFields type={type} form={form} path={path} mode={mode} agent={agent} backendConfig={backendConfig} />
+      )}
       <Button type="submit">Submit</Button>
       <Button onClick={() => form.setApiError(refusal)}>Refuse</Button>
     </form>

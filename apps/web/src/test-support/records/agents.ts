@@ -19,6 +19,27 @@ export function agentCapabilities(overrides: Partial<AgentCapabilities> = {}): A
   };
 }
 
+/**
+ * Test data only: what a Debian host with nftables reports: table inet postern with an IPv4 and an
+ * IPv6 set with `flags timeout`, an IPv4 set without it, and table ip filter with one IPv4 set.
+ */
+export function nftablesCapabilities(overrides: Partial<AgentCapabilities> = {}): AgentCapabilities {
+  return agentCapabilities({
+    nftables: {
+      command_available: true,
+      sudo_enabled: true,
+      sets: [
+        { family: 'inet', table: 'postern', name: 'allow4', type: 'ipv4_addr', timeout: true },
+        { family: 'inet', table: 'postern', name: 'allow6', type: 'ipv6_addr', timeout: true },
+        { family: 'inet', table: 'postern', name: 'static4', type: 'ipv4_addr', timeout: false },
+        { family: 'ip', table: 'filter', name: 'office4', type: 'ipv4_addr', timeout: true },
+      ],
+    },
+    backend_types: ['ipset', 'nftables', 'haproxy', 'script', 'knocproxy'],
+    ...overrides,
+  });
+}
+
 /** Test data only: a connected, up-to-date agent as GET /api/admin/agents lists it. */
 export function agentRecord(overrides: Partial<AgentRecord> = {}): AgentRecord {
   return {

@@ -16,6 +16,20 @@ export const ipsetKnoc = (overrides: Partial<KnocRecord> = {}) =>
     ...overrides,
   });
 
+/** A Linux knoc adding to two sets of the nftables table inet postern. */
+export const nftablesKnoc = (overrides: Partial<KnocRecord> = {}) =>
+  knocRecord({
+    ID: 'k-nft',
+    Name: 'Jump host',
+    Description: 'Jump host',
+    BackendID: 'b-nft',
+    BackendName: 'edge nftables',
+    BackendType: 'nftables',
+    BackendConfig: { nftables: { Family: 'inet', Table: 'postern' } },
+    AclConfig: { nftables: { V4SetName: 'allow4', V6SetName: 'allow6' } },
+    ...overrides,
+  });
+
 /** An allowlist knoc read with the API key `key-1`. */
 export const allowlistKnoc = (overrides: Partial<KnocRecord> = {}) =>
   knocRecord({

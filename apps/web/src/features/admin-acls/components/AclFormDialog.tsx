@@ -107,6 +107,7 @@ export function AclFormDialog({ knoc, backends, onClose }: AclFormDialogProps) {
           form={form}
           path={`Config.${backend.Type}`}
           agent={agent}
+          backendConfig={backend.Config[backend.Type]}
           mode={knoc === undefined ? 'create' : 'update'}
         />
       )}

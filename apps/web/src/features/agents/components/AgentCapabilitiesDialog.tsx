@@ -3,10 +3,31 @@ import { IconCircleCheck, IconCircleX, IconExternalLink } from '@tabler/icons-re
 import { useTranslation } from 'react-i18next';
 import { BACKEND_TYPES, type AgentRecord, type BackendType } from '@postern/protocol';
 import { backendTypeLabelKey } from '@/features/backends/backend-types';
-import { capabilityViews, operatingSystem, type CapabilityView } from '../agent-capabilities';
+import { capabilityViews, operatingSystem, type CapabilityView, type NftablesSetView } from '../agent-capabilities';
 import { CAPABILITY_DOCS_URL } from '@/lib/links';
 
 const isBackendType = (type: string): type is BackendType => (BACKEND_TYPES as readonly string[]).includes(type);
+
+/** One nftables set: its name, where it lives, its address type and whether entries can expire. */
+function NftablesSetItem({ set }: { set: NftablesSetView }) {
+  const { t } = useTranslation();
+  return (
+    <List.Item>
+      {set.name}{' '}
+      <Badge size="xs" variant="outline" tt="none">
+        {t('agentsScreen.capabilities.nftables.where', { family: set.family, table: set.table })}
+      </Badge>{' '}
+      <Badge size="xs" variant="outline" tt="none">
+        {set.type}
+      </Badge>{' '}
+      <Badge size="xs" variant="light" color={set.timeout ? 'green' : 'red'} tt="none">
+        {set.timeout
+          ? t('agentsScreen.capabilities.nftables.timeout')
+          : t('agentsScreen.capabilities.nftables.noTimeout')}
+      </Badge>
+    </List.Item>
+  );
+}
 
 /** The lines under a capability's title: its sets, socket, state or types. */
 function CapabilityDetail({ view }: { view: CapabilityView }) {
@@ -34,6 +55,36 @@ function CapabilityDetail({ view }: { view: CapabilityView }) {
                     {set.family}
                   </Badge>
                 </List.Item>
+              ))}
+            </List>
+          )}
+        </Stack>
+      );
+    case 'nftables':
+      if (!view.reported) return <Text size="sm">{t('agentsScreen.capabilities.nftables.notReported')}</Text>;
+      return (
+        <Stack gap={4}>
+          {view.reason === null ? null : (
+            <Text size="sm" c="red">
+              {t(view.reason)}
+            </Text>
+          )}
+          <Text size="sm">
+            {t(
+              view.command
+                ? 'agentsScreen.capabilities.nftables.command'
+                : 'agentsScreen.capabilities.nftables.noCommand',
+            )}
+          </Text>
+          <Text size="sm">
+            {t(view.sudo ? 'agentsScreen.capabilities.nftables.sudo' : 'agentsScreen.capabilities.nftables.noSudo')}
+          </Text>
+          {view.sets.length === 0 ? (
+            <Text size="sm">{t('agentsScreen.capabilities.nftables.noSets')}</Text>
+          ) : (
+            <List size="sm" aria-label={t('agentsScreen.capabilities.nftables.sets')}>
+              {view.sets.map((set) => (
+                <NftablesSetItem key={`${set.family}/${set.table}/${set.name}`} set={set} />
               ))}
             </List>
           )}
@@ -104,7 +155,7 @@ export interface AgentCapabilitiesDialogProps {
   onClose: () => void;
 }
 
-/** What an agent reported it can do: IPSet, Custom Script, HAProxy and Other (spec: capabilities dialog). */
+/** What an agent reported it can do: IPSet, nftables, Custom Script, HAProxy and Other (spec: capabilities dialog). */
 export function AgentCapabilitiesDialog({ agent, onClose }: AgentCapabilitiesDialogProps) {
   const { t } = useTranslation();
   const capabilities = agent?.Capabilities ?? null;

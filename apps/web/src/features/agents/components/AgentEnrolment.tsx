@@ -47,6 +47,21 @@ function FoundOnHost({ capabilities }: { capabilities: AgentCapabilities }) {
           </Group>
         )}
       </Fact>
+      {capabilities.nftables === undefined ? null : (
+        <Fact label={t('agentsScreen.token.live.nftablesSets')}>
+          {capabilities.nftables.sets.length === 0 ? (
+            t('agentsScreen.capabilities.nftables.noSets')
+          ) : (
+            <Group gap={4}>
+              {capabilities.nftables.sets.map((set) => (
+                <Badge key={`${set.family}/${set.table}/${set.name}`} variant="outline" tt="none">
+                  {set.name} ({set.family} {set.table})
+                </Badge>
+              ))}
+            </Group>
+          )}
+        </Fact>
+      )}
       <Fact label={t('agentsScreen.token.live.scripts')}>
         {capabilities.script.enabled
           ? t('agentsScreen.capabilities.script.enabled')

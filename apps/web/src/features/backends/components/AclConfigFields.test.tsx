@@ -2,7 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { RECORDED, type BackendType } from '@postern/protocol';
 import { renderUi } from '@/test-support/render-ui';
-import { agentRecord } from '@/test-support/records/agents';
+import { agentRecord, nftablesCapabilities } from '@/test-support/records/agents';
 import { defaultAclConfig } from '../backend-defaults';
 import { aclConfigValues } from '../config-values';
 import { ConfigFieldsHarness } from '@/test-support/components/config-fields';
@@ -56,6 +56,78 @@ describe('AclConfigFields', () => {
     await user.click(within(listbox).getByRole('option', { name: 'postern-v4', hidden: true }));
     await user.click(screen.getByRole('button', { name: 'Submit' }));
     expect(onSubmit).toHaveBeenCalledWith({ V4SetName: 'postern-v4', V6SetName: '' });
+  });
+
+  describe('an nftables knoc', () => {
+    const agent = agentRecord({ Capabilities: nftablesCapabilities() });
+
+    /** The options of a Select, whose dropdown stays hidden in jsdom. */
+    async function optionsOf(user: Awaited<ReturnType<typeof renderUi>>['user'], name: string) {
+      const combobox = screen.getByRole('combobox', { name });
+      await user.click(combobox);
+      const listbox = await waitFor(() => {
+        const element = document.getElementById(combobox.getAttribute('aria-controls') ?? '');
+        if (element === null) throw new Error('no listbox yet');
+        return element;
+      });
+      return within(listbox).getAllByRole('option', { hidden: true });
+    }
+
+    it('offers the sets the agent reported in the backend’s table, by address type', async () => {
+      const onSubmit = vi.fn();
+      const { user } = renderUi(
+        <ConfigFieldsHarness
+          kind="acl"
+          type="nftables"
+          initial={defaultAclConfig('nftables')}
+          agent={agent}
+          backendConfig={{ Family: 'inet', Table: 'postern' }}
+          onSubmit={onSubmit}
+        />,
+      );
+      const v6 = await optionsOf(user, 'IPv6 set');
+      expect(v6.map((option) => option.textContent)).toEqual(['allow6']);
+      await user.click(v6[0] as HTMLElement);
+      await user.click(screen.getByRole('button', { name: 'Submit' }));
+      expect(onSubmit).toHaveBeenCalledWith({ V4SetName: '', V6SetName: 'allow6' });
+    });
+
+    it('lists a set without flags timeout disabled, saying why', async () => {
+      const { user } = renderUi(
+        <ConfigFieldsHarness
+          kind="acl"
+          type="nftables"
+          initial={defaultAclConfig('nftables')}
+          agent={agent}
+          backendConfig={{ Family: 'inet', Table: 'postern' }}
+        />,
+      );
+      const v4 = await optionsOf(user, 'IPv4 set');
+      expect(v4.map((option) => option.textContent)).toEqual([
+        'allow4',
+        'static4 (no timeout flag: Postern needs flags timeout)',
+      ]);
+      expect(v4[1]).toHaveAttribute('data-combobox-disabled', 'true');
+      expect(v4[0]).not.toHaveAttribute('data-combobox-disabled');
+    });
+
+    it('offers nothing of another table, and needs at least one set', async () => {
+      const { user } = renderUi(
+        <ConfigFieldsHarness
+          kind="acl"
+          type="nftables"
+          initial={defaultAclConfig('nftables')}
+          agent={agent}
+          backendConfig={{ Family: 'ip6', Table: 'postern' }}
+        />,
+      );
+      expect(screen.getByRole('combobox', { name: 'IPv4 set' })).toHaveAttribute(
+        'placeholder',
+        'The agent reported no sets of this address type in this table',
+      );
+      await user.click(screen.getByRole('button', { name: 'Submit' }));
+      expect(await screen.findByText('At least one IP set name is required')).toBeVisible();
+    });
   });
 
   it('defaults the Azure port to 443 and the direction to Inbound', () => {

@@ -1,7 +1,7 @@
 import type { AgentRecord, BackendType } from '@postern/protocol';
 import { aclFieldEntries, aclFieldLabelKey } from '../acl-fields';
 import type { ConfigForm } from '../config-form';
-import type { ConfigFormMode } from '../config-values';
+import type { ConfigFormMode, ConfigValues } from '../config-values';
 import { ConfigFieldList } from './ConfigField';
 
 /** Props of {@link AclConfigFields}. */
@@ -13,6 +13,8 @@ export interface AclConfigFieldsProps {
   path: string;
   /** The backend's agent: an ipset knoc's set names are chosen from the sets it reported. */
   agent: AgentRecord | null;
+  /** The backend's config of this type: an nftables knoc's sets are those of its table. */
+  backendConfig?: ConfigValues;
   /** update: stored sensitive variable values show RECORDED and are kept while left empty. */
   mode: ConfigFormMode;
   /** Fields shown elsewhere (the script wizard's variables have a step of their own). */
@@ -23,7 +25,7 @@ export interface AclConfigFieldsProps {
  * A knoc's config fields for its backend type (spec §3 table), bound to a form at `path`; an error of
  * the config as a whole (err.ipsetNameRequired) shows below them. Allowlist has none here.
  */
-export function AclConfigFields({ type, form, path, agent, mode, exclude = [] }: AclConfigFieldsProps) {
+export function AclConfigFields({ type, form, path, agent, backendConfig, mode, exclude = [] }: AclConfigFieldsProps) {
   return (
     <ConfigFieldList
       form={form}
@@ -32,6 +34,7 @@ export function AclConfigFields({ type, form, path, agent, mode, exclude = [] }:
       labelKey={(field) => aclFieldLabelKey(type, field)}
       mode={mode}
       agent={agent}
+      backendConfig={backendConfig}
     />
   );
 }

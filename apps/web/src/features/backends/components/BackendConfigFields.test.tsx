@@ -199,6 +199,132 @@ describe('BackendConfigFields', () => {
     expect(await screen.findByText(/^Eine Webhook-URL muss https verwenden/)).toBeVisible();
   });
 
+  it('offers the nftables family (inet by default) and needs the table', async () => {
+    const onSubmit = vi.fn();
+    const { user } = renderUi(
+      <ConfigFieldsHarness
+        kind="backend"
+        type="nftables"
+        initial={defaultBackendConfig('nftables')}
+        onSubmit={onSubmit}
+      />,
+    );
+    const family = screen.getByRole('combobox', { name: 'Family' });
+    expect(family).toHaveValue('inet');
+    expect(Array.from((family as HTMLSelectElement).options).map((option) => option.text)).toEqual([
+      'inet (IPv4 and IPv6)',
+      'ip (IPv4 only)',
+      'ip6 (IPv6 only)',
+    ]);
+    const table = screen.getByRole('textbox', { name: 'Table' });
+    expect(table).toBeRequired();
+    await user.click(screen.getByRole('button', { name: 'Submit' }));
+    expect(await screen.findByText(/^Use a name of a letter followed by letters/)).toBeVisible();
+    expect(onSubmit).not.toHaveBeenCalled();
+
+    await user.selectOptions(family, 'ip6');
+    await user.type(table, 'postern');
+    await user.click(screen.getByRole('button', { name: 'Submit' }));
+    await waitFor(() =>
+      expect(onSubmit).toHaveBeenCalledWith(expect.objectContaining({ Family: 'ip6', Table: 'postern' })),
+    );
+  });
+
+  describe('the managed rule (end live connections)', () => {
+    const submitted = (onSubmit: ReturnType<typeof vi.fn>) =>
+      backendConfigForRequest('ipset', onSubmit.mock.calls[0]?.[0] as Record<string, unknown>, 'create');
+
+    it('is off by default, with its help, and then leaves ManagedRule out of the request', async () => {
+      const onSubmit = vi.fn();
+      const { user } = renderUi(
+        <ConfigFieldsHarness kind="backend" type="ipset" initial={defaultBackendConfig('ipset')} onSubmit={onSubmit} />,
+      );
+      const toggle = screen.getByRole('switch', { name: 'End live connections when access ends' });
+      expect(toggle).not.toBeChecked();
+      expect(toggle).toHaveAccessibleDescription(/a connection already open stays open after access ends/);
+      expect(screen.queryByRole('textbox', { name: 'Chain' })).not.toBeInTheDocument();
+      await user.click(screen.getByRole('button', { name: 'Submit' }));
+      await waitFor(() => expect(onSubmit).toHaveBeenCalledTimes(1));
+      expect(submitted(onSubmit)).toEqual({});
+    });
+
+    it('switched on, says the agent owns the rule and ends connections, and needs a chain and a port', async () => {
+      const onSubmit = vi.fn();
+      const { user } = renderUi(
+        <ConfigFieldsHarness kind="backend" type="ipset" initial={defaultBackendConfig('ipset')} onSubmit={onSubmit} />,
+      );
+      await user.click(screen.getByRole('switch', { name: 'End live connections when access ends' }));
+      expect(screen.getByText(/The agent then owns this rule in the chain/)).toHaveTextContent(
+        "deletes the address's connection-tracking (conntrack) entries",
+      );
+      expect(screen.getByRole('textbox', { name: 'Chain' })).toHaveAttribute('placeholder', 'INPUT');
+      await user.click(screen.getByRole('button', { name: 'Submit' }));
+      expect(await screen.findByText(/^Enter the chain’s name/)).toBeVisible();
+      expect(screen.getByText('This field is required')).toBeVisible();
+      await user.click(screen.getByRole('button', { name: 'Remove port 1' }));
+      await user.click(screen.getByRole('button', { name: 'Submit' }));
+      expect(await screen.findByText('Enter at least one TCP port')).toBeVisible();
+      expect(onSubmit).not.toHaveBeenCalled();
+    });
+
+    it('refuses a port outside 1–65535 and a chain that is not a plain name', async () => {
+      const { user } = renderUi(
+        <ConfigFieldsHarness
+          kind="backend"
+          type="ipset"
+          initial={{ ManagedRule: { Chain: '-j ACCEPT', Ports: [70000] } }}
+        />,
+      );
+      await user.click(screen.getByRole('button', { name: 'Submit' }));
+      expect(await screen.findByText('Enter a port from 1 to 65535')).toBeVisible();
+      expect(screen.getByText(/^Enter the chain’s name/)).toBeVisible();
+    });
+
+    it('sends the chain and ports, and nothing once switched off again', async () => {
+      const onSubmit = vi.fn();
+      const { user } = renderUi(
+        <ConfigFieldsHarness kind="backend" type="ipset" initial={defaultBackendConfig('ipset')} onSubmit={onSubmit} />,
+      );
+      await user.click(screen.getByRole('switch', { name: 'End live connections when access ends' }));
+      await user.type(screen.getByRole('textbox', { name: 'Chain' }), 'INPUT');
+      await user.type(screen.getByRole('textbox', { name: 'Port 1' }), '22');
+      await user.click(screen.getByRole('button', { name: 'Add port' }));
+      await user.type(screen.getByRole('textbox', { name: 'Port 2' }), '443');
+      await user.click(screen.getByRole('button', { name: 'Submit' }));
+      await waitFor(() => expect(onSubmit).toHaveBeenCalledTimes(1));
+      expect(submitted(onSubmit)).toEqual({ ManagedRule: { Chain: 'INPUT', Ports: [22, 443] } });
+
+      await user.click(screen.getByRole('switch', { name: 'End live connections when access ends' }));
+      expect(screen.queryByRole('textbox', { name: 'Chain' })).not.toBeInTheDocument();
+      await user.click(screen.getByRole('button', { name: 'Submit' }));
+      await waitFor(() => expect(onSubmit).toHaveBeenCalledTimes(2));
+      expect(
+        backendConfigForRequest('ipset', onSubmit.mock.calls[1]?.[0] as Record<string, unknown>, 'create'),
+      ).toEqual({});
+    });
+
+    it('takes no more than 32 ports', () => {
+      const ports = Array.from({ length: 32 }, (_, index) => 1000 + index);
+      renderUi(
+        <ConfigFieldsHarness kind="backend" type="ipset" initial={{ ManagedRule: { Chain: 'INPUT', Ports: ports } }} />,
+      );
+      expect(screen.getByRole('switch', { name: 'End live connections when access ends' })).toBeChecked();
+      expect(screen.getByRole('textbox', { name: 'Port 32' })).toHaveValue('1031');
+      expect(screen.getByRole('button', { name: 'Add port' })).toBeDisabled();
+    });
+
+    it('asks an nftables backend for a chain of its table, in German too', async () => {
+      await i18n.changeLanguage('de');
+      const { user } = renderUi(
+        <ConfigFieldsHarness kind="backend" type="nftables" initial={defaultBackendConfig('nftables')} />,
+      );
+      await user.click(screen.getByRole('switch', { name: 'Offene Verbindungen beenden, wenn der Zugriff endet' }));
+      const chain = screen.getByRole('textbox', { name: 'Chain' });
+      expect(chain).toHaveAttribute('placeholder', 'input');
+      expect(chain).toHaveAccessibleDescription(/^Eine Chain der Tabelle des Backends/);
+    });
+  });
+
   it('removes a variable row', async () => {
     const { user } = renderUi(
       <ConfigFieldsHarness

@@ -3,9 +3,11 @@ import { useTranslation } from 'react-i18next';
 import { RECORDED, type AgentRecord } from '@postern/protocol';
 import type { ConfigFieldDescriptor, ConfigFieldEntry } from '../backend-fields';
 import { setConfigValue, type ConfigForm } from '../config-form';
-import type { ConfigFormMode } from '../config-values';
+import type { ConfigFormMode, ConfigValues } from '../config-values';
 import { ConfigError } from './ConfigError';
 import { EnvVarDeclarationRows, EnvVarValueRows } from './EnvVarRows';
+import { ManagedRuleFields } from './ManagedRuleFields';
+import { NftablesSetSelect } from './NftablesSetSelect';
 
 /** Props of {@link ConfigField}. */
 export interface ConfigFieldProps {
@@ -17,6 +19,8 @@ export interface ConfigFieldProps {
   mode: ConfigFormMode;
   /** The chosen agent, whose reported IP sets an ipset name is picked from. */
   agent: AgentRecord | null;
+  /** A knoc config's backend config: an nftables set is picked from the sets of its table. */
+  backendConfig?: ConfigValues;
   /** Replaces the input's own change handling (the socket Protocol also moves its Address). */
   onValueChange?: (value: string) => void;
 }
@@ -31,12 +35,22 @@ export interface ConfigFieldListProps {
   labelKey: (field: string) => string;
   mode: ConfigFormMode;
   agent: AgentRecord | null;
+  backendConfig?: ConfigValues;
   /** A field whose changes the caller handles itself, and how. */
   onChange?: { field: string; handle: (value: string) => void };
 }
 
 /** A config's fields in order, and below them the error of the config as a whole. */
-export function ConfigFieldList({ form, path, entries, labelKey, mode, agent, onChange }: ConfigFieldListProps) {
+export function ConfigFieldList({
+  form,
+  path,
+  entries,
+  labelKey,
+  mode,
+  agent,
+  backendConfig,
+  onChange,
+}: ConfigFieldListProps) {
   const { t } = useTranslation();
   return (
     <Stack gap="sm">
@@ -49,6 +63,7 @@ export function ConfigFieldList({ form, path, entries, labelKey, mode, agent, on
           label={t(labelKey(field))}
           mode={mode}
           agent={agent}
+          backendConfig={backendConfig}
           onValueChange={onChange?.field === field ? onChange.handle : undefined}
         />
       ))}
@@ -58,7 +73,16 @@ export function ConfigFieldList({ form, path, entries, labelKey, mode, agent, on
 }
 
 /** One backend or knoc config field, drawn by its descriptor's kind and bound to the form at `path`. */
-export function ConfigField({ form, path, descriptor, label, mode, agent, onValueChange }: ConfigFieldProps) {
+export function ConfigField({
+  form,
+  path,
+  descriptor,
+  label,
+  mode,
+  agent,
+  backendConfig,
+  onValueChange,
+}: ConfigFieldProps) {
   const { t } = useTranslation();
   const { kind, required = false, placeholder, options = [] } = descriptor;
   const hint = descriptor.description === undefined ? undefined : t(descriptor.description);
@@ -118,6 +142,27 @@ export function ConfigField({ form, path, descriptor, label, mode, agent, onValu
       );
     case 'ipsetName':
       return <IpsetNameSelect form={form} path={path} label={label} agent={agent} family={descriptor.family} />;
+    case 'nftablesSetName':
+      return (
+        <NftablesSetSelect
+          form={form}
+          path={path}
+          label={label}
+          agent={agent}
+          backendConfig={backendConfig}
+          setType={descriptor.setType}
+        />
+      );
+    case 'managedRule':
+      return (
+        <ManagedRuleFields
+          form={form}
+          path={path}
+          label={label}
+          chainExample={placeholder}
+          chainHint={descriptor.description}
+        />
+      );
     case 'envVarDeclarations':
       return <EnvVarDeclarationRows form={form} path={path} label={label} />;
     case 'envVarValues':

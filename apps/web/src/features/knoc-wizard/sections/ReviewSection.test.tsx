@@ -75,6 +75,26 @@ describe.each(['en', 'de'] as const)('the review’s Settings card in %s', (lang
     },
   );
 
+  it('shows an nftables knoc’s family, table, sets and managed rule in words', async () => {
+    await i18n.changeLanguage(language);
+    renderReview({
+      Type: 'nftables',
+      Backend: { Family: 'ip6', Table: 'postern', ManagedRule: { Chain: 'input', Ports: [22, 443] } },
+      Acl: { V4SetName: '', V6SetName: 'allow6' },
+    });
+    const rows = Object.fromEntries(settingsRows(title));
+    const texts =
+      language === 'en'
+        ? { family: 'Family', table: 'Table', rule: 'End live connections', v6: 'IPv6 set' }
+        : { family: 'Familie', table: 'Tabelle', rule: 'Offene Verbindungen beenden', v6: 'IPv6-Set' };
+    expect(rows[texts.family]).toBe(i18n.t('backendsScreen.options.ip6'));
+    expect(rows[texts.table]).toBe('postern');
+    expect(rows[texts.rule]).toBe(
+      language === 'en' ? 'Chain input, TCP ports 22, 443' : 'Chain input, TCP-Ports 22, 443',
+    );
+    expect(rows[texts.v6]).toBe('allow6');
+  });
+
   it('leaves the allowlist’s token and access out: the API key card says how the list is read', async () => {
     await i18n.changeLanguage(language);
     renderReview(filled.allowlist as SettingsValues);

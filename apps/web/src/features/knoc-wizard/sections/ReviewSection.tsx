@@ -69,7 +69,7 @@ function ConfigValue({ value, label }: { value: ReviewValue; label: string }) {
     case 'text':
       return value.text;
     case 'key':
-      return t(value.key);
+      return t(value.key, value.values);
     case 'secret':
       return <SecretValue value={value.text} label={label} />;
   }

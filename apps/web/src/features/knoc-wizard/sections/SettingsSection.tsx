@@ -6,6 +6,7 @@ import type { ZodForm } from '@/lib/forms/use-zod-form';
 import { backendTypeLabelKey } from '@/features/backends/backend-types';
 import { AclConfigFields } from '@/features/backends/components/AclConfigFields';
 import { BackendConfigFields } from '@/features/backends/components/BackendConfigFields';
+import { NftablesTableSelect } from '@/features/backends/components/NftablesTableSelect';
 import { defaultSettings, fieldsElsewhere, type SettingsValues } from './settings';
 
 /** Props of {@link SettingsSection}. */
@@ -26,11 +27,44 @@ function Part({ legend, children }: { legend: string | undefined; children: Reac
   return legend === undefined ? children : <Fieldset legend={legend}>{children}</Fieldset>;
 }
 
-/** The backend's and the knoc's config for the chosen type, with the backends screen's fields. */
+/** Backend fields a type's own control sets instead (the nftables table select sets Family and Table). */
+const setByOwnControl = (type: BackendType): readonly string[] => (type === 'nftables' ? ['Family', 'Table'] : []);
+
+/**
+ * The backend's and the knoc's config for the chosen type, with the backends screen's fields. A Linux
+ * knoc shows its sets first and then the backend's managed rule; an nftables knoc's table is chosen
+ * from the tables the agent reported sets in.
+ */
 export function SettingsSection({ form, types, agent, mode, legends }: SettingsSectionProps) {
   const { t } = useTranslation();
-  const { Type: type } = form.getValues();
+  const { Type: type, Backend: backendConfig } = form.getValues();
   const exclude = fieldsElsewhere(type);
+  const linux = type === 'ipset' || type === 'nftables';
+  const backend = (
+    <Part legend={legends?.backend}>
+      <BackendConfigFields
+        type={type}
+        form={form}
+        path="Backend"
+        mode={mode}
+        agent={agent}
+        exclude={[...exclude, ...setByOwnControl(type)]}
+      />
+    </Part>
+  );
+  const acl = (
+    <Part legend={legends?.acl}>
+      <AclConfigFields
+        type={type}
+        form={form}
+        path="Acl"
+        mode={mode}
+        agent={agent}
+        backendConfig={backendConfig}
+        exclude={exclude}
+      />
+    </Part>
+  );
   return (
     <Stack gap="md">
       {types.length > 1 ? (
@@ -43,12 +77,11 @@ export function SettingsSection({ form, types, agent, mode, legends }: SettingsS
           onChange={(event) => form.setValues(defaultSettings(event.currentTarget.value as BackendType, agent))}
         />
       ) : null}
-      <Part legend={legends?.backend}>
-        <BackendConfigFields type={type} form={form} path="Backend" mode={mode} agent={agent} exclude={exclude} />
-      </Part>
-      <Part legend={legends?.acl}>
-        <AclConfigFields type={type} form={form} path="Acl" mode={mode} agent={agent} exclude={exclude} />
-      </Part>
+      {type === 'nftables' ? (
+        <NftablesTableSelect form={form} backendPath="Backend" aclPath="Acl" agent={agent} />
+      ) : null}
+      {linux ? acl : backend}
+      {linux ? backend : acl}
     </Stack>
   );
 }

@@ -6,10 +6,13 @@ import {
   type ConfigFieldDescriptor,
   type ConfigFieldKind,
 } from '@/features/backends/backend-fields';
+import { isManagedRuleOn } from '@/features/backends/managed-rule';
 
 /** How the review shows one config value: verbatim text, a text key, or a secret (masked until asked). */
 export type ReviewValue =
-  { kind: 'text'; text: string } | { kind: 'key'; key: string } | { kind: 'secret'; text: string };
+  | { kind: 'text'; text: string }
+  | { kind: 'key'; key: string; values?: Record<string, string> }
+  | { kind: 'secret'; text: string };
 
 /** One row of the review's Settings card: the field's label key and its value. */
 export interface ConfigReviewRow {
@@ -31,8 +34,20 @@ const SHOWN_ELSEWHERE: ReadonlySet<ConfigFieldKind> = new Set([
 
 const NONE: ReviewValue = { kind: 'key', key: 'knocWizard.review.none' };
 
+/** The managed rule in words: "Off", or its chain and ports. */
+function managedRuleValue(value: unknown): ReviewValue {
+  if (!isManagedRuleOn(value)) return { kind: 'key', key: 'backendsScreen.managedRule.off' };
+  const ports = value.Ports.map((port) => String(port).trim()).filter((port) => port !== '');
+  return {
+    kind: 'key',
+    key: 'backendsScreen.managedRule.summary',
+    values: { chain: value.Chain.trim(), ports: ports.join(', ') },
+  };
+}
+
 /** One value in words: a tick box as Yes or No, a choice by its label, nothing typed as "None". */
 function reviewValue(descriptor: ConfigFieldDescriptor, value: unknown): ReviewValue {
+  if (descriptor.kind === 'managedRule') return managedRuleValue(value);
   if (typeof value === 'boolean') return { kind: 'key', key: value ? 'knocWizard.review.yes' : 'knocWizard.review.no' };
   if (value === undefined || value === null) return NONE;
   if (typeof value === 'number') return { kind: 'text', text: String(value) };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GrantStatus } from '@postern/protocol';
-import { agentRecord } from '@/test-support/records/agents';
+import { agentRecord, nftablesCapabilities } from '@/test-support/records/agents';
 import { groupRecord } from '@/test-support/records/groups';
 import { userRecord } from '@/test-support/fixtures';
 import { defaultKnocOptions } from './knoc-options';
@@ -19,6 +19,24 @@ describe('review: agent warnings', () => {
       { key: 'knocWizard.review.setNameMissing', values: { name: 'gone', agent: 'edge-1' } },
       // A v4 set is not a v6 set.
       { key: 'knocWizard.review.setNameMissing', values: { name: 'postern-v4', agent: 'edge-1' } },
+    ]);
+  });
+
+  it('warns about an nftables set not reported in the backend’s table, or reported without a timeout', () => {
+    const agent = agentRecord({ Capabilities: nftablesCapabilities() });
+    const nftables = (V4SetName: string, V6SetName = '', Table = 'postern') => ({
+      Type: 'nftables' as const,
+      Backend: { Family: 'inet', Table },
+      Acl: { V4SetName, V6SetName },
+    });
+    expect(agentWarnings(nftables('allow4', 'allow6'), agent)).toEqual([]);
+    expect(agentWarnings(nftables('static4', 'allow4'), agent)).toEqual([
+      { key: 'knocWizard.review.setWithoutTimeout', values: { name: 'static4' } },
+      // An IPv4 set is not an IPv6 set.
+      { key: 'knocWizard.review.setNameMissing', values: { name: 'allow4', agent: 'edge-1' } },
+    ]);
+    expect(agentWarnings(nftables('office4', '', 'filter'), agent)).toEqual([
+      { key: 'knocWizard.review.setNameMissing', values: { name: 'office4', agent: 'edge-1' } },
     ]);
   });
 

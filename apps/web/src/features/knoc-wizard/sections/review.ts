@@ -6,19 +6,46 @@ import {
   type GroupRecord,
   type UserRecord,
 } from '@postern/protocol';
+import { nftablesSetChoices, nftablesTableOf } from '@/features/backends/nftables-sets';
 import { hasIpRestriction, type KnocOptionsValues } from './knoc-options';
 import type { MembersValues } from './members';
 import { agentSetNames, type SettingsValues } from './settings';
 
 /** A warning of the review's agent card: a text key and its values. */
 export interface AgentWarning {
-  key: 'knocWizard.review.setNameMissing' | 'knocWizard.review.versionIncompatible';
+  key:
+    | 'knocWizard.review.setNameMissing'
+    | 'knocWizard.review.setWithoutTimeout'
+    | 'knocWizard.review.versionIncompatible';
   values: Record<string, string>;
 }
 
+const chosenName = (acl: Record<string, unknown>, field: string) => {
+  const chosen = acl[field];
+  return typeof chosen === 'string' ? chosen.trim() : '';
+};
+
+/** Each chosen nftables set the agent did not report in the backend's table, or reported without a timeout. */
+function nftablesWarnings(settings: SettingsValues, agent: AgentRecord): AgentWarning[] {
+  const table = nftablesTableOf(settings.Backend);
+  return (
+    [
+      ['V4SetName', 'ipv4_addr'],
+      ['V6SetName', 'ipv6_addr'],
+    ] as const
+  ).flatMap(([field, type]): AgentWarning[] => {
+    const name = chosenName(settings.Acl, field);
+    if (name === '') return [];
+    const choice = nftablesSetChoices(agent, table, type).find((candidate) => candidate.name === name);
+    if (choice === undefined) return [{ key: 'knocWizard.review.setNameMissing', values: { name, agent: agent.Name } }];
+    return choice.disabled ? [{ key: 'knocWizard.review.setWithoutTimeout', values: { name } }] : [];
+  });
+}
+
 /**
- * What the review's agent card warns about (spec §2): each chosen IP set the agent did not report,
- * and an agent whose version is below the type's minimum.
+ * What the review's agent card warns about (spec §2): each chosen IP or nftables set the agent did
+ * not report (or, nftables, reported without a timeout), and an agent whose version is below the
+ * type's minimum.
  */
 export function agentWarnings(settings: SettingsValues, agent: AgentRecord | null): AgentWarning[] {
   if (agent === null) return [];
@@ -35,6 +62,7 @@ export function agentWarnings(settings: SettingsValues, agent: AgentRecord | nul
       }
     }
   }
+  if (settings.Type === 'nftables') warnings.push(...nftablesWarnings(settings, agent));
   if (!agentVersionCompatible(agent.Version, settings.Type)) {
     warnings.push({
       key: 'knocWizard.review.versionIncompatible',

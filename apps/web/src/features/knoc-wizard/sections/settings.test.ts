@@ -18,6 +18,30 @@ describe('settings rules', () => {
       { Type: 'ipset', Backend: {}, Acl: { V4SetName: '', V6SetName: '' } },
       { Acl: ErrorCodes.ipsetNameRequired },
     ],
+    [
+      'nftables with a table and a set',
+      { Type: 'nftables', Backend: { Family: 'inet', Table: 'postern' }, Acl: { V4SetName: 'allow4', V6SetName: '' } },
+      {},
+    ],
+    [
+      'nftables without a table',
+      { Type: 'nftables', Backend: { Family: 'inet', Table: '' }, Acl: { V4SetName: 'allow4', V6SetName: '' } },
+      { 'Backend.Table': ErrorCodes.nftablesInvalidName },
+    ],
+    [
+      'nftables with a managed rule without ports',
+      {
+        Type: 'nftables',
+        Backend: { Family: 'inet', Table: 'postern', ManagedRule: { Chain: 'input', Ports: [] } },
+        Acl: { V4SetName: 'allow4', V6SetName: '' },
+      },
+      { 'Backend.ManagedRule.Ports': ErrorCodes.managedRulePortsRequired },
+    ],
+    [
+      'ipset with a managed rule on a chain that is not a name',
+      { Type: 'ipset', Backend: { ManagedRule: { Chain: 'INPUT -j', Ports: [22] } }, Acl: { V4SetName: 'a' } },
+      { 'Backend.ManagedRule.Chain': ErrorCodes.managedRuleInvalidChain },
+    ],
     ['haproxy with a numeric ID', { Type: 'haproxy', Backend: unixSocket, Acl: { ID: '12' } }, {}],
     [
       'haproxy without an ID',

@@ -38,10 +38,17 @@ export function sectionStep<P extends FormPart>(
   return { id, titleKey, component: SectionStep, canAdvance: (state) => schema.safeParse(state[part]).success };
 }
 
-/** The settings step, offering `types` (the first is the default). */
-export function settingsStep(types: readonly BackendType[]): LinearStep<KnocWizardState> {
+/**
+ * The settings step, offering `types` (the first is the default). `typeChosenBefore`: an earlier step
+ * chose the type (the Linux wizard's agent step), so the settings offer no choice of it.
+ */
+export function settingsStep(
+  types: readonly BackendType[],
+  { typeChosenBefore = false } = {},
+): LinearStep<KnocWizardState> {
   function Settings({ form, state }: { form: ZodForm<KnocWizardState['settings']>; state: KnocWizardState }) {
-    return <SettingsSection form={form} types={types} agent={useChosenAgent(state.agentId)} mode="create" />;
+    const offered = typeChosenBefore ? [state.settings.Type] : types;
+    return <SettingsSection form={form} types={offered} agent={useChosenAgent(state.agentId)} mode="create" />;
   }
   return sectionStep('settings', 'knocWizard.steps.settings', 'settings', settingsSchema, Settings, configIssueKey);
 }

@@ -47,6 +47,33 @@ describe('update values', () => {
   });
 });
 
+describe('update values of an nftables knoc', () => {
+  const knoc = knocRecord({
+    BackendType: 'nftables',
+    AclConfig: { nftables: { V4SetName: 'allow4', V6SetName: '' } },
+    BackendConfig: { nftables: { Family: 'inet', Table: 'postern', ManagedRule: { Chain: 'input', Ports: [22] } } },
+  });
+
+  it('sends the table and the stored managed rule back unchanged', () => {
+    const body = toUpdateInput(knoc, updateValuesFromKnoc(knoc));
+    expect(body.Backend.Config).toEqual({
+      nftables: { Family: 'inet', Table: 'postern', ManagedRule: { Chain: 'input', Ports: [22] } },
+    });
+    expect(body.Knoc.Config).toEqual({ nftables: { V4SetName: 'allow4', V6SetName: '' } });
+    expect(KnocWizardUpdateBody.safeParse(body).success).toBe(true);
+  });
+
+  it('leaves the managed rule out once it is switched off', () => {
+    const values = updateValuesFromKnoc(knoc);
+    const off = {
+      ...values,
+      settings: { ...values.settings, Backend: { ...values.settings.Backend, ManagedRule: undefined } },
+    };
+    expect(toUpdateInput(knoc, off).Backend.Config).toEqual({ nftables: { Family: 'inet', Table: 'postern' } });
+    expect(toUpdateInput(knoc, off).Backend.Config.nftables).not.toHaveProperty('ManagedRule');
+  });
+});
+
 describe('update values of a vendor knoc', () => {
   it('shows a stored secret empty and sends it back as RECORDED, kept as stored', () => {
     const knoc = fortiosKnoc();

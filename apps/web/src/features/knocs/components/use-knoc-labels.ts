@@ -4,7 +4,14 @@ import type { BackendType } from '@postern/protocol';
 import type { TextRef } from '../knoc-types';
 
 /** The knoc types that name a vendor device; the others have their own kind (knocsScreen.types). */
-const OWN_KINDS: ReadonlySet<BackendType> = new Set(['ipset', 'allowlist', 'haproxy', 'knocproxy', 'script']);
+const OWN_KINDS: ReadonlySet<BackendType> = new Set([
+  'ipset',
+  'nftables',
+  'allowlist',
+  'haproxy',
+  'knocproxy',
+  'script',
+]);
 
 /** A backend type as admins read it: the vendor's name, or the translated kind (Linux ipset, HAProxy …). */
 export function useKnocTypeLabel() {

@@ -48,6 +48,7 @@ export const backendsScreen = {
     },
     types: {
       ipset: 'IP-Set (Linux)',
+      nftables: 'nftables',
       allowlist: 'Allowlist',
       haproxy: 'HAProxy',
       knocproxy: 'Knoc-Proxy',
@@ -62,7 +63,8 @@ export const backendsScreen = {
       azure: 'Azure NSG',
     },
     fields: {
-      ipset: {},
+      ipset: { ManagedRule: 'Offene Verbindungen beenden' },
+      nftables: { Family: 'Familie', Table: 'Tabelle', ManagedRule: 'Offene Verbindungen beenden' },
       allowlist: {},
       haproxy: socket,
       knocproxy: socket,
@@ -94,6 +96,7 @@ export const backendsScreen = {
     },
     aclFields: {
       ipset: { V4SetName: 'IPv4-Set', V6SetName: 'IPv6-Set' },
+      nftables: { V4SetName: 'IPv4-Set', V6SetName: 'IPv6-Set' },
       allowlist: {},
       haproxy: { ID: 'HAProxy-ACL-ID' },
       knocproxy: { Name: 'ACL-Name' },
@@ -125,6 +128,9 @@ export const backendsScreen = {
       automatic: 'Automatisch: Geräte mit Posterns Änderung bereitstellen (dort wartende andere Änderungen gehen mit)',
       onlyWhenOnlyPostern: 'Nur wenn jede auf dem Gerät wartende Änderung von Postern stammt',
       manual: 'Nie: ein Administrator stellt bereit',
+      inet: 'inet (IPv4 und IPv6)',
+      ip: 'ip (nur IPv4)',
+      ip6: 'ip6 (nur IPv6)',
     },
     descriptions: {
       scriptCommand:
@@ -135,12 +141,41 @@ export const backendsScreen = {
         'Name (z. B. Global/Branch) oder UUID der FMC-Domäne; leer für die Standarddomäne des API-Benutzers',
       firepowerDeploy:
         'Netzwerkgruppen brauchen eine Bereitstellung; sie überträgt auch jede andere auf dem Gerät wartende Änderung. Dynamische Objekte brauchen keine.',
+      nftablesTable:
+        'Die Tabelle mit den Sets der Knocs. Der Agent legt weder die Tabelle noch ihre Sets an: Legen Sie sie mit flags timeout an',
       awsHostCredentials:
         'Lassen Sie beide Schlüssel leer, um die AWS-Anmeldedaten des Agent-Hosts zu verwenden (Instanzrolle, Umgebung oder gemeinsame Anmeldedatei)',
     },
     secretKept: 'Leer lassen, um den gespeicherten Wert zu behalten',
     chooseIpset: 'Ein vom Agenten gemeldetes Set wählen',
     noIpsets: 'Der Agent hat keine Sets dieser Adressfamilie gemeldet',
+    nftables: {
+      chooseSet: 'Ein vom Agenten in dieser Tabelle gemeldetes Set wählen',
+      noSets: 'Der Agent hat in dieser Tabelle keine Sets dieses Adresstyps gemeldet',
+      noTimeout: 'ohne Timeout-Flag: Postern braucht flags timeout',
+      table: 'Tabelle',
+      chooseTable: 'Eine Tabelle wählen, in der der Agent Sets gemeldet hat',
+      noTables: 'Der Agent hat keine nftables-Sets gemeldet',
+      tableHint: 'Der Knoc fügt Adressen den Sets dieser Tabelle hinzu; Ihre eigenen Regeln darin prüfen sie',
+      tableOption: '{{table}} ({{family}})',
+    },
+    managedRule: {
+      switch: 'Offene Verbindungen beenden, wenn der Zugriff endet',
+      help: 'Aus: Postern ändert nur die Sets; Ihre eigenen Firewall-Regeln entscheiden, was sie erlauben, und eine schon offene Verbindung bleibt nach dem Ende des Zugriffs offen. Ein: Der Agent verwaltet zusätzlich eine Filterregel für die Ports unten, sodass eine Verbindung endet, sobald ihre Adresse das Set des Knocs verlässt.',
+      owned:
+        'Der Agent verwaltet dann diese Regel in der Chain: Sie verwirft Pakete an diese TCP-Ports von Adressen, die nicht in den Sets des Knocs sind, und steht vor dem Accept der Chain für bestehende Verbindungen; beim Widerruf löscht der Agent die Connection-Tracking-Einträge (conntrack) der Adresse für diese Ports. Ändern Sie die Regel nicht selbst.',
+      chain: 'Chain',
+      chainHint: {
+        ipset: 'Eine iptables-Chain der Filter-Tabelle, etwa INPUT oder FORWARD, oder eine eigene',
+        nftables: 'Eine Chain der Tabelle des Backends (die mit dem Hook, etwa input)',
+      },
+      ports: 'TCP-Ports (1 bis {{max}})',
+      port: 'Port {{number}}',
+      removePort: 'Port {{number}} entfernen',
+      addPort: 'Port hinzufügen',
+      off: 'Aus',
+      summary: 'Chain {{chain}}, TCP-Ports {{ports}}',
+    },
     envVars: {
       none: 'Keine Variablen',
       add: 'Variable hinzufügen',

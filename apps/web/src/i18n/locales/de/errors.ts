@@ -78,6 +78,15 @@ export const err: MirroredResource<typeof english> = {
   agentBackendTypeNotSupported: 'Der Agent unterstützt diesen Backend-Typ nicht',
   ipsetNoCommand: 'Der ipset-Befehl ist auf dem Agenten nicht verfügbar',
   ipsetNoSudo: 'Der Agent darf ipset nicht ausführen (sudo ist nicht aktiviert)',
+  nftablesNoCommand: 'Der nft-Befehl ist auf dem Agenten nicht verfügbar',
+  nftablesNoSudo: 'Der Agent darf nft nicht ausführen (sudo ist nicht aktiviert)',
+  nftablesInvalidName:
+    'Verwenden Sie einen Namen aus einem Buchstaben, gefolgt von Buchstaben, Ziffern, _ oder - (höchstens 64 Zeichen), wie nftables-Tabellen und -Sets benannt werden',
+  nftablesSetNotAllowed:
+    'Der Agent hat dieses Set in der Tabelle des Backends nicht gemeldet oder darf es nicht ändern',
+  managedRuleInvalidChain:
+    'Geben Sie den Namen der Chain ein: ein Buchstabe, gefolgt von Buchstaben, Ziffern, _ oder - (höchstens 64 Zeichen)',
+  managedRulePortsRequired: 'Geben Sie mindestens einen TCP-Port ein',
   agentScriptsDisabled: 'Die Ausführung von Skripten ist in der Agent-Konfiguration deaktiviert',
   backendTypeNoAgents: 'Kein Agent kann diesen Backend-Typ ausführen',
   agentBackendTypeNotSupportedByServer: 'Der Agent meldet einen Backend-Typ, den dieser Server nicht unterstützt',

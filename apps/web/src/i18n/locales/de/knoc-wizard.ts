@@ -29,6 +29,11 @@ export const knocWizard: MirroredResource<typeof english> = {
       placeholder: 'Agent wählen, der das Backend bedient',
       none: 'Keine Agenten',
       versionTooOld: 'Agent-Version unter {{version}}',
+      type: 'Sets, die die Firewall prüft',
+      typeHelp: {
+        ipset: 'Sets des ipset-Befehls, geprüft von iptables-Regeln',
+        nftables: 'Sets in einer nftables-Tabelle, geprüft von nft-Regeln; das Set braucht flags timeout',
+      },
       updateAgent:
         'Dieser Agent ist älter als Version {{version}}, die dieser Knoc-Typ benötigt. Aktualisieren Sie den Agenten mit dem Paketmanager des Betriebssystems.',
     },
@@ -137,6 +142,8 @@ export const knocWizard: MirroredResource<typeof english> = {
       minutes_one: '{{count}} Minute',
       minutes_other: '{{count}} Minuten',
       setNameMissing: 'Das Set „{{name}}“ wurde auf dem Agenten {{agent}} nicht gefunden.',
+      setWithoutTimeout:
+        'Das Set „{{name}}“ hat kein Timeout-Flag: Postern braucht flags timeout, damit Einträge ablaufen.',
       versionIncompatible:
         'Der Knoc-Typ {{type}} ist mit der Agent-Version {{version}} nicht kompatibel. Aktualisieren Sie den Agenten mit dem Paketmanager des Betriebssystems.',
       preview: 'Vorschau',

@@ -20,6 +20,7 @@ export const knocsScreen = {
     lastModifiedBy: 'von {{name}}',
     details: {
       ipset: 'ipset {{sets}}',
+      nftables: 'nftables {{family}} {{table}}: {{sets}}',
       allowlist: 'Allowlist',
       allowlistPassivePlus: 'Allowlist, auf der Firewall von einem Agenten aktualisiert (passiv+)',
       haproxy: 'HAProxy-ACL #{{id}}',
@@ -29,6 +30,7 @@ export const knocsScreen = {
     },
     types: {
       ipset: 'Linux-ipset',
+      nftables: 'Linux-nftables',
       allowlist: 'Allowlist',
       haproxy: 'HAProxy',
       knocproxy: 'Knoc-Proxy',
@@ -118,6 +120,11 @@ export const knocsScreen = {
           'Listen Sie auf dem Host des Agenten {{agent}} das Set auf: Solange der Zugriff besteht, ist die Adresse eines freigegebenen Benutzers eines seiner Mitglieder.',
         list: '{{name}} auflisten',
       },
+      nftables: {
+        intro:
+          'Listen Sie auf dem Host des Agenten {{agent}} das Set in der Tabelle {{table}} ({{family}}) auf: Solange der Zugriff besteht, ist die Adresse eines freigegebenen Benutzers eines seiner Elemente, mit der Zeit bis zu seinem Ablauf.',
+        list: '{{name}} auflisten',
+      },
       script: {
         intro:
           'Agent {{agent}} führt {{command}} bei jeder Freigabe und jedem Entzug aus seinem Skriptverzeichnis aus, mit add oder remove, dem Knoc-Namen und der Adresse als Argumenten.',
@@ -170,7 +177,7 @@ export const knocsScreen = {
       linux: {
         title: 'Linux-Host/Firewall',
         description:
-          'Ein Agent fügt die Adressen freigegebener Benutzer einem ipset hinzu, auf das die Firewall-Regeln des Hosts zugreifen.',
+          'Ein Agent fügt die Adressen freigegebener Benutzer einem ipset oder nftables-Set hinzu, auf das die Firewall-Regeln des Hosts zugreifen.',
         action: 'Neuer Linux-Knoc',
       },
       application: {

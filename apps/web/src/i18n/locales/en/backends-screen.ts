@@ -48,6 +48,7 @@ export const backendsScreen = {
     },
     types: {
       ipset: 'IP set (Linux)',
+      nftables: 'nftables',
       allowlist: 'Allowlist',
       haproxy: 'HAProxy',
       knocproxy: 'Knoc proxy',
@@ -62,7 +63,8 @@ export const backendsScreen = {
       azure: 'Azure NSG',
     },
     fields: {
-      ipset: {},
+      ipset: { ManagedRule: 'End live connections' },
+      nftables: { Family: 'Family', Table: 'Table', ManagedRule: 'End live connections' },
       allowlist: {},
       haproxy: socket,
       knocproxy: socket,
@@ -94,6 +96,7 @@ export const backendsScreen = {
     },
     aclFields: {
       ipset: { V4SetName: 'IPv4 set', V6SetName: 'IPv6 set' },
+      nftables: { V4SetName: 'IPv4 set', V6SetName: 'IPv6 set' },
       allowlist: {},
       haproxy: { ID: 'HAProxy ACL ID' },
       knocproxy: { Name: 'ACL name' },
@@ -125,6 +128,9 @@ export const backendsScreen = {
       automatic: "Automatic: deploy the devices with Postern's change (other changes waiting there go along)",
       onlyWhenOnlyPostern: "Only when every change waiting on the device is Postern's",
       manual: 'Never: an admin deploys',
+      inet: 'inet (IPv4 and IPv6)',
+      ip: 'ip (IPv4 only)',
+      ip6: 'ip6 (IPv6 only)',
     },
     descriptions: {
       scriptCommand:
@@ -134,12 +140,41 @@ export const backendsScreen = {
       firepowerDomain: "The FMC domain's name (e.g. Global/Branch) or UUID; empty for the API user's default domain",
       firepowerDeploy:
         'Network groups need a deployment; a deployment also pushes every other change waiting on the device. Dynamic objects need none.',
+      nftablesTable:
+        "The table holding the knocs' sets. The agent creates neither the table nor its sets: create them with flags timeout",
       awsHostCredentials:
         "Leave both keys empty to use the agent host's AWS credentials (instance role, environment or shared credentials file)",
     },
     secretKept: 'Leave empty to keep the stored value',
     chooseIpset: 'Choose a set the agent reported',
     noIpsets: 'The agent reported no sets of this family',
+    nftables: {
+      chooseSet: 'Choose a set the agent reported in this table',
+      noSets: 'The agent reported no sets of this address type in this table',
+      noTimeout: 'no timeout flag: Postern needs flags timeout',
+      table: 'Table',
+      chooseTable: 'Choose a table the agent reported sets in',
+      noTables: 'The agent reported no nftables sets',
+      tableHint: 'The knoc adds addresses to sets of this table; your own rules in it match them',
+      tableOption: '{{table}} ({{family}})',
+    },
+    managedRule: {
+      switch: 'End live connections when access ends',
+      help: "Off: Postern only changes the sets; your own firewall rules decide what they allow, and a connection already open stays open after access ends. On: the agent also owns one filter rule for the ports below, so that a connection ends as soon as its address leaves the knoc's set.",
+      owned:
+        "The agent then owns this rule in the chain: it drops packets to these TCP ports from addresses not in the knoc's sets, placed before the chain's accept of established connections, and on revoke it deletes the address's connection-tracking (conntrack) entries for these ports. Do not edit the rule yourself.",
+      chain: 'Chain',
+      chainHint: {
+        ipset: 'An iptables chain of the filter table, such as INPUT or FORWARD, or one of your own',
+        nftables: 'A chain of the backend’s table (the one with the hook, such as input)',
+      },
+      ports: 'TCP ports (1 to {{max}})',
+      port: 'Port {{number}}',
+      removePort: 'Remove port {{number}}',
+      addPort: 'Add port',
+      off: 'Off',
+      summary: 'Chain {{chain}}, TCP ports {{ports}}',
+    },
     envVars: {
       none: 'No variables',
       add: 'Add variable',

@@ -76,6 +76,14 @@ export const err: ErrorTexts = {
   agentBackendTypeNotSupported: 'The agent does not support this backend type',
   ipsetNoCommand: 'The ipset command is not available on the agent',
   ipsetNoSudo: 'The agent may not run ipset (sudo is not enabled)',
+  nftablesNoCommand: 'The nft command is not available on the agent',
+  nftablesNoSudo: 'The agent may not run nft (sudo is not enabled)',
+  nftablesInvalidName:
+    'Use a name of a letter followed by letters, digits, _ or - (at most 64 characters), as nftables tables and sets are named',
+  nftablesSetNotAllowed: 'The agent did not report this set in the backend’s table, or is not configured to change it',
+  managedRuleInvalidChain:
+    'Enter the chain’s name: a letter followed by letters, digits, _ or - (at most 64 characters)',
+  managedRulePortsRequired: 'Enter at least one TCP port',
   agentScriptsDisabled: 'Script execution is disabled in the agent configuration',
   backendTypeNoAgents: 'No agent can run this backend type',
   agentBackendTypeNotSupportedByServer: 'The agent reports a backend type this server does not support',

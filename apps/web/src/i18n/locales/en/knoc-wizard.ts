@@ -26,6 +26,11 @@ export const knocWizard = {
       placeholder: 'Choose the agent that operates the backend',
       none: 'No agents',
       versionTooOld: 'Agent version below {{version}}',
+      type: 'Sets the firewall matches',
+      typeHelp: {
+        ipset: 'Sets of the ipset command, matched by iptables rules',
+        nftables: 'Sets in an nftables table, matched by nft rules; the set needs flags timeout',
+      },
       updateAgent:
         'This agent is older than version {{version}}, which this knoc type needs. Update the agent with the operating system’s package manager.',
     },
@@ -135,6 +140,7 @@ export const knocWizard = {
       minutes_one: '{{count}} minute',
       minutes_other: '{{count}} minutes',
       setNameMissing: 'The set "{{name}}" was not discovered on the agent {{agent}}.',
+      setWithoutTimeout: 'The set "{{name}}" has no timeout flag: Postern needs flags timeout, so that entries expire.',
       versionIncompatible:
         'The {{type}} knoc type is not compatible with the agent’s version {{version}}. Update the agent with the operating system’s package manager.',
       preview: 'Preview',

@@ -20,6 +20,7 @@ export const knocsScreen = {
     lastModifiedBy: 'by {{name}}',
     details: {
       ipset: 'ipset {{sets}}',
+      nftables: 'nftables {{family}} {{table}}: {{sets}}',
       allowlist: 'Allowlist',
       allowlistPassivePlus: 'Allowlist, refreshed on the firewall by an agent (passive+)',
       haproxy: 'HAProxy ACL #{{id}}',
@@ -29,6 +30,7 @@ export const knocsScreen = {
     },
     types: {
       ipset: 'Linux ipset',
+      nftables: 'Linux nftables',
       allowlist: 'Allowlist',
       haproxy: 'HAProxy',
       knocproxy: 'Knoc proxy',
@@ -118,6 +120,11 @@ export const knocsScreen = {
           "On the host of agent {{agent}}, list the set: while access lasts, a granted user's address is one of its members.",
         list: 'List {{name}}',
       },
+      nftables: {
+        intro:
+          "On the host of agent {{agent}}, list the set in table {{table}} ({{family}}): while access lasts, a granted user's address is one of its elements, with the time until it expires.",
+        list: 'List {{name}}',
+      },
       script: {
         intro:
           'Agent {{agent}} runs {{command}} from its scripts directory for each grant and revocation, with add or remove, the knoc name and the address as arguments.',
@@ -167,7 +174,8 @@ export const knocsScreen = {
     tiles: {
       linux: {
         title: 'Linux host/firewall',
-        description: "An agent adds granted users' addresses to an ipset that the host's firewall rules match.",
+        description:
+          "An agent adds granted users' addresses to an ipset or nftables set that the host's firewall rules match.",
         action: 'New Linux knoc',
       },
       application: {

@@ -1,11 +1,14 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { KnocCreatedResponse, KnocResponse } from '@postern/protocol';
+import { AgentListResponse, KnocCreatedResponse, KnocResponse } from '@postern/protocol';
 import i18n from '@/i18n/i18n';
 import { knocRecord } from '@/test-support/fixtures';
+import { agentRecord, nftablesCapabilities } from '@/test-support/records/agents';
+import { backendRecord } from '@/test-support/records/backends';
+import { pick } from '@/test-support/screens/knoc-wizard';
 import { columnTexts } from '@/test-support/table';
 import { data, EMPTY_OK } from '@/test-support/typed-fake-api';
-import { aclsTable, openAcls } from '@/test-support/screens/acls';
+import { aclsTable, BACKENDS, openAcls } from '@/test-support/screens/acls';
 
 const created = data(KnocCreatedResponse, { ID: 'k-new' });
 
@@ -78,6 +81,35 @@ describe('ACLs screen: create, edit, delete', { timeout: 30_000 }, () => {
       MaximumGrantDuration: 1800,
     });
     await waitFor(() => expect(api.calls('GET /api/admin/acls')).toHaveLength(2));
+  });
+
+  it('offers an nftables knoc the sets its agent reported in the backend’s table', async () => {
+    const nftBackend = backendRecord({
+      ID: 'b-nft',
+      Name: 'Jump host',
+      Type: 'nftables',
+      Config: { nftables: { Family: 'ip', Table: 'filter' } },
+    });
+    const { api, user } = openAcls(
+      {
+        'POST /api/admin/acls': created,
+        'GET /api/admin/agents': data(AgentListResponse, [agentRecord({ Capabilities: nftablesCapabilities() })]),
+      },
+      { backends: [...BACKENDS, nftBackend] },
+    );
+    await aclsTable();
+    await user.click(screen.getByRole('button', { name: 'Create ACL' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Create ACL' });
+    await user.type(within(dialog).getByRole('textbox', { name: /^Description/ }), 'Jump');
+    await user.selectOptions(within(dialog).getByRole('combobox', { name: /^Backend/ }), 'b-nft');
+    await pick(user, 'IPv4 set', 'office4');
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await waitFor(() =>
+      expect(api.calls('POST /api/admin/acls')[0]?.body).toMatchObject({
+        BackendID: 'b-nft',
+        Config: { nftables: { V4SetName: 'office4', V6SetName: '' } },
+      }),
+    );
   });
 
   it('edits a knoc, keeping what the dialog does not show', async () => {

@@ -1,7 +1,7 @@
 import { act, configure, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AdminStatusResponse, AGENTS_PAGE_REFRESH_MS, AgentListResponse } from '@postern/protocol';
-import { agentCapabilities, agentRecord, newAgentRecord } from '@/test-support/records/agents';
+import { agentCapabilities, agentRecord, nftablesCapabilities, newAgentRecord } from '@/test-support/records/agents';
 import { stubClipboard } from '@/test-support/clipboard';
 import { adminStatus, signInAdmin } from '@/test-support/fixtures';
 import { renderApp } from '@/test-support/render-app';
@@ -215,5 +215,35 @@ describe('agents page: the capabilities dialog', { timeout: 30_000 }, () => {
         .getAllByRole('listitem')
         .map((item) => item.textContent),
     ).toEqual(['postern-v4 inet', 'postern-v6 inet6']);
+  });
+
+  it('shows nftables: the command, the right to run it, and each set with its table, type and timeout flag', async () => {
+    const { user } = await openAgentsPage([agentRecord({ Capabilities: nftablesCapabilities() })]);
+    await user.click(screen.getByRole('button', { name: /: show the capabilities of edge-1$/ }));
+    const dialog = await screen.findByRole('dialog', { name: 'Capabilities of edge-1' });
+    const nftables = within(dialog).getByRole('region', { name: 'nftables' });
+    expect(within(nftables).getByRole('img', { name: 'Available' })).toBeVisible();
+    expect(nftables).toHaveTextContent('nft command: available');
+    expect(nftables).toHaveTextContent('May run nft: yes');
+    const sets = within(nftables).getByRole('list', { name: 'nftables sets the agent may change' });
+    expect(
+      within(sets)
+        .getAllByRole('listitem')
+        .map((item) => item.textContent),
+    ).toEqual([
+      'allow4 inet postern ipv4_addr flags timeout',
+      'allow6 inet postern ipv6_addr flags timeout',
+      'static4 inet postern ipv4_addr no timeout flag: not usable',
+      'office4 ip filter ipv4_addr flags timeout',
+    ]);
+  });
+
+  it('says when an agent reports no nftables at all (a version before the nftables backend)', async () => {
+    const { user } = await openAgentsPage([agentRecord()]);
+    await user.click(screen.getByRole('button', { name: /: show the capabilities of edge-1$/ }));
+    const dialog = await screen.findByRole('dialog', { name: 'Capabilities of edge-1' });
+    const nftables = within(dialog).getByRole('region', { name: 'nftables' });
+    expect(within(nftables).getByRole('img', { name: 'Unavailable' })).toBeVisible();
+    expect(nftables).toHaveTextContent('Not reported: this agent version does not drive nftables');
   });
 });

@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { AdminStatusResponse, AgentListResponse, BackendResponse, ErrorCodes } from '@postern/protocol';
-import { agentRecord } from '@/test-support/records/agents';
+import { agentRecord, nftablesCapabilities } from '@/test-support/records/agents';
 import i18n from '@/i18n/i18n';
 import { backendRecord } from '@/test-support/records/backends';
 import { adminStatus } from '@/test-support/fixtures';
@@ -165,6 +165,61 @@ describe('backends screen: create', { timeout: 30_000 }, () => {
     await user.selectOptions(await enabledType(dialog), 'allowlist');
     await user.click(within(dialog).getByRole('button', { name: 'Save' }));
     expect(await within(dialog).findByText('A backend with that name already exists')).toBeVisible();
+  });
+});
+
+describe('backends screen: nftables and the managed rule', { timeout: 30_000 }, () => {
+  const nftAgent = agentRecord({ Capabilities: nftablesCapabilities() });
+
+  it('creates an nftables backend that ends live connections on port 22', async () => {
+    const { api, user } = openBackends({
+      'GET /api/admin/agents': data(AgentListResponse, [nftAgent]),
+      'POST /api/admin/backends': created,
+    });
+    await backendsTable();
+    await user.click(screen.getByRole('button', { name: 'Create backend' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Create backend' });
+    await user.type(within(dialog).getByRole('textbox', { name: /^Name/ }), 'Jump host');
+    await user.selectOptions(await enabledType(dialog), 'nftables');
+    expect(within(dialog).getByRole('combobox', { name: /^Agent/ })).toHaveValue(nftAgent.ID);
+    await user.type(within(dialog).getByRole('textbox', { name: /^Table/ }), 'postern');
+    await user.click(within(dialog).getByRole('switch', { name: 'End live connections when access ends' }));
+    await user.type(within(dialog).getByRole('textbox', { name: /^Chain/ }), 'input');
+    await user.type(within(dialog).getByRole('textbox', { name: 'Port 1' }), '22');
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await waitFor(() =>
+      expect(api.calls('POST /api/admin/backends')[0]?.body).toEqual({
+        Name: 'Jump host',
+        AgentID: nftAgent.ID,
+        Config: { nftables: { Family: 'inet', Table: 'postern', ManagedRule: { Chain: 'input', Ports: [22] } } },
+      }),
+    );
+  });
+
+  it('shows a stored managed rule switched on, and sends none once it is switched off', async () => {
+    const stored = backendRecord({
+      ID: 'b-set',
+      Name: 'Edge sets',
+      Type: 'ipset',
+      Config: { ipset: { ManagedRule: { Chain: 'INPUT', Ports: [22, 443] } } },
+    });
+    const { api, user } = openBackends({ 'PUT /api/admin/backends/:id': created }, [stored]);
+    await backendsTable();
+    await user.click(screen.getByRole('button', { name: 'Edit Edge sets' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Edit backend Edge sets' });
+    const toggle = within(dialog).getByRole('switch', { name: 'End live connections when access ends' });
+    expect(toggle).toBeChecked();
+    expect(within(dialog).getByRole('textbox', { name: /^Chain/ })).toHaveValue('INPUT');
+    expect(within(dialog).getByRole('textbox', { name: 'Port 2' })).toHaveValue('443');
+    await user.click(toggle);
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(api.calls('PUT /api/admin/backends/:id')).toHaveLength(1));
+    expect(api.calls('PUT /api/admin/backends/:id')[0]?.body).toEqual({
+      ID: 'b-set',
+      Name: 'Edge sets',
+      AgentID: stored.AgentID,
+      Config: { ipset: {} },
+    });
   });
 });
 

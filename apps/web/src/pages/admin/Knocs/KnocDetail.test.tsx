@@ -7,7 +7,7 @@ import {
   KnocResponse,
   UserListResponse,
 } from '@postern/protocol';
-import { allowlistKnoc } from '@/test-support/records/knocs';
+import { allowlistKnoc, nftablesKnoc } from '@/test-support/records/knocs';
 import { stubClipboard } from '@/test-support/clipboard';
 import { adminStatus, knocRecord, licensingSummary } from '@/test-support/fixtures';
 import { findMenuItem } from '@/test-support/menu';
@@ -52,6 +52,17 @@ describe('knocs screen: detail dialog', { timeout: 30_000 }, () => {
     expect(dialog).toHaveTextContent('ipset list billing4');
     expect(dialog).toHaveTextContent('ipset list billing6');
     expect(within(dialog).getByRole('button', { name: 'Copy: List billing6' })).toBeVisible();
+  });
+
+  it('lists each set of an nftables knoc with the nft command of its table, and shows the type and details', async () => {
+    const { dialog } = await openDetail('Jump host', {}, [...KNOCS, nftablesKnoc()]);
+    expect(await knocsTable()).toHaveTextContent('nftables inet postern: allow4, allow6');
+    const settings = within(dialog).getByRole('table', { name: 'Settings' });
+    expect(settings).toHaveTextContent('TypeLinux nftables');
+    expect(dialog).toHaveTextContent('list the set in table postern (inet)');
+    expect(dialog).toHaveTextContent('nft list set inet postern allow4');
+    expect(dialog).toHaveTextContent('nft list set inet postern allow6');
+    expect(within(dialog).getByRole('button', { name: 'Copy: List allow6' })).toBeVisible();
   });
 
   it("names the script's program and variables", async () => {
