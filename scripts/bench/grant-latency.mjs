@@ -21,7 +21,7 @@ const PAUSE_MS = 15;
  * connection attempts then take only CPU time the server, the agent and ipset leave idle on this
  * 2-core machine, instead of competing with them for it.
  */
-async function startProber(topology) {
+async function startProber(topology, port) {
   const prober = startProcess(
     [
       ...topology.client.prefix,
@@ -31,7 +31,7 @@ async function startProber(topology) {
       process.execPath,
       path.join(ROOT, 'scripts/bench/prober.mjs'),
       PROTECTED_ADDRESS,
-      String(SERVICE_PORT),
+      String(port),
       CLIENT_ADDRESS,
     ],
     { stdin: 'pipe' },
@@ -131,8 +131,16 @@ const times = (value) => `${value.toFixed(1)}×`;
  * Runs the rounds; returns the rows of the figure, notes on how it was taken, and the samples in ms
  * ({ grant, revoke }, each { total, response, server, relay, agent }).
  */
-export async function measureGrantLatency({ topology, client, cookie, aclId }) {
-  const prober = await startProber(topology);
+export async function measureGrantLatency({
+  topology,
+  client,
+  cookie,
+  aclId,
+  port = SERVICE_PORT,
+  withAnchors = false,
+  listSets = ['ipset', 'list'],
+}) {
+  const prober = await startProber(topology, port);
   const grant = { total: [], response: [], server: [], relay: [], agent: [] };
   const revoke = { total: [], response: [], server: [], relay: [], agent: [] };
   let attempts = 0;
@@ -152,7 +160,7 @@ export async function measureGrantLatency({ topology, client, cookie, aclId }) {
         const answeredAt = process.hrtime.bigint();
         if (response.status !== 200) throw new Error(`${method} ${url} answered ${response.status}: ${response.text}`);
         const seen = await outcome.catch(async (error) => {
-          const members = await topology.protectedNs.exec(['ipset', 'list']).catch((e) => ({ stdout: String(e) }));
+          const members = await topology.protectedNs.exec(listSets).catch((e) => ({ stdout: String(e) }));
           throw new Error(`${error.message}; ${method} answered ${response.text}; sets: ${members.stdout}`);
         });
         // The relays report asynchronously; the frame has passed both by now, the report may lag.
@@ -174,18 +182,11 @@ export async function measureGrantLatency({ topology, client, cookie, aclId }) {
         await sleep(PAUSE_MS);
       }
     }
-    anchors = await measureAnchors(topology, prober);
+    if (withAnchors) anchors = await measureAnchors(topology, prober);
   } finally {
     await prober.stop();
   }
   const resolutionMs = probingMs / attempts;
-  const limit = {
-    add: { p50: percentile(anchors.shell.add, 0.5), p99: percentile(anchors.shell.add, 0.99) },
-    del: { p50: percentile(anchors.shell.del, 0.5), p99: percentile(anchors.shell.del, 0.99) },
-  };
-  const ratio = (values, action, at) => percentile(values, at) / limit[action][at === 0.5 ? 'p50' : 'p99'];
-  const grantRatio = { p50: ratio(grant.total, 'add', 0.5), p99: ratio(grant.total, 'add', 0.99) };
-  const revokeRatio = { p50: ratio(revoke.total, 'del', 0.5), p99: ratio(revoke.total, 'del', 0.99) };
   const rows = [
     {
       name: `grant → in the kernel set, ${GRANTS} grants: p50`,
@@ -210,6 +211,30 @@ export async function measureGrantLatency({ topology, client, cookie, aclId }) {
     { name: '  agent: apply message → out of the kernel set', value: describeLatencies(revoke.agent) },
     { name: '  DELETE response time', value: describeLatencies(revoke.response) },
     { name: 'probe resolution (mean time per connection attempt)', value: ms(resolutionMs, 3) },
+  ];
+  if (anchors !== undefined) rows.push(...anchorRows(anchors, grant, revoke));
+  const notes = [
+    `Grant latency: ${GRANTS} rounds after ${WARM_UP} warm-up rounds, one signed-in user at ${CLIENT_ADDRESS} (seen through X-Forwarded-For from a trusted proxy). Each round: POST /api/grant, wait until the address passes the firewall, then DELETE the grant and wait until it is refused again, then ${PAUSE_MS} ms of quiet.`,
+    `Timing: the benchmark reads the monotonic clock just before sending the request; a prober process in the client namespace (nice ${PROBER_NICE}) connects back to back from the client address to the protected listener (a refused attempt is answered with a TCP reset by iptables) and reads the same clock at the first connection that succeeds (grant) or is refused (revoke). The "probe resolution" row is the mean time of one attempt: the figures are late by at most that.`,
+    "The agent's WebSocket runs through two small relays (the protected namespace's 127.0.0.1 → a unix socket → the server's 127.0.0.1) that a real deployment does not have; HTTP uses a keep-alive connection, as a browser does. The split uses the moments the server's `apply` frame passed each relay (the one in the benchmark process, then the one inside the protected namespace just before the agent): the server part ends when the frame left the server, the agent part starts when it was handed to the agent's socket, and the relay row between them is an artefact of this topology. The response rows are the request's own time as the client sees it (server work plus loopback); the apply message may leave before or after the response.",
+  ];
+  if (anchors !== undefined) notes.splice(1, 0, ANCHORS_NOTE);
+  return { rows, notes, samples: { grant, revoke } };
+}
+
+/** How the anchors are taken, for the report's notes. */
+const ANCHORS_NOTE = `Anchors: after the grant rounds, ${ANCHOR_ROUNDS} rounds (after ${WARM_UP} warm-up rounds) of each anchor through the same prober: a process in the protected namespace is told over a pipe to write one \`add\`/\`del\` line to an \`ipset -exist -\` it keeps running (the limit: what the kernel path costs from userspace, with no process start, no server and no network hop), or to spawn \`ipset -exist add|del\` for each change. The ratios divide Postern's grant and revoke percentiles by the limit's same percentile, measured in the same run.`;
+
+/**
+ * The anchor figures and Postern's grant and revoke as ratios of the limit (each percentile divided
+ * by the limit's same percentile, from the same run).
+ */
+function anchorRows(anchors, grant, revoke) {
+  const limit = (action, at) => percentile(anchors.shell[action], at);
+  const ratio = (values, action, at) => percentile(values, at) / limit(action, at);
+  const grantRatio = { p50: ratio(grant.total, 'add', 0.5), p99: ratio(grant.total, 'add', 0.99) };
+  const revokeRatio = { p50: ratio(revoke.total, 'del', 0.5), p99: ratio(revoke.total, 'del', 0.99) };
+  return [
     {
       name: `limit: a line to a running \`ipset -\` → admitted, ${ANCHOR_ROUNDS} rounds`,
       value: describeLatencies(anchors.shell.add),
@@ -237,13 +262,6 @@ export async function measureGrantLatency({ topology, client, cookie, aclId }) {
       met: revokeRatio.p99 <= 10,
     },
   ];
-  const notes = [
-    `Grant latency: ${GRANTS} rounds after ${WARM_UP} warm-up rounds, one signed-in user at ${CLIENT_ADDRESS} (seen through X-Forwarded-For from a trusted proxy). Each round: POST /api/grant, wait until the address passes the firewall, then DELETE the grant and wait until it is refused again, then ${PAUSE_MS} ms of quiet.`,
-    `Anchors: after the grant rounds, ${ANCHOR_ROUNDS} rounds (after ${WARM_UP} warm-up rounds) of each anchor through the same prober: a process in the protected namespace is told over a pipe to write one \`add\`/\`del\` line to an \`ipset -exist -\` it keeps running (the limit: what the kernel path costs from userspace, with no process start, no server and no network hop), or to spawn \`ipset -exist add|del\` for each change. The ratios divide Postern's grant and revoke percentiles by the limit's same percentile, measured in the same run.`,
-    `Timing: the benchmark reads the monotonic clock just before sending the request; a prober process in the client namespace (nice ${PROBER_NICE}) connects back to back from the client address to the protected listener (a refused attempt is answered with a TCP reset by iptables) and reads the same clock at the first connection that succeeds (grant) or is refused (revoke). The "probe resolution" row is the mean time of one attempt: the figures are late by at most that.`,
-    "The agent's WebSocket runs through two small relays (the protected namespace's 127.0.0.1 → a unix socket → the server's 127.0.0.1) that a real deployment does not have; HTTP uses a keep-alive connection, as a browser does. The split uses the moments the server's `apply` frame passed each relay (the one in the benchmark process, then the one inside the protected namespace just before the agent): the server part ends when the frame left the server, the agent part starts when it was handed to the agent's socket, and the relay row between them is an artefact of this topology. The response rows are the request's own time as the client sees it (server work plus loopback); the apply message may leave before or after the response.",
-  ];
-  return { rows, notes, samples: { grant, revoke } };
 }
 
 /** p50, p95, p99 and max of latencies in milliseconds, as the figures print them. */

@@ -7,14 +7,23 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from '../lib.mjs';
-import { measureGrantLatency } from './grant-latency.mjs';
+import { describeLatencies, measureGrantLatency } from './grant-latency.mjs';
+import { percentile } from './report.mjs';
 import { missingNetnsSupport, removeAllNamespaces } from './netns.mjs';
 import { HttpClient, profileFlags, signInAdmin, signInUser, startServer } from './postern.mjs';
 import { killStarted, startProcess, waitUntil } from './processes.mjs';
 import { measureReconcile } from './reconcile.mjs';
 import { measureStatusLoad } from './status-load.mjs';
 import { cloneSignedInUsers, openStore, sessionIdOfToken } from './store.mjs';
-import { CLIENT_ADDRESS, EXTRA_SETS, GRANT_SET, createTopology } from './topology.mjs';
+import {
+  CLIENT_ADDRESS,
+  EXTRA_SETS,
+  GRANT_SET,
+  NFT_SERVICE_PORT,
+  NFT_SET,
+  NFT_TABLE,
+  createTopology,
+} from './topology.mjs';
 
 const STATUS_USERS = 1_000;
 /** The single-file agent the install script installs (it starts in half the time of dist/main.js). */
@@ -23,6 +32,9 @@ const PASSWORD = 'correct horse battery staple';
 const SESSION_COOKIE = '__Host-postern_session';
 
 const cleanups = [];
+
+const NFTABLES_NOTE =
+  "nftables lane: after the ipset rounds, the same rounds on a second knoc of the same user whose backend is an nftables set (table inet pbench, set pbench4 with flags timeout; its port accepted only from the set, else a TCP reset), through the same server, agent and prober; the ratios divide its percentiles by the ipset lane's same percentiles from this run.";
 
 let cleaning = null;
 
@@ -106,6 +118,7 @@ export function agentStarter(topology, token) {
           POSTERN_AGENT_TOKEN: token,
           POSTERN_AGENT_STATE_FILE: path.join(stateDir, 'state.json'),
           POSTERN_AGENT_IPSET_ALLOWED_SETS: [GRANT_SET, ...EXTRA_SETS].join(','),
+          POSTERN_AGENT_NFTABLES_ALLOWED_SETS: `inet/${NFT_TABLE}/${NFT_SET}`,
           POSTERN_AGENT_HEARTBEAT_SECONDS: '5',
           POSTERN_AGENT_LOG_LEVEL: logLevel,
         },
@@ -148,6 +161,49 @@ export async function createKnocs(admin, agentId) {
     knocIds.push(knoc.ID);
   }
   return knocIds;
+}
+
+/** An nftables backend on the agent (the topology's inet table) and a knoc on its set; returns the knoc's id. */
+export async function createNftablesKnoc(admin, agentId) {
+  const backend = await admin.call('POST', '/api/admin/backends', {
+    Name: 'bench nftables',
+    AgentID: agentId,
+    Config: { nftables: { Family: 'inet', Table: NFT_TABLE } },
+  });
+  const knoc = await admin.call('POST', '/api/admin/acls', {
+    Description: 'Bench protected service (nftables)',
+    BackendID: backend.ID,
+    Config: { nftables: { V4SetName: NFT_SET } },
+  });
+  return knoc.ID;
+}
+
+/**
+ * The nftables lane's figures: the same rounds on a knoc whose set is an nftables set, with the
+ * ratio of its grant and revoke to the ipset lane's from the same run.
+ */
+function nftablesRows(nft, ipset) {
+  const ratio = (lane, at) => percentile(nft[lane].total, at) / percentile(ipset[lane].total, at);
+  return [
+    { name: 'nftables: grant → in the kernel set', value: describeLatencies(nft.grant.total) },
+    { name: '  agent: apply message → in the nftables set', value: describeLatencies(nft.grant.agent) },
+    { name: 'nftables: revoke → out of the kernel set', value: describeLatencies(nft.revoke.total) },
+    { name: '  agent: apply message → out of the nftables set', value: describeLatencies(nft.revoke.agent) },
+    {
+      name: 'nftables ÷ ipset, grant: p50',
+      value: `${ratio('grant', 0.5).toFixed(2)}×`,
+      target: '≤ 1.5×',
+      met: ratio('grant', 0.5) <= 1.5,
+    },
+    { name: 'nftables ÷ ipset, grant: p99', value: `${ratio('grant', 0.99).toFixed(2)}×` },
+    {
+      name: 'nftables ÷ ipset, revoke: p50',
+      value: `${ratio('revoke', 0.5).toFixed(2)}×`,
+      target: '≤ 1.5×',
+      met: ratio('revoke', 0.5) <= 1.5,
+    },
+    { name: 'nftables ÷ ipset, revoke: p99', value: `${ratio('revoke', 0.99).toFixed(2)}×` },
+  ];
 }
 
 /** A local user made through the admin API, in a new local group holding `knocIds`. */
@@ -234,16 +290,22 @@ export async function runGrantBenchmarks() {
     notes.push(...more);
   };
   if (topology !== null) {
-    await createUserWithKnocs(admin, 'bench-latency', [grantAclId]);
+    const nftAclId = await createNftablesKnoc(admin, agentRecord.ID);
+    await createUserWithKnocs(admin, 'bench-latency', [grantAclId, nftAclId]);
     const cookie = await signInUser(client, 'bench-latency', PASSWORD, CLIENT_ADDRESS);
+    const ipset = await measureGrantLatency({ topology, client, cookie, aclId: grantAclId, withAnchors: true });
+    record(ipset, 'Grant latency (through server, WebSocket, agent, ipset)');
+    const nft = await measureGrantLatency({
+      topology,
+      client,
+      cookie,
+      aclId: nftAclId,
+      port: NFT_SERVICE_PORT,
+      listSets: ['nft', 'list', 'table', 'inet', NFT_TABLE],
+    });
     record(
-      await measureGrantLatency({
-        topology,
-        client,
-        cookie,
-        aclId: grantAclId,
-      }),
-      'Grant latency (through server, WebSocket, agent, ipset)',
+      { rows: nftablesRows(nft.samples, ipset.samples), notes: [NFTABLES_NOTE] },
+      'Grant latency on nftables (the same rounds, an nftables set)',
     );
   }
   const cookies = await signedInStatusUsers({ admin, client, db, knocIds });

@@ -18,6 +18,7 @@ export function missingNetnsSupport() {
     ['ip', 'iproute2'],
     ['ipset', 'ipset'],
     ['iptables', 'iptables'],
+    ['nft', 'nftables'],
   ]) {
     if (systemCommand(command) === null) missing.push(`${command} (apt-get install ${pkg})`);
   }

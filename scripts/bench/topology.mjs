@@ -5,13 +5,15 @@
 //                                     ip sets (hash:ip, timeout support)
 //                                     iptables: tcp/7000 accepted only from the grant set,
 //                                       everything else rejected with a TCP reset
-//                                     a listener on 10.77.0.2:7000
+//                                     nftables: table inet pbench, tcp/7001 accepted only from its
+//                                       set pbench4 (flags timeout), else a TCP reset
+//                                     a listener on 10.77.0.2:7000 and :7001
 //                                     postern-agent (ipset runs in this namespace)
 //
 // The agent reaches the server (on the host's 127.0.0.1) through a relay: a listener on the protected
 // namespace's own 127.0.0.1 forwards to a unix socket, which this process forwards to the server.
 // Unix socket paths are shared across network namespaces; TCP is not.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -25,6 +27,20 @@ export const EXTRA_SETS = ['pbench4-b1', 'pbench4-b2', 'pbench4-b3', 'pbench4-b4
 export const PROTECTED_ADDRESS = '10.77.0.2';
 export const CLIENT_ADDRESS = '10.77.0.1';
 export const SERVICE_PORT = 7000;
+/** The nftables lane: its table and set (inet family), and the port its set opens. */
+export const NFT_TABLE = 'pbench';
+export const NFT_SET = 'pbench4';
+export const NFT_SERVICE_PORT = 7001;
+const NFT_RULESET = `
+table inet ${NFT_TABLE} {
+  set ${NFT_SET} { type ipv4_addr; flags timeout; }
+  chain input {
+    type filter hook input priority filter; policy accept;
+    tcp dport ${NFT_SERVICE_PORT} ip saddr @${NFT_SET} accept
+    tcp dport ${NFT_SERVICE_PORT} reject with tcp reset
+  }
+}
+`;
 const RELAY_PORT = 18_080;
 
 const RELAY_SOURCE = `
@@ -44,9 +60,13 @@ net.createServer((inbound) => {
 `;
 
 const LISTENER_SOURCE = `
-require('node:net')
-  .createServer((socket) => { socket.on('error', () => {}); socket.end('hello\\n'); })
-  .listen(${SERVICE_PORT}, '${PROTECTED_ADDRESS}', 1024, () => console.log('listening'));
+const net = require('node:net');
+let listening = 0;
+for (const port of [${SERVICE_PORT}, ${NFT_SERVICE_PORT}]) {
+  net
+    .createServer((socket) => { socket.on('error', () => {}); socket.end('hello\\n'); })
+    .listen(port, '${PROTECTED_ADDRESS}', 1024, () => (listening += 1) === 2 && console.log('listening'));
+}
 `;
 
 /**
@@ -88,6 +108,10 @@ export async function createTopology(serverPort) {
     ]) {
       await protectedNs.exec(['iptables', ...rule]);
     }
+    // nft reads a file by path (its stdin would be a socket here, which it cannot open).
+    const ruleset = path.join(dir, 'ruleset.nft');
+    writeFileSync(ruleset, NFT_RULESET);
+    await protectedNs.exec(['nft', '-f', ruleset]);
     const listener = startProcess([...protectedNs.prefix, process.execPath, '-e', LISTENER_SOURCE]);
     processes.push(listener);
     await listener.waitFor(/listening/);

@@ -252,44 +252,49 @@ describe.each(['sqlite', 'postgres'] as const)('knocs made in the console, used 
     expect(timeout).toBeLessThanOrEqual(120 * 60);
   });
 
-  it('creates an nftables knoc in the Linux wizard from the sets the agent reported; the grant reaches the set', async () => {
-    const page = adminConsole();
-    const steps = new StepRecorder(page, `wizard-nftables-${store}`);
-    await openFromNavigation(page, 'Knocs');
-    await page.getByRole('link', { name: 'Create knoc' }).click();
-    await page.getByRole('link', { name: 'New Linux knoc' }).click();
-    await stepHeading(page, 'Agent').waitFor();
-    await page.getByRole('radio', { name: /^nftables/ }).check();
-    await expect.poll(() => chosenAgent(page)).toBe(AGENT_NAME);
-    await steps.record('1-agent');
-    await nextStep(page, 'Settings');
-    await pickOption(page, 'Table', 'postern (inet)');
-    await page.getByRole('combobox', { name: 'IPv4 set' }).click();
-    const withoutTimeout = page.getByRole('option', {
-      name: 'static4 (no timeout flag: Postern needs flags timeout)',
-      exact: true,
-    });
-    expect(await withoutTimeout.getAttribute('data-combobox-disabled')).toBe('true');
-    await page.getByRole('option', { name: 'allow4', exact: true }).click();
-    await steps.record('2-settings');
-    await nextStep(page, 'Knoc options');
-    await page.getByRole('textbox', { name: /^Name/ }).fill(NFTABLES_KNOC);
-    await giveToUserAndCreate(page, steps, NFTABLES_KNOC);
+  // Once: the store plays no part in what this case adds over the ipset one (the wizard's nftables
+  // path and the agent's nft writes).
+  it.skipIf(store !== 'sqlite')(
+    'creates an nftables knoc in the Linux wizard from the sets the agent reported; the grant reaches the set',
+    async () => {
+      const page = adminConsole();
+      const steps = new StepRecorder(page, `wizard-nftables-${store}`);
+      await openFromNavigation(page, 'Knocs');
+      await page.getByRole('link', { name: 'Create knoc' }).click();
+      await page.getByRole('link', { name: 'New Linux knoc' }).click();
+      await stepHeading(page, 'Agent').waitFor();
+      await page.getByRole('radio', { name: /^nftables/ }).check();
+      await expect.poll(() => chosenAgent(page)).toBe(AGENT_NAME);
+      await steps.record('1-agent');
+      await nextStep(page, 'Settings');
+      await pickOption(page, 'Table', 'postern (inet)');
+      await page.getByRole('combobox', { name: 'IPv4 set' }).click();
+      const withoutTimeout = page.getByRole('option', {
+        name: 'static4 (no timeout flag: Postern needs flags timeout)',
+        exact: true,
+      });
+      expect(await withoutTimeout.getAttribute('data-combobox-disabled')).toBe('true');
+      await page.getByRole('option', { name: 'allow4', exact: true }).click();
+      await steps.record('2-settings');
+      await nextStep(page, 'Knoc options');
+      await page.getByRole('textbox', { name: /^Name/ }).fill(NFTABLES_KNOC);
+      await giveToUserAndCreate(page, steps, NFTABLES_KNOC);
 
-    const detail = page.getByRole('dialog', { name: NFTABLES_KNOC });
-    await detail.waitFor();
-    expect(await detail.getByText('nft list set inet postern allow4').first().isVisible()).toBe(true);
-    await detail.getByRole('button', { name: 'Close' }).first().click();
-    expect(steps.violations).toEqual([]);
+      const detail = page.getByRole('dialog', { name: NFTABLES_KNOC });
+      await detail.waitFor();
+      expect(await detail.getByText('nft list set inet postern allow4').first().isVisible()).toBe(true);
+      await detail.getByRole('button', { name: 'Close' }).first().click();
+      expect(steps.violations).toEqual([]);
 
-    const inSet = async () => {
-      const { stdout } = await topo().protectedNs.exec(['nft', 'list', 'set', 'inet', 'postern', 'allow4']);
-      return stdout.includes(clientAddress);
-    };
-    expect(await inSet()).toBe(false);
-    await grantFromDashboard(NFTABLES_KNOC);
-    await waitFor(inSet, 'the address in the nftables set', 15_000);
-  });
+      const inSet = async () => {
+        const { stdout } = await topo().protectedNs.exec(['nft', 'list', 'set', 'inet', 'postern', 'allow4']);
+        return stdout.includes(clientAddress);
+      };
+      expect(await inSet()).toBe(false);
+      await grantFromDashboard(NFTABLES_KNOC);
+      await waitFor(inSet, 'the address in the nftables set', 15_000);
+    },
+  );
 
   it('changes the knoc’s maximum duration on its update screen', async () => {
     const page = adminConsole();
