@@ -1,7 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import type { AgentKnocOf } from '@postern/protocol';
-import { waitFor } from '@postern/test-support';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CommandResult, RunOptions } from '../../apps/agent/src/drivers/command.js';
@@ -16,6 +14,7 @@ import {
   type Namespace,
 } from './support/netns.js';
 import { waitForLine } from './support/relay.js';
+import { LiveSessions, echoServerSource, flowing, sleep } from './support/live-sessions.js';
 import { requireTool } from './support/requirements.js';
 
 /**
@@ -57,24 +56,10 @@ table inet ${TABLE} {
 }
 `;
 
-const ECHO_SERVER = `
-require('node:net').createServer((socket) => { socket.on('error', () => {}); socket.pipe(socket); })
-  .listen(${PORT}, '${SERVER}', () => console.log('listening'));
-`;
-
-/** A byte every 100 ms; a line per echo; never gives up on its own (retransmits until killed). */
-const sessionSource = (source: string) => `
-const socket = require('node:net').connect({ host: '${SERVER}', port: ${PORT}, localAddress: '${source}' });
-socket.setNoDelay(true);
-socket.on('connect', () => { console.log('connected'); setInterval(() => socket.write('x'), 100); });
-socket.on('data', (data) => { for (let i = 0; i < data.length; i += 1) console.log('echo'); });
-socket.on('error', (error) => console.log('error ' + error.code));
-`;
-
 let client: Namespace;
 let protectedNs: Namespace;
 let server: ChildProcess | undefined;
-const sessions: Session[] = [];
+const sessions = new LiveSessions(() => client, SERVER, PORT);
 let driver: NftablesDriver | undefined;
 
 beforeAll(async () => {
@@ -87,7 +72,7 @@ beforeAll(async () => {
   );
   await client.exec(['ip', 'addr', 'add', `${KEPT}/24`, 'dev', 'veth-mncli']);
   await protectedNs.exec(['nft', '-f', '-'], RULESET);
-  server = protectedNs.spawn([process.execPath, '-e', ECHO_SERVER]);
+  server = protectedNs.spawn([process.execPath, '-e', echoServerSource(SERVER, PORT)]);
   await waitForLine(server, 'listening');
 });
 
@@ -102,7 +87,7 @@ beforeEach(async (context) => {
 });
 
 afterEach(async () => {
-  for (const session of sessions.splice(0)) session.close();
+  sessions.closeAll();
   if (missing !== null) return;
   // The managed rule goes when no knoc has it (and the next test starts from the admin's rules alone).
   const cleaner = newDriver();
@@ -146,39 +131,6 @@ function knoc(managed: boolean, v6SetName = ''): AgentKnocOf<'nftables'> {
 
 const entry = (ip: string, ttlSeconds: number) => ({ ip, ttlSeconds, userName: 'alice' });
 
-interface Session {
-  source: string;
-  /** When the last echo arrived (Date.now()). */
-  lastEchoAt(): number;
-  echoes(): number;
-  close(): void;
-}
-
-async function openSession(source: string): Promise<Session> {
-  const child = client.spawn([process.execPath, '-e', sessionSource(source)]);
-  let lastEchoAt = 0;
-  let echoes = 0;
-  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-    if (line !== 'echo') return;
-    echoes += 1;
-    lastEchoAt = Date.now();
-  });
-  const session: Session = {
-    source,
-    lastEchoAt: () => lastEchoAt,
-    echoes: () => echoes,
-    close: () => child.kill('SIGKILL'),
-  };
-  sessions.push(session);
-  await waitFor(() => echoes >= 3, `echoes on the session from ${source}`, 5_000);
-  return session;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Whether the session still gets echoes: one arrived in the last 500 ms. */
-const flowing = (session: Session) => Date.now() - session.lastEchoAt() < 500;
-
 /** The chain's rules as nft prints them, one a line, without the chain's own lines. */
 async function chainRules(): Promise<string[]> {
   const { stdout } = await protectedNs.exec(['nft', 'list', 'chain', 'inet', TABLE, 'input']);
@@ -193,7 +145,7 @@ describe('ending live connections (ManagedRule on an nftables backend)', () => {
     driver = newDriver();
     await driver.configure([knoc(false)]);
     await driver.apply(knoc(false), [entry(REVOKED, 300)]);
-    const session = await openSession(REVOKED);
+    const session = await sessions.open(REVOKED);
 
     await driver.remove(knoc(false), [entry(REVOKED, 300)]);
     await sleep(1_500);
@@ -208,8 +160,8 @@ describe('ending live connections (ManagedRule on an nftables backend)', () => {
     // The rule is the first of the chain, ahead of the admin's accept of established connections.
     expect((await chainRules())[0]).toBe(`tcp dport ${PORT} ip saddr != @allow4 drop comment "${COMMENT}"`);
     await driver.apply(knoc(true), [entry(REVOKED, 300), entry(KEPT, 300)]);
-    const revoked = await openSession(REVOKED);
-    const kept = await openSession(KEPT);
+    const revoked = await sessions.open(REVOKED);
+    const kept = await sessions.open(KEPT);
 
     const revokedAt = Date.now();
     const outcomes = await driver.remove(knoc(true), [entry(REVOKED, 300)]);
@@ -226,8 +178,8 @@ describe('ending live connections (ManagedRule on an nftables backend)', () => {
     await driver.configure([knoc(true)]);
     const appliedAt = Date.now();
     await driver.apply(knoc(true), [entry(REVOKED, 3), entry(KEPT, 300)]);
-    const expiring = await openSession(REVOKED);
-    const kept = await openSession(KEPT);
+    const expiring = await sessions.open(REVOKED);
+    const kept = await sessions.open(KEPT);
     // No Postern process from here on: only the kernel's timeout and the rules.
     await driver.close();
     ran.length = 0;

@@ -1,7 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import type { AgentKnocOf } from '@postern/protocol';
-import { waitFor } from '@postern/test-support';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCommand } from '../../apps/agent/src/drivers/command.js';
@@ -16,6 +14,7 @@ import {
   type Namespace,
 } from './support/netns.js';
 import { waitForLine } from './support/relay.js';
+import { LiveSessions, echoServerSource, flowing, sleep } from './support/live-sessions.js';
 import { requireTool } from './support/requirements.js';
 
 /**
@@ -42,24 +41,10 @@ const KEPT = '10.78.0.3';
 const BACKEND_ID = 'backend-managed-rule';
 const CHAIN = managedChainName(BACKEND_ID);
 
-const ECHO_SERVER = `
-require('node:net').createServer((socket) => { socket.on('error', () => {}); socket.pipe(socket); })
-  .listen(${PORT}, '${SERVER}', () => console.log('listening'));
-`;
-
-/** A byte every 100 ms; a line per echo; never gives up on its own (retransmits until killed). */
-const sessionSource = (source: string) => `
-const socket = require('node:net').connect({ host: '${SERVER}', port: ${PORT}, localAddress: '${source}' });
-socket.setNoDelay(true);
-socket.on('connect', () => { console.log('connected'); setInterval(() => socket.write('x'), 100); });
-socket.on('data', (data) => { for (let i = 0; i < data.length; i += 1) console.log('echo'); });
-socket.on('error', (error) => console.log('error ' + error.code));
-`;
-
 let client: Namespace;
 let protectedNs: Namespace;
 let server: ChildProcess | undefined;
-const sessions: Session[] = [];
+const sessions = new LiveSessions(() => client, SERVER, PORT);
 let driver: IpsetDriver | undefined;
 
 beforeAll(async () => {
@@ -82,7 +67,7 @@ beforeAll(async () => {
   ]) {
     await protectedNs.exec(['iptables', ...rule]);
   }
-  server = protectedNs.spawn([process.execPath, '-e', ECHO_SERVER]);
+  server = protectedNs.spawn([process.execPath, '-e', echoServerSource(SERVER, PORT)]);
   await waitForLine(server, 'listening');
 });
 
@@ -97,7 +82,7 @@ beforeEach(async (context) => {
 });
 
 afterEach(async () => {
-  for (const session of sessions.splice(0)) session.close();
+  sessions.closeAll();
   if (missing !== null) return;
   // The managed rule goes when no knoc has it (and the next test starts from the admin's rules alone).
   const cleaner = newDriver();
@@ -137,39 +122,6 @@ function knoc(managed: boolean, v6SetName = ''): AgentKnocOf<'ipset'> {
 
 const entry = (ip: string, ttlSeconds: number) => ({ ip, ttlSeconds, userName: 'alice' });
 
-interface Session {
-  source: string;
-  /** When the last echo arrived (Date.now()). */
-  lastEchoAt(): number;
-  echoes(): number;
-  close(): void;
-}
-
-async function openSession(source: string): Promise<Session> {
-  const child = client.spawn([process.execPath, '-e', sessionSource(source)]);
-  let lastEchoAt = 0;
-  let echoes = 0;
-  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-    if (line !== 'echo') return;
-    echoes += 1;
-    lastEchoAt = Date.now();
-  });
-  const session: Session = {
-    source,
-    lastEchoAt: () => lastEchoAt,
-    echoes: () => echoes,
-    close: () => child.kill('SIGKILL'),
-  };
-  sessions.push(session);
-  await waitFor(() => echoes >= 3, `echoes on the session from ${source}`, 5_000);
-  return session;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Whether the session still gets echoes: one arrived in the last 500 ms. */
-const flowing = (session: Session) => Date.now() - session.lastEchoAt() < 500;
-
 async function rules(): Promise<string> {
   return (await protectedNs.exec(['iptables', '-S'])).stdout;
 }
@@ -179,7 +131,7 @@ describe('ending live connections (ManagedRule on an ipset backend)', () => {
     driver = newDriver();
     await driver.configure([knoc(false)]);
     await driver.apply(knoc(false), [entry(REVOKED, 300)]);
-    const session = await openSession(REVOKED);
+    const session = await sessions.open(REVOKED);
 
     await driver.remove(knoc(false), [entry(REVOKED, 300)]);
     await sleep(1_500);
@@ -198,8 +150,8 @@ describe('ending live connections (ManagedRule on an ipset backend)', () => {
     // The jump is the first rule of INPUT, ahead of the admin's accept of established connections.
     expect(knocRules.split('\n').find((line) => line.startsWith('-A INPUT'))).toContain(`-j ${CHAIN}`);
     await driver.apply(knoc(true), [entry(REVOKED, 300), entry(KEPT, 300)]);
-    const revoked = await openSession(REVOKED);
-    const kept = await openSession(KEPT);
+    const revoked = await sessions.open(REVOKED);
+    const kept = await sessions.open(KEPT);
 
     const revokedAt = Date.now();
     const outcomes = await driver.remove(knoc(true), [entry(REVOKED, 300)]);
@@ -216,8 +168,8 @@ describe('ending live connections (ManagedRule on an ipset backend)', () => {
     await driver.configure([knoc(true)]);
     const appliedAt = Date.now();
     await driver.apply(knoc(true), [entry(REVOKED, 3), entry(KEPT, 300)]);
-    const expiring = await openSession(REVOKED);
-    const kept = await openSession(KEPT);
+    const expiring = await sessions.open(REVOKED);
+    const kept = await sessions.open(KEPT);
     // No Postern process from here on: only the kernel's timeout and the rules.
     await driver.close();
     ran.length = 0;

@@ -14,6 +14,8 @@ export interface CommandResult {
 export interface RunOptions {
   /** Written to standard input, which is then closed. */
   input?: string;
+  /** An open file descriptor handed to the program as its standard input (instead of `input`). */
+  stdinFd?: number;
   /** Killed (SIGKILL) after this long. */
   timeoutMs?: number;
   env?: NodeJS.ProcessEnv;
@@ -29,7 +31,7 @@ export function runCommand(argv: readonly string[], options: RunOptions = {}): P
   if (file === undefined) return Promise.reject(new Error('no command given'));
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, {
-      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      stdio: [options.stdinFd ?? (options.input === undefined ? 'ignore' : 'pipe'), 'pipe', 'pipe'],
       ...(options.env === undefined ? {} : { env: options.env }),
       ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs, killSignal: 'SIGKILL' }),
     });
@@ -39,7 +41,7 @@ export function runCommand(argv: readonly string[], options: RunOptions = {}): P
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-    if (options.input !== undefined && child.stdin !== null) {
+    if (options.input !== undefined && options.stdinFd === undefined && child.stdin !== null) {
       // A program that exits without reading all its input closes the pipe; its exit code tells the rest.
       child.stdin.on('error', () => undefined);
       child.stdin.end(options.input);

@@ -165,11 +165,7 @@ export class IpsetDriver implements Driver<'ipset'> {
     const outcomes = await this.#change(knoc, entries, (set, address) => `del ${set} ${address}`, false);
     const reading = readManagedRule(knoc.backend, IPTABLES_CHAIN_MAX_LENGTH);
     if ('rule' in reading && reading.rule !== null) {
-      const removed = outcomes.flatMap((outcome) => {
-        const parsed = outcome.ok ? parseAddress(outcome.ip) : null;
-        return parsed === null ? [] : [parsed];
-      });
-      await this.#flows.end(removed, reading.rule.Ports);
+      await this.#flows.endRemoved(outcomes, reading.rule.Ports);
     }
     return outcomes;
   }

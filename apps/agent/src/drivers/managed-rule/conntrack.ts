@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import type { ParsedAddress } from '../addresses.js';
+import { parseAddress, type ParsedAddress } from '../addresses.js';
+import type { EntryOutcome } from '../driver.js';
 import { mapWithConcurrency } from '../concurrency.js';
 import { errorMessage } from '../outcomes.js';
 import { defaultRunner, type CommandRunner } from './commands.js';
@@ -38,6 +39,15 @@ export class ConntrackFlows {
   constructor(options: ConntrackFlowsOptions) {
     this.#options = options;
     this.#run = options.run ?? defaultRunner;
+  }
+
+  /** Ends the flows of the addresses a removal took off the device (its ok outcomes). */
+  async endRemoved(outcomes: readonly EntryOutcome[], ports: readonly number[]): Promise<void> {
+    const removed = outcomes.flatMap((outcome) => {
+      const parsed = outcome.ok ? parseAddress(outcome.ip) : null;
+      return parsed === null ? [] : [parsed];
+    });
+    await this.end(removed, ports);
   }
 
   async end(addresses: readonly ParsedAddress[], ports: readonly number[]): Promise<void> {

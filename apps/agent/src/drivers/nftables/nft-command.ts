@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,26 +13,13 @@ import { runCommand, type CommandResult, type RunOptions } from '../command.js';
  * `nft -j -f -`, with no path for a sudoers rule to allow.
  */
 export async function runNft(argv: readonly string[], options: RunOptions): Promise<CommandResult> {
-  if (options.input === undefined) return runCommand(argv, options);
-  const [file, ...args] = argv;
-  if (file === undefined) throw new Error('no command given');
-  const stdin = openedInputFile(options.input);
+  const { input, ...rest } = options;
+  if (input === undefined) return runCommand(argv, rest);
+  const stdinFd = openedInputFile(input);
   try {
-    return await new Promise<CommandResult>((resolve, reject) => {
-      const child = spawn(file, args, {
-        stdio: [stdin, 'pipe', 'pipe'],
-        ...(options.env === undefined ? {} : { env: options.env }),
-        ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs, killSignal: 'SIGKILL' }),
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-      child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-      child.on('error', reject);
-      child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-    });
+    return await runCommand(argv, { ...rest, stdinFd });
   } finally {
-    closeSync(stdin);
+    closeSync(stdinFd);
   }
 }
 

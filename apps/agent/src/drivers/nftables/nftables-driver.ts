@@ -3,7 +3,6 @@ import type { Logger } from 'pino';
 import type { CommandResult, RunOptions } from '../command.js';
 import { clampDeviceTimeout } from '../device-timeout.js';
 import type { Driver, DriverEntry, EntryOutcome } from '../driver.js';
-import { parseAddress } from '../addresses.js';
 import { ConntrackFlows } from '../managed-rule/conntrack.js';
 import { NftRuleOwner, type TableReading } from '../managed-rule/nft-rule-owner.js';
 import { failed, succeeded } from '../outcomes.js';
@@ -137,11 +136,7 @@ export class NftablesDriver implements Driver<'nftables'>, NftIo {
     const finished = this.#finish(entries, outcomes, await this.#write(operations, 'remove'));
     const reading = readNftManagedRule(knoc.backend);
     if ('rule' in reading && reading.rule !== null) {
-      const removed = finished.flatMap((outcome) => {
-        const parsed = outcome.ok ? parseAddress(outcome.ip) : null;
-        return parsed === null ? [] : [parsed];
-      });
-      await this.#flows.end(removed, reading.rule.Ports);
+      await this.#flows.endRemoved(finished, reading.rule.Ports);
     }
     return finished;
   }
