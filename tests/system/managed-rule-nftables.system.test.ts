@@ -14,7 +14,14 @@ import {
   type Namespace,
 } from './support/netns.js';
 import { waitForLine } from './support/relay.js';
-import { LiveSessions, echoServerSource, flowing, sleep } from './support/live-sessions.js';
+import {
+  LiveSessions,
+  echoServerSource,
+  expectExpiryEndsItsSession,
+  expectRevokeEndsItsSession,
+  flowing,
+  sleep,
+} from './support/live-sessions.js';
 import { requireTool } from './support/requirements.js';
 
 /**
@@ -159,41 +166,13 @@ describe('ending live connections (ManagedRule on an nftables backend)', () => {
     await driver.configure([knoc(true)]);
     // The rule is the first of the chain, ahead of the admin's accept of established connections.
     expect((await chainRules())[0]).toBe(`tcp dport ${PORT} ip saddr != @allow4 drop comment "${COMMENT}"`);
-    await driver.apply(knoc(true), [entry(REVOKED, 300), entry(KEPT, 300)]);
-    const revoked = await sessions.open(REVOKED);
-    const kept = await sessions.open(KEPT);
-
-    const revokedAt = Date.now();
-    const outcomes = await driver.remove(knoc(true), [entry(REVOKED, 300)]);
-    await sleep(1_500);
-
-    expect(outcomes).toEqual([{ ip: REVOKED, ok: true, error: '' }]);
-    expect(revoked.lastEchoAt() - revokedAt, 'the revoked session stopped within 1 s').toBeLessThan(1_000);
-    expect(flowing(revoked)).toBe(false);
-    expect(flowing(kept), 'the granted session goes on').toBe(true);
+    await expectRevokeEndsItsSession({ driver, knoc: knoc(true), sessions, revoked: REVOKED, kept: KEPT });
   });
 
   it('with ManagedRule, the kernel expiry stops the session within 2 s, with the driver closed', async () => {
     driver = newDriver();
     await driver.configure([knoc(true)]);
-    const appliedAt = Date.now();
-    await driver.apply(knoc(true), [entry(REVOKED, 3), entry(KEPT, 300)]);
-    const expiring = await sessions.open(REVOKED);
-    const kept = await sessions.open(KEPT);
-    // No Postern process from here on: only the kernel's timeout and the rules.
-    await driver.close();
-    ran.length = 0;
-
-    const expiresAt = appliedAt + 3_000;
-    await sleep(Math.max(0, expiresAt + 2_500 - Date.now()));
-
-    expect(ran, 'nothing ran after the driver closed').toEqual([]);
-    expect(expiring.echoes()).toBeGreaterThan(5);
-    expect(expiring.lastEchoAt() - expiresAt, 'the expired session stopped within 2 s of the expiry').toBeLessThan(
-      2_000,
-    );
-    expect(flowing(expiring)).toBe(false);
-    expect(flowing(kept), 'the granted session goes on').toBe(true);
+    await expectExpiryEndsItsSession({ driver, knoc: knoc(true), sessions, revoked: REVOKED, kept: KEPT, ran });
   });
 
   it('converges idempotently, replaces the rule when it changes and removes it when the ManagedRule goes', async () => {

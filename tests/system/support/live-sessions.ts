@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline';
+import { expect } from 'vitest';
 import { waitFor } from '@postern/test-support';
 import type { Namespace } from './netns.js';
 
@@ -76,3 +77,68 @@ export class LiveSessions {
 export const flowing = (session: LiveSession) => Date.now() - session.lastEchoAt() < 500;
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The part of a set driver the two scenarios below drive (its knocs already configured). */
+interface SetDriver<K> {
+  apply(knoc: K, entries: readonly { ip: string; ttlSeconds: number; userName: string }[]): Promise<unknown>;
+  remove(knoc: K, entries: readonly { ip: string; ttlSeconds: number; userName: string }[]): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+interface Scenario<K> {
+  driver: SetDriver<K>;
+  /** A knoc whose backend has the ManagedRule, configured on the driver. */
+  knoc: K;
+  sessions: LiveSessions;
+  /** The address whose session is to stop, and one that stays granted. */
+  revoked: string;
+  kept: string;
+}
+
+const entry = (ip: string, ttlSeconds: number) => ({ ip, ttlSeconds, userName: 'alice' });
+
+/** A revoke stops the revoked address's open session within 1 s, while the granted one goes on. */
+export async function expectRevokeEndsItsSession({ driver, knoc, sessions, revoked, kept }: Scenario<unknown>) {
+  await driver.apply(knoc, [entry(revoked, 300), entry(kept, 300)]);
+  const ending = await sessions.open(revoked);
+  const going = await sessions.open(kept);
+
+  const revokedAt = Date.now();
+  const outcomes = await driver.remove(knoc, [entry(revoked, 300)]);
+  await sleep(1_500);
+
+  expect(outcomes).toEqual([{ ip: revoked, ok: true, error: '' }]);
+  expect(ending.lastEchoAt() - revokedAt, 'the revoked session stopped within 1 s').toBeLessThan(1_000);
+  expect(flowing(ending)).toBe(false);
+  expect(flowing(going), 'the granted session goes on').toBe(true);
+}
+
+/**
+ * The kernel's expiry of a 3 s entry stops its open session within 2 s, with the driver closed and
+ * nothing run after (`ran`: every program the driver ran), while a granted session goes on.
+ */
+export async function expectExpiryEndsItsSession({
+  driver,
+  knoc,
+  sessions,
+  revoked,
+  kept,
+  ran,
+}: Scenario<unknown> & { ran: string[][] }) {
+  const appliedAt = Date.now();
+  await driver.apply(knoc, [entry(revoked, 3), entry(kept, 300)]);
+  const expiring = await sessions.open(revoked);
+  const going = await sessions.open(kept);
+  // No Postern process from here on: only the kernel's timeout and the rules.
+  await driver.close();
+  ran.length = 0;
+
+  const expiresAt = appliedAt + 3_000;
+  await sleep(Math.max(0, expiresAt + 2_500 - Date.now()));
+
+  expect(ran, 'nothing ran after the driver closed').toEqual([]);
+  expect(expiring.echoes()).toBeGreaterThan(5);
+  expect(expiring.lastEchoAt() - expiresAt, 'the expired session stopped within 2 s of the expiry').toBeLessThan(2_000);
+  expect(flowing(expiring)).toBe(false);
+  expect(flowing(going), 'the granted session goes on').toBe(true);
+}

@@ -36,10 +36,8 @@ export async function readBack(
   }
   try {
     const listed = await withDriverBudget(() => driver.list(knoc), budgetMs);
-    const covered =
-      driver.coveredByOthers === undefined
-        ? []
-        : await withDriverBudget(() => driver.coveredByOthers?.(knoc) ?? Promise.resolve([]), budgetMs);
+    const coveredByOthers = driver.coveredByOthers?.bind(driver);
+    const covered = coveredByOthers === undefined ? [] : await withDriverBudget(() => coveredByOthers(knoc), budgetMs);
     const present = new Set([...listed, ...covered].map(canonicalAddress));
     return new Map(
       ips.map((ip) => [ip, { readBack: present.has(canonicalAddress(ip)) ? ('held' as const) : ('absent' as const) }]),

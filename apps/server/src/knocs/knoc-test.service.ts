@@ -151,6 +151,7 @@ export async function testKnoc(
     throw new ConflictError({ code: ErrorCodes.knocTestApplyFailed, extra: added.error });
   }
 
+  const readBack = readBackState(added);
   const removed = await awaitReport(ctx, grantId, REMOVE_SETTLED, answerTimeoutMs);
   const agent = await ctx.db.selectFrom('agents').select('name').where('id', '=', knoc.agentId).executeTakeFirst();
   return {
@@ -159,8 +160,8 @@ export async function testKnoc(
     ExpiresAt: new Date(expiresAt).toISOString(),
     Applied: true,
     ReadBack: {
-      State: readBackState(added),
-      Held: readBackState(added) === 'held',
+      State: readBack,
+      Held: readBack === 'held',
       Detail: added.readBackDetail,
       AgentName: agent?.name ?? '',
       ReportedAt: new Date(added.updatedAt).toISOString(),

@@ -7,7 +7,12 @@ import type { Driver, DriverEntry, EntryOutcome } from '../driver.js';
 import { commandsLike, type CommandRunner, type ManagedRuleCommands } from '../managed-rule/commands.js';
 import { ConntrackFlows } from '../managed-rule/conntrack.js';
 import { IptablesRuleOwner } from '../managed-rule/iptables-rule-owner.js';
-import { IPTABLES_CHAIN_MAX_LENGTH, planManagedRules, readManagedRule } from '../managed-rule/managed-rule.js';
+import {
+  IPTABLES_CHAIN_MAX_LENGTH,
+  planManagedRules,
+  readManagedRule,
+  reportManagedRuleFailures,
+} from '../managed-rule/managed-rule.js';
 import { failed, succeeded } from '../outcomes.js';
 import {
   isGlobalError,
@@ -137,14 +142,7 @@ export class IpsetDriver implements Driver<'ipset'> {
       IPTABLES_CHAIN_MAX_LENGTH,
     );
     const failures = await this.#rules.converge(plans, new Set(unreadable.keys()));
-    for (const [backendId, error] of unreadable) failures.set(backendId, error);
-    if (failures.size === 0) return;
-    const named = [...failures].map(([backendId, error]) => {
-      const aclIds = knocs.filter((knoc) => knoc.backendId === backendId).map((knoc) => knoc.aclId);
-      return `knocs ${aclIds.join(', ')} (backend ${backendId}): ${error}`;
-    });
-    this.#logger.warn({ failures: named }, 'managed rules could not be written');
-    throw new Error(`ipset managed rule: ${named.join('; ')}`);
+    reportManagedRuleFailures({ driver: 'ipset', knocs, failures, unreadable, logger: this.#logger });
   }
 
   /** Adds (or refreshes) the entries, then reads each back from the kernel: ok only when the set holds it. */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ManagedRule } from '@postern/protocol';
+import type { Logger } from 'pino';
 
 /**
  * A backend's managed rule, as the agent enforces it: for `ports` (TCP destination ports) in the
@@ -116,4 +117,27 @@ export function planManagedRules(knocs: readonly KnocSets[], maxChainLength: num
     }
   }
   return { plans, unreadable };
+}
+
+/**
+ * The end of a driver's `configure`: the backends whose rules could not be written (`failures`) or
+ * whose ManagedRule could not be read (`unreadable`), logged and thrown naming their knocs, as the
+ * Driver contract asks; nothing when every backend converged.
+ */
+export function reportManagedRuleFailures(options: {
+  driver: string;
+  knocs: readonly { aclId: string; backendId: string }[];
+  failures: Map<string, string>;
+  unreadable: ReadonlyMap<string, string>;
+  logger: Logger;
+}): void {
+  const { driver, knocs, failures, unreadable, logger } = options;
+  for (const [backendId, error] of unreadable) failures.set(backendId, error);
+  if (failures.size === 0) return;
+  const named = [...failures].map(([backendId, error]) => {
+    const aclIds = knocs.filter((knoc) => knoc.backendId === backendId).map((knoc) => knoc.aclId);
+    return `knocs ${aclIds.join(', ')} (backend ${backendId}): ${error}`;
+  });
+  logger.warn({ failures: named }, 'managed rules could not be written');
+  throw new Error(`${driver} managed rule: ${named.join('; ')}`);
 }

@@ -25,6 +25,7 @@ import {
   planNftManagedRules,
   readNftManagedRule,
 } from './nftables-managed-rule.js';
+import { reportManagedRuleFailures } from '../managed-rule/managed-rule.js';
 import { knocSets, nftablesTarget, routeEntry } from './nftables-target.js';
 import { writeInBatches, type NftIo, type NftOperation, type SetReading, type WriteMode } from './nftables-writes.js';
 
@@ -106,14 +107,7 @@ export class NftablesDriver implements Driver<'nftables'>, NftIo {
   async configure(knocs: readonly AgentKnocOf<'nftables'>[]): Promise<void> {
     const { plans, unreadable } = planNftManagedRules(knocs, this.#allowed);
     const failures = await this.#rules.converge(plans, new Set(unreadable.keys()));
-    for (const [backendId, error] of unreadable) failures.set(backendId, error);
-    if (failures.size === 0) return;
-    const named = [...failures].map(([backendId, error]) => {
-      const aclIds = knocs.filter((knoc) => knoc.backendId === backendId).map((knoc) => knoc.aclId);
-      return `knocs ${aclIds.join(', ')} (backend ${backendId}): ${error}`;
-    });
-    this.#logger.warn({ failures: named }, 'managed rules could not be written');
-    throw new Error(`nftables managed rule: ${named.join('; ')}`);
+    reportManagedRuleFailures({ driver: 'nftables', knocs, failures, unreadable, logger: this.#logger });
   }
 
   /** Adds the entries (or resets their timeout), then reads each set back: ok only when it holds the address. */
