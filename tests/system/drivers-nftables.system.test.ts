@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -261,30 +262,171 @@ describe('nftables driver in ip and ip6 tables', () => {
 });
 
 describe('closed-loop verification: an add counts only once the kernel holds it', () => {
-  it('reports the address the set does not hold after the batch, and only that one', async () => {
-    // A device that accepts a change and does not keep it: after every batch this wrapper deletes one
-    // address, as if another process had removed it at once.
-    const dropping = [
+  // A device that accepts a change and does not keep it: this wrapper ends every batch that adds
+  // with a delete of one address (in the long-lived shell and in `nft -j -f -` alike), as if another
+  // process had removed it at once.
+  const drop99 = '{"delete":{"element":{"family":"inet","table":"postern","name":"allow4","elem":["192.0.2.99"]}}}';
+  const dropping = () => [...ns.prefix, 'sh', '-c', `sed -u '/"add"/s/]}$/,${drop99}]}/' | nft "$@"`, 'nft-dropping'];
+
+  it.each([
+    ['the long-lived nft -j -i', undefined],
+    ['nft -j -f -', false as const],
+  ])(
+    'through %s, reports the address the set does not hold after the batch, and only that one',
+    async (_mode, shell) => {
+      const before = await shellProcesses();
+      const driver = new NftablesDriver({
+        allowedSets: ALLOWED,
+        command: dropping(),
+        logger: pino({ level: 'silent' }),
+        ...(shell === undefined ? {} : { shell }),
+      });
+      try {
+        const outcomes = await driver.apply(BOTH, [entry('192.0.2.98'), entry('192.0.2.99')]);
+
+        expect(outcomes).toEqual([
+          { ip: '192.0.2.98', ok: true, error: '' },
+          { ip: '192.0.2.99', ok: false, error: 'set inet postern allow4 does not hold 192.0.2.99 after adding it' },
+        ]);
+        expect([...(await members('inet postern allow4')).keys()]).toEqual(['192.0.2.98']);
+      } finally {
+        await driver.close();
+        // The wrapper's nft ends when sed sees the end of its input, just after the wrapper.
+        await waitFor(async () => (await shellProcesses()).length === before.length, 'the wrapped nft to end', 5000);
+      }
+    },
+  );
+});
+
+describe('the long-lived nft -j -i', () => {
+  it('is one nft process kept between calls', async () => {
+    await nft.apply(BOTH, [entry('203.0.113.7')]);
+    const first = await shellProcesses();
+    await nft.apply(BOTH, [entry('203.0.113.8')]);
+    await nft.remove(BOTH, [entry('203.0.113.7')]);
+
+    expect(first).toHaveLength(1);
+    expect(await shellProcesses()).toEqual(first);
+  });
+
+  it('killed, the next grant still lands, and the shell is started again', async () => {
+    let clock = 0;
+    const others = await shellProcesses();
+    const driver = new NftablesDriver({
+      allowedSets: ALLOWED,
+      command: [...ns.prefix, 'nft'],
+      logger: pino({ level: 'silent' }),
+      now: () => clock,
+    });
+    try {
+      await driver.apply(BOTH, [entry('203.0.113.7')]);
+      const killed = (await shellProcesses()).filter((pid) => !others.includes(pid));
+      expect(killed).toHaveLength(1);
+      for (const pid of killed) process.kill(pid, 'SIGKILL');
+      await waitFor(async () => (await shellProcesses()).length === others.length, 'the shell to be gone', 5000);
+
+      // Through a new shell, or by spawning nft when the driver learns of the death only now.
+      expect(await driver.apply(BOTH, [entry('203.0.113.8')])).toEqual([{ ip: '203.0.113.8', ok: true, error: '' }]);
+      clock += 60_000;
+      expect(await driver.apply(BOTH, [entry('203.0.113.9')])).toEqual([{ ip: '203.0.113.9', ok: true, error: '' }]);
+
+      expect([...(await members('inet postern allow4')).keys()].sort()).toEqual([
+        '203.0.113.7',
+        '203.0.113.8',
+        '203.0.113.9',
+      ]);
+      const started = (await shellProcesses()).filter((pid) => !others.includes(pid));
+      expect(started).toHaveLength(1);
+      expect(started).not.toEqual(killed);
+    } finally {
+      await driver.close();
+    }
+  });
+
+  it('dying mid-batch, the grant lands by spawning nft; after the retry time the shell runs again', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'postern-nft-shell-'));
+    const died = path.join(dir, 'died');
+    // The first interactive nft reads the batch and dies before answering; everything else is nft.
+    const dyingOnce = [
       ...ns.prefix,
       'sh',
       '-c',
-      'nft "$@"; rc=$?; [ "$2" = "-f" ] && nft delete element inet postern allow4 "{ 192.0.2.99 }"; exit $rc',
-      'nft-dropping',
+      `if [ "$2" = "-i" ] && [ ! -e ${died} ]; then touch ${died}; head -n 1 >/dev/null; exit 1; fi; exec nft "$@"`,
+      'nft-dying-once',
     ];
-    const driver = new NftablesDriver({ allowedSets: ALLOWED, command: dropping, logger: pino({ level: 'silent' }) });
+    let clock = 0;
+    const others = await shellProcesses();
+    const driver = new NftablesDriver({
+      allowedSets: ALLOWED,
+      command: dyingOnce,
+      logger: pino({ level: 'silent' }),
+      now: () => clock,
+    });
+    try {
+      const first = await driver.apply(BOTH, [entry('203.0.113.7'), entry('2001:db8::7')]);
 
-    const outcomes = await driver.apply(BOTH, [entry('192.0.2.98'), entry('192.0.2.99')]);
+      expect(existsSync(died)).toBe(true);
+      expect(first.map((outcome) => outcome.ok)).toEqual([true, true]);
+      expect([...(await members('inet postern allow4')).keys()]).toEqual(['203.0.113.7']);
+      expect(await shellProcesses()).toEqual(others);
 
-    expect(outcomes).toEqual([
-      { ip: '192.0.2.98', ok: true, error: '' },
-      { ip: '192.0.2.99', ok: false, error: 'set inet postern allow4 does not hold 192.0.2.99 after adding it' },
-    ]);
+      clock += 60_000;
+      const second = await driver.apply(BOTH, [entry('203.0.113.8')]);
+
+      expect(second).toEqual([{ ip: '203.0.113.8', ok: true, error: '' }]);
+      expect([...(await members('inet postern allow4')).keys()].sort()).toEqual(['203.0.113.7', '203.0.113.8']);
+      expect((await shellProcesses()).length).toBe(others.length + 1);
+    } finally {
+      await driver.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('ends with the driver: no nft of it is left running', async () => {
+    const driver = new NftablesDriver({
+      allowedSets: ALLOWED,
+      command: [...ns.prefix, 'nft'],
+      logger: pino({ level: 'silent' }),
+    });
+    const before = await shellProcesses();
+    await driver.apply(BOTH, [entry('203.0.113.9')]);
+    expect((await shellProcesses()).length).toBe(before.length + 1);
+
+    await driver.close();
+
+    expect(await shellProcesses()).toEqual(before);
   });
 });
+
+/** The processes running in the namespace. */
+async function namespacePids(): Promise<number[]> {
+  const { stdout } = await execFileAsync('ip', ['netns', 'pids', ns.name]);
+  return stdout
+    .split('\n')
+    .map(Number)
+    .filter((value) => value > 0)
+    .sort((a, b) => a - b);
+}
+
+/** The `nft -j -i` processes running in the namespace. */
+async function shellProcesses(): Promise<number[]> {
+  const pids: number[] = [];
+  for (const pid of await namespacePids()) {
+    try {
+      const argv = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0');
+      if (path.basename(argv[0] ?? '') === 'nft' && argv.includes('-j') && argv.includes('-i')) pids.push(pid);
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  return pids;
+}
 
 describe('expiry with no Postern process alive', () => {
   it('the kernel removes an element at its timeout after the process that wrote it has exited', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'postern-nft-expiry-'));
+    // This file's own driver keeps its long-lived nft in the namespace; nothing else may run there.
+    const ours = await shellProcesses();
     try {
       // A separate agent process: it applies one grant of 2 s and exits; nothing runs afterwards.
       const script = path.join(dir, 'apply-and-exit.mts');
@@ -294,6 +436,8 @@ describe('expiry with no Postern process alive', () => {
           `import { NftablesDriver } from ${JSON.stringify(path.join(REPO_ROOT, 'apps/agent/src/drivers/nftables/nftables-driver.ts'))};`,
           `const driver = new NftablesDriver({ allowedSets: ${JSON.stringify(ALLOWED)}, command: ${JSON.stringify([...ns.prefix, 'nft'])}, logger: { warn() {} } as never });`,
           `const outcomes = await driver.apply(${JSON.stringify(BOTH)}, [{ ip: '203.0.113.50', ttlSeconds: 2, userName: 'alice' }, { ip: '2001:db8::50', ttlSeconds: 2, userName: 'alice' }]);`,
+          // As the agent does when it stops: the long-lived nft ends with the driver.
+          'await driver.close();',
           'process.stdout.write(JSON.stringify(outcomes));',
         ].join('\n'),
       );
@@ -305,7 +449,7 @@ describe('expiry with no Postern process alive', () => {
         { ip: '2001:db8::50', ok: true, error: '' },
       ]);
       // The writer is gone and nothing of Postern runs in the namespace.
-      expect((await execFileAsync('ip', ['netns', 'pids', ns.name])).stdout.trim()).toBe('');
+      expect(await namespacePids()).toEqual(ours);
       expect((await members('inet postern allow4')).has('203.0.113.50')).toBe(true);
       expect((await members('inet postern allow6')).has('2001:db8::50')).toBe(true);
 

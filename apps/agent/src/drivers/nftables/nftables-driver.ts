@@ -1,24 +1,14 @@
 import type { AgentKnocOf } from '@postern/protocol';
 import type { Logger } from 'pino';
-import type { CommandResult, RunOptions } from '../command.js';
 import { clampDeviceTimeout } from '../device-timeout.js';
 import type { Driver, DriverEntry, EntryOutcome } from '../driver.js';
 import { ConntrackFlows } from '../managed-rule/conntrack.js';
-import { NftRuleOwner, type TableReading } from '../managed-rule/nft-rule-owner.js';
+import { NftRuleOwner } from '../managed-rule/nft-rule-owner.js';
 import { failed, succeeded } from '../outcomes.js';
-import {
-  allowedSetKey,
-  batchDocument,
-  flushSetCommand,
-  parseNftError,
-  parseSetListing,
-  setLabel,
-  type ListedSet,
-  type NftCommand,
-  type NftSetRef,
-} from './nft-json.js';
+import { NftChannel, type CommandRunner } from './nft-channel.js';
+import { allowedSetKey, flushSetCommand, setLabel, type ListedSet, type NftSetRef } from './nft-json.js';
 import { runNft } from './nft-command.js';
-import { parseTableListing, type NftTableRef } from './nft-rules.js';
+import { NftShell, type NftShellPort } from './nft-shell.js';
 import {
   allowedTables,
   conntrackCommandLike,
@@ -27,10 +17,15 @@ import {
 } from './nftables-managed-rule.js';
 import { reportManagedRuleFailures } from '../managed-rule/managed-rule.js';
 import { knocSets, nftablesTarget, routeEntry } from './nftables-target.js';
-import { writeInBatches, type NftIo, type NftOperation, type SetReading, type WriteMode } from './nftables-writes.js';
-
-/** How the driver runs nft: {@link runNft}, or a fake in tests. */
-export type CommandRunner = (argv: readonly string[], options: RunOptions) => Promise<CommandResult>;
+import {
+  groupBySet,
+  writeCommands,
+  writeInBatches,
+  type NftIo,
+  type NftOperation,
+  type SetReading,
+  type WriteMode,
+} from './nftables-writes.js';
 
 export interface NftablesDriverOptions {
   /** The only sets this agent may change (its configuration's nftables.allowedSets: `family/table/set`). */
@@ -43,8 +38,16 @@ export interface NftablesDriverOptions {
   logger: Logger;
   /** One nft run taking longer than this is killed and its entries fail. */
   commandTimeoutMs?: number;
-  /** Runs nft and conntrack (default: {@link runNft}); tests pass a fake kernel. */
+  /** Spawns nft and conntrack (default: {@link runNft}); tests pass a fake kernel. */
   run?: CommandRunner;
+  /**
+   * The long-lived `nft -j -i` for small batches and listings: by default an {@link NftShell} of
+   * `command`, except when `run` is given (a fake kernel behind `run` is not reached by a real
+   * shell); false: spawn nft for everything; tests pass a fake.
+   */
+  shell?: NftShellPort | false;
+  /** The time, for when to try the shell again after it failed (default Date.now; tests pass their own). */
+  now?: () => number;
   /**
    * The argv of conntrack, which ends a revoked address's connections on a backend with a
    * ManagedRule; default: run the way `command` runs nft (see conntrackCommandLike).
@@ -53,6 +56,10 @@ export interface NftablesDriverOptions {
 }
 
 const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
+/** Calls writing up to this many elements go through the shell; bigger ones (a reconcile) through `nft -j -f -`. */
+const SHELL_BATCH_LIMIT = 64;
+/** A shell silent for this long is broken: it is killed and the work is done by spawning nft. */
+const SHELL_TIMEOUT_MS = 5_000;
 
 /**
  * nftables named sets (type ipv4_addr / ipv6_addr, `flags timeout`) in the table the backend names:
@@ -61,40 +68,48 @@ const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
  * alive. The admin's ruleset makes the table and the sets; the agent writes elements only, and only
  * in sets its configuration allows.
  *
- * Every write is one JSON batch through `nft -j -f -`, which the kernel applies atomically, so a
- * reconcile after a restart is one batch however many entries it holds. nft has no idempotent
- * element commands on 1.0.6 (no `destroy`; `delete` of an absent element fails the batch, `add` of a
- * present one may keep its old timeout), so every write is built to succeed whatever the set holds:
+ * Every write is one JSON batch, which the kernel applies atomically: a small one (a grant, a
+ * revoke) through a long-lived `nft -j -i` (see NftShell: starting nft costs more than the change),
+ * an apply read back in the same round trip; a big one (a reconcile after a restart, however many
+ * entries it holds) through `nft -j -f -`, as is everything while the shell fails (see NftChannel).
+ * nft has no idempotent element commands on 1.0.6 (no `destroy`; `delete` of an absent element
+ * fails the batch, `add` of a present one may keep its old timeout), so every write is built to
+ * succeed whatever the set holds, and doing one twice (the shell died midway) is harmless:
  * - apply = add, delete, add: the first add makes the element present, the delete takes it out,
  *   the second add writes it with its new timeout (a deadline moved earlier takes effect too);
  * - remove = add (timeout 1 s), delete: the add makes an absent element present for the delete.
  * No list is needed before a write, so nothing can expire between a list and the batch.
  */
-export class NftablesDriver implements Driver<'nftables'>, NftIo {
+export class NftablesDriver implements Driver<'nftables'> {
   readonly type = 'nftables' as const;
   readonly #allowed: ReadonlySet<string>;
-  readonly #command: readonly string[];
   readonly #logger: Logger;
-  readonly #timeoutMs: number;
-  readonly #run: CommandRunner;
+  readonly #channel: NftChannel;
   readonly #rules: NftRuleOwner;
   readonly #flows: ConntrackFlows;
 
   constructor(options: NftablesDriverOptions) {
     this.#allowed = new Set(options.allowedSets);
-    this.#command = options.command;
     this.#logger = options.logger;
-    this.#timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-    this.#run = options.run ?? runNft;
+    const timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+    const run = options.run ?? runNft;
+    this.#channel = new NftChannel({
+      command: options.command,
+      run,
+      shell: shellOf(options, Math.min(timeoutMs, SHELL_TIMEOUT_MS)),
+      logger: options.logger,
+      timeoutMs,
+      now: options.now ?? Date.now,
+    });
     this.#rules = new NftRuleOwner({
-      io: this,
+      io: this.#channel,
       logger: options.logger,
       leftoverTables: allowedTables(options.allowedSets),
     });
     this.#flows = new ConntrackFlows({
       command: options.conntrackCommand ?? conntrackCommandLike(options.command),
       logger: options.logger,
-      run: (argv, runOptions) => this.#run(argv, runOptions ?? {}),
+      run: (argv, runOptions) => run(argv, runOptions ?? {}),
     });
   }
 
@@ -113,11 +128,7 @@ export class NftablesDriver implements Driver<'nftables'>, NftIo {
   /** Adds the entries (or resets their timeout), then reads each set back: ok only when it holds the address. */
   async apply(knoc: AgentKnocOf<'nftables'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
     const { outcomes, operations } = this.#route(knoc, entries);
-    const errors = await this.#write(operations, 'apply');
-    await this.#verify(
-      operations.filter((op) => !errors.has(op)),
-      errors,
-    );
+    const errors = (await this.#applyInOneRoundTrip(operations)) ?? (await this.#applyStepByStep(operations));
     return this.#finish(entries, outcomes, errors);
   }
 
@@ -127,7 +138,7 @@ export class NftablesDriver implements Driver<'nftables'>, NftIo {
    */
   async remove(knoc: AgentKnocOf<'nftables'>, entries: readonly DriverEntry[]): Promise<EntryOutcome[]> {
     const { outcomes, operations } = this.#route(knoc, entries);
-    const finished = this.#finish(entries, outcomes, await this.#write(operations, 'remove'));
+    const finished = this.#finish(entries, outcomes, await this.#write(this.#ioFor(operations), operations, 'remove'));
     const reading = readNftManagedRule(knoc.backend);
     if ('rule' in reading && reading.rule !== null) {
       await this.#flows.endRemoved(finished, reading.rule.Ports);
@@ -152,58 +163,19 @@ export class NftablesDriver implements Driver<'nftables'>, NftIo {
   async flush(knoc: AgentKnocOf<'nftables'>): Promise<void> {
     const sets = this.#allowedKnocSets(knoc);
     if (sets.length === 0) return;
-    const together = await this.batch(sets.map(flushSetCommand));
+    const together = await this.#channel.batch(sets.map(flushSetCommand));
     if (together === null) return;
     const failures: string[] = [];
     for (const set of sets) {
-      const alone = sets.length === 1 ? together : await this.batch([flushSetCommand(set)]);
+      const alone = sets.length === 1 ? together : await this.#channel.batch([flushSetCommand(set)]);
       if (alone !== null) failures.push(`set ${setLabel(set)}: ${alone}`);
     }
     if (failures.length > 0) throw new Error(`nftables: could not flush ${failures.join('; ')}`);
   }
 
+  /** Ends the long-lived nft. */
   close(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  /** Runs one batch through `nft -j -f -`: null when the kernel took it, else what nft said. */
-  async batch(commands: readonly NftCommand[]): Promise<string | null> {
-    const result = await this.#nft(['-j', '-f', '-'], batchDocument(commands));
-    if (result.code === 0) return null;
-    return result.code === null ? this.#killedMessage() : parseNftError(result.stderr);
-  }
-
-  /** `nft -j -t -a list table <family> <table>`: chains and rules with handles, without the sets' elements. */
-  async readTable(table: NftTableRef): Promise<TableReading> {
-    const result = await this.#nft(['-j', '-t', '-a', 'list', 'table', table.family, table.table]);
-    if (result.code !== 0) {
-      return { error: result.code === null ? this.#killedMessage() : parseNftError(result.stderr) };
-    }
-    try {
-      return { table: parseTableListing(result.stdout, table) };
-    } catch (error) {
-      return {
-        error: `nft printed what is not its JSON listing (${error instanceof Error ? error.message : String(error)})`,
-      };
-    }
-  }
-
-  /** `nft -j list set <family> <table> <name>`. */
-  async readSet(set: NftSetRef): Promise<SetReading> {
-    const result = await this.#nft(['-j', 'list', 'set', set.family, set.table, set.name]);
-    if (result.code !== 0) {
-      return { error: result.code === null ? this.#killedMessage() : parseNftError(result.stderr) };
-    }
-    try {
-      const listed = parseSetListing(result.stdout).find(
-        (candidate) => allowedSetKey(candidate) === allowedSetKey(set),
-      );
-      return listed === undefined ? { error: 'nft listed no such set' } : { set: listed };
-    } catch (error) {
-      return {
-        error: `nft printed what is not its JSON listing (${error instanceof Error ? error.message : String(error)})`,
-      };
-    }
+    return this.#channel.close();
   }
 
   /** Entries that cannot go anywhere become failed outcomes; the rest become one operation per set and address. */
@@ -230,33 +202,48 @@ export class NftablesDriver implements Driver<'nftables'>, NftIo {
     return { outcomes, operations: [...byKey.values()] };
   }
 
-  async #write(operations: NftOperation[], mode: WriteMode): Promise<Map<NftOperation, string>> {
-    const errors = await writeInBatches(this, operations, mode);
-    if (errors.size > 0) {
-      this.#logger.warn({ failed: errors.size, of: operations.length, mode }, 'nftables entries failed');
+  /** The shell for a small call, `nft -j -f -` for a big one (a reconcile). */
+  #ioFor(operations: readonly NftOperation[]): NftIo {
+    return operations.length > SHELL_BATCH_LIMIT ? this.#channel.spawned : this.#channel;
+  }
+
+  /**
+   * The common case of a small apply in one round trip through the shell: the batch, then a
+   * listing of each set it wrote. Null when that cannot answer (no shell now, too big a call) or
+   * the batch failed, which {@link NftablesDriver.#applyStepByStep} then takes apart.
+   */
+  async #applyInOneRoundTrip(operations: NftOperation[]): Promise<Map<NftOperation, string> | null> {
+    if (operations.length === 0 || operations.length > SHELL_BATCH_LIMIT) return null;
+    const bySet = groupBySet(operations);
+    const sets = [...bySet.values()].map((ops) => ops[0]?.set).filter((set) => set !== undefined);
+    const answer = await this.#channel.batchThenRead(writeCommands(operations, 'apply'), sets);
+    if (answer === null || answer.error !== null) return null;
+    const errors = new Map<NftOperation, string>();
+    sets.forEach((set, index) => {
+      const reading = answer.readings[index] ?? { error: 'nft gave no listing' };
+      checkHeld(set, bySet.get(allowedSetKey(set)) ?? [], reading, errors);
+    });
+    return errors;
+  }
+
+  /** Writes (finding each failing entry's own error), then reads each set written back. */
+  async #applyStepByStep(operations: NftOperation[]): Promise<Map<NftOperation, string>> {
+    const io = this.#ioFor(operations);
+    const errors = await this.#write(io, operations, 'apply');
+    const added = operations.filter((op) => !errors.has(op));
+    for (const ops of groupBySet(added).values()) {
+      const set = ops[0]?.set;
+      if (set !== undefined) checkHeld(set, ops, await io.readSet(set), errors);
     }
     return errors;
   }
 
-  /** Reads each set written once and checks every added address is in it (closed-loop verification). */
-  async #verify(added: NftOperation[], errors: Map<NftOperation, string>): Promise<void> {
-    const bySet = new Map<string, NftOperation[]>();
-    for (const op of added) bySet.set(allowedSetKey(op.set), [...(bySet.get(allowedSetKey(op.set)) ?? []), op]);
-    for (const ops of bySet.values()) {
-      const set = ops[0]?.set;
-      if (set === undefined) continue;
-      const reading = await this.readSet(set);
-      if ('error' in reading) {
-        for (const op of ops) errors.set(op, `could not read set ${setLabel(set)} back: ${reading.error}`);
-        continue;
-      }
-      const held = new Set(reading.set.elements.map((element) => element.address));
-      for (const op of ops) {
-        if (!held.has(op.address.canonical)) {
-          errors.set(op, `set ${setLabel(set)} does not hold ${op.address.canonical} after adding it`);
-        }
-      }
+  async #write(io: NftIo, operations: NftOperation[], mode: WriteMode): Promise<Map<NftOperation, string>> {
+    const errors = await writeInBatches(io, operations, mode);
+    if (errors.size > 0) {
+      this.#logger.warn({ failed: errors.size, of: operations.length, mode }, 'nftables entries failed');
     }
+    return errors;
   }
 
   #finish(
@@ -281,25 +268,36 @@ export class NftablesDriver implements Driver<'nftables'>, NftIo {
   async #readKnocSets(knoc: AgentKnocOf<'nftables'>): Promise<ListedSet[]> {
     const sets: ListedSet[] = [];
     for (const set of this.#allowedKnocSets(knoc)) {
-      const reading = await this.readSet(set);
+      const reading = await this.#channel.readSet(set);
       if ('error' in reading) throw new Error(`nft list set ${setLabel(set)}: ${reading.error}`);
       sets.push(reading.set);
     }
     return sets;
   }
+}
 
-  #killedMessage(): string {
-    return `nft did not finish within ${Math.ceil(this.#timeoutMs / 1000)} s and was stopped`;
+/** The shell the options ask for (see NftablesDriverOptions.shell). */
+function shellOf(options: NftablesDriverOptions, timeoutMs: number): NftShellPort | null {
+  if (options.shell === false) return null;
+  if (options.shell !== undefined) return options.shell;
+  return options.run === undefined ? new NftShell(options.command, { timeoutMs }) : null;
+}
+
+/** Checks every added address is in the set as read back (closed-loop verification). */
+function checkHeld(
+  set: NftSetRef,
+  ops: readonly NftOperation[],
+  reading: SetReading,
+  errors: Map<NftOperation, string>,
+): void {
+  if ('error' in reading) {
+    for (const op of ops) errors.set(op, `could not read set ${setLabel(set)} back: ${reading.error}`);
+    return;
   }
-
-  async #nft(args: readonly string[], input?: string): Promise<CommandResult> {
-    const argv = [...this.#command, ...args];
-    try {
-      return await this.#run(argv, { timeoutMs: this.#timeoutMs, ...(input === undefined ? {} : { input }) });
-    } catch (error) {
-      throw new Error(`cannot run ${argv[0] ?? 'nft'}: ${error instanceof Error ? error.message : String(error)}`, {
-        cause: error,
-      });
+  const held = new Set(reading.set.elements.map((element) => element.address));
+  for (const op of ops) {
+    if (!held.has(op.address.canonical)) {
+      errors.set(op, `set ${setLabel(set)} does not hold ${op.address.canonical} after adding it`);
     }
   }
 }

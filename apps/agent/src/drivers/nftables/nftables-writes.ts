@@ -143,7 +143,8 @@ function failAll(
   return errors;
 }
 
-function groupBySet(operations: readonly NftOperation[]): Map<string, NftOperation[]> {
+/** The operations by set (`family/table/name`), in their order. */
+export function groupBySet(operations: readonly NftOperation[]): Map<string, NftOperation[]> {
   const groups = new Map<string, NftOperation[]>();
   for (const op of operations) {
     const key = allowedSetKey(op.set);
