@@ -11,11 +11,18 @@ const PASSWORD_LINE = /shown only this once:\n\n\s+(\S+)\n/;
 /**
  * With POSTERN_BENCH_PROFILE_DIR set, the server and the agents write V8 CPU profiles there when they
  * stop (open them in Chrome DevTools): where the time of the grant figures goes.
+ * POSTERN_BENCH_PROFILE_INTERVAL_US sets the sampling interval (default 1000 µs).
  */
 export function profileFlags(name) {
   const dir = process.env.POSTERN_BENCH_PROFILE_DIR;
   return dir
-    ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir)}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`]
+    ? [
+        '--cpu-prof',
+        `--cpu-prof-dir=${path.resolve(dir)}`,
+        `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`,
+        // A grant takes a few milliseconds: the default 1 ms sampling sees little of it.
+        `--cpu-prof-interval=${process.env.POSTERN_BENCH_PROFILE_INTERVAL_US ?? '1000'}`,
+      ]
     : [];
 }
 

@@ -17,6 +17,8 @@ import { registerWebApp, type WebApp } from './http/web-app.js';
 import { registerAdminSessionRoutes, registerSignInRoutes } from './auth/auth.routes.js';
 import { registerAdminOtpRoutes, registerUserOtpRoutes } from './auth/otp.routes.js';
 import { registerSamlRoutes } from './saml/saml.routes.js';
+import { registerOidcAdminRoutes, registerOidcRoutes } from './oidc/oidc.routes.js';
+import { OidcService } from './oidc/oidc.service.js';
 import { registerPasswordRoutes } from './auth/password.routes.js';
 import { registerAdminLanguageRoutes, registerUserLanguageRoutes } from './account/language.routes.js';
 import { registerSessionRoutes } from './sessions/sessions.routes.js';
@@ -52,8 +54,12 @@ import {
   type AgentDistribution,
 } from './agents/agent-distribution.js';
 import { uuidv7 } from './lib/ids.js';
-import { discoveryBase, discoveryConnectSource, withConnectSource } from './ip-discovery/discovery-url.js';
-import { readSetting } from './settings/settings.js';
+import {
+  discoveryConnectSources,
+  discoveryUrls,
+  readDiscoverySettings,
+  withConnectSource,
+} from './ip-discovery/discovery-url.js';
 import { installOpenApi, registerOpenApiRoutes } from './openapi/openapi.js';
 import { registerArea } from './openapi/api-areas.js';
 
@@ -142,20 +148,10 @@ export async function buildApp(
     // The page may fetch the IP discovery URL too, on its ports (see ip-discovery/discovery-url.ts).
     // Only the HTML document's policy governs the page, so only it pays for reading the setting.
     if (!String(reply.getHeader('content-type') ?? '').startsWith('text/html')) return;
-    const source = discoveryConnectSource(
-      discoveryBase(
-        ctx,
-        {
-          DiscoverIP: await readSetting(ctx.db, 'DiscoverIP'),
-          DiscoverIPURL: await readSetting(ctx.db, 'DiscoverIPURL'),
-          DiscoverIPTrustUnattested: await readSetting(ctx.db, 'DiscoverIPTrustUnattested'),
-        },
-        request,
-      ),
-    );
+    const sources = discoveryConnectSources(discoveryUrls(ctx, await readDiscoverySettings(ctx), request));
     const policy = reply.raw.getHeader('content-security-policy');
-    if (source !== null && typeof policy === 'string') {
-      void reply.header('content-security-policy', withConnectSource(policy, source));
+    if (sources.length > 0 && typeof policy === 'string') {
+      void reply.header('content-security-policy', withConnectSource(policy, sources.join(' ')));
     }
   });
   app.addHook('onSend', async (request, reply) => {
@@ -199,9 +195,12 @@ async function registerRoutes(
   webApp: WebApp,
   options: BuildAppOptions & { logoCodec: LogoCodec },
 ): Promise<void> {
+  // One per app: its provider metadata cache serves the sign-in and the admins' configuration test.
+  const oidc = new OidcService(ctx);
   await registerAccessScope(app, ctx, 'public', async (scope) => {
     await registerArea(scope, 'Sign-in', (area) => registerSignInRoutes(area, ctx));
     await registerArea(scope, 'SAML', (area) => registerSamlRoutes(area, ctx));
+    await registerArea(scope, 'OpenID Connect', (area) => registerOidcRoutes(area, ctx, oidc));
     await registerArea(scope, 'Status', (area) => registerPublicStatusRoutes(area, ctx, webApp));
     await registerArea(scope, 'Branding', (area) => registerBrandingRoutes(area, ctx));
     await registerArea(scope, 'Agent installation', (area) =>
@@ -243,6 +242,7 @@ async function registerRoutes(
     await registerArea(scope, 'Settings', (area) =>
       registerSettingsRoutes(area, ctx, options.onConfigChanged ?? (() => Promise.resolve()), options.logoCodec),
     );
+    await registerArea(scope, 'OpenID Connect', (area) => registerOidcAdminRoutes(area, ctx, oidc));
     await registerArea(scope, 'Backends', (area) => registerBackendRoutes(area, ctx));
     await registerArea(scope, 'Knocs', (area) => registerKnocRoutes(area, ctx));
     await registerArea(scope, 'Break-glass grants', (area) => registerBreakGlassRoutes(area, ctx));

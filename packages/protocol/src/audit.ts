@@ -21,6 +21,8 @@ export const AuditActions = {
   AdminSessionDeleted: 'AdminSessionDeleted',
   UserCreated: 'UserCreated',
   UserCreatedBySaml: 'UserCreatedBySaml',
+  /** A user created at their first OpenID Connect sign-in. */
+  UserCreatedByOidc: 'UserCreatedByOidc',
   UserUpdated: 'UserUpdated',
   UserDeleted: 'UserDeleted',
   UserTotpReset: 'UserTotpReset',

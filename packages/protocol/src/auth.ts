@@ -2,13 +2,13 @@ import { z } from 'zod';
 import { dataEnvelope } from './envelope.js';
 import { NO_CONTROL_CHARACTERS, NO_CONTROL_CHARACTERS_MESSAGE } from './common.js';
 
-/** How a user account proves who it is. */
-export const USER_AUTH_TYPES = ['local', 'SAML', 'LDAP', 'apikey'] as const;
+/** How a user account proves who it is; `oidc`: at the users' OpenID Connect provider. */
+export const USER_AUTH_TYPES = ['local', 'SAML', 'LDAP', 'apikey', 'oidc'] as const;
 export const UserAuthType = z.enum(USER_AUTH_TYPES);
 export type UserAuthType = z.infer<typeof UserAuthType>;
 
-/** How an admin account proves who it is. */
-export const ADMIN_AUTH_TYPES = ['local', 'SAML', 'LDAP'] as const;
+/** How an admin account proves who it is; `oidc`: at the admins' OpenID Connect provider. */
+export const ADMIN_AUTH_TYPES = ['local', 'SAML', 'LDAP', 'oidc'] as const;
 export const AdminAuthType = z.enum(ADMIN_AUTH_TYPES);
 export type AdminAuthType = z.infer<typeof AdminAuthType>;
 

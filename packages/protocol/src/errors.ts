@@ -111,6 +111,8 @@ export const ErrorCodes = {
   grantNotFound: 'err.grantNotFound',
   // Validation messages of the specification, used as zod messages so forms and API say the same.
   urlMustBeHttp: 'err.urlMustBeHttp',
+  /** An OpenID Connect issuer: https (plain http only on a loopback address, for development and tests). */
+  urlMustBeHttps: 'err.urlMustBeHttps',
   urlMustBeLdap: 'err.urlMustBeLdap',
   urlMustBeGelf: 'err.urlMustBeGelf',
   /** An admin-configured URL carries a user name or password (`user:pass@host`). */
@@ -157,6 +159,10 @@ export const ErrorCodes = {
   // Outbound services an admin configured.
   ldapUnavailable: 'err.ldapUnavailable',
   samlMetadataUnavailable: 'err.samlMetadataUnavailable',
+  /** OpenID Connect sign-in is not set up for this realm (issuer, client and PublicURL). */
+  oidcNotConfigured: 'err.oidcNotConfigured',
+  /** The OpenID Connect provider could not be reached, or answered with something that is not its metadata. */
+  oidcProviderUnavailable: 'err.oidcProviderUnavailable',
   /**
    * A secret the request needs is stored sealed but cannot be opened (moved to another row, altered,
    * or sealed with another key): 409, since retrying cannot help until an admin re-enters or resets it.

@@ -59,6 +59,12 @@ export const GrantBody = z.object({
   ACLID: z.string().min(1).max(64),
   /** Addresses from IP discovery; used only when the knoc has CGNATOpen. */
   IPs: z.array(DiscoveredIp).max(16).default([]),
+  /**
+   * Dual stack: what the IPv4-only and IPv6-only discovery URLs (IPv4Api, IPv6Api) answered, at most
+   * one each. A grant of a knoc for the user's address also opens the one of the other family than
+   * the request's own address, CGNATOpen or not.
+   */
+  DualStackIPs: z.array(DiscoveredIp).max(2).default([]),
 });
 export type GrantBody = z.infer<typeof GrantBody>;
 

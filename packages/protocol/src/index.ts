@@ -29,3 +29,4 @@ export * from './knocs.js';
 export * from './agent-messages.js';
 export * from './v1.js';
 export * from './knoc-test.js';
+export * from './oidc.js';

@@ -3,6 +3,7 @@ import { dataEnvelope } from './envelope.js';
 import { ErrorCodes } from './errors.js';
 import { emptyOr, GelfUrl, HttpUrl, LdapUrl } from './common.js';
 import { ACCENTS, KIOSK_SESSION_MINUTES_MAX, KIOSK_SESSION_MINUTES_MIN } from './limits.js';
+import { OIDC_SETTINGS_BODY_FIELDS, OIDC_SETTINGS_FIELDS } from './oidc.js';
 
 /** Largest logo accepted, in bytes of image data (also the largest stored after re-encoding). */
 export const LOGO_MAX_BYTES = 512 * 1024;
@@ -22,6 +23,13 @@ export const SettingsRecord = z.object({
   CachedLicenses: z.array(z.string()),
   DiscoverIP: z.boolean(),
   DiscoverIPURL: z.string(),
+  /**
+   * A discovery URL whose host name has only an IPv4 address (an A record and no AAAA), '' for none:
+   * the browser learns its IPv4 address there, so a grant can open it beside an IPv6 one.
+   */
+  DiscoverIPv4URL: z.string(),
+  /** The same with only an IPv6 address (AAAA, no A): the browser's IPv6 address. */
+  DiscoverIPv6URL: z.string(),
   /** Grants also open addresses a browser reports without the built-in responder's attestation. */
   DiscoverIPTrustUnattested: z.boolean(),
   DebugMode: z.boolean(),
@@ -41,6 +49,10 @@ export const SettingsResponse = dataEnvelope(SettingsRecord);
 export const SettingsConfigBody = z.object({
   DiscoverIP: z.boolean(),
   DiscoverIPURL: emptyOr(HttpUrl),
+  /** The IPv4-only discovery URL ('' for none); left out, it stays as it is. */
+  DiscoverIPv4URL: emptyOr(HttpUrl).optional(),
+  /** The IPv6-only discovery URL ('' for none); left out, it stays as it is. */
+  DiscoverIPv6URL: emptyOr(HttpUrl).optional(),
   /**
    * Accept browser-reported addresses that carry no attestation (needed for an external
    * DiscoverIPURL, which cannot attest). Risky: a user can then open any address. Left out, it stays
@@ -100,6 +112,8 @@ export const AuthenticationSettings = z.object({
   /** SAML sign-in is usable: metadata, key, certificate and public URL are all there. */
   UserSAMLConfigured: z.boolean(),
   AdminSAMLConfigured: z.boolean(),
+  /** OpenID Connect for users and for admins (oidc.ts). */
+  ...OIDC_SETTINGS_FIELDS,
 });
 export type AuthenticationSettings = z.infer<typeof AuthenticationSettings>;
 export const AuthenticationSettingsResponse = dataEnvelope(AuthenticationSettings);
@@ -140,6 +154,8 @@ export const AuthenticationSettingsBody = z.object({
   LDAPURL: emptyOr(LdapUrl),
   LDAPStartTLS: z.boolean(),
   LDAPSkipVerifyTLS: z.boolean(),
+  /** OpenID Connect for users and for admins (oidc.ts); each field left out stays as it is. */
+  ...OIDC_SETTINGS_BODY_FIELDS,
 });
 export type AuthenticationSettingsBody = z.infer<typeof AuthenticationSettingsBody>;
 

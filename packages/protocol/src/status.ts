@@ -74,6 +74,13 @@ export const ThemeResponse = dataEnvelope(Theme);
 export const SystemStatus = z.object({
   /** Base URL the browser probes on the discovery ports to learn its other addresses; empty when off. */
   IPApi: z.string(),
+  /**
+   * The IPv4-only discovery URL (DiscoverIPv4URL) the browser also probes on the discovery ports, to
+   * learn its IPv4 address on a dual-stack network; empty when off.
+   */
+  IPv4Api: z.string().default(''),
+  /** The same for IPv6 (DiscoverIPv6URL). */
+  IPv6Api: z.string().default(''),
   /** Changes whenever a new web app build is served; the app reloads when it sees a new value. */
   JsBundleHash: z.string(),
   /**

@@ -15,7 +15,8 @@ import { Reconciler } from './reconciler.js';
 import { SerialQueue } from './serial-queue.js';
 import { openingDrivers } from './sealed-secrets.js';
 import { ServerConnection, type ServerLink } from './server-connection.js';
-import { loadStateFile } from './state-file.js';
+import { readRemovalJournal, RemovalJournal, removalJournalFile, replayRemovalJournal } from './removal-journal.js';
+import { loadStateFile, type StateFileContent } from './state-file.js';
 import { StateFileWriter } from './state-file-writer.js';
 import { agentMetrics } from '../metrics/agent-metrics.js';
 
@@ -80,7 +81,8 @@ export interface AgentRuntime {
 }
 
 /**
- * Starts the agent's work: loads its key (making the key file on the first start), loads the state file and puts its unexpired entries back on the devices
+ * Starts the agent's work: loads its key (making the key file on the first start), loads the state
+ * file (with the removal journal replayed over it) and puts its unexpired entries back on the devices
  * (removing expired ones) before any connection, starts the local expiry timers, then connects to
  * the server and converges to what it sends. Resolves once the restore is done and the first
  * connection attempt has started.
@@ -123,24 +125,47 @@ export async function startAgentRuntime(options: AgentRuntimeOptions): Promise<A
   let writer: StateFileWriter | null = null;
   const faults = options.faults ?? FaultPoints.none;
   const store = new EntryStore(clock, sweep, () => writer?.markDirty());
+  // The state file, then the removals written ahead since it was written (removal-journal.ts).
+  let content: StateFileContent;
+  let journal: RemovalJournal;
+  try {
+    const journalFile = removalJournalFile(config.stateFile);
+    const loaded = await loadStateFile(config.stateFile, logger, clock.wallMs());
+    const reading = await readRemovalJournal(journalFile, logger, clock.wallMs());
+    const replayed = replayRemovalJournal(loaded, reading);
+    content = replayed.content;
+    journal = await RemovalJournal.open(config.stateFile, logger, reading, replayed.lastSeq);
+  } catch (error) {
+    store.stopTimers();
+    await closeDrivers(drivers, logger);
+    throw error;
+  }
+  const removalJournal = journal;
   writer = new StateFileWriter(
     config.stateFile,
     () => {
       faults.snapshotTaken();
-      return stateFileContentOf(store, clock);
+      // Taken with the content: it includes every removal whose record has this number or a lower one.
+      return { ...stateFileContentOf(store, clock), journalSeq: removalJournal.lastSeq };
     },
     logger,
-    () => faults.written(),
+    (written) => {
+      faults.written();
+      void removalJournal.covered(written.journalSeq ?? 0);
+    },
   );
   const stateWriter = writer;
-  // Removals are written ahead: the state file holds them before any driver is called. Failed
-  // applies are retried through the same queue, and reported like any result.
+  // Removals are written ahead: the journal (or, when it cannot be written, the state file) holds
+  // them before any driver is called. Failed applies are retried through the same queue, and
+  // reported like any result.
   const reconciler = new Reconciler({
     store,
     drivers,
     clock,
     logger,
-    persist: () => stateWriter.flush(),
+    writeAhead: async (entries) => {
+      if (!(await removalJournal.append(entries))) await stateWriter.flush();
+    },
     faults,
     retries: {
       enqueue: (job) => {
@@ -156,11 +181,12 @@ export async function startAgentRuntime(options: AgentRuntimeOptions): Promise<A
   });
 
   try {
-    const content = await loadStateFile(config.stateFile, logger, clock.wallMs());
     await queue.run(() => reconciler.restore(content));
     await writer.flush();
   } catch (error) {
     store.stopTimers();
+    await writer.stop();
+    await journal.close();
     await closeDrivers(drivers, logger);
     throw error;
   }
@@ -228,6 +254,7 @@ export async function startAgentRuntime(options: AgentRuntimeOptions): Promise<A
       store.stopTimers();
       await queue.idle();
       await writer.stop();
+      await removalJournal.close();
       await closeDrivers(drivers, logger);
     },
     isConnected: () => connection.connected,

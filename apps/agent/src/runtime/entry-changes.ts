@@ -41,11 +41,13 @@ export interface EntryChangesOptions {
   clock: Clock;
   logger: Logger;
   /**
-   * Writes the state file now and resolves once it is on the disk (fsynced); called once per batch
-   * of removals, before any driver is called. It never rejects: a failed write is logged and the
-   * removal goes ahead, because taking access away matters more than remembering having done so.
+   * Writes a batch of removals ahead, `entries` already marked as removing: resolves once they are
+   * on the disk (the runtime appends them to the removal journal and fdatasyncs it, or when that
+   * fails writes the whole state file); called once per batch, before any driver is called. It
+   * never rejects: a failed write is logged and the removal goes ahead, because taking access away
+   * matters more than remembering having done so.
    */
-  persist?: () => Promise<void>;
+  writeAhead?: (entries: readonly HeldEntry[]) => Promise<void>;
   /** Test-only crash points (see fault-points.ts); none by default. */
   faults?: FaultPoints;
   /**
@@ -63,17 +65,17 @@ export interface EntryChangesOptions {
  * entry result and recorded in the {@link EntryStore} (held, tombstoned, or kept for a removal retry).
  * The reconciler decides which changes to make; this carries them out.
  *
- * Removals are written ahead: every entry of a batch is marked as removing and the state file is
- * written (one fsynced write for the batch) before the first driver call, so a crash at any point
- * after the removal was received leaves a state file whose restore removes the entry again, and
- * never one that puts it back.
+ * Removals are written ahead: every entry of a batch is marked as removing and written to the disk
+ * (one fdatasynced append to the removal journal for the batch) before the first driver call, so a
+ * crash at any point after the removal was received leaves a state file and journal whose restore
+ * removes the entry again, and never puts it back.
  */
 export class EntryChanges {
   readonly #store: EntryStore;
   readonly #drivers: DriverSet;
   readonly #clock: Clock;
   readonly #logger: Logger;
-  readonly #persist: () => Promise<void>;
+  readonly #writeAhead: (entries: readonly HeldEntry[]) => Promise<void>;
   readonly #faults: FaultPoints;
   readonly #budgetMs: number;
   /** Failed applies being retried; null when the runtime did not ask for retries. */
@@ -84,7 +86,7 @@ export class EntryChanges {
     this.#drivers = options.drivers;
     this.#clock = options.clock;
     this.#logger = options.logger;
-    this.#persist = options.persist ?? (() => Promise.resolve());
+    this.#writeAhead = options.writeAhead ?? (() => Promise.resolve());
     this.#faults = options.faults ?? FaultPoints.none;
     this.#budgetMs = options.callBudgetMs ?? DRIVER_CALL_BUDGET_MS;
     const retry = options.retries;
@@ -107,12 +109,15 @@ export class EntryChanges {
   async remove(removals: readonly Removal[]): Promise<EntryResult[]> {
     if (removals.length === 0) return [];
     const batches = new KnocBatches<{ removal: Removal; held: HeldEntry }>();
+    const removing: HeldEntry[] = [];
     for (const removal of removals) {
       // A removal is the newest word on the entry: a pending apply retry must not put it back.
       this.retries?.cancel(removal.aclId, removal.ip);
-      batches.add(removal.knoc, { removal, held: this.#store.beginRemoval(removal) });
+      const held = this.#store.beginRemoval(removal);
+      removing.push(held);
+      batches.add(removal.knoc, { removal, held });
     }
-    await this.#persist();
+    await this.#writeAhead(removing);
     this.#faults.reached('before-device-remove');
     const results: EntryResult[] = [];
     for (const [knoc, batch] of batches) {

@@ -24,7 +24,7 @@ export interface HeldEntry {
   /**
    * Removal was asked for (by the server, by expiry, or by the state file) and has not succeeded: it
    * is under way, or it failed and the deadline retries it. Set before the driver is called, and
-   * written to the state file first, so that a restart never puts the entry back.
+   * written ahead first (removal journal), so that a restart never puts the entry back.
    */
   removing: boolean;
   /** Failed removal attempts so far, for the retry back-off. */
@@ -106,8 +106,8 @@ export class EntryStore {
   }
 
   /**
-   * Marks an entry as being removed, before its driver is called: the state file written next holds
-   * the removal, so a restart removes the entry instead of putting it back. An address the agent did
+   * Marks an entry as being removed, before its driver is called: the removal is written ahead next
+   * (removal journal, then the state file), so a restart removes the entry instead of putting it back. An address the agent did
    * not hold (a device may still have it) is held from now on as `removing`, under `knoc`. Its timer
    * stops: the removal's outcome ({@link removed} or {@link removalFailed}) decides what follows.
    */

@@ -16,14 +16,22 @@ export class StateFileWriter {
   readonly #file: string;
   readonly #snapshot: () => StateFileContent;
   readonly #logger: Logger;
-  readonly #onWritten: () => void;
+  readonly #onWritten: (content: StateFileContent) => void;
   #dirty = false;
   #timer: NodeJS.Timeout | null = null;
   #writing: Promise<void> | null = null;
   #stopped = false;
 
-  /** `onWritten` runs after each write that reached the disk (the test-only fault points use it). */
-  constructor(file: string, snapshot: () => StateFileContent, logger: Logger, onWritten: () => void = () => undefined) {
+  /**
+   * `onWritten` runs after each write that reached the disk, with the content written (the removal
+   * journal is emptied once a write includes all of it; the test-only fault points use it too).
+   */
+  constructor(
+    file: string,
+    snapshot: () => StateFileContent,
+    logger: Logger,
+    onWritten: (content: StateFileContent) => void = () => undefined,
+  ) {
     this.#file = file;
     this.#snapshot = snapshot;
     this.#logger = logger;
@@ -72,7 +80,7 @@ export class StateFileWriter {
     this.#dirty = false;
     const content = this.#snapshot();
     this.#writing = writeStateFile(this.#file, content)
-      .then(() => this.#onWritten())
+      .then(() => this.#onWritten(content))
       .catch((error: unknown) => {
         this.#dirty = true;
         this.#logger.error({ stateFile: this.#file, error: errorMessage(error) }, 'cannot write the state file');

@@ -28,8 +28,9 @@ const StoredEntry = EntryKey.extend({
   /** Index into `knocs`: the configuration the entry was applied with. */
   knoc: z.number().int().min(0),
   /**
-   * The entry must go: its removal was received (from the server, or its own expiry) and written here
-   * before the device was touched, and has not been confirmed. A start removes it, never re-adds it.
+   * The entry must go: its removal was received (from the server, or its own expiry) and written ahead
+   * before the device was touched (to the removal journal, replayed over this file on a start), and
+   * has not been confirmed. A start removes it, never re-adds it.
    */
   removing: z.boolean().default(false),
   /** When the server says the entry ends, in the server's time (epoch ms); absent from older agents and servers. */
@@ -50,6 +51,11 @@ export const StateFileContent = z
     knocs: z.array(AgentKnoc),
     entries: z.array(StoredEntry),
     tombstones: z.array(StoredTombstone).default([]),
+    /**
+     * The last removal journal record this file includes (removal-journal.ts): a start replays only
+     * the later ones over it. Absent from older agents: 0.
+     */
+    journalSeq: z.number().int().min(0).optional(),
   })
   .refine((content) => content.entries.every((entry) => entry.knoc < content.knocs.length), {
     message: 'an entry refers to a knoc that is not in the file',

@@ -19,7 +19,7 @@ import { capturedLogger } from './runtime-fixtures.js';
 /** A reconciler over fake drivers and a manual clock, with its expiry sweeps run through a queue. */
 export function reconcilerHarness(
   drivers: Driver[] = [new FakeDriver('ipset')],
-  options: Pick<EntryChangesOptions, 'persist' | 'faults'> = {},
+  options: Pick<EntryChangesOptions, 'writeAhead' | 'faults'> = {},
 ) {
   const clock = new ManualClock();
   const log = capturedLogger();

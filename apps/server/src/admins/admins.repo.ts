@@ -2,6 +2,8 @@ import type { Kysely, Selectable } from 'kysely';
 import type { AccountLanguage, AdminAuthType } from '@postern/protocol';
 import type { AdminsTable, Database } from '../store/schema.js';
 import { bool, storedLanguage } from '../lib/rows.js';
+import { providerOf, type AccountProvider } from '../lib/account-provider.js';
+import type { ExternalIdentity } from '../users/users.repo.js';
 
 /** An administrator account as the services use it. */
 export interface Admin {
@@ -52,9 +54,45 @@ function toAdmin(row: Selectable<AdminsTable>): Admin {
   };
 }
 
-export async function findAdminByUserName(db: Kysely<Database>, userName: string): Promise<Admin | null> {
-  const row = await db.selectFrom('admins').selectAll().where('userName', '=', userName).executeTakeFirst();
+/** The admin `userName` among `provider`'s accounts (lib/account-provider.ts); see findUserByUserName. */
+export async function findAdminByUserName(
+  db: Kysely<Database>,
+  provider: AccountProvider,
+  userName: string,
+): Promise<Admin | null> {
+  const row = await db
+    .selectFrom('admins')
+    .selectAll()
+    .where('provider', '=', provider)
+    .where('userName', '=', userName)
+    .executeTakeFirst();
   return row === undefined ? null : toAdmin(row);
+}
+
+/** The provider identity an OpenID Connect admin is bound to, or null before their first sign-in. */
+export async function externalIdentityOfAdmin(db: Kysely<Database>, id: string): Promise<ExternalIdentity | null> {
+  const row = await db
+    .selectFrom('admins')
+    .select(['externalIssuer', 'externalSubject'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (row === undefined || row.externalIssuer === null || row.externalSubject === null) return null;
+  return { issuer: row.externalIssuer, subject: row.externalSubject };
+}
+
+/** Binds an admin to their provider identity; only while they have none, so a binding never changes. */
+export async function bindAdminExternalIdentity(
+  db: Kysely<Database>,
+  id: string,
+  identity: ExternalIdentity,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('admins')
+    .set({ externalIssuer: identity.issuer, externalSubject: identity.subject })
+    .where('id', '=', id)
+    .where('externalIssuer', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 export async function findAdminById(db: Kysely<Database>, id: string): Promise<Admin | null> {
@@ -87,6 +125,8 @@ export async function insertAdmin(db: Kysely<Database>, admin: NewAdmin): Promis
       createdAt: admin.createdAt,
       updatedAt: admin.createdAt,
       lastLogin: null,
+      // Named only outside the directory (the column's default), as in insertUser.
+      ...(providerOf(admin.authType) === '' ? {} : { provider: providerOf(admin.authType) }),
     })
     .execute();
 }

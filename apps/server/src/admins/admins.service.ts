@@ -19,6 +19,7 @@ import { endAdminSessions } from '../sessions/sessions.repo.js';
 import { generatePassword } from '../lib/random-secret.js';
 import { uuidv7 } from '../lib/ids.js';
 import { isUniqueViolation } from '../lib/unique-violation.js';
+import { DIRECTORY } from '../lib/account-provider.js';
 import { toAdminRecord } from './admin-record.js';
 import {
   countAdmins,
@@ -72,7 +73,8 @@ export async function createAdminFromCli(ctx: AppContext, input: CreateAdminInpu
 
 /** Sets a new password (random unless given), ends the admin's sessions, and returns the password. */
 export async function resetAdminPassword(ctx: AppContext, userName: string, password?: string): Promise<string> {
-  const admin = await findAdminByUserName(ctx.db, userName);
+  // The CLI resets passwords, which only directory accounts have.
+  const admin = await findAdminByUserName(ctx.db, DIRECTORY, userName);
   if (admin === null) throw new NotFoundError({ extra: `no admin named "${userName}"` });
   const newPassword = password ?? generatePassword();
   checkPasswordLength(newPassword);
@@ -104,8 +106,8 @@ export async function createAdmin(ctx: AppContext, actor: Admin, body: AdminCrea
     authType: body.AuthType,
     passwordHash: body.AuthType === 'local' ? await hashPassword(body.PlainPassword ?? '') : null,
     ldapDn: body.AuthType === 'LDAP' ? (body.ThirdPartyAuth?.DN ?? null) : null,
-    // OTP applies only to admins who do not sign in through SAML (spec).
-    totpEnabled: body.TOTPEnabled && body.AuthType !== 'SAML',
+    // OTP applies only to admins who do not sign in through SAML (spec) or OpenID Connect (the same rule).
+    totpEnabled: body.TOTPEnabled && body.AuthType !== 'SAML' && body.AuthType !== 'oidc',
     totpVerified: false,
     totpSecret: null,
     totpPendingSecret: null,
@@ -154,7 +156,7 @@ export async function updateAdmin(
     throw new BadRequestError({ code: ErrorCodes.cannotChangeIdentity });
   }
   const self = actor.id === id;
-  const totpEnabled = body.TOTPEnabled && existing.authType !== 'SAML';
+  const totpEnabled = body.TOTPEnabled && existing.authType !== 'SAML' && existing.authType !== 'oidc';
   if (self && existing.totpEnabled && !totpEnabled) throw new BadRequestError({ code: ErrorCodes.cannotDisableOwn2fa });
   if (self && !body.LoginEnabled)
     throw new BadRequestError({ code: ErrorCodes.cannotDeleteSelf, extra: 'LoginEnabled' });

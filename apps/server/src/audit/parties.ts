@@ -50,6 +50,7 @@ const PARTY_FIELDS: Record<AuditAction, PartyFields | typeof ON_ADMIN> = {
   AdminSessionDeleted: {},
   UserCreated: ON_USER,
   UserCreatedBySaml: { actor: ['UserName'], target: ['UserName'] },
+  UserCreatedByOidc: { actor: ['UserName'], target: ['UserName'] },
   UserUpdated: ON_USER,
   UserDeleted: ON_USER,
   UserTotpReset: ON_USER,

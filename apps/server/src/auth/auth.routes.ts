@@ -4,15 +4,16 @@ import {
   AdminLoginBody,
   AdminLoginResponse,
   ApiErrorBody,
-  EmptyResponse,
   ErrorCodes,
   LoginBody,
   LoginResponse,
+  LogoutResponse,
 } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
 import { errorBody } from '../http/error-handler.js';
 import { adminSessionInfo } from './session-info.js';
 import { signInAdmin, signInUser, signOutAdmin, signOutUser } from './login.service.js';
+import { takeEndSessionUrl } from '../oidc/oidc-sign-outs.js';
 import {
   clearSessionCookie,
   presentedDeviceCookie,
@@ -23,7 +24,11 @@ import {
   setSessionCookie,
 } from '../http/request-auth.js';
 
-/** Sign-in and sign-out for both realms (public). Logout always succeeds: its goal is met either way. */
+/**
+ * Sign-in and sign-out for both realms (public). Logout always succeeds: its goal is met either way.
+ * A session signed in through an OpenID Connect provider that offers RP-initiated logout answers with
+ * the provider's logout URL, for the browser to go to next; every other logout answers null, as before.
+ */
 export function registerSignInRoutes(app: FastifyInstance, ctx: AppContext): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
   const previousTokens = (request: Parameters<typeof sessionToken>[1]) => ({
@@ -60,11 +65,15 @@ export function registerSignInRoutes(app: FastifyInstance, ctx: AppContext): voi
     },
   );
 
-  routes.post('/api/logout', { schema: { response: { 200: EmptyResponse } } }, async (request, reply) => {
+  routes.post('/api/logout', { schema: { response: { 200: LogoutResponse } } }, async (request, reply) => {
     const token = sessionToken(ctx, request, 'user');
-    if (token !== undefined) await signOutUser(ctx, token, requestMeta(request));
+    let endSessionUrl: string | null = null;
+    if (token !== undefined) {
+      endSessionUrl = await takeEndSessionUrl(ctx, token, 'user');
+      await signOutUser(ctx, token, requestMeta(request));
+    }
     clearSessionCookie(ctx, reply, 'user');
-    return { data: null };
+    return { data: endSessionUrl === null ? null : { EndSessionURL: endSessionUrl } };
   });
 
   routes.post(
@@ -78,11 +87,15 @@ export function registerSignInRoutes(app: FastifyInstance, ctx: AppContext): voi
     },
   );
 
-  routes.post('/api/admin/logout', { schema: { response: { 200: EmptyResponse } } }, async (request, reply) => {
+  routes.post('/api/admin/logout', { schema: { response: { 200: LogoutResponse } } }, async (request, reply) => {
     const token = sessionToken(ctx, request, 'admin');
-    if (token !== undefined) await signOutAdmin(ctx, token, requestMeta(request));
+    let endSessionUrl: string | null = null;
+    if (token !== undefined) {
+      endSessionUrl = await takeEndSessionUrl(ctx, token, 'admin');
+      await signOutAdmin(ctx, token, requestMeta(request));
+    }
     clearSessionCookie(ctx, reply, 'admin');
-    return { data: null };
+    return { data: endSessionUrl === null ? null : { EndSessionURL: endSessionUrl } };
   });
 }
 

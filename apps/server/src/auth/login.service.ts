@@ -13,6 +13,7 @@ import { recordAudit } from '../audit/audit.js';
 import { readSettings } from '../settings/settings.js';
 import { findUserByUserName, type User } from '../users/users.repo.js';
 import { findAdminByUserName, type Admin } from '../admins/admins.repo.js';
+import { DIRECTORY } from '../lib/account-provider.js';
 import { authenticateAdmin, authenticateUser } from './authenticate.js';
 import { passwordMatches } from './credentials.js';
 import { adminSessionInfo, requiresTotp, userSessionInfo } from './session-info.js';
@@ -130,11 +131,15 @@ async function signInUserOf(
   return { ...signedIn, device };
 }
 
-/** The account a name on the user form signs in: a user, or else an administrator of that name. */
+/**
+ * The account a name on the user form signs in: a user, or else an administrator of that name, both
+ * in Postern's directory (an OpenID Connect account of the same name is another person's and has no
+ * password here).
+ */
 async function userFormAccount(ctx: AppContext, userName: string): Promise<{ user: User | null; admin: Admin | null }> {
-  const user = await findUserByUserName(ctx.db, userName);
+  const user = await findUserByUserName(ctx.db, DIRECTORY, userName);
   // No such user: the name may be an administrator's, who are sent to their console (spec: unauthorised).
-  const admin = user === null ? await findAdminByUserName(ctx.db, userName) : null;
+  const admin = user === null ? await findAdminByUserName(ctx.db, DIRECTORY, userName) : null;
   return { user, admin };
 }
 
@@ -162,11 +167,11 @@ async function signInAdminOf(
   attempt: SignInAttempt,
 ): Promise<AdminSignInOutcome> {
   const budget = await passwordBudget(ctx, body.UserName, meta, previous.device, async () => {
-    const known = await findAdminByUserName(ctx.db, body.UserName);
+    const known = await findAdminByUserName(ctx.db, DIRECTORY, body.UserName);
     return known === null ? null : { realm: 'admin', id: known.id };
   });
   await refuseWhileBlocked(ctx, budget.keys);
-  const admin = await findAdminByUserName(ctx.db, body.UserName);
+  const admin = await findAdminByUserName(ctx.db, DIRECTORY, body.UserName);
   if (admin?.authType === 'LDAP') attempt.method = 'ldap';
   if (!(await passwordMatches(ctx, admin, body.Password)) || admin === null) {
     await countFailure(ctx, budget, meta, { AdminName: body.UserName });

@@ -5,9 +5,12 @@ import type { Admin } from '../admins/admins.repo.js';
 /** How many times an admin may postpone setting up an authenticator ("Do this next time"). */
 export const MAX_TOTP_DEFERRALS = 5;
 
-/** Whether this account must pass a TOTP code: SAML accounts get their second factor from the IdP. */
+/**
+ * Whether this account must pass a TOTP code: SAML and OpenID Connect accounts get their second factor
+ * from their identity provider.
+ */
 export function requiresTotp(account: { authType: string; totpEnabled: boolean }): boolean {
-  return account.totpEnabled && account.authType !== 'SAML';
+  return account.totpEnabled && account.authType !== 'SAML' && account.authType !== 'oidc';
 }
 
 export function userSessionInfo(

@@ -101,7 +101,12 @@ export async function startPendingUserSession(
 /** Starts a fully signed-in admin session (or a pending one when `stage` says so) inside `trx`. */
 export async function startAdminSession(
   trx: Kysely<Database>,
-  args: StartArgs & { admin: Admin; stage: SessionStage },
+  args: StartArgs & {
+    admin: Admin;
+    stage: SessionStage;
+    /** How the admin signed in, when the audit entry should say (an OpenID Connect provider's name). */
+    signInDescription?: string | undefined;
+  },
 ): Promise<IssuedSession> {
   const { admin, now, stage } = args;
   if (args.previousToken !== undefined) {
@@ -123,7 +128,11 @@ export async function startAdminSession(
   });
   if (stage === 'active') {
     await recordAdminLogin(trx, admin.id, now);
-    await recordAudit(trx, now, AuditActions.AdminLogin, { AdminName: admin.userName, IpAddress: args.meta.ipAddress });
+    await recordAudit(trx, now, AuditActions.AdminLogin, {
+      AdminName: admin.userName,
+      IpAddress: args.meta.ipAddress,
+      ...(args.signInDescription === undefined ? {} : { Description: args.signInDescription }),
+    });
   }
   return { sessionId, token, endsAt };
 }

@@ -6,25 +6,26 @@ import { recordAudit } from '../audit/audit.js';
 import { ApiError, BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
 import { UNKNOWN_BACKEND_TYPE } from '../metrics/server-metrics.js';
 import type { AgentEntryKey } from './agent-sync.js';
-import { endGrants, grantsShapingEntry, loggedSessionAddresses } from './grants.repo.js';
+import { endSessionGrantsOnKnocs, grantsShapingEntry, loggedSessionAddresses } from './grants.repo.js';
 import { knocOfUserWithChildren, type GrantableKnoc } from './knoc-access.js';
 import { addressAllowed, grantableAddress } from './ip-rules.js';
-import { ownGrantableAddress, seenAddresses } from './seen-addresses.js';
+import { otherFamilyAddress, ownGrantableAddress, seenAddresses } from './seen-addresses.js';
 import { aclEntry } from './acl-entry.js';
 import { expiryFor, insertGrants, sessionOwner, type GrantCaller, type WantedAddress } from './new-grants.js';
 
 /**
  * The addresses a grant on this knoc covers for this caller, filtered by the knoc's rules, each in
- * canonical spelling. What the request names (the caller's own address, and with CGNATOpen the
- * addresses the browser reports) must pass seen-addresses.ts or the grant is a 400; addresses the
- * store already holds (a knoc's fixed IPs, addresses logged earlier) are checked again and skipped
- * when no grant may open them.
+ * canonical spelling. What the request names (the caller's own address, its address of the other
+ * family from the dual-stack discovery URLs, and with CGNATOpen the addresses the browser reports)
+ * must pass seen-addresses.ts or the grant is a 400; addresses the store already holds (a knoc's
+ * fixed IPs, addresses logged earlier) are checked again and skipped when no grant may open them.
  */
 async function addressesFor(
   ctx: AppContext,
   knoc: GrantableKnoc,
   caller: GrantCaller,
   discovered: readonly DiscoveredIp[],
+  dualStack: readonly DiscoveredIp[],
   now: number,
 ): Promise<WantedAddress[]> {
   const wanted: WantedAddress[] = [];
@@ -36,6 +37,8 @@ async function addressesFor(
     for (const { Ip } of knoc.grantType.Ips) stored(Ip, 'fixed');
   } else {
     wanted.push({ ip: ownGrantableAddress(caller.address), origin: 'user' });
+    const partner = await otherFamilyAddress(ctx, caller.address, dualStack, now);
+    if (partner !== null) wanted.push({ ip: partner.ip, origin: 'discovered' });
     if (knoc.cgnatOpen) {
       for (const { ip } of await seenAddresses(ctx, caller.address, discovered, now)) {
         wanted.push({ ip, origin: 'discovered' });
@@ -60,16 +63,20 @@ async function knocOfCaller(ctx: AppContext, caller: GrantCaller, aclId: string,
   return found;
 }
 
-/** POST /api/grant: the user asks for access to a knoc from where they are. */
+/**
+ * POST /api/grant: the user asks for access to a knoc from where they are. `discovered` are the
+ * CGNAT probes' answers (IPs), `dualStack` those of the IPv4-only and IPv6-only URLs (DualStackIPs).
+ */
 export async function grantAcl(
   ctx: AppContext,
   caller: GrantCaller,
   aclId: string,
   discovered: readonly DiscoveredIp[],
+  dualStack: readonly DiscoveredIp[] = [],
 ): Promise<AclEntry> {
   const asked = { backendType: UNKNOWN_BACKEND_TYPE };
   try {
-    return await grantAclOf(ctx, caller, aclId, discovered, asked);
+    return await grantAclOf(ctx, caller, aclId, { discovered, dualStack }, asked);
   } catch (error) {
     // Refused (4xx): counted as denied. A store outage or a fault is no decision about the grant.
     if (error instanceof ApiError && error.statusCode < 500) ctx.metrics.countGrants('denied', asked.backendType);
@@ -82,7 +89,7 @@ async function grantAclOf(
   ctx: AppContext,
   caller: GrantCaller,
   aclId: string,
-  discovered: readonly DiscoveredIp[],
+  reported: { discovered: readonly DiscoveredIp[]; dualStack: readonly DiscoveredIp[] },
   asked: { backendType: string },
 ): Promise<AclEntry> {
   const now = ctx.clock.now();
@@ -94,14 +101,16 @@ async function grantAclOf(
     throw new ForbiddenError({ code: ErrorCodes.aclDisabledForUser });
   }
   if (!knoc.agentOnline) throw new ConflictError({ code: ErrorCodes.agentOffline });
-  const keys = await grantKnoc(ctx, knoc, children, caller, discovered, AuditActions.ClickToGrant, now);
+  const { discovered, dualStack } = reported;
+  const keys = await grantKnoc(ctx, knoc, children, caller, discovered, AuditActions.ClickToGrant, now, dualStack);
   await ctx.agentSync.deliverEntryChanges(keys);
   return aclEntry(knoc, await grantsShapingEntry(ctx.db, caller.session.id, aclId, now), caller.address, now);
 }
 
 /**
- * Grants the knoc and its children to the caller's session, with the audit entry, in one
- * transaction. Returns the device entries to tell agents about; the caller decides whether to wait.
+ * Grants the knoc and its children to the caller's session, with the audit entry (naming every
+ * address opened), in one transaction. Returns the device entries to tell agents about; the caller
+ * decides whether to wait.
  */
 export async function grantKnoc(
   ctx: AppContext,
@@ -111,8 +120,9 @@ export async function grantKnoc(
   discovered: readonly DiscoveredIp[],
   action: typeof AuditActions.ClickToGrant | typeof AuditActions.Grant,
   now: number,
+  dualStack: readonly DiscoveredIp[] = [],
 ): Promise<AgentEntryKey[]> {
-  const addresses = await addressesFor(ctx, knoc, caller, discovered, now);
+  const addresses = await addressesFor(ctx, knoc, caller, discovered, dualStack, now);
   if (addresses.length === 0) throw new BadRequestError({ code: ErrorCodes.noGrantableAddress });
   const expiresAt = expiryFor(knoc, caller.session.endsAt, now);
   return ctx.db.transaction().execute(async (trx) => {
@@ -126,24 +136,28 @@ export async function grantKnoc(
   });
 }
 
-/** DELETE /api/sessions/current/granted-acls/{id}: the user ends their access to a knoc. */
+/**
+ * DELETE /api/sessions/current/granted-acls/{id}: the user ends their access to a knoc, every address
+ * the session holds on it (both families of a dual-stack grant); the audit entry names them.
+ */
 export async function revokeAcl(ctx: AppContext, caller: GrantCaller, aclId: string): Promise<AclEntry> {
   const now = ctx.clock.now();
   const { knoc, children } = await knocOfCaller(ctx, caller, aclId, now);
   const keys = await ctx.db.transaction().execute(async (trx) => {
-    const ended = await endGrants(
-      trx,
-      { sessionIds: [caller.session.id], aclIds: [aclId, ...children.map((child) => child.id)] },
-      now,
-      'revoked',
-    );
+    const ended = await endSessionGrantsOnKnocs(trx, caller.session.id, [knoc, ...children], now, 'revoked');
     await recordAudit(trx, now, AuditActions.ClickToRevoke, {
       UserName: caller.user.userName,
       AclDescription: knoc.description,
-      IpAddress: caller.address,
+      IpAddress: revokedAddresses(caller.address, ended.addresses),
     });
-    return ended;
+    return ended.keys;
   });
   await ctx.agentSync.deliverEntryChanges(keys);
   return aclEntry(knoc, await grantsShapingEntry(ctx.db, caller.session.id, aclId, now), caller.address, now);
+}
+
+/** The addresses a revoke ended, the caller's own first; the caller's alone when it held none. */
+function revokedAddresses(own: string, ended: readonly string[]): string {
+  if (ended.length === 0) return own;
+  return [...ended].sort((a, b) => Number(b === own) - Number(a === own) || a.localeCompare(b)).join(', ');
 }

@@ -9,6 +9,7 @@ import { ALICE_ADDRESS, givenIpsetKnoc, useGrantEngineWorld } from '../test-supp
 import { recentAudit } from '../audit/audit.js';
 import { uuidv7 } from '../lib/ids.js';
 import { sweepGrantsOnce } from './grant-sweeper.js';
+import { givenBackend, givenEnforcedKnoc } from '../test-support/knoc-factories.js';
 
 // A grant's life: clicked, sent, confirmed, moved, expired, revoked, and ended by an admin. What the
 // knoc's options change: grants-knoc-options.api.test.ts; the agent connection:
@@ -125,6 +126,26 @@ describe.each(bothStores())('grant engine (%s)', (kind) => {
     expect(logout.statusCode, logout.body).toBe(200);
     await agent.waitFor(() => agent.applies().some((apply) => apply.remove.length > 0), 'the remove after logout');
     expect(agent.applies().flatMap((apply) => apply.remove)).toEqual([{ aclId, ip: '198.51.100.7' }]);
+  });
+
+  it('ends an allowlist grant as Revoked at once, with nothing sent to an agent', async () => {
+    const backend = await givenBackend(t.ctx, { type: 'allowlist' });
+    const knoc = await givenEnforcedKnoc(t.ctx, { backendId: backend.id, type: 'allowlist' });
+    await t.ctx.db.insertInto('userAcls').values({ userId, aclId: knoc.id }).execute();
+    await agent.connect();
+    const alice = await signIn('198.51.100.8');
+    expect((await grant(alice, knoc.id)).statusCode).toBe(200);
+    expect((await aclOf(alice, knoc.id)).Status).toBe(GrantStatus.Published);
+
+    expect((await revoke(alice, knoc.id)).statusCode).toBe(200);
+    expect((await aclOf(alice, knoc.id)).Status).toBe(GrantStatus.Revoked);
+    const rows = await t.ctx.db
+      .selectFrom('grants')
+      .select(['endReason', 'status'])
+      .where('aclId', '=', knoc.id)
+      .execute();
+    expect(rows).toEqual([{ endReason: 'revoked', status: GrantStatus.Revoked }]);
+    expect(agent.applies()).toEqual([]);
   });
 
   it('moves the grant when the address changes, with the same expiry', async () => {

@@ -178,6 +178,76 @@ async function heldEntries(
   return held;
 }
 
+// Prepared: a user's revoke runs these ahead of the message that closes the firewall.
+const endRunningGrantsOfSessionOnKnoc = preparedQuery(
+  (db, sessionId: string, aclId: string, now: number, reason: string, status: number) =>
+    db
+      .updateTable('grants')
+      .set({ endedAt: now, endReason: reason as GrantEndReason, updatedAt: now, status })
+      .where('sessionId', '=', sessionId)
+      .where('aclId', '=', aclId)
+      .where('endedAt', 'is', null)
+      .where('expiresAt', '>', now)
+      .returning(['id', 'ip']),
+);
+
+const runningGrantOnEntry = preparedQuery((db, aclId: string, ip: string, now: number) =>
+  db
+    .selectFrom('grants')
+    .select('id')
+    .where('aclId', '=', aclId)
+    .where('ip', '=', ip)
+    .where('endedAt', 'is', null)
+    .where('expiresAt', '>', now)
+    .limit(1),
+);
+
+const markGrantRevoked = preparedQuery((db, id: string, status: number) =>
+  db.updateTable('grants').set({ status }).where('id', '=', id),
+);
+
+/** A knoc as {@link endSessionGrantsOnKnocs} needs it: its backend's agent and type. */
+export interface EndingKnoc {
+  id: string;
+  agentId: string | null;
+  backendType: string | null;
+}
+
+/**
+ * endGrants for one session on these knocs (a user's revoke), with the same outcome: each knoc's
+ * running grants of the session are ended in one prepared UPDATE … RETURNING, and an entry another
+ * running grant still holds, or an allowlist's, is Revoked at once. Built for the revoke's latency:
+ * endGrants builds and compiles three queries afresh on every call. Returns the device entries to
+ * tell agents about and every address whose grant ended (for the audit entry).
+ */
+export async function endSessionGrantsOnKnocs(
+  db: Kysely<Database>,
+  sessionId: string,
+  knocs: readonly EndingKnoc[],
+  now: number,
+  reason: GrantEndReason,
+): Promise<{ keys: AgentEntryKey[]; addresses: string[] }> {
+  const keys = new Map<string, AgentEntryKey>();
+  const addresses = new Set<string>();
+  for (const knoc of knocs) {
+    const ended = await endRunningGrantsOfSessionOnKnoc(db, sessionId, knoc.id, now, reason, GrantStatus.Revoking);
+    // Asked after the knoc's UPDATE: the session's own grants no longer count as holding an entry.
+    const heldByIp = new Map<string, boolean>();
+    for (const row of ended) {
+      addresses.add(row.ip);
+      let held = heldByIp.get(row.ip);
+      if (held === undefined) {
+        held = (await runningGrantOnEntry(db, knoc.id, row.ip, now)).length > 0;
+        heldByIp.set(row.ip, held);
+      }
+      if (held || knoc.backendType === 'allowlist') await markGrantRevoked(db, row.id, GrantStatus.Revoked);
+      if (!held && knoc.agentId !== null)
+        keys.set(`${knoc.id} ${row.ip}`, { agentId: knoc.agentId, aclId: knoc.id, ip: row.ip });
+    }
+  }
+  return { keys: [...keys.values()], addresses: [...addresses] };
+}
+
 /** Ends the grants of these knocs (knoc or backend deleted). */
 export function endGrantsForKnocs(
   db: Kysely<Database>,

@@ -27,7 +27,7 @@ export function registerGrantRoutes(app: FastifyInstance, ctx: AppContext): void
   };
 
   routes.post('/api/grant', { schema: { body: GrantBody, response: { 200: AclEntryResponse } } }, async (request) => ({
-    data: await grantAcl(ctx, await caller(request), request.body.ACLID, request.body.IPs),
+    data: await grantAcl(ctx, await caller(request), request.body.ACLID, request.body.IPs, request.body.DualStackIPs),
   }));
 
   routes.delete(

@@ -40,6 +40,12 @@ const PUBLIC_ROUTES = [
   'GET /api/admin/login/saml',
   'POST /api/saml/acs',
   'POST /api/admin/saml/acs',
+  // OpenID Connect: the start only redirects to the provider; the callback is guarded by the state,
+  // the flow cookie, PKCE and the signed ID token, not by a session (there is none yet).
+  'GET /api/login/oidc',
+  'GET /api/oidc/callback',
+  'GET /api/admin/login/oidc',
+  'GET /api/admin/oidc/callback',
   'GET /api/theme',
   'GET /api/system_status',
   'GET /api/branding/logo/:variant',
@@ -119,7 +125,7 @@ describe('the route table (sqlite)', () => {
     expect(crossSite.sort()).toEqual([...CROSS_SITE_POST_ROUTES].sort());
   });
 
-  it('keeps every /api/admin/ route other than sign-in, sign-out and SAML for administrators', () => {
+  it('keeps every /api/admin/ route other than sign-in, sign-out, SAML and OpenID Connect for administrators', () => {
     const open = table.filter((route) => route.url.startsWith('/api/admin/') && !route.access.startsWith('admin'));
     expect(open.map(describeRoute).sort()).toEqual(
       [
@@ -130,6 +136,8 @@ describe('the route table (sqlite)', () => {
         'GET /api/admin/login/saml',
         'HEAD /api/admin/login/saml',
         'POST /api/admin/saml/acs',
+        'GET /api/admin/login/oidc',
+        'GET /api/admin/oidc/callback',
       ].sort(),
     );
   });

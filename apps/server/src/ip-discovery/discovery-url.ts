@@ -1,4 +1,5 @@
 import type { AppContext } from '../app-context.js';
+import { settingValue, type Settings } from '../settings/settings.js';
 
 /** How a browser reached the portal: the page's host name and scheme (as Fastify sees them). */
 export interface PortalAddress {
@@ -6,8 +7,52 @@ export interface PortalAddress {
   protocol: string;
 }
 
+/** The settings the discovery URLs are worked out from. */
+export type DiscoverySettings = Pick<
+  Settings,
+  'DiscoverIP' | 'DiscoverIPURL' | 'DiscoverIPv4URL' | 'DiscoverIPv6URL' | 'DiscoverIPTrustUnattested'
+>;
+
+const DISCOVERY_SETTING_KEYS = [
+  'DiscoverIP',
+  'DiscoverIPURL',
+  'DiscoverIPv4URL',
+  'DiscoverIPv6URL',
+  'DiscoverIPTrustUnattested',
+] as const satisfies readonly (keyof DiscoverySettings)[];
+
+/** Where browsers probe for their addresses: the system status's IPApi, IPv4Api and IPv6Api ('' = not). */
+export interface DiscoveryUrls {
+  IPApi: string;
+  IPv4Api: string;
+  IPv6Api: string;
+}
+
 /** A host name or a bracketed IPv6 literal, without a port: safe to put in a URL and a CSP source. */
 const PLAIN_HOST = /^[A-Za-z0-9.-]+$|^\[[0-9A-Fa-f:.]+\]$/;
+
+/** The discovery settings in one query (the page's CSP needs them on every HTML answer). */
+export async function readDiscoverySettings(ctx: AppContext): Promise<DiscoverySettings> {
+  const rows = await ctx.db
+    .selectFrom('settings')
+    .select(['key', 'value'])
+    .where('key', 'in', DISCOVERY_SETTING_KEYS)
+    .execute();
+  const stored = new Map(rows.map((row) => [row.key, row.value]));
+  return {
+    DiscoverIP: settingValue('DiscoverIP', stored.get('DiscoverIP')),
+    DiscoverIPURL: settingValue('DiscoverIPURL', stored.get('DiscoverIPURL')),
+    DiscoverIPv4URL: settingValue('DiscoverIPv4URL', stored.get('DiscoverIPv4URL')),
+    DiscoverIPv6URL: settingValue('DiscoverIPv6URL', stored.get('DiscoverIPv6URL')),
+    DiscoverIPTrustUnattested: settingValue('DiscoverIPTrustUnattested', stored.get('DiscoverIPTrustUnattested')),
+  };
+}
+
+/** The scheme and host name browsers use for the portal: the published URL's, else the request's. */
+function portalOrigin(ctx: AppContext, portal: PortalAddress): PortalAddress {
+  const published = ctx.config.publicUrl === null ? null : new URL(ctx.config.publicUrl);
+  return published === null ? portal : { protocol: published.protocol.replace(/:$/, ''), hostname: published.hostname };
+}
 
 /**
  * Where browsers probe for their addresses (the status's IPApi): the admin's DiscoverIPURL, or — when
@@ -22,17 +67,39 @@ const PLAIN_HOST = /^[A-Za-z0-9.-]+$|^\[[0-9A-Fa-f:.]+\]$/;
  */
 export function discoveryBase(
   ctx: AppContext,
-  settings: { DiscoverIP: boolean; DiscoverIPURL: string; DiscoverIPTrustUnattested: boolean },
+  settings: Pick<DiscoverySettings, 'DiscoverIP' | 'DiscoverIPURL' | 'DiscoverIPTrustUnattested'>,
   portal: PortalAddress,
 ): string {
   if (!settings.DiscoverIP) return '';
   if (settings.DiscoverIPURL !== '') return settings.DiscoverIPTrustUnattested ? settings.DiscoverIPURL : '';
   if (ctx.config.ipDiscoveryPorts.length === 0) return '';
-  const published = ctx.config.publicUrl === null ? null : new URL(ctx.config.publicUrl);
-  const protocol = published === null ? portal.protocol : published.protocol.replace(/:$/, '');
-  const host = published === null ? portal.hostname : published.hostname;
-  if (protocol !== 'http' || !PLAIN_HOST.test(host)) return '';
-  return `http://${host}`;
+  const { protocol, hostname } = portalOrigin(ctx, portal);
+  if (protocol !== 'http' || !PLAIN_HOST.test(hostname)) return '';
+  return `http://${hostname}`;
+}
+
+/**
+ * A dual-stack discovery URL (DiscoverIPv4URL, DiscoverIPv6URL) as browsers get it: as configured,
+ * while discovery is on and what it answers can count — the built-in responder runs (the name is
+ * meant to lead to it, on a host name with only an A or only an AAAA record, and its answers are
+ * attested), or DiscoverIPTrustUnattested is on (an external service, which cannot attest). Empty
+ * otherwise, and for a plain-HTTP URL under a portal served over HTTPS (the browser would block the
+ * probe as mixed content).
+ */
+function familyUrl(ctx: AppContext, settings: DiscoverySettings, url: string, portal: PortalAddress): string {
+  if (!settings.DiscoverIP || url === '' || !URL.canParse(url)) return '';
+  if (!settings.DiscoverIPTrustUnattested && ctx.config.ipDiscoveryPorts.length === 0) return '';
+  if (new URL(url).protocol === 'http:' && portalOrigin(ctx, portal).protocol !== 'http') return '';
+  return url;
+}
+
+/** The status's three discovery URLs: the one of the CGNAT probes, and the IPv4-only and IPv6-only ones. */
+export function discoveryUrls(ctx: AppContext, settings: DiscoverySettings, portal: PortalAddress): DiscoveryUrls {
+  return {
+    IPApi: discoveryBase(ctx, settings, portal),
+    IPv4Api: familyUrl(ctx, settings, settings.DiscoverIPv4URL, portal),
+    IPv6Api: familyUrl(ctx, settings, settings.DiscoverIPv6URL, portal),
+  };
 }
 
 /**
@@ -47,7 +114,13 @@ export function discoveryConnectSource(base: string): string | null {
   return `${url.protocol}//${url.hostname}:*`;
 }
 
-/** A CSP header with one more connect-src source. */
+/** The CSP sources for every discovery URL browsers are sent to, each once. */
+export function discoveryConnectSources(urls: DiscoveryUrls): string[] {
+  const sources = [urls.IPApi, urls.IPv4Api, urls.IPv6Api].map(discoveryConnectSource);
+  return [...new Set(sources.filter((source): source is string => source !== null))];
+}
+
+/** A CSP header with more connect-src sources. */
 export function withConnectSource(policy: string, source: string): string {
   return policy
     .split(';')

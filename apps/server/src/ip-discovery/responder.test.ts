@@ -36,6 +36,20 @@ describe('IP discovery responder', () => {
     }
   });
 
+  it('on "::" answers both families, each caller with its own address of that family (dual stack)', async () => {
+    const port = await freePort();
+    responder = await startDiscoveryResponder('::', [port], pino({ level: 'silent' }), attest);
+    const asked = async (host: string) =>
+      (await (await fetch(`http://${host}:${port}/`)).json()) as { IP: string; Attestation: string };
+    const v4 = await asked('127.0.0.1');
+    const v6 = await asked('[::1]');
+    // An IPv4 caller on the IPv6 socket is ::ffff:127.0.0.1 there: answered, and signed, as IPv4.
+    expect(v4.IP).toBe('127.0.0.1');
+    expect(v6.IP).toBe('::1');
+    expect(attestor.verify(v4.Attestation, { ip: '127.0.0.1', port }, NOW)).toBe(true);
+    expect(attestor.verify(v6.Attestation, { ip: '::1', port }, NOW)).toBe(true);
+  });
+
   it('refuses other methods and skips a port that is taken instead of failing', async () => {
     const taken = createServer();
     const takenPort = await freePort();

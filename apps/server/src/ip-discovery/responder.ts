@@ -52,7 +52,11 @@ function answer(server: Server, port: number, attest: Attest): void {
   server.keepAliveTimeout = 1_000;
 }
 
-/** Opens one listener per port on `host`; ports that cannot be opened are logged and skipped. */
+/**
+ * Opens one listener per port on `host` (the portal's POSTERN_HOST); ports that cannot be opened are
+ * logged and skipped. On `::` a listener answers both families (IPv4 callers arrive IPv4-mapped and
+ * are answered as IPv4), which dual-stack discovery needs; on `0.0.0.0` it answers IPv4 only.
+ */
 export async function startDiscoveryResponder(
   host: string,
   ports: readonly number[],

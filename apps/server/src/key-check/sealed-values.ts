@@ -9,6 +9,7 @@ import { toBackendRow } from '../backends/backends.repo.js';
 import { sealedBackendSecrets } from '../backends/backend-secrets.js';
 import { toKnocRow } from '../knocs/knocs.repo.js';
 import { sealedEnvVars } from '../knocs/knoc-config.js';
+import { sealedSignOuts } from '../oidc/oidc-sign-outs.js';
 
 /** Rows read at once while walking a table. */
 const PAGE = 500;
@@ -25,6 +26,7 @@ export async function* sealedValuesInStore(db: Kysely<Database>): AsyncGenerator
   yield* sealedAgentTokens(db);
   yield* sealedBackendFields(db);
   yield* sealedKnocVariables(db);
+  yield* sealedSignOuts(db);
 }
 
 /** Whether the store holds any sealed value. */

@@ -10,6 +10,7 @@ import { givenBackend, givenEnforcedKnoc } from '../test-support/knoc-factories.
 import { recentAudit } from '../audit/audit.js';
 import { writeSetting } from '../settings/settings.js';
 import { findAdminByUserName } from '../admins/admins.repo.js';
+import { DIRECTORY } from '../lib/account-provider.js';
 import { ApiError } from '../errors.js';
 import { testKnoc } from './knoc-test.service.js';
 
@@ -177,7 +178,7 @@ describe('POST /api/admin/knocs/{id}/test (sqlite)', () => {
     const aclId = await givenIpsetKnoc(t.ctx, agentId, userId);
     agent.decide = () => null;
     await agent.connect();
-    const ops = await findAdminByUserName(t.ctx.db, 'ops');
+    const ops = await findAdminByUserName(t.ctx.db, DIRECTORY, 'ops');
     if (ops === null) throw new Error('the admin was not made');
     // The route waits 15 s for each report; the service is called with a short wait to see the limit.
     const failure = await testKnoc(t.ctx, ops, aclId, TEST_ADDRESS, { answerTimeoutMs: 200 }).catch(

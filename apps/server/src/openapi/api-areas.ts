@@ -7,6 +7,8 @@ import type { FastifyInstance } from 'fastify';
 export const API_AREAS = {
   'Sign-in': 'Signing in and out with a password, for users and administrators.',
   SAML: 'SAML single sign-on: service provider metadata, the redirect to the identity provider, the assertion consumers.',
+  'OpenID Connect':
+    'OpenID Connect sign-in: the redirect to the provider, the callbacks, and the test of a realm’s provider settings.',
   'Second factor': 'Enrolling and checking the TOTP second factor of a sign-in.',
   Status: 'The theme, the system status and the signed-in person’s status.',
   Branding: 'The uploaded logos the sign-in pages show.',

@@ -11,6 +11,7 @@ import { syncSamlGroupsOfUser } from '../groups/groups.service.js';
 import { effectiveSessionLimit, startAdminSession, startUserSession } from '../auth/session-issue.js';
 import { uuidv7 } from '../lib/ids.js';
 import { isUniqueViolation } from '../lib/unique-violation.js';
+import { DIRECTORY } from '../lib/account-provider.js';
 import { displayName, groupNames, sessionDurationMinutes } from './saml-attributes.js';
 import type { VerifiedAssertion } from './saml-assertion.js';
 
@@ -56,7 +57,8 @@ export async function signInSamlUser(
   const now = ctx.clock.now();
   const userName = assertion.nameId;
   const name = displayName(assertion.attributes, userName);
-  const existing = await findUserByUserName(ctx.db, userName);
+  // SAML accounts live in Postern's directory, beside local and LDAP ones (lib/account-provider.ts).
+  const existing = await findUserByUserName(ctx.db, DIRECTORY, userName);
   if (existing !== null && existing.authType !== 'SAML') {
     throw new SamlRefusal(
       ErrorCodes.authenticationFailed,
@@ -124,7 +126,7 @@ export async function signInSamlAdmin(
   options: { meta: RequestMeta; previousToken: string | undefined },
 ): Promise<SamlSession> {
   const userName = assertion.nameId;
-  const admin = await findAdminByUserName(ctx.db, userName);
+  const admin = await findAdminByUserName(ctx.db, DIRECTORY, userName);
   if (admin === null) {
     throw new SamlRefusal(ErrorCodes.authenticationFailed, 'no admin has this user name', userName);
   }

@@ -3,6 +3,7 @@ import { endAdminSessions, endUserSessions, purgeEndedSessions } from './session
 import { pruneThrottle } from '../auth/throttle.js';
 import type { IntervalHandle } from '../lib/start-interval.js';
 import { startStoreJob } from '../store/store-job.js';
+import { pruneOidcState } from '../oidc/oidc-flows.js';
 
 const DAY_MS = 86_400_000;
 /** Ended sessions are kept this long for the session lists and investigations, then deleted. */
@@ -27,6 +28,7 @@ export async function sweepOnce(ctx: AppContext): Promise<void> {
     .where('createdAt', '<', now - SAML_REQUEST_LIFETIME_MS)
     .execute();
   await ctx.db.deleteFrom('samlAssertions').where('expiresAt', '<', now).execute();
+  await pruneOidcState(ctx.db, now);
 }
 
 /**

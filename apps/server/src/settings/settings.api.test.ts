@@ -29,6 +29,8 @@ const JPEG = dataUrl('image/jpeg', jpegBytes(20, 10));
 const CONFIG = {
   DiscoverIP: false,
   DiscoverIPURL: '',
+  DiscoverIPv4URL: '',
+  DiscoverIPv6URL: '',
   DiscoverIPTrustUnattested: false,
   DebugMode: false,
   GELFListenerURL: '',
@@ -114,7 +116,28 @@ describe('settings API (sqlite)', () => {
     ]);
   });
 
+  it('saves the IPv4-only and IPv6-only discovery URLs, and keeps them when a save leaves them out', async () => {
+    const dualStack = { DiscoverIPv4URL: 'http://v4.portal.example', DiscoverIPv6URL: 'http://v6.portal.example' };
+    const saved = await call('PUT', '/api/admin/settings/config', { ...CONFIG, ...dualStack });
+    expect(saved.json()).toMatchObject({ data: dualStack });
+    const { DiscoverIPv4URL: _v4, DiscoverIPv6URL: _v6, ...withoutThem } = CONFIG;
+    const kept = await call('PUT', '/api/admin/settings/config', { ...withoutThem, DebugMode: true });
+    expect(kept.json()).toMatchObject({ data: { ...dualStack, DebugMode: true } });
+    const cleared = await call('PUT', '/api/admin/settings/config', { ...CONFIG, DiscoverIPv6URL: '' });
+    expect(cleared.json()).toMatchObject({ data: { DiscoverIPv4URL: '', DiscoverIPv6URL: '' } });
+  });
+
   it.each([
+    [
+      'an ftp IPv4-only discovery URL',
+      { DiscoverIPv4URL: 'ftp://v4.ip.example' },
+      { Err: ErrorCodes.urlMustBeHttp, Extra: 'DiscoverIPv4URL' },
+    ],
+    [
+      'an IPv6-only discovery URL with credentials',
+      { DiscoverIPv6URL: 'http://u:p@v6.ip.example' },
+      { Err: ErrorCodes.urlCredentialsNotAllowed, Extra: 'DiscoverIPv6URL' },
+    ],
     [
       'an ftp discovery URL',
       { DiscoverIPURL: 'ftp://ip.example' },

@@ -16,6 +16,7 @@ import type { SecretContext } from '../secrets/secret-box.js';
 import { readSetting, readSettings, writeSetting, type SettingKey, type Settings } from './settings.js';
 import { sanitiseLogo } from './logo-image.js';
 import type { LogoCodec } from './logo-codec.js';
+import { oidcSettingChanges, oidcSettingsRecord } from '../oidc/oidc-settings.js';
 
 /** The two SAML realms and the prefix of their settings. */
 export type SamlRealm = 'user' | 'admin';
@@ -32,6 +33,8 @@ export async function settingsRecord(ctx: AppContext): Promise<SettingsRecord> {
     CachedLicenses: s.License === '' ? [] : [s.License],
     DiscoverIP: s.DiscoverIP,
     DiscoverIPURL: s.DiscoverIPURL,
+    DiscoverIPv4URL: s.DiscoverIPv4URL,
+    DiscoverIPv6URL: s.DiscoverIPv6URL,
     DiscoverIPTrustUnattested: s.DiscoverIPTrustUnattested,
     DebugMode: s.DebugMode,
     GELFListenerURL: s.GELFListenerURL,
@@ -46,8 +49,8 @@ export async function settingsRecord(ctx: AppContext): Promise<SettingsRecord> {
 
 /**
  * PUT /api/admin/settings/config; the caller applies DebugMode and the GELF target afterwards.
- * DiscoverIPTrustUnattested left out stays as it is; a change to it is named in the audit entry,
- * because it decides which addresses users can open.
+ * DiscoverIPTrustUnattested, DiscoverIPv4URL and DiscoverIPv6URL left out stay as they are; a change
+ * to the trust is named in the audit entry, because it decides which addresses users can open.
  */
 export async function updateConfig(ctx: AppContext, actor: Admin, body: SettingsConfigBody): Promise<void> {
   const changes: Partial<Settings> = {
@@ -57,6 +60,8 @@ export async function updateConfig(ctx: AppContext, actor: Admin, body: Settings
     GELFListenerURL: body.GELFListenerURL,
     KioskSessionDuration: body.KioskSessionDuration,
   };
+  if (body.DiscoverIPv4URL !== undefined) changes.DiscoverIPv4URL = body.DiscoverIPv4URL;
+  if (body.DiscoverIPv6URL !== undefined) changes.DiscoverIPv6URL = body.DiscoverIPv6URL;
   let what = 'config';
   const trust = body.DiscoverIPTrustUnattested;
   if (trust !== undefined) {
@@ -129,6 +134,7 @@ export async function authenticationSettings(ctx: AppContext): Promise<Authentic
     LDAPSkipVerifyTLS: s.LDAPSkipVerifyTLS,
     UserSAMLConfigured: samlConfigured(s, 'user'),
     AdminSAMLConfigured: samlConfigured(s, 'admin'),
+    ...oidcSettingsRecord(s),
   };
 }
 
@@ -146,8 +152,13 @@ export function samlPrivateKey(ctx: AppContext, s: Settings, realm: SamlRealm): 
   return sealed === '' ? null : ctx.secrets.open(sealed, sealedSettingContext(key));
 }
 
-/** The settings whose values are sealed: each realm's SAML SP private key. */
-export const SEALED_SETTINGS: readonly SettingKey[] = ['SAMLKeyFile', 'AdminSAMLKeyFile'];
+/** The settings whose values are sealed: each realm's SAML SP private key and OpenID Connect client secret. */
+export const SEALED_SETTINGS: readonly SettingKey[] = [
+  'SAMLKeyFile',
+  'AdminSAMLKeyFile',
+  'OIDCClientSecret',
+  'AdminOIDCClientSecret',
+];
 
 /** Where a sealed setting (a SAML SP private key) lives, bound into its ciphertext. */
 export function sealedSettingContext(key: SettingKey): SecretContext {
@@ -171,6 +182,7 @@ export async function updateAuthentication(
     LDAPURL: body.LDAPURL,
     LDAPStartTLS: body.LDAPStartTLS,
     LDAPSkipVerifyTLS: body.LDAPSkipVerifyTLS,
+    ...oidcSettingChanges(ctx, current, body),
   };
   for (const realm of ['user', 'admin'] as const) {
     const p = PREFIX[realm];

@@ -14,6 +14,8 @@ describe.each(bothStores())('settings store (%s)', (kind) => {
       NewUserDashboard: true,
       DiscoverIP: false,
       DiscoverIPURL: '',
+      DiscoverIPv4URL: '',
+      DiscoverIPv6URL: '',
       DiscoverIPTrustUnattested: false,
       KioskSessionDuration: KIOSK_SESSION_MINUTES_DEFAULT,
       DebugMode: false,
@@ -33,6 +35,17 @@ describe.each(bothStores())('settings store (%s)', (kind) => {
       AdminSAMLMetadataFile: '',
       AdminSAMLKeyFile: '',
       AdminSAMLCertFile: '',
+      ...Object.fromEntries(
+        ['', 'Admin'].flatMap((p) => [
+          [`${p}OIDCIssuerURL`, ''],
+          [`${p}OIDCClientID`, ''],
+          [`${p}OIDCClientSecret`, ''],
+          [`${p}OIDCDisplayName`, ''],
+          [`${p}OIDCUserNameClaim`, 'preferred_username'],
+          [`${p}OIDCGroupsClaim`, 'groups'],
+          [`${p}OIDCScopes`, 'openid profile email groups'],
+        ]),
+      ),
     });
   });
 

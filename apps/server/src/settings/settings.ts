@@ -8,6 +8,7 @@ import {
   KIOSK_SESSION_MINUTES_MIN,
 } from '@postern/protocol';
 import type { Database } from '../store/schema.js';
+import { OIDC_SETTING_SCHEMAS, prefixedOidcSchemas } from '../oidc/oidc-setting-schemas.js';
 
 /**
  * Settings an administrator changes at run time, kept in the store (one row each, JSON values) so
@@ -20,6 +21,12 @@ const SETTING_SCHEMAS = {
   NewUserDashboard: z.boolean().catch(true),
   DiscoverIP: z.boolean().catch(false),
   DiscoverIPURL: z.string().catch(''),
+  /**
+   * Dual stack: discovery URLs on a host name with only an IPv4 (A) or only an IPv6 (AAAA) address,
+   * '' for none. The browser learns its address of each family there (ip-discovery/discovery-url.ts).
+   */
+  DiscoverIPv4URL: z.string().catch(''),
+  DiscoverIPv6URL: z.string().catch(''),
   /**
    * Grants accept browser-reported addresses without the built-in responder's attestation (for an
    * external DiscoverIPURL, which cannot attest). Off: a user could otherwise open any address.
@@ -54,6 +61,10 @@ const SETTING_SCHEMAS = {
   AdminSAMLMetadataFile: z.string().catch(''),
   AdminSAMLKeyFile: z.string().catch(''),
   AdminSAMLCertFile: z.string().catch(''),
+  /** OpenID Connect for users (oidc/oidc-settings.ts). The client secret is sealed; the rest is public. */
+  ...OIDC_SETTING_SCHEMAS,
+  /** OpenID Connect for admins, configured separately. */
+  ...prefixedOidcSchemas('Admin'),
 };
 
 const SettingsSchema = z.object(SETTING_SCHEMAS);

@@ -240,7 +240,14 @@ describe.each(bothStores())('status endpoints (%s)', { timeout: PASSWORD_TEST_TI
   it('publishes the bundle hash, and an external IP discovery URL only when discovery is on and trusted', async () => {
     const ipApi = async () => (await get('/api/system_status')).json<{ data: { IPApi: string } }>().data.IPApi;
     expect((await get('/api/system_status')).json()).toEqual({
-      data: { IPApi: '', JsBundleHash: 'test-bundle', UserSAMLConfigured: false, AdminSAMLConfigured: false },
+      data: {
+        IPApi: '',
+        IPv4Api: '',
+        IPv6Api: '',
+        JsBundleHash: 'test-bundle',
+        UserSAMLConfigured: false,
+        AdminSAMLConfigured: false,
+      },
     });
     await writeSetting(t.ctx.db, 'DiscoverIPURL', 'https://ip.example.com', t.clock.now());
     expect(await ipApi()).toBe('');

@@ -21,7 +21,7 @@ import { currentLicensing, currentUserLimitState, usersLicensedIn } from '../lic
 import { isoOrNull } from '../lib/rows.js';
 import { decodeLogo, samlConfigured } from '../settings/settings.service.js';
 import { userAclEntries } from '../grants/user-acl-entries.js';
-import { discoveryBase, type PortalAddress } from '../ip-discovery/discovery-url.js';
+import { discoveryUrls, type PortalAddress } from '../ip-discovery/discovery-url.js';
 import { releaseStatus } from '../releases/release-feed.js';
 
 /** Knocs an admin sees in the console: hidden passive+ children and HideFromAdmins knocs excluded. */
@@ -130,7 +130,7 @@ function logoUrl(variant: 'dark' | 'light', dataUrl: string): string {
 export async function systemStatus(ctx: AppContext, bundleHash: string, portal: PortalAddress): Promise<SystemStatus> {
   const settings = await readSettings(ctx.db);
   return {
-    IPApi: discoveryBase(ctx, settings, portal),
+    ...discoveryUrls(ctx, settings, portal),
     JsBundleHash: bundleHash,
     UserSAMLConfigured: samlConfigured(settings, 'user'),
     AdminSAMLConfigured: samlConfigured(settings, 'admin'),

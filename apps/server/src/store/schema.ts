@@ -27,6 +27,11 @@ export interface AdminsTable {
   deviceCookiesValidAfter: Generated<number>;
   /** The language the account chose (`en`, `de`), or null: the browser's decides. */
   language: string | null;
+  /** Whose names this account's user name is unique among: '' Postern's directory, 'oidc' (account-provider.ts). */
+  provider: Generated<string>;
+  /** The OpenID Connect `iss` and `sub` the account was bound to at its first sign-in there, or null. */
+  externalIssuer: string | null;
+  externalSubject: string | null;
 }
 
 export interface UsersTable {
@@ -55,6 +60,11 @@ export interface UsersTable {
   deviceCookiesValidAfter: Generated<number>;
   /** The language the account chose (`en`, `de`), or null: the browser's decides. */
   language: string | null;
+  /** Whose names this account's user name is unique among: '' Postern's directory, 'oidc' (account-provider.ts). */
+  provider: Generated<string>;
+  /** The OpenID Connect `iss` and `sub` the account was bound to at its first sign-in there, or null. */
+  externalIssuer: string | null;
+  externalSubject: string | null;
 }
 
 export interface UserSessionsTable {
@@ -297,6 +307,28 @@ export interface SamlAssertionsTable {
   expiresAt: number;
 }
 
+/** An OpenID Connect sign-in started and not yet finished (oidc/oidc-flows.ts). */
+export interface OidcFlowsTable {
+  /** SHA-256 (base64url) of the flow's `state`. */
+  id: string;
+  realm: string;
+  nonce: string;
+  /** SHA-256 (base64url) of the flow cookie of the browser that started it. */
+  browserHash: string;
+  kiosk: boolean;
+  createdAt: number;
+  expiresAt: number;
+}
+
+/** The provider's logout URL for a session signed in through OpenID Connect (oidc/oidc-sign-outs.ts). */
+export interface OidcSignOutsTable {
+  sessionId: string;
+  realm: string;
+  /** Sealed (secrets/secret-box.ts): the URL carries the ID token as id_token_hint. */
+  endSessionUrl: string;
+  expiresAt: number;
+}
+
 /** A named job's lease: only its holder runs it until it expires (cluster/lease.ts). */
 export interface LeasesTable {
   name: string;
@@ -332,6 +364,8 @@ export interface Database {
   secondFactorFailures: SecondFactorFailuresTable;
   samlRequests: SamlRequestsTable;
   samlAssertions: SamlAssertionsTable;
+  oidcFlows: OidcFlowsTable;
+  oidcSignOuts: OidcSignOutsTable;
   storeMeta: StoreMetaTable;
   agents: AgentsTable;
   backends: BackendsTable;

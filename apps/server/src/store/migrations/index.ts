@@ -15,6 +15,7 @@ import * as writeProbe from './0015-write-probe.js';
 import * as auditParties from './0016-audit-parties.js';
 import * as accountLanguage from './0017-account-language.js';
 import * as grantReadBack from './0018-grant-read-back.js';
+import * as accountProviders from './0019-account-providers.js';
 
 /**
  * Every migration, in order. Append only: a released migration is never edited, because stores in
@@ -37,6 +38,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0016-audit-parties': auditParties,
   '0017-account-language': accountLanguage,
   '0018-grant-read-back': grantReadBack,
+  '0019-account-providers': accountProviders,
 };
 
 export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS);

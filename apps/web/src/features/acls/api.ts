@@ -3,9 +3,18 @@ import { AclEntry, type DiscoveredIp, type UserStatus } from '@postern/protocol'
 import { api } from '../../lib/api/client';
 import { statusKeys } from '../status/api';
 
-/** POST /api/grant: access to one ACL from this browser's addresses; answers the ACL as it now is. */
-export function grantAcl(aclId: string, ips: readonly DiscoveredIp[]): Promise<AclEntry> {
-  return api.post('/grant', { ACLID: aclId, IPs: ips }, AclEntry);
+/**
+ * POST /api/grant: access to one ACL from this browser's addresses (`dualStackIps`: the IPv4-only and
+ * IPv6-only discovery answers, sent when there are any); answers the ACL as it now is.
+ */
+export function grantAcl(
+  aclId: string,
+  ips: readonly DiscoveredIp[],
+  dualStackIps: readonly DiscoveredIp[] = [],
+): Promise<AclEntry> {
+  const body =
+    dualStackIps.length === 0 ? { ACLID: aclId, IPs: ips } : { ACLID: aclId, IPs: ips, DualStackIPs: dualStackIps };
+  return api.post('/grant', body, AclEntry);
 }
 
 /** DELETE /api/sessions/current/granted-acls/{id}: ends this session's access to one ACL. */
@@ -31,13 +40,14 @@ function storeAclEntry(queryClient: QueryClient, entry: AclEntry): void {
 export interface AclActionVariables {
   aclId: string;
   ips?: readonly DiscoveredIp[];
+  dualStackIps?: readonly DiscoveredIp[];
 }
 
 /** The Grant Access call. */
 export function useGrantMutation() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: ({ aclId, ips = [] }: AclActionVariables) => grantAcl(aclId, ips),
+    mutationFn: ({ aclId, ips = [], dualStackIps = [] }: AclActionVariables) => grantAcl(aclId, ips, dualStackIps),
     onSuccess: (entry) => storeAclEntry(queryClient, entry),
   });
 }

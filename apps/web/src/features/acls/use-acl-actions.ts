@@ -12,6 +12,8 @@ export interface AclActionsOptions {
   follow: (aclId: string, action: AclActionKind) => void;
   /** The addresses IP discovery found last, sent with a grant for CGNATOpen ACLs. */
   discoveredIps: () => DiscoveredIp[];
+  /** The IPv4-only and IPv6-only discovery answers, sent with every grant (dual stack). */
+  dualStackIps?: () => DiscoveredIp[];
   /** Called after a successful grant (the dashboard counts uses for its Top section). */
   onGranted?: (aclId: string) => void;
   /**
@@ -48,6 +50,7 @@ export interface AclActions {
 export function useAclActions({
   follow,
   discoveredIps,
+  dualStackIps,
   onGranted,
   refusalsInPlace = false,
 }: AclActionsOptions): AclActions {
@@ -95,7 +98,7 @@ export function useAclActions({
       mark(acl.ACLID, true);
       try {
         if (action === 'grant') {
-          await grantAsync({ aclId: acl.ACLID, ips: discoveredIps() });
+          await grantAsync({ aclId: acl.ACLID, ips: discoveredIps(), dualStackIps: dualStackIps?.() ?? [] });
           onGranted?.(acl.ACLID);
         } else {
           await revokeAsync({ aclId: acl.ACLID });
@@ -108,7 +111,7 @@ export function useAclActions({
         follow(acl.ACLID, action);
       }
     },
-    [discoveredIps, failed, follow, grantAsync, keepRefusal, mark, onGranted, revokeAsync],
+    [discoveredIps, dualStackIps, failed, follow, grantAsync, keepRefusal, mark, onGranted, revokeAsync],
   );
 
   const grant = useCallback((acl: AclEntry) => void run('grant', acl), [run]);

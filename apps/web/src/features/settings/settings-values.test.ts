@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { AuthenticationSettings, SettingsRecord } from '@postern/protocol';
 import { authenticationBody, authenticationValues, configBody, customiseBody, UNCHANGED_FILE } from './settings-values';
+import { oidcAuthenticationDefaults } from '@/test-support/records/settings';
 
 const RECORD: SettingsRecord = {
   License: '',
   CachedLicenses: [],
   DiscoverIP: true,
   DiscoverIPURL: 'https://ip.example.com',
+  DiscoverIPv4URL: 'http://v4.portal.example.com',
+  DiscoverIPv6URL: '',
   DiscoverIPTrustUnattested: true,
   DebugMode: false,
   GELFListenerURL: 'udp://graylog.example.com:12201',
@@ -29,8 +32,17 @@ describe('configBody', () => {
     });
   });
 
-  it('sends the unattested trust only from the IP discovery section', () => {
-    expect(configBody(RECORD, { KioskSessionDuration: 30 })).not.toHaveProperty('DiscoverIPTrustUnattested');
+  it('sends the unattested trust and the dual-stack URLs only from the IP discovery section', () => {
+    const other = configBody(RECORD, { KioskSessionDuration: 30 });
+    expect(other).not.toHaveProperty('DiscoverIPTrustUnattested');
+    expect(other).not.toHaveProperty('DiscoverIPv4URL');
+    expect(other).not.toHaveProperty('DiscoverIPv6URL');
+    expect(
+      configBody(RECORD, { DiscoverIPv4URL: '', DiscoverIPv6URL: ' http://v6.portal.example.com ' }),
+    ).toMatchObject({
+      DiscoverIPv4URL: '',
+      DiscoverIPv6URL: 'http://v6.portal.example.com',
+    });
     expect(configBody(RECORD, { DiscoverIPTrustUnattested: false })).toMatchObject({
       DiscoverIPTrustUnattested: false,
     });
@@ -72,6 +84,7 @@ describe('authenticationBody', () => {
     LDAPSkipVerifyTLS: false,
     UserSAMLConfigured: true,
     AdminSAMLConfigured: false,
+    ...oidcAuthenticationDefaults(),
   };
 
   it('sends no file fields when no file was touched', () => {

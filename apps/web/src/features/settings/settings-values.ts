@@ -14,8 +14,11 @@ import type { SamlRealm } from './api';
  * one section never saves another's unsaved edits.
  */
 
-/** IP discovery (spec: DiscoverIP, DiscoverIPURL; plus the unattested-address trust). */
-export type IpDiscoveryValues = Pick<SettingsRecord, 'DiscoverIP' | 'DiscoverIPURL' | 'DiscoverIPTrustUnattested'>;
+/** IP discovery (spec: DiscoverIP, DiscoverIPURL; plus the dual-stack URLs and the unattested-address trust). */
+export type IpDiscoveryValues = Pick<
+  SettingsRecord,
+  'DiscoverIP' | 'DiscoverIPURL' | 'DiscoverIPv4URL' | 'DiscoverIPv6URL' | 'DiscoverIPTrustUnattested'
+>;
 /** Kiosk session duration in minutes; '' while the field is empty. */
 export interface KioskValues {
   KioskSessionDuration: number | '';
@@ -30,6 +33,8 @@ export type UiValues = Pick<SettingsRecord, 'NewUserDashboard'>;
 export const ipDiscoveryValues = (r: SettingsRecord): IpDiscoveryValues => ({
   DiscoverIP: r.DiscoverIP,
   DiscoverIPURL: r.DiscoverIPURL,
+  DiscoverIPv4URL: r.DiscoverIPv4URL,
+  DiscoverIPv6URL: r.DiscoverIPv6URL,
   DiscoverIPTrustUnattested: r.DiscoverIPTrustUnattested,
 });
 export const kioskValues = (r: SettingsRecord): KioskValues => ({ KioskSessionDuration: r.KioskSessionDuration });
@@ -65,8 +70,10 @@ export function configBody(
     // The form's schema has refused '' before a body is ever built.
     KioskSessionDuration: Number(merged.KioskSessionDuration),
   };
-  // Left out, the server keeps the trust as it is: only the IP discovery section changes it.
+  // Left out, the server keeps these as they are: only the IP discovery section changes them.
   if (change.DiscoverIPTrustUnattested !== undefined) body.DiscoverIPTrustUnattested = change.DiscoverIPTrustUnattested;
+  if (change.DiscoverIPv4URL !== undefined) body.DiscoverIPv4URL = change.DiscoverIPv4URL.trim();
+  if (change.DiscoverIPv6URL !== undefined) body.DiscoverIPv6URL = change.DiscoverIPv6URL.trim();
   return body;
 }
 

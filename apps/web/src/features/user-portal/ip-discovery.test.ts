@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { discoverIps, discoveryKey, discoveryUrl } from './ip-discovery';
+import { discoverFamily, discoverIps, discoveryKey, discoveryUrl, otherFamilyAddress } from './ip-discovery';
 
 /** A discovery host answering per port: an address (as JSON or text), a status, or a network failure. */
 function host(answers: Record<number, { json?: unknown; text?: string; status?: number } | Error>) {
@@ -97,5 +97,56 @@ describe('IP discovery', () => {
         { Port: 8000, IP: '192.0.2.1', Attestation: 'v1.2.b' },
       ]),
     );
+  });
+});
+
+describe('dual-stack discovery', () => {
+  it('answers the first address of the URL’s family, in port order, and skips one of the other family', async () => {
+    const fetch = host({
+      443: { json: { IP: '2001:db8::5', Port: 443, Attestation: 'v1.1.v6' } },
+      222: new TypeError('refused'),
+      3389: { json: { IP: '::ffff:203.0.113.7', Port: 3389, Attestation: 'v1.1.v4' } },
+      8000: { json: { IP: '198.51.100.1', Port: 8000, Attestation: 'v1.1.later' } },
+    });
+    expect(await discoverFamily('http://v4.portal.example', 4, [443, 222, 3389, 8000], fetch)).toEqual({
+      Port: 3389,
+      IP: '::ffff:203.0.113.7',
+      Attestation: 'v1.1.v4',
+    });
+    expect(await discoverFamily('http://v6.portal.example', 6, [443, 222, 3389, 8000], fetch)).toEqual({
+      Port: 443,
+      IP: '2001:db8::5',
+      Attestation: 'v1.1.v6',
+    });
+  });
+
+  it('asks nothing when the URL is off, and answers null when no port gave its family', async () => {
+    const fetch = host({ 443: { json: { IP: '203.0.113.7' } } });
+    expect(await discoverFamily('', 4, [443], fetch)).toBeNull();
+    expect(fetch).not.toHaveBeenCalled();
+    expect(await discoverFamily('http://v6.portal.example', 6, [443], fetch)).toBeNull();
+  });
+
+  it.each([
+    [
+      '203.0.113.7',
+      [
+        { Port: 443, IP: '203.0.113.7' },
+        { Port: 443, IP: '2001:DB8::7' },
+      ],
+      '2001:db8::7',
+    ],
+    [
+      '2001:db8::7',
+      [
+        { Port: 443, IP: '::ffff:203.0.113.7' },
+        { Port: 443, IP: '2001:db8::7' },
+      ],
+      '203.0.113.7',
+    ],
+    ['203.0.113.7', [{ Port: 443, IP: '198.51.100.9' }], null],
+    [undefined, [{ Port: 443, IP: '2001:db8::7' }], null],
+  ])('beside %s shows the other family’s address of %j: %s', (current, answers, expected) => {
+    expect(otherFamilyAddress(current, answers)).toBe(expected);
   });
 });

@@ -1,4 +1,4 @@
-import { DiscoveredIp, IP_DISCOVERY_PORTS, neverGrantedKind, parseIp } from '@postern/protocol';
+import { DiscoveredIp, formatIp, IP_DISCOVERY_PORTS, neverGrantedKind, parseIp } from '@postern/protocol';
 
 /** A discovery request that has not answered by then is given up: it must never hold anything back. */
 const DISCOVERY_TIMEOUT_MS = 5_000;
@@ -94,6 +94,40 @@ export async function discoverIps(
     return url === null ? Promise.resolve(null) : probe(url, port, fetchImpl);
   });
   return (await Promise.all(probes)).filter((found): found is DiscoveredIp => found !== null);
+}
+
+/** An address family as net.ts numbers it. */
+export type IpFamily = 4 | 6;
+
+/**
+ * Dual stack: asks one of the IPv4-only or IPv6-only discovery URLs (IPv4Api, IPv6Api) on each
+ * discovery port and answers the first address of that `family` (in port order), or null. An answer
+ * of the other family (a name that has both an A and an AAAA record after all) is not this URL's.
+ */
+export async function discoverFamily(
+  base: string,
+  family: IpFamily,
+  ports: readonly number[] = IP_DISCOVERY_PORTS,
+  fetchImpl: typeof fetch = (...args) => fetch(...args),
+): Promise<DiscoveredIp | null> {
+  if (base === '') return null;
+  const found = await discoverIps(base, ports, fetchImpl);
+  return found.find((entry) => parseIp(entry.IP)?.family === family) ?? null;
+}
+
+/**
+ * The address of the other family than `current` (the one the server sees) among the dual-stack
+ * answers, as the server picks it for a grant (apps/server/src/grants/seen-addresses.ts), or null.
+ */
+export function otherFamilyAddress(current: string | undefined, dualStack: readonly DiscoveredIp[]): string | null {
+  const family = current === undefined ? undefined : parseIp(current)?.family;
+  if (family === undefined) return null;
+  const other = dualStack.find((entry) => {
+    const parsed = parseIp(entry.IP);
+    return parsed !== null && parsed.family !== family;
+  });
+  const parsed = other === undefined ? null : parseIp(other.IP);
+  return parsed === null ? null : formatIp(parsed);
 }
 
 /**

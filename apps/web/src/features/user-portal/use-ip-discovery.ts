@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import {
   IP_ATTESTATION_TTL_MS,
@@ -8,7 +8,7 @@ import {
 } from '@postern/protocol';
 import { fetchSystemStatus, statusKeys } from '../status/api';
 import { logIps } from '../acls/api';
-import { discoverIps, discoveryKey } from './ip-discovery';
+import { discoverFamily, discoverIps, discoveryKey } from './ip-discovery';
 
 /**
  * A round's answers stop being sent with grants after this long: their attestations expire after
@@ -17,14 +17,31 @@ import { discoverIps, discoveryKey } from './ip-discovery';
  */
 const SEND_WITHIN_MS = IP_ATTESTATION_TTL_MS / 2;
 
+/** What IP discovery gives a user page. */
+export interface IpDiscovery {
+  /** The CGNAT probes' latest answers while fresh (a grant's IPs), else none. */
+  discoveredIps: () => DiscoveredIp[];
+  /** The IPv4-only and IPv6-only URLs' latest answers while fresh (a grant's DualStackIPs), else none. */
+  dualStackIps: () => DiscoveredIp[];
+  /** Those dual-stack answers as last found, for showing the addresses (an attestation's age aside). */
+  dualStack: readonly DiscoveredIp[];
+}
+
+interface Round {
+  found: DiscoveredIp[];
+  dualStack: DiscoveredIp[];
+  at: number;
+}
+
 /**
  * IP discovery while a user page is open: at once and every 30 seconds, the browser asks the
  * discovery host named by GET /api/system_status (IPApi) for its address on each discovery port, and
  * posts the list (with the responder's attestations) to /api/log_ips whenever it differs from the
- * last one posted. Nothing happens when IPApi is empty (discovery is off). Answers a getter of the
- * latest list, which grants send along while it is fresh (empty after SEND_WITHIN_MS).
+ * last one posted. On a dual-stack network it also asks the IPv4-only and IPv6-only URLs (IPv4Api,
+ * IPv6Api) for its address of each family, which grants send along (DualStackIPs) so one click opens
+ * both. Nothing happens when all three are empty (discovery is off).
  */
-export function useIpDiscovery(enabled: boolean): () => DiscoveredIp[] {
+export function useIpDiscovery(enabled: boolean): IpDiscovery {
   const { data } = useQuery({
     queryKey: statusKeys.system(),
     queryFn: ({ signal }) => fetchSystemStatus({ signal }),
@@ -33,16 +50,31 @@ export function useIpDiscovery(enabled: boolean): () => DiscoveredIp[] {
     retry: false,
   });
   const base = enabled ? (data?.IPApi ?? '') : '';
-  const latest = useRef<{ found: DiscoveredIp[]; at: number }>({ found: [], at: 0 });
+  const v4Base = enabled ? (data?.IPv4Api ?? '') : '';
+  const v6Base = enabled ? (data?.IPv6Api ?? '') : '';
+  const latest = useRef<Round>({ found: [], dualStack: [], at: 0 });
+  const [dualStack, setDualStack] = useState<readonly DiscoveredIp[]>([]);
 
   useEffect(() => {
-    if (base === '') return undefined;
+    if (base === '' && v4Base === '' && v6Base === '') return undefined;
     let stopped = false;
     let posted: string | null = null;
+    let shown: string | null = null;
     const round = async () => {
-      const found = await discoverIps(base);
+      const [found, v4, v6] = await Promise.all([
+        base === '' ? Promise.resolve([]) : discoverIps(base),
+        discoverFamily(v4Base, 4),
+        discoverFamily(v6Base, 6),
+      ]);
       if (stopped) return;
-      latest.current = { found, at: Date.now() };
+      const pair = [v4, v6].filter((entry): entry is DiscoveredIp => entry !== null);
+      latest.current = { found, dualStack: pair, at: Date.now() };
+      // A new array only when the addresses changed: the page re-renders for a change, not every round.
+      const pairKey = discoveryKey(pair);
+      if (pairKey !== shown) {
+        shown = pairKey;
+        setDualStack(pair);
+      }
       const key = discoveryKey(found);
       if (found.length === 0 || key === posted) return;
       try {
@@ -57,8 +89,12 @@ export function useIpDiscovery(enabled: boolean): () => DiscoveredIp[] {
     return () => {
       stopped = true;
       clearInterval(timer);
+      setDualStack([]);
     };
-  }, [base]);
+  }, [base, v4Base, v6Base]);
 
-  return useCallback(() => (Date.now() - latest.current.at <= SEND_WITHIN_MS ? latest.current.found : []), []);
+  const fresh = useCallback(() => Date.now() - latest.current.at <= SEND_WITHIN_MS, []);
+  const discoveredIps = useCallback(() => (fresh() ? latest.current.found : []), [fresh]);
+  const dualStackIps = useCallback(() => (fresh() ? latest.current.dualStack : []), [fresh]);
+  return { discoveredIps, dualStackIps, dualStack };
 }

@@ -9,6 +9,8 @@ export function settingsRecord(overrides: Partial<SettingsRecord> = {}): Setting
     CachedLicenses: [],
     DiscoverIP: false,
     DiscoverIPURL: '',
+    DiscoverIPv4URL: '',
+    DiscoverIPv6URL: '',
     DiscoverIPTrustUnattested: false,
     DebugMode: false,
     GELFListenerURL: '',
@@ -20,6 +22,26 @@ export function settingsRecord(overrides: Partial<SettingsRecord> = {}): Setting
     NewUserDashboard: true,
     ...overrides,
   };
+}
+
+/** The OpenID Connect fields of GET /api/admin/settings/authentication with nothing configured. */
+export function oidcAuthenticationDefaults() {
+  const realm = <P extends '' | 'Admin'>(p: P) => ({
+    [`${p}OIDCIssuerURL`]: '',
+    [`${p}OIDCClientID`]: '',
+    [`${p}OIDCClientSecretSet`]: false,
+    [`${p}OIDCDisplayName`]: '',
+    [`${p}OIDCUserNameClaim`]: 'preferred_username',
+    [`${p}OIDCGroupsClaim`]: 'groups',
+    [`${p}OIDCScopes`]: 'openid profile email groups',
+    [`${p}OIDCRedirectURL`]: '',
+  });
+  return {
+    ...realm(''),
+    ...realm('Admin'),
+    UserOIDCConfigured: false,
+    AdminOIDCConfigured: false,
+  } as Pick<AuthenticationSettings, Extract<keyof AuthenticationSettings, `${string}OIDC${string}`>>;
 }
 
 /** GET /api/admin/settings/authentication with nothing configured. */
@@ -41,6 +63,7 @@ export function authenticationSettings(overrides: Partial<AuthenticationSettings
     LDAPSkipVerifyTLS: false,
     UserSAMLConfigured: false,
     AdminSAMLConfigured: false,
+    ...oidcAuthenticationDefaults(),
     ...overrides,
   };
 }

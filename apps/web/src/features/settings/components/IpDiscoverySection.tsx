@@ -7,9 +7,18 @@ import { useSectionForm } from '../use-section-form';
 import { SectionForm } from './SectionForm';
 import { SettingsSection } from './SettingsSection';
 
-const SCHEMA = SettingsConfigBody.pick({ DiscoverIP: true, DiscoverIPURL: true, DiscoverIPTrustUnattested: true });
+const SCHEMA = SettingsConfigBody.pick({
+  DiscoverIP: true,
+  DiscoverIPURL: true,
+  DiscoverIPv4URL: true,
+  DiscoverIPv6URL: true,
+  DiscoverIPTrustUnattested: true,
+});
 
-/** IP discovery: DiscoverIP, DiscoverIPURL (http or https) and the risky trust in unattested addresses. */
+/**
+ * IP discovery: DiscoverIP, DiscoverIPURL (http or https), the IPv4-only and IPv6-only URLs of dual
+ * stack, and the risky trust in unattested addresses.
+ */
 export function IpDiscoverySection({ record }: { record: SettingsRecord }) {
   const { t } = useTranslation();
   const saveConfig = useSaveConfig();
@@ -40,6 +49,22 @@ export function IpDiscoverySection({ record }: { record: SettingsRecord }) {
             inputMode="url"
             autoComplete="off"
             {...form.getInputProps('DiscoverIPURL')}
+          />
+          <TextInput
+            label={t('settingsScreen.ipDiscovery.v4Url')}
+            description={t('settingsScreen.ipDiscovery.v4UrlHelp')}
+            placeholder="http://v4.portal.example.com"
+            inputMode="url"
+            autoComplete="off"
+            {...form.getInputProps('DiscoverIPv4URL')}
+          />
+          <TextInput
+            label={t('settingsScreen.ipDiscovery.v6Url')}
+            description={t('settingsScreen.ipDiscovery.v6UrlHelp')}
+            placeholder="http://v6.portal.example.com"
+            inputMode="url"
+            autoComplete="off"
+            {...form.getInputProps('DiscoverIPv6URL')}
           />
           <Checkbox
             label={t('adminSettings.discoverIpTrustUnattested.label')}

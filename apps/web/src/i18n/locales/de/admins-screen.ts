@@ -13,6 +13,7 @@ export const adminsScreen = {
       local: 'Lokal',
       SAML: 'SAML',
       LDAP: 'LDAP',
+      oidc: 'OpenID Connect',
     },
     never: 'Nie',
     loginDisabled: 'Anmeldung gesperrt',

@@ -20,6 +20,7 @@ export const audit: MirroredResource<typeof english> = {
     AdminSessionDeleted: 'Administratorsitzung beendet',
     UserCreated: 'Benutzer angelegt',
     UserCreatedBySaml: 'Benutzer bei der ersten SSO-Anmeldung angelegt',
+    UserCreatedByOidc: 'Benutzer bei der ersten Anmeldung über OpenID Connect angelegt',
     UserUpdated: 'Benutzer geändert',
     UserDeleted: 'Benutzer gelöscht',
     UserTotpReset: 'Zwei-Faktor-Authentifizierung eines Benutzers zurückgesetzt',

@@ -103,6 +103,7 @@ export const err: MirroredResource<typeof english> = {
     'Postern hat nicht gesehen, dass Sie diese Adresse verwenden: Die Bestätigung der IP-Erkennung fehlt, ist abgelaufen oder gilt einer anderen Adresse',
   grantNotFound: 'Es gibt keinen Zugang zum Widerrufen',
   urlMustBeHttp: 'Die URL muss mit http oder https beginnen',
+  urlMustBeHttps: 'Die URL muss mit https beginnen (http nur auf einer Loopback-Adresse)',
   urlMustBeLdap: 'Die URL muss mit ldap oder ldaps beginnen',
   urlMustBeGelf: 'Die URL muss mit udp, tcp oder tls beginnen',
   urlCredentialsNotAllowed:
@@ -143,6 +144,8 @@ export const err: MirroredResource<typeof english> = {
   failedToRefreshLicenseStatus: 'Der Lizenzstatus konnte nicht aktualisiert werden',
   ldapUnavailable: 'Der LDAP-Server ist nicht erreichbar',
   samlMetadataUnavailable: 'Die SAML-Metadaten des Identitätsanbieters konnten nicht geladen werden',
+  oidcNotConfigured: 'Die Anmeldung über OpenID Connect ist nicht eingerichtet',
+  oidcProviderUnavailable: 'Der OpenID-Connect-Anbieter ist nicht erreichbar; bitte später erneut versuchen',
   secretUnreadable:
     'Ein hier benötigtes gespeichertes Geheimnis ist nicht lesbar (verändert, verschoben oder mit einem anderen Schlüssel versiegelt). Ein Administrator muss es neu eingeben oder die Zwei-Faktor-Authentifizierung zurücksetzen',
   knocTestNoDevice: 'Dieser Knoc wird von keinem Agenten durchgesetzt, es gibt also kein Gerät zum Testen',

@@ -34,6 +34,7 @@ export const portal: MirroredResource<typeof english> = {
     accountExpiresOneDay: 'Ihr Konto läuft in 1 Tag ab',
     accountExpiresDays: 'Ihr Konto läuft in {{days}} Tagen ab',
     currentAddress: 'Ihre IP-Adresse',
+    currentAddresses: 'Ihre IP-Adressen',
     revalidationNote: 'Solange diese Seite geöffnet ist, wird Ihre IP-Adresse alle 30 Sekunden bestätigt',
     hideTimer: 'Timer ausblenden',
     showTimer: 'Timer einblenden',

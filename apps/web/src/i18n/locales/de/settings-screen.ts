@@ -97,6 +97,12 @@ export const settingsScreen = {
         'Der Browser fragt den Erkennungshost ab, um seine weiteren Adressen (IPv4 und IPv6) zu erfahren.',
       url: 'URL der IP-Erkennung',
       urlHelp: 'Leer lassen, um die eingebaute Erkennung von Postern zu verwenden.',
+      v4Url: 'URL der reinen IPv4-Erkennung',
+      v4UrlHelp:
+        'Dual-Stack: ein Name, der nur eine IPv4-Adresse hat (A-Eintrag, kein AAAA), z. B. der Host des Portals unter einem v4-Namen. Der Browser erfährt dort seine IPv4-Adresse, und ein Klick gibt beide Adressfamilien frei. Leer: aus.',
+      v6Url: 'URL der reinen IPv6-Erkennung',
+      v6UrlHelp:
+        'Ein Name, der nur eine IPv6-Adresse hat (AAAA-Eintrag, kein A). Die eingebaute Erkennung von Postern antwortet über IPv6, wenn der Server auf :: lauscht (POSTERN_HOST). Leer: aus.',
     },
     kiosk: {
       title: 'Kiosk-Sitzungsdauer',

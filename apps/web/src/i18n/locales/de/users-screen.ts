@@ -24,6 +24,7 @@ export const usersScreen: MirroredResource<typeof english> = {
       SAML: 'SAML',
       LDAP: 'LDAP',
       apikey: 'API-Schlüssel',
+      oidc: 'OpenID Connect',
     },
     minutes: '{{count}} Min.',
     never: 'Nie',

@@ -13,6 +13,7 @@ export const adminsScreen = {
       local: 'Local',
       SAML: 'SAML',
       LDAP: 'LDAP',
+      oidc: 'OpenID Connect',
     },
     never: 'Never',
     loginDisabled: 'Login disabled',

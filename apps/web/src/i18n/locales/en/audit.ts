@@ -18,6 +18,7 @@ const auditAction: AuditActionTexts = {
   AdminSessionDeleted: 'Admin session ended',
   UserCreated: 'User created',
   UserCreatedBySaml: 'User created at first SSO sign-in',
+  UserCreatedByOidc: 'User created at first OpenID Connect sign-in',
   UserUpdated: 'User updated',
   UserDeleted: 'User deleted',
   UserTotpReset: 'User two-factor authentication reset',

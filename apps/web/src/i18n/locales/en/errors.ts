@@ -100,6 +100,7 @@ export const err: ErrorTexts = {
     'Postern has not seen you use this address: the IP discovery confirmation is missing, expired or for another address',
   grantNotFound: 'There is no access to revoke',
   urlMustBeHttp: 'URL must be http or https',
+  urlMustBeHttps: 'URL must be https (plain http only on a loopback address)',
   urlMustBeLdap: 'URL must be ldap or ldaps',
   urlMustBeGelf: 'URL must be udp, tcp, or tls',
   urlCredentialsNotAllowed: 'The URL must not contain a user name or password; enter credentials in their own fields',
@@ -137,6 +138,8 @@ export const err: ErrorTexts = {
   failedToRefreshLicenseStatus: 'Failed to refresh the licence status',
   ldapUnavailable: 'The LDAP server could not be reached',
   samlMetadataUnavailable: 'The identity provider’s SAML metadata could not be loaded',
+  oidcNotConfigured: 'OpenID Connect sign-in is not configured',
+  oidcProviderUnavailable: 'The OpenID Connect provider is unavailable; try again later',
   secretUnreadable:
     'A stored secret needed here cannot be read (it was altered, moved or sealed with another key). An administrator must re-enter it or reset the two-factor authentication',
   knocTestNoDevice: 'This knoc is not enforced by an agent, so there is no device to test',

@@ -31,6 +31,7 @@ export const portal = {
     accountExpiresOneDay: 'Your account expires in 1 day',
     accountExpiresDays: 'Your account expires in {{days}} days',
     currentAddress: 'Your IP address',
+    currentAddresses: 'Your IP addresses',
     revalidationNote: 'Leaving this page open validates your IP every 30 seconds',
     hideTimer: 'Hide Timer',
     showTimer: 'Show Timer',

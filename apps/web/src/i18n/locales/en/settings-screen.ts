@@ -92,6 +92,12 @@ export const settingsScreen = {
       discoverIpHelp: 'The browser probes the discovery host to learn its other addresses (IPv4 and IPv6).',
       url: 'IP discovery URL',
       urlHelp: 'Leave empty to use Postern’s built-in discovery.',
+      v4Url: 'IPv4-only discovery URL',
+      v4UrlHelp:
+        'Dual stack: a name with only an IPv4 address (A record, no AAAA), e.g. the portal’s host under a v4 name. The browser learns its IPv4 address there, and one click grants both families. Empty: off.',
+      v6Url: 'IPv6-only discovery URL',
+      v6UrlHelp:
+        'A name with only an IPv6 address (AAAA record, no A). Postern’s built-in discovery answers IPv6 when the server listens on :: (POSTERN_HOST). Empty: off.',
     },
     kiosk: {
       title: 'Kiosk session duration',

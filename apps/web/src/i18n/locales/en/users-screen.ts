@@ -21,6 +21,7 @@ export const usersScreen = {
       SAML: 'SAML',
       LDAP: 'LDAP',
       apikey: 'API key',
+      oidc: 'OpenID Connect',
     },
     minutes: '{{count}} min',
     never: 'Never',

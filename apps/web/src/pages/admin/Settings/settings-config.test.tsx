@@ -96,10 +96,31 @@ describe('settings: IP discovery, kiosk and logging', { timeout: 30_000 }, () =>
     expect(api.calls('PUT /api/admin/settings/config')[0]?.body).toEqual({
       DiscoverIP: true,
       DiscoverIPURL: 'https://ip.example.com',
+      DiscoverIPv4URL: '',
+      DiscoverIPv6URL: '',
       DiscoverIPTrustUnattested: true,
       DebugMode: false,
       GELFListenerURL: '',
       KioskSessionDuration: 15,
+    });
+  });
+
+  it('saves the IPv4-only and IPv6-only discovery URLs, and refuses one that is not http or https', async () => {
+    const api = installSettingsApi({ 'PUT /api/admin/settings/config': echoConfig });
+    const { user, section } = await openSection('IP discovery');
+    await user.type(within(section).getByRole('textbox', { name: /IPv4-only discovery URL/ }), 'ftp://v4.example.com');
+    await user.click(button(section, 'Save'));
+    expect(await within(section).findByText('URL must be http or https')).toBeInTheDocument();
+    expect(api.calls('PUT /api/admin/settings/config')).toHaveLength(0);
+
+    await user.clear(within(section).getByRole('textbox', { name: /IPv4-only discovery URL/ }));
+    await user.type(within(section).getByRole('textbox', { name: /IPv4-only discovery URL/ }), 'http://v4.example.com');
+    await user.type(within(section).getByRole('textbox', { name: /IPv6-only discovery URL/ }), 'http://v6.example.com');
+    await user.click(button(section, 'Save'));
+    await waitFor(() => expect(api.calls('PUT /api/admin/settings/config')).toHaveLength(1));
+    expect(api.calls('PUT /api/admin/settings/config')[0]?.body).toMatchObject({
+      DiscoverIPv4URL: 'http://v4.example.com',
+      DiscoverIPv6URL: 'http://v6.example.com',
     });
   });
 

@@ -25,7 +25,11 @@ export default function HomePage() {
   const { t } = useTranslation();
   const portal = useUserPortal('home');
   const { data, session, status } = portal;
-  const actions = useAclActions({ follow: portal.polling.follow, discoveredIps: portal.discoveredIps });
+  const actions = useAclActions({
+    follow: portal.polling.follow,
+    discoveredIps: portal.discoveredIps,
+    dualStackIps: portal.dualStackIps,
+  });
   const acls = useMemo(() => visibleAcls(data?.ACLs ?? []).sort(byDescription), [data?.ACLs]);
 
   const name = data?.Name ?? session?.Name ?? '';
@@ -47,7 +51,7 @@ export default function HomePage() {
         <QueryState data={data} isError={status.isError} error={status.error}>
           {(current) => (
             <Stack gap="lg">
-              <CurrentAddress address={current.CurrentAddress} />
+              <CurrentAddress address={current.CurrentAddress} otherAddress={portal.otherAddress} />
               {unlicensed !== null ? null : acls.length === 0 ? (
                 <Text c="dimmed">{t('home.noAcls')}</Text>
               ) : (

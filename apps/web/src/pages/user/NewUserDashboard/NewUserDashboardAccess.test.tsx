@@ -234,6 +234,49 @@ describe('NewUserDashboard grant and revoke', () => {
     await waitFor(() => expect(api.calls('POST /api/grant')[0]?.body).toEqual({ ACLID: 'k1', IPs: expected }));
   });
 
+  it('on a dual-stack network shows both addresses, and one grant sends the IPv4-only and IPv6-only answers', async () => {
+    const v4 = { IP: '203.0.113.7', Attestation: 'v1.1.signed-v4' };
+    const v6 = { IP: '2001:db8::7', Attestation: 'v1.1.signed-v6' };
+    const cors = { 'access-control-allow-origin': '*' };
+    const { api, user } = openDashboard([aclEntry({ ACLID: 'k1', CGNATOpen: false })], {
+      status: { CurrentAddress: '203.0.113.7' },
+      routes: {
+        'GET /api/system_status': {
+          body: {
+            data: {
+              IPApi: '',
+              IPv4Api: 'http://v4.ip.example.test/v4',
+              IPv6Api: 'http://v6.ip.example.test/v6',
+              JsBundleHash: 'build-1',
+              UserSAMLConfigured: false,
+              AdminSAMLConfigured: false,
+            },
+          },
+        },
+        // Each name answers on every port; the first port's answer (443) is the one sent.
+        'GET /v4': { body: v4, headers: cors },
+        'GET /v6': { body: v6, headers: cors },
+        'POST /api/grant': { body: { data: aclEntry({ ACLID: 'k1', Status: GrantStatus.Pending }) } },
+      },
+    });
+    expect(await screen.findByText('2001:db8::7')).toBeVisible();
+    expect(screen.getByText('Your IP addresses')).toBeVisible();
+    expect(screen.getByText('203.0.113.7')).toBeVisible();
+    await user.click(screen.getByRole('button', { name: 'Grant Access' }));
+    await waitFor(() =>
+      expect(api.calls('POST /api/grant')[0]?.body).toEqual({
+        ACLID: 'k1',
+        IPs: [],
+        DualStackIPs: [
+          { Port: 443, ...v4 },
+          { Port: 443, ...v6 },
+        ],
+      }),
+    );
+    // No IPApi: nothing for the CGNAT log.
+    expect(api.calls('POST /api/log_ips')).toHaveLength(0);
+  });
+
   it('does no IP discovery when IPApi is empty', async () => {
     const { api } = openDashboard([aclEntry()]);
     await screen.findByText('Billing database');

@@ -48,6 +48,7 @@ export default function NewUserDashboardPage() {
   const actions = useAclActions({
     follow: portal.polling.follow,
     discoveredIps: portal.discoveredIps,
+    dualStackIps: portal.dualStackIps,
     onGranted: countUse,
     refusalsInPlace: true,
   });
@@ -106,7 +107,7 @@ export default function NewUserDashboardPage() {
               <UnlicensedNotice systemLicensed={current.Licensed} />
             ) : (
               <Stack gap="lg">
-                <CurrentAddress address={current.CurrentAddress} />
+                <CurrentAddress address={current.CurrentAddress} otherAddress={portal.otherAddress} />
                 {withSearch ? (
                   <TextInput
                     type="search"
