@@ -45,11 +45,11 @@ describe('LDAP sign-in in Chromium', () => {
     await page.goto(`${server.url}/`);
     await page.getByLabel('Username').fill('lin');
     await page.getByLabel('Password', { exact: true }).fill('not the directory password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('Error: Invalid credentials');
 
     await page.getByLabel('Password', { exact: true }).fill('directory password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForURL(`${server.url}/home/new`);
     await expect.poll(() => page.getByText('Lin Directory').first().isVisible()).toBe(true);
     // Directory accounts change their password in the directory, not here.

@@ -17,7 +17,7 @@ describe('password change in Chromium', () => {
     await page.goto(`${server.url}/`);
     await page.getByLabel('Username').fill('meter.user');
     await page.getByLabel('Password', { exact: true }).fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForURL(`${server.url}/home/new`);
   }
 

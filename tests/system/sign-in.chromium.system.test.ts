@@ -30,7 +30,7 @@ describe('first sign-in in Chromium', () => {
     await page.goto(`${server.url}/admin`);
     await page.getByLabel('Username').fill('postern-admin');
     await page.getByLabel('Password', { exact: true }).fill(server.adminPassword);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     // Like every admin, the first one has TOTP on; a newcomer may set it up next time.
     await page.waitForURL(`${server.url}/admin/otp/onboard`);
     await page.getByRole('button', { name: 'Do this next time' }).click();
@@ -60,7 +60,7 @@ describe('first sign-in in Chromium', () => {
     await page.goto(`${server.url}/admin`);
     await page.getByLabel('Username').fill('postern-admin');
     await page.getByLabel('Password', { exact: true }).fill('not the password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('Error: Invalid credentials');
     expect(new URL(page.url()).pathname).toBe('/admin');
@@ -77,7 +77,7 @@ describe('first sign-in in Chromium', () => {
     expect(await page.getByLabel('Dies ist ein öffentlicher Computer').isVisible()).toBe(true);
     await page.getByLabel('Benutzername').fill('jemand');
     await page.getByLabel('Passwort', { exact: true }).fill('falsches Passwort');
-    await page.getByRole('button', { name: 'Anmelden' }).click();
+    await page.getByRole('button', { name: 'Anmelden', exact: true }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('Fehler: Ungültige Anmeldedaten');
     await page.screenshot({ path: screenshotPath('login-de'), fullPage: true });
   });

@@ -23,7 +23,7 @@ describe('two-factor enrolment in Chromium', () => {
     await page.goto(`${server.url}/admin`);
     await page.getByLabel('Username').fill('postern-admin');
     await page.getByLabel('Password', { exact: true }).fill(server.adminPassword);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   }
 
   it('enrols an authenticator from the QR code, is signed in by it, and asks for a code at the next sign-in', async () => {
@@ -31,6 +31,8 @@ describe('two-factor enrolment in Chromium', () => {
     const page = await newPage();
     await signInAsAdmin(page);
     await page.waitForURL(`${server.url}/admin/otp/onboard`);
+    // Chromium can use passkeys, so the screen first asks which second factor to set up.
+    await page.getByRole('button', { name: /Use an authenticator app/ }).click();
 
     const qr = page.getByRole('img', { name: 'QR code to scan with your authenticator app' });
     await qr.waitFor();

@@ -66,7 +66,7 @@ async function signInToDashboardInGerman(page: Page, serverUrl: string, userName
   await page.goto(`${serverUrl}/`);
   await page.getByLabel('Benutzername').fill(userName);
   await page.getByLabel('Passwort', { exact: true }).fill(USER_PASSWORD);
-  await page.getByRole('button', { name: 'Anmelden' }).click();
+  await page.getByRole('button', { name: 'Anmelden', exact: true }).click();
   await page.waitForURL(`${serverUrl}/home/new`);
 }
 
@@ -477,6 +477,10 @@ describe('the user portal in Chromium', () => {
 
     await fillUserLogin(page, server.url, 'totp.user');
     await page.waitForURL(`${server.url}/otp/onboard`);
+    // Chromium can use passkeys: the screen first offers a passkey or an authenticator app.
+    await page.getByRole('button', { name: /Use an authenticator app/ }).waitFor();
+    await check('TwoFactorOnboard (choice)');
+    await page.getByRole('button', { name: /Use an authenticator app/ }).click();
     await page.getByRole('img', { name: 'QR code to scan with your authenticator app' }).waitFor();
     await page.screenshot({ path: screenshotPath('user-two-factor-onboard'), fullPage: true });
     await check('TwoFactorOnboard');

@@ -18,6 +18,11 @@ import { registerAdminSessionRoutes, registerSignInRoutes } from './auth/auth.ro
 import { registerAdminOtpRoutes, registerUserOtpRoutes } from './auth/otp.routes.js';
 import { registerSamlRoutes } from './saml/saml.routes.js';
 import { registerOidcAdminRoutes, registerOidcRoutes } from './oidc/oidc.routes.js';
+import {
+  registerPasskeyCeremonyRoutes,
+  registerPasskeyCredentialRoutes,
+  registerPasskeySignInRoutes,
+} from './webauthn/webauthn.routes.js';
 import { OidcService } from './oidc/oidc.service.js';
 import { registerPasswordRoutes } from './auth/password.routes.js';
 import { registerAdminLanguageRoutes, registerUserLanguageRoutes } from './account/language.routes.js';
@@ -201,6 +206,12 @@ async function registerRoutes(
     await registerArea(scope, 'Sign-in', (area) => registerSignInRoutes(area, ctx));
     await registerArea(scope, 'SAML', (area) => registerSamlRoutes(area, ctx));
     await registerArea(scope, 'OpenID Connect', (area) => registerOidcRoutes(area, ctx, oidc));
+    // Signing in with a passkey alone: guarded by the single-use challenge and the signature, as the
+    // password form is by the password; each realm's setting turns it off.
+    await registerArea(scope, 'Passkeys', (area) => {
+      registerPasskeySignInRoutes(area, ctx, 'user');
+      registerPasskeySignInRoutes(area, ctx, 'admin');
+    });
     await registerArea(scope, 'Status', (area) => registerPublicStatusRoutes(area, ctx, webApp));
     await registerArea(scope, 'Branding', (area) => registerBrandingRoutes(area, ctx));
     await registerArea(scope, 'Agent installation', (area) =>
@@ -216,22 +227,26 @@ async function registerRoutes(
     await registerArea(scope, 'Health', (area) => registerHealthRoutes(area, ctx, options.clockWatch));
     await registerArea(scope, 'Web app', (area) => registerWebApp(area, webApp));
   });
-  await registerAccessScope(app, ctx, 'user-any-stage', (scope) =>
-    registerArea(scope, 'Second factor', (area) => registerUserOtpRoutes(area, ctx)),
-  );
+  await registerAccessScope(app, ctx, 'user-any-stage', async (scope) => {
+    await registerArea(scope, 'Second factor', (area) => registerUserOtpRoutes(area, ctx));
+    await registerArea(scope, 'Passkeys', (area) => registerPasskeyCeremonyRoutes(area, ctx, 'user'));
+  });
   await registerAccessScope(app, ctx, 'user', async (scope) => {
     await registerArea(scope, 'Status', (area) => registerUserStatusRoutes(area, ctx));
     await registerArea(scope, 'Grants', (area) => registerGrantRoutes(area, ctx));
     await registerArea(scope, 'Password', (area) => registerPasswordRoutes(area, ctx));
     await registerArea(scope, 'Language', (area) => registerUserLanguageRoutes(area, ctx));
+    await registerArea(scope, 'Passkeys', (area) => registerPasskeyCredentialRoutes(area, ctx, 'user'));
   });
   await registerAccessScope(app, ctx, 'admin-any-stage', async (scope) => {
     await registerArea(scope, 'Admin session', (area) => registerAdminSessionRoutes(area, ctx));
     await registerArea(scope, 'Second factor', (area) => registerAdminOtpRoutes(area, ctx));
+    await registerArea(scope, 'Passkeys', (area) => registerPasskeyCeremonyRoutes(area, ctx, 'admin'));
   });
   await registerAccessScope(app, ctx, 'admin', async (scope) => {
     await registerArea(scope, 'Status', (area) => registerAdminStatusRoutes(area, ctx));
     await registerArea(scope, 'Language', (area) => registerAdminLanguageRoutes(area, ctx));
+    await registerArea(scope, 'Passkeys', (area) => registerPasskeyCredentialRoutes(area, ctx, 'admin'));
     await registerArea(scope, 'Sessions', (area) => registerSessionRoutes(area, ctx));
     await registerArea(scope, 'Users', (area) => registerUserRoutes(area, ctx));
     await registerArea(scope, 'Administrators', (area) => registerAdminRoutes(area, ctx));

@@ -76,6 +76,15 @@ export const AuditActions = {
   AllowlistReadRefused: 'AllowlistReadRefused',
   /** A sealed secret could not be opened; Description names its table, column and row (at most hourly per row). */
   SecretUnreadable: 'SecretUnreadable',
+  /** Passkeys (webauthn.ts): added, renamed or removed by their owner; Description names the passkey. */
+  PasskeyAdded: 'PasskeyAdded',
+  PasskeyRenamed: 'PasskeyRenamed',
+  PasskeyRemoved: 'PasskeyRemoved',
+  /** A passkey's signature counter went back (a cloned authenticator?): the sign-in was refused. */
+  PasskeyCounterRegressed: 'PasskeyCounterRegressed',
+  /** An administrator removed every passkey of a user, or of another admin (Description names them). */
+  UserPasskeysReset: 'UserPasskeysReset',
+  AdminPasskeysReset: 'AdminPasskeysReset',
 } as const;
 export type AuditAction = (typeof AuditActions)[keyof typeof AuditActions];
 export const ALL_AUDIT_ACTIONS: readonly AuditAction[] = Object.values(AuditActions);

@@ -66,6 +66,11 @@ export const AdminSessionInfo = z.object({
   AdminTotpVerified: z.boolean(),
   /** The admin may postpone setting up a second factor ("Do this next time"). */
   TotpEnrolmentDeferable: z.boolean(),
+  /**
+   * The account holds passkeys (webauthn.ts): a sign-in waiting for its second factor may finish with
+   * one, and with one only while AdminTotpVerified is false. Left out where the server did not look.
+   */
+  HasPasskeys: z.boolean().optional(),
 });
 export type AdminSessionInfo = z.infer<typeof AdminSessionInfo>;
 export const AdminLoginResponse = dataEnvelope(AdminSessionInfo);

@@ -174,6 +174,44 @@ export const ErrorCodes = {
   knocTestApplyFailed: 'err.knocTestApplyFailed',
   /** The agent did not report on the test entry in time: 409. The test grant was ended. */
   knocTestNoAnswer: 'err.knocTestNoAnswer',
+  // Passkeys (webauthn.ts).
+  /** The passkey's answer did not prove what it must (challenge, origin, signature, user verification): 401. */
+  passkeyVerificationFailed: 'err.passkeyVerificationFailed',
+  /**
+   * The passkey's signature counter went back: the authenticator may have been cloned. Refused (401)
+   * and audited; the owner or an administrator removes the passkey.
+   */
+  passkeyCounterRegressed: 'err.passkeyCounterRegressed',
+  /** No passkey of this account has that ID: 404. */
+  passkeyNotFound: 'err.passkeyNotFound',
+  /** The account holds MAX_PASSKEYS_PER_ACCOUNT passkeys already: 409. */
+  passkeyLimitReached: 'err.passkeyLimitReached',
+  /** The passkey is registered already (the authenticator holds it for this account): 409. */
+  passkeyAlreadyRegistered: 'err.passkeyAlreadyRegistered',
+  /** A sign-in waiting for its second factor asked for passkey options, but the account has none: 409. */
+  noPasskeys: 'err.noPasskeys',
+  /** Signing in with a passkey alone is off for this realm (settings): 403. */
+  passkeySignInDisabled: 'err.passkeySignInDisabled',
+  /**
+   * A passkey alone signs in local accounts only: an LDAP account's password is the directory's, and
+   * a passkey sign-in would never ask the directory whether the person may still sign in. Its
+   * passkeys are its second factor: 403.
+   */
+  passkeyOnlySecondFactor: 'err.passkeyOnlySecondFactor',
+  /** The ceremony is unknown, spent or older than WEBAUTHN_CEREMONY_MS: 400; start again. */
+  ceremonyExpired: 'err.ceremonyExpired',
+  /** Adding or removing a passkey needs a sign-in within PASSKEY_CHANGE_WINDOW_MINUTES: 403. */
+  recentSignInRequired: 'err.recentSignInRequired',
+  /**
+   * Passkeys are for the accounts whose factors Postern checks (local and LDAP); SAML and OpenID
+   * Connect accounts get theirs from their provider, API-key accounts have none: 403.
+   */
+  passkeysNotForThisAccount: 'err.passkeysNotForThisAccount',
+  /**
+   * Removing this passkey would leave an account that must sign in with a second factor without one
+   * (it has no verified TOTP authenticator): 409. Set up TOTP or add another passkey first.
+   */
+  lastSecondFactor: 'err.lastSecondFactor',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

@@ -11,6 +11,7 @@ export * from './common.js';
 export * from './net.js';
 export * from './endpoint.js';
 export * from './otp.js';
+export * from './webauthn.js';
 export * from './password.js';
 export * from './account-language.js';
 export * from './sessions.js';

@@ -114,6 +114,10 @@ export const AuthenticationSettings = z.object({
   AdminSAMLConfigured: z.boolean(),
   /** OpenID Connect for users and for admins (oidc.ts). */
   ...OIDC_SETTINGS_FIELDS,
+  /** Users may sign in with a passkey alone (webauthn.ts); on by default. */
+  UserPasskeySignIn: z.boolean(),
+  /** Admins may sign in with a passkey alone; off until an admin turns it on. */
+  AdminPasskeySignIn: z.boolean(),
 });
 export type AuthenticationSettings = z.infer<typeof AuthenticationSettings>;
 export const AuthenticationSettingsResponse = dataEnvelope(AuthenticationSettings);
@@ -156,6 +160,9 @@ export const AuthenticationSettingsBody = z.object({
   LDAPSkipVerifyTLS: z.boolean(),
   /** OpenID Connect for users and for admins (oidc.ts); each field left out stays as it is. */
   ...OIDC_SETTINGS_BODY_FIELDS,
+  /** Left out: stays as it is. */
+  UserPasskeySignIn: z.boolean().optional(),
+  AdminPasskeySignIn: z.boolean().optional(),
 });
 export type AuthenticationSettingsBody = z.infer<typeof AuthenticationSettingsBody>;
 

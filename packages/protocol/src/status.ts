@@ -90,6 +90,20 @@ export const SystemStatus = z.object({
   UserSAMLConfigured: z.boolean(),
   /** The same for admins, on the admin login page. */
   AdminSAMLConfigured: z.boolean(),
+  /**
+   * Sign-in through the users' OpenID Connect provider is set up (issuer, client, secret, public
+   * URL): the user login page offers it, named by UserOIDCProviderName.
+   */
+  UserOIDCConfigured: z.boolean().default(false),
+  /** The users' provider as the login button names it: its display name, else the issuer's host; '' when not set up. */
+  UserOIDCProviderName: z.string().default(''),
+  /** The same for admins, on the admin login page. */
+  AdminOIDCConfigured: z.boolean().default(false),
+  AdminOIDCProviderName: z.string().default(''),
+  /** The user login page offers signing in with a passkey alone (UserPasskeySignIn). */
+  UserPasskeySignIn: z.boolean().default(false),
+  /** The same for admins (AdminPasskeySignIn). */
+  AdminPasskeySignIn: z.boolean().default(false),
 });
 export type SystemStatus = z.infer<typeof SystemStatus>;
 export const SystemStatusResponse = dataEnvelope(SystemStatus);

@@ -9,7 +9,7 @@ export async function signInToAdminConsole(page: Page, server: PosternServer): P
   await page.goto(`${server.url}/admin`);
   await page.getByLabel('Username').fill('postern-admin');
   await page.getByLabel('Password', { exact: true }).fill(server.adminPassword);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.waitForURL(`${server.url}/admin/otp/onboard`);
   await page.getByRole('button', { name: 'Do this next time' }).click();
   await page.waitForURL(`${server.url}/admin/home`);

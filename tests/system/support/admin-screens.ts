@@ -248,7 +248,7 @@ export async function signInToAdminConsoleIn(
   await page.goto(`${server.url}/admin`);
   await page.getByLabel(texts.userName).fill(account.userName);
   await page.getByLabel(texts.password, { exact: true }).fill(account.password);
-  await page.getByRole('button', { name: texts.signIn }).click();
+  await page.getByRole('button', { name: texts.signIn, exact: true }).click();
   await page.waitForURL(/\/admin\/(home|otp\/onboard)$/);
   if (page.url().endsWith('/otp/onboard')) {
     await page.getByRole('button', { name: texts.defer }).click();

@@ -106,7 +106,7 @@ export async function fillUserLogin(page: Page, serverUrl: string, userName: str
   await page.goto(`${serverUrl}/`);
   await page.getByLabel('Username').fill(userName);
   await page.getByLabel('Password', { exact: true }).fill(USER_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
 
 /** Signs in and waits for the NewUserDashboard every new user lands on. */

@@ -172,7 +172,10 @@ export async function updateAdmin(db: Kysely<Database>, id: string, changes: Adm
     .execute();
 }
 
+/** Deletes the account with its passkeys (which no foreign key can tie to it: migration 0020). */
 export async function deleteAdmin(db: Kysely<Database>, id: string): Promise<void> {
+  await db.deleteFrom('passkeys').where('realm', '=', 'admin').where('accountId', '=', id).execute();
+  await db.deleteFrom('webauthnCeremonies').where('realm', '=', 'admin').where('accountId', '=', id).execute();
   await db.deleteFrom('admins').where('id', '=', id).execute();
 }
 

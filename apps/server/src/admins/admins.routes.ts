@@ -7,9 +7,11 @@ import {
   AdminSessionListResponse,
   AdminUpdateBody,
   EmptyResponse,
+  PasskeyListResponse,
   IdParams,
 } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
+import { listPasskeysOf, resetPasskeys } from '../webauthn/passkeys.service.js';
 import { requireAdmin } from '../http/request-auth.js';
 import { listAdminSessions } from '../sessions/sessions.service.js';
 import { createAdmin, deleteAdmin, getAdmin, listAdmins, resetAdminTotp, updateAdmin } from './admins.service.js';
@@ -66,6 +68,25 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext): void
     async (request) => {
       const { admin } = await requireAdmin(ctx, request);
       await resetAdminTotp(ctx, admin, request.params.id);
+      return { data: null };
+    },
+  );
+
+  routes.get(
+    '/api/admin/admins/:id/passkeys',
+    { schema: { params: IdParams, response: { 200: PasskeyListResponse } } },
+    async (request) => {
+      await requireAdmin(ctx, request);
+      return { data: await listPasskeysOf(ctx, 'admin', request.params.id) };
+    },
+  );
+
+  routes.delete(
+    '/api/admin/admins/:id/passkeys',
+    { schema: { params: IdParams, response: { 200: EmptyResponse } } },
+    async (request) => {
+      const { admin } = await requireAdmin(ctx, request);
+      await resetPasskeys(ctx, admin, 'admin', request.params.id);
       return { data: null };
     },
   );

@@ -101,6 +101,12 @@ const PARTY_FIELDS: Record<AuditAction, PartyFields | typeof ON_ADMIN> = {
   AllowlistRead: ON_KNOC,
   AllowlistReadRefused: ON_KNOC,
   SecretUnreadable: {},
+  PasskeyAdded: {},
+  PasskeyRenamed: {},
+  PasskeyRemoved: {},
+  PasskeyCounterRegressed: {},
+  UserPasskeysReset: ON_USER,
+  AdminPasskeysReset: ON_ADMIN,
 };
 
 /**

@@ -166,6 +166,7 @@ describe.each(bothStores())('sign-in and sessions (%s)', { timeout: PASSWORD_TES
         TotpEnabled: false,
         AdminTotpVerified: false,
         TotpEnrolmentDeferable: false,
+        HasPasskeys: false,
       },
     });
     const [cookie] = setCookies(response);

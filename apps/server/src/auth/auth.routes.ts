@@ -14,6 +14,7 @@ import { errorBody } from '../http/error-handler.js';
 import { adminSessionInfo } from './session-info.js';
 import { signInAdmin, signInUser, signOutAdmin, signOutUser } from './login.service.js';
 import { takeEndSessionUrl } from '../oidc/oidc-sign-outs.js';
+import { countPasskeys } from '../webauthn/passkeys.repo.js';
 import {
   clearSessionCookie,
   presentedDeviceCookie,
@@ -103,7 +104,9 @@ export function registerSignInRoutes(app: FastifyInstance, ctx: AppContext): voi
 export function registerAdminSessionRoutes(app: FastifyInstance, ctx: AppContext): void {
   app
     .withTypeProvider<ZodTypeProvider>()
-    .get('/api/admin/session', { schema: { response: { 200: AdminLoginResponse } } }, async (request) => ({
-      data: adminSessionInfo((await requireAdminAnyStage(ctx, request)).admin),
-    }));
+    .get('/api/admin/session', { schema: { response: { 200: AdminLoginResponse } } }, async (request) => {
+      const { admin } = await requireAdminAnyStage(ctx, request);
+      // A sign-in waiting for its second factor offers passkeys when the account holds any.
+      return { data: adminSessionInfo(admin, (await countPasskeys(ctx.db, 'admin', admin.id)) > 0) };
+    });
 }

@@ -16,7 +16,8 @@ import { findAdminByUserName, type Admin } from '../admins/admins.repo.js';
 import { DIRECTORY } from '../lib/account-provider.js';
 import { authenticateAdmin, authenticateUser } from './authenticate.js';
 import { passwordMatches } from './credentials.js';
-import { adminSessionInfo, requiresTotp, userSessionInfo } from './session-info.js';
+import { adminSessionInfo, requiresTotp, secondFactorStage, userSessionInfo } from './session-info.js';
+import { countPasskeys } from '../webauthn/passkeys.repo.js';
 import {
   effectiveSessionLimit,
   startAdminSession,
@@ -190,42 +191,81 @@ async function startUserSignIn(
   previousToken: string | undefined,
 ): Promise<UserSignedIn> {
   const now = ctx.clock.now();
-  if (user.disabled || (user.validUntil !== null && user.validUntil <= now)) {
-    throw new ForbiddenError({ code: ErrorCodes.accountDisabled });
-  }
-  if (requiresTotp(user)) {
-    const stage = user.totpVerified ? 'totp' : 'totp-enrol';
+  assertUserMaySignIn(user, now);
+  const stage = requiresTotp(user)
+    ? secondFactorStage(user, (await countPasskeys(ctx.db, 'user', user.id)) > 0)
+    : 'active';
+  if (stage !== 'active') {
     const started = await ctx.db
       .transaction()
       .execute((trx) => startPendingUserSession(trx, { user, kiosk, stage, meta, now, previousToken }));
     await ctx.sessionEvents.userSessionsEnded(started.ended);
-    const error = user.totpVerified ? ErrorCodes.totpVerificationRequired : ErrorCodes.totpEnrolmentRequired;
+    const error = stage === 'totp' ? ErrorCodes.totpVerificationRequired : ErrorCodes.totpEnrolmentRequired;
     return { kind: 'second-factor', session: started, error };
   }
+  const started = await startFullUserSession(ctx, user, kiosk, meta, previousToken);
+  return { kind: 'signed-in', session: started, kiosk, info: started.info };
+}
+
+/**
+ * Starts a fully signed-in user session once every factor passed (the password alone when the
+ * account needs no second factor, or a passkey that proves both), within the session limit.
+ */
+export async function startFullUserSession(
+  ctx: AppContext,
+  user: User,
+  kiosk: boolean,
+  meta: RequestMeta,
+  previousToken: string | undefined,
+  signInDescription?: string,
+): Promise<IssuedSession & { info: UserSessionInfo }> {
+  const now = ctx.clock.now();
   const sessionLimit = await effectiveSessionLimit(ctx, user);
   const settings = await readSettings(ctx.db);
   const started = await ctx.db.transaction().execute(async (trx) => {
-    const issued = await startUserSession(trx, { user, kiosk, sessionLimit, meta, now, previousToken });
+    const issued = await startUserSession(trx, {
+      user,
+      kiosk,
+      sessionLimit,
+      meta,
+      now,
+      previousToken,
+      signInDescription,
+    });
     // The answer is built before the commit: if it cannot be, no session is left behind.
     return { ...issued, info: userSessionInfo(user, issued.endsAt, kiosk, settings.NewUserDashboard) };
   });
   await ctx.sessionEvents.userSessionsEnded(started.ended);
-  return { kind: 'signed-in', session: started, kiosk, info: started.info };
+  return started;
 }
 
-async function startAdminSignIn(
+/** A user may start a sign-in: the account is neither disabled nor past its ValidUntil (403 otherwise). */
+export function assertUserMaySignIn(user: User, now: number): void {
+  if (user.disabled || (user.validUntil !== null && user.validUntil <= now)) {
+    throw new ForbiddenError({ code: ErrorCodes.accountDisabled });
+  }
+}
+
+/**
+ * Starts an administrator's sign-in once their first factor passed, or every factor (`passkey`: a
+ * passkey sign-in, named in the audit entry, which proves both).
+ */
+export async function startAdminSignIn(
   ctx: AppContext,
   admin: Admin,
   meta: RequestMeta,
   previousToken: string | undefined,
+  passkey?: { signInDescription: string },
 ): Promise<AdminSignedIn> {
   if (!admin.loginEnabled) throw new ForbiddenError({ code: ErrorCodes.loginNotPermitted });
   const now = ctx.clock.now();
-  const stage = !requiresTotp(admin) ? 'active' : admin.totpVerified ? 'totp' : 'totp-enrol';
+  const hasPasskeys = (await countPasskeys(ctx.db, 'admin', admin.id)) > 0;
+  const stage = passkey === undefined ? secondFactorStage(admin, hasPasskeys) : 'active';
+  const signInDescription = passkey?.signInDescription;
   const session = await ctx.db
     .transaction()
-    .execute((trx) => startAdminSession(trx, { admin, stage, meta, now, previousToken }));
-  return { session, info: adminSessionInfo(admin) };
+    .execute((trx) => startAdminSession(trx, { admin, stage, meta, now, previousToken, signInDescription }));
+  return { session, info: adminSessionInfo(admin, hasPasskeys) };
 }
 
 /** Ends the session behind `token` (any stage), if it is running, and audits it. */

@@ -33,7 +33,7 @@ export interface VerifiedSecondFactor<Info> {
   info: Info;
 }
 
-interface PendingSignIn<Account> {
+export interface PendingSignIn<Account> {
   account: Account;
   session: UserSession | AdminSession;
 }
@@ -61,21 +61,54 @@ export async function verifyUserCode(
   const { account: user, session } = await pendingSignIn<User>(ctx, 'user', token);
   const proven = await checkCode(ctx, 'user', user, session.stage, code, meta);
   const enrolling = session.stage === 'totp-enrol';
+  const finished = await finishUserSignIn(ctx, user, session as UserSession, meta, {
+    before: enrolling ? (trx) => confirmEnrolmentIn(trx, ctx, 'user', user, proven, ctx.clock.now()) : undefined,
+  });
+  return { result: { Outcome: enrolling ? 'Enrolled' : 'SignedIn' }, ...finished };
+}
+
+/** What finishing a pending sign-in may add: work inside its transaction, and what its audit entry says. */
+export interface FinishOptions {
+  /** Runs first in the sign-in's transaction (an enrolment confirmed, a passkey stored or its use recorded). */
+  before?: ((trx: AppContext['db']) => Promise<void>) | undefined;
+  /** How the second factor was passed, for the sign-in's audit entry (a passkey's name). */
+  signInDescription?: string | undefined;
+}
+
+/**
+ * Finishes a user's sign-in that passed its second factor: the pending session ends and a full one
+ * (a new token) starts in its place, within the user's session limit, audited as the sign-in.
+ */
+export async function finishUserSignIn(
+  ctx: AppContext,
+  user: User,
+  session: UserSession,
+  meta: RequestMeta,
+  options: FinishOptions = {},
+): Promise<{ session: IssuedSession; info: UserSessionInfo }> {
   const now = ctx.clock.now();
-  const kiosk = 'kiosk' in session && session.kiosk;
+  const kiosk = session.kiosk;
   const sessionLimit = await effectiveSessionLimit(ctx, user);
   const settings = await readSettings(ctx.db);
   const started = await ctx.db.transaction().execute(async (trx) => {
-    if (enrolling) await confirmEnrolmentIn(trx, ctx, 'user', user, proven, now);
+    await options.before?.(trx);
     const ended = await endUserSessions(trx, { sessionId: session.id }, 'second-factor-passed', now);
     await clearSecondFactorFailures(trx, user.userName);
-    const issued = await startUserSession(trx, { user, kiosk, sessionLimit, meta, now, previousToken: undefined });
+    const issued = await startUserSession(trx, {
+      user,
+      kiosk,
+      sessionLimit,
+      meta,
+      now,
+      previousToken: undefined,
+      signInDescription: options.signInDescription,
+    });
     // The answer is built before the commit: if it cannot be, no session is left behind.
     const info = userSessionInfo(user, issued.endsAt, kiosk, settings.NewUserDashboard);
     return { ...issued, ended: [...ended, ...issued.ended], info };
   });
   await ctx.sessionEvents.userSessionsEnded(started.ended);
-  return { result: { Outcome: enrolling ? 'Enrolled' : 'SignedIn' }, session: started, info: started.info };
+  return { session: started, info: started.info };
 }
 
 /** POST /api/admin/otp/verify: a code, or a request to set up the authenticator next time. */
@@ -112,15 +145,26 @@ export async function verifyAdminCode(
   const proven = await checkCode(ctx, 'admin', admin, session.stage, request.code, meta);
   // An enrolment signs in at once, as a sign-in code does (see verifyUserCode).
   const enrolling = session.stage === 'totp-enrol';
-  const started = await ctx.db.transaction().execute(async (trx) => {
-    if (enrolling) await confirmEnrolmentIn(trx, ctx, 'admin', admin, proven, now);
-    return upgradeAdminSession(trx, admin, session.id, meta, now);
+  const started = await finishAdminSignIn(ctx, admin, session.id, meta, {
+    before: enrolling ? (trx) => confirmEnrolmentIn(trx, ctx, 'admin', admin, proven, now) : undefined,
   });
-  return {
-    result: { Outcome: enrolling ? 'Enrolled' : 'SignedIn' },
-    session: started,
-    info: adminSessionInfo(enrolling ? { ...admin, totpVerified: true } : admin),
-  };
+  const info = adminSessionInfo(enrolling ? { ...admin, totpVerified: true } : admin);
+  return { result: { Outcome: enrolling ? 'Enrolled' : 'SignedIn' }, session: started, info };
+}
+
+/** Finishes an administrator's sign-in that passed its second factor, as {@link finishUserSignIn}. */
+export async function finishAdminSignIn(
+  ctx: AppContext,
+  admin: Admin,
+  pendingSessionId: string,
+  meta: RequestMeta,
+  options: FinishOptions = {},
+): Promise<IssuedSession> {
+  const now = ctx.clock.now();
+  return ctx.db.transaction().execute(async (trx) => {
+    await options.before?.(trx);
+    return upgradeAdminSession(trx, admin, pendingSessionId, meta, now, options.signInDescription);
+  });
 }
 
 async function upgradeAdminSession(
@@ -129,17 +173,18 @@ async function upgradeAdminSession(
   pendingSessionId: string,
   meta: RequestMeta,
   now: number,
+  signInDescription?: string,
 ): Promise<IssuedSession> {
   await endAdminSessions(trx, { sessionId: pendingSessionId }, 'second-factor-passed', now);
   await clearSecondFactorFailures(trx, admin.userName);
-  return startAdminSession(trx, { admin, stage: 'active', meta, now, previousToken: undefined });
+  return startAdminSession(trx, { admin, stage: 'active', meta, now, previousToken: undefined, signInDescription });
 }
 
 /**
  * The sign-in waiting for a second factor behind `token`. A fully signed-in session asking is told it
  * has verified already; anything else is an ended or unknown sign-in.
  */
-async function pendingSignIn<Account extends User | Admin>(
+export async function pendingSignIn<Account extends User | Admin>(
   ctx: AppContext,
   realm: Realm,
   token: string | undefined,
@@ -174,6 +219,11 @@ async function checkCode(
 ): Promise<{ step: number; secret: string }> {
   const now = ctx.clock.now();
   const enrolling = stage === 'totp-enrol';
+  // A sign-in waiting for its second factor because the account holds passkeys, but no authenticator
+  // app: no code can pass it, so none is counted or checked.
+  if (!enrolling && (!account.totpVerified || account.totpSecret === null)) {
+    throw new BadRequestError({ code: ErrorCodes.totpNotEnabled });
+  }
   let stopsGuessing = false;
   if (!enrolling) {
     const attempt = await beginSecondFactorAttempt(ctx.db, account.userName, now);

@@ -29,14 +29,34 @@ export function userSessionInfo(
   };
 }
 
-export function adminSessionInfo(admin: Admin): AdminSessionInfo {
+/**
+ * The stage a sign-in that passed its first factor goes on to: active when the account needs no
+ * second factor; else verifying one when it has one (a verified authenticator app, or a passkey),
+ * else enrolling one.
+ */
+export function secondFactorStage(
+  account: { authType: string; totpEnabled: boolean; totpVerified: boolean },
+  hasPasskeys: boolean,
+): 'active' | 'totp' | 'totp-enrol' {
+  if (!requiresTotp(account)) return 'active';
+  return account.totpVerified || hasPasskeys ? 'totp' : 'totp-enrol';
+}
+
+/**
+ * The admin session as the web app keeps it. `hasPasskeys`, when the caller looked, is said as
+ * HasPasskeys; an admin with passkeys verifies a second factor rather than enrolling one, so the
+ * enrolment is not theirs to postpone.
+ */
+export function adminSessionInfo(admin: Admin, hasPasskeys?: boolean): AdminSessionInfo {
   const totp = requiresTotp(admin);
+  const enrols = totp && !admin.totpVerified && hasPasskeys !== true;
   return {
     Name: admin.name,
     UserName: admin.userName,
     AuthType: admin.authType,
     TotpEnabled: totp,
     AdminTotpVerified: admin.totpVerified,
-    TotpEnrolmentDeferable: totp && !admin.totpVerified && admin.totpDeferrals < MAX_TOTP_DEFERRALS,
+    TotpEnrolmentDeferable: enrols && admin.totpDeferrals < MAX_TOTP_DEFERRALS,
+    ...(hasPasskeys === undefined ? {} : { HasPasskeys: hasPasskeys }),
   };
 }

@@ -46,6 +46,12 @@ const PUBLIC_ROUTES = [
   'GET /api/oidc/callback',
   'GET /api/admin/login/oidc',
   'GET /api/admin/oidc/callback',
+  // Passkey sign-in: guarded by the single-use challenge and the passkey's signature, not by a
+  // session (there is none yet); each realm's setting turns it off.
+  'POST /api/webauthn/passwordless/options',
+  'POST /api/webauthn/passwordless/verify',
+  'POST /api/admin/webauthn/passwordless/options',
+  'POST /api/admin/webauthn/passwordless/verify',
   'GET /api/theme',
   'GET /api/system_status',
   'GET /api/branding/logo/:variant',
@@ -125,7 +131,7 @@ describe('the route table (sqlite)', () => {
     expect(crossSite.sort()).toEqual([...CROSS_SITE_POST_ROUTES].sort());
   });
 
-  it('keeps every /api/admin/ route other than sign-in, sign-out, SAML and OpenID Connect for administrators', () => {
+  it('keeps every /api/admin/ route other than sign-in, sign-out, SAML, OpenID Connect and passkey sign-in for administrators', () => {
     const open = table.filter((route) => route.url.startsWith('/api/admin/') && !route.access.startsWith('admin'));
     expect(open.map(describeRoute).sort()).toEqual(
       [
@@ -138,6 +144,8 @@ describe('the route table (sqlite)', () => {
         'POST /api/admin/saml/acs',
         'GET /api/admin/login/oidc',
         'GET /api/admin/oidc/callback',
+        'POST /api/admin/webauthn/passwordless/options',
+        'POST /api/admin/webauthn/passwordless/verify',
       ].sort(),
     );
   });

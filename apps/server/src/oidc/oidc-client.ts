@@ -1,6 +1,7 @@
 import * as client from 'openid-client';
 import type { AppContext } from '../app-context.js';
 import { allowsPlainHttp, type OidcRealmSettings } from './oidc-settings.js';
+import { readBodyCapped } from '../lib/capped-body.js';
 
 /** One deadline for each request to the provider (discovery, JWKS, token, userinfo). */
 export const OIDC_REQUEST_TIMEOUT_MS = 10_000;
@@ -69,7 +70,11 @@ export const providerFetch: client.CustomFetch = async (url, options) => {
   }
   let body: Buffer | null;
   try {
-    body = await readCapped(response, OIDC_MAX_RESPONSE_BYTES);
+    body = await readBodyCapped(
+      response,
+      OIDC_MAX_RESPONSE_BYTES,
+      () => new ProviderUnreachableError(`the answer is larger than ${OIDC_MAX_RESPONSE_BYTES} bytes`),
+    );
   } catch (error) {
     if (error instanceof ProviderUnreachableError) throw error;
     throw new ProviderUnreachableError(`${host}: the answer could not be read (${reasonOf(error)})`, { cause: error });
@@ -82,29 +87,6 @@ export const providerFetch: client.CustomFetch = async (url, options) => {
     headers: response.headers,
   });
 };
-
-async function readCapped(response: Response, maxBytes: number): Promise<Buffer | null> {
-  const declared = Number(response.headers.get('content-length') ?? NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    await response.body?.cancel();
-    throw new ProviderUnreachableError(`the answer is larger than ${maxBytes} bytes`);
-  }
-  if (response.body === null) return null;
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw new ProviderUnreachableError(`the answer is larger than ${maxBytes} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
-}
 
 /**
  * Reads and checks the provider's metadata (OpenID Connect Discovery): openid-client requires JSON,

@@ -1,13 +1,5 @@
-import {
-  AuditActions,
-  ErrorCodes,
-  USER_SESSION_MINUTES_DEFAULT,
-  type ErrorCode,
-  type OidcRealm,
-} from '@postern/protocol';
-import type { Kysely } from 'kysely';
+import { AuditActions, ErrorCodes, type ErrorCode, type OidcRealm } from '@postern/protocol';
 import type { AppContext, RequestMeta } from '../app-context.js';
-import type { Database } from '../store/schema.js';
 import { ApiError } from '../errors.js';
 import { recordAudit } from '../audit/audit.js';
 import {
@@ -15,17 +7,15 @@ import {
   externalIdentityOfUser,
   findUserByUserName,
   insertUser,
-  updateUser,
   type ExternalIdentity,
-  type User,
 } from '../users/users.repo.js';
 import { bindAdminExternalIdentity, externalIdentityOfAdmin, findAdminByUserName } from '../admins/admins.repo.js';
 import { assertCanAddUser } from '../licence/licence.js';
 import { syncSamlGroupsOfUser } from '../groups/groups.service.js';
 import { effectiveSessionLimit, startAdminSession, startUserSession } from '../auth/session-issue.js';
-import { uuidv7 } from '../lib/ids.js';
 import { isUniqueViolation } from '../lib/unique-violation.js';
 import { OIDC_PROVIDER } from '../lib/account-provider.js';
+import { newFederatedUser, renameFederatedUser } from '../users/federated-users.js';
 
 /**
  * A sign-in we refuse. `code` is what the browser is told (on the login page); `reason` is for the
@@ -86,7 +76,7 @@ export async function signInOidcUser(
       throw new OidcRefusal(ErrorCodes.accountDisabled, 'the account is disabled or expired', userName);
     }
   }
-  const user = existing ?? newOidcUser(userName, identity.displayName, now);
+  const user = existing ?? newFederatedUser('oidc', userName, identity.displayName, now);
   const sessionLimit = await effectiveSessionLimit(ctx, user);
 
   let started;
@@ -102,7 +92,7 @@ export async function signInOidcUser(
           Description: identity.description,
         });
       } else if (existing.name !== identity.displayName) {
-        await renameUser(trx, existing, identity, now);
+        await renameFederatedUser(trx, existing, identity.displayName, identity.description, now);
       }
       if (!(await bindUserExternalIdentity(trx, user.id, identity.external))) {
         await refuseOtherIdentity(await externalIdentityOfUser(trx, user.id), identity);
@@ -183,51 +173,4 @@ function refuseOtherIdentity(bound: ExternalIdentity | null, identity: OidcIdent
       identity.userName,
     ),
   );
-}
-
-function newOidcUser(userName: string, name: string, now: number): User {
-  return {
-    id: uuidv7(now),
-    name,
-    userName,
-    company: '',
-    authType: 'oidc',
-    passwordHash: null,
-    ldapDn: null,
-    durationMinutes: USER_SESSION_MINUTES_DEFAULT,
-    sessionLimit: null,
-    totpEnabled: false,
-    totpVerified: false,
-    totpSecret: null,
-    totpPendingSecret: null,
-    totpLastStep: null,
-    disabled: false,
-    validUntil: null,
-    createdAt: now,
-    lastLogin: null,
-    language: null,
-  };
-}
-
-/** The provider is the source of truth for the person's name; it follows the claims. */
-async function renameUser(trx: Kysely<Database>, user: User, identity: OidcIdentity, now: number): Promise<void> {
-  await updateUser(
-    trx,
-    user.id,
-    {
-      name: identity.displayName,
-      company: user.company,
-      durationMinutes: user.durationMinutes,
-      sessionLimit: user.sessionLimit,
-      totpEnabled: user.totpEnabled,
-      disabled: user.disabled,
-      validUntil: user.validUntil,
-      ldapDn: user.ldapDn,
-    },
-    now,
-  );
-  await recordAudit(trx, now, AuditActions.UserUpdated, {
-    UserName: user.userName,
-    Description: `Name from ${identity.description}`,
-  });
 }

@@ -10,6 +10,8 @@ export const API_AREAS = {
   'OpenID Connect':
     'OpenID Connect sign-in: the redirect to the provider, the callbacks, and the test of a realm’s provider settings.',
   'Second factor': 'Enrolling and checking the TOTP second factor of a sign-in.',
+  Passkeys:
+    'Passkeys (WebAuthn): adding one, passing the second factor or signing in with one, and managing them, for users and administrators.',
   Status: 'The theme, the system status and the signed-in person’s status.',
   Branding: 'The uploaded logos the sign-in pages show.',
   Grants: 'A user granting and revoking their own access to knocs.',

@@ -4,6 +4,7 @@
  * same host (so a compromised or misconfigured page cannot bounce us to another server, and never
  * to file:, data: or other schemes, which fetch would not load anyway).
  */
+import { readBodyCapped } from '../lib/capped-body.js';
 
 export interface MetadataFetchOptions {
   /** One deadline for the whole fetch, redirects and body included. */
@@ -61,7 +62,12 @@ export async function fetchMetadataDocument(
         await response.body?.cancel();
         throw new MetadataFetchError(`the metadata URL answered ${response.status}`);
       }
-      return await readCapped(response, options.maxBytes);
+      const body = await readBodyCapped(
+        response,
+        options.maxBytes,
+        () => new MetadataFetchError(`the metadata is larger than ${options.maxBytes} bytes`),
+      );
+      return body === null ? '' : body.toString('utf8');
     }
   } catch (error) {
     if (error instanceof MetadataFetchError) throw error;
@@ -86,27 +92,4 @@ function parseAllowedUrl(url: string): URL {
     throw new MetadataFetchError('the metadata URL must not carry credentials');
   }
   return parsed;
-}
-
-async function readCapped(response: Response, maxBytes: number): Promise<string> {
-  const declared = Number(response.headers.get('content-length') ?? NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    await response.body?.cancel();
-    throw new MetadataFetchError(`the metadata is larger than ${maxBytes} bytes`);
-  }
-  if (response.body === null) return '';
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw new MetadataFetchError(`the metadata is larger than ${maxBytes} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

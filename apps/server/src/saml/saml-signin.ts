@@ -1,15 +1,13 @@
-import { AuditActions, ErrorCodes, USER_SESSION_MINUTES_DEFAULT, type ErrorCode } from '@postern/protocol';
-import type { Kysely } from 'kysely';
+import { AuditActions, ErrorCodes, type ErrorCode } from '@postern/protocol';
 import type { AppContext, RequestMeta } from '../app-context.js';
-import type { Database } from '../store/schema.js';
 import { ApiError } from '../errors.js';
 import { recordAudit } from '../audit/audit.js';
-import { findUserByUserName, insertUser, updateUser, type User } from '../users/users.repo.js';
+import { findUserByUserName, insertUser, type User } from '../users/users.repo.js';
+import { newFederatedUser, renameFederatedUser } from '../users/federated-users.js';
 import { findAdminByUserName } from '../admins/admins.repo.js';
 import { assertCanAddUser } from '../licence/licence.js';
 import { syncSamlGroupsOfUser } from '../groups/groups.service.js';
 import { effectiveSessionLimit, startAdminSession, startUserSession } from '../auth/session-issue.js';
-import { uuidv7 } from '../lib/ids.js';
 import { isUniqueViolation } from '../lib/unique-violation.js';
 import { DIRECTORY } from '../lib/account-provider.js';
 import { displayName, groupNames, sessionDurationMinutes } from './saml-attributes.js';
@@ -69,7 +67,7 @@ export async function signInSamlUser(
   if (existing !== null && (existing.disabled || (existing.validUntil !== null && existing.validUntil <= now))) {
     throw new SamlRefusal(ErrorCodes.accountDisabled, 'the account is disabled or expired', userName);
   }
-  const user = existing ?? newSamlUser(userName, name, now);
+  const user = existing ?? newFederatedUser('SAML', userName, name, now);
   const groups = groupNames(assertion.attributes);
   if (groups.skipped > 0)
     ctx.logger.warn({ userName, skipped: groups.skipped }, 'SAML groups skipped (too long or too many)');
@@ -88,7 +86,7 @@ export async function signInSamlUser(
           IpAddress: options.meta.ipAddress,
         });
       } else if (existing.name !== name) {
-        await renameUser(trx, existing, name, now);
+        await renameFederatedUser(trx, existing, name, 'the SAML assertion', now);
       }
       await syncSamlGroupsOfUser(trx, user.id, groups.names, now);
       return startUserSession(trx, {
@@ -146,53 +144,6 @@ export async function signInSamlAdmin(
       startAdminSession(trx, { admin, stage: 'active', meta: options.meta, now, previousToken: options.previousToken }),
     );
   return { token: session.token, endsAt: session.endsAt };
-}
-
-function newSamlUser(userName: string, name: string, now: number): User {
-  return {
-    id: uuidv7(now),
-    name,
-    userName,
-    company: '',
-    authType: 'SAML',
-    passwordHash: null,
-    ldapDn: null,
-    durationMinutes: USER_SESSION_MINUTES_DEFAULT,
-    sessionLimit: null,
-    totpEnabled: false,
-    totpVerified: false,
-    totpSecret: null,
-    totpPendingSecret: null,
-    totpLastStep: null,
-    disabled: false,
-    validUntil: null,
-    createdAt: now,
-    lastLogin: null,
-    language: null,
-  };
-}
-
-/** The IdP is the source of truth for a SAML user's name; it follows the assertion. */
-async function renameUser(trx: Kysely<Database>, user: User, name: string, now: number): Promise<void> {
-  await updateUser(
-    trx,
-    user.id,
-    {
-      name,
-      company: user.company,
-      durationMinutes: user.durationMinutes,
-      sessionLimit: user.sessionLimit,
-      totpEnabled: user.totpEnabled,
-      disabled: user.disabled,
-      validUntil: user.validUntil,
-      ldapDn: user.ldapDn,
-    },
-    now,
-  );
-  await recordAudit(trx, now, AuditActions.UserUpdated, {
-    UserName: user.userName,
-    Description: 'Name from the SAML assertion',
-  });
 }
 
 /** The session's length limit in minutes from sessionDuration, capped at the user's Duration. */

@@ -4,6 +4,7 @@ import { pruneThrottle } from '../auth/throttle.js';
 import type { IntervalHandle } from '../lib/start-interval.js';
 import { startStoreJob } from '../store/store-job.js';
 import { pruneOidcState } from '../oidc/oidc-flows.js';
+import { pruneCeremonies } from '../webauthn/ceremonies.js';
 
 const DAY_MS = 86_400_000;
 /** Ended sessions are kept this long for the session lists and investigations, then deleted. */
@@ -29,6 +30,7 @@ export async function sweepOnce(ctx: AppContext): Promise<void> {
     .execute();
   await ctx.db.deleteFrom('samlAssertions').where('expiresAt', '<', now).execute();
   await pruneOidcState(ctx.db, now);
+  await pruneCeremonies(ctx.db, now);
 }
 
 /**

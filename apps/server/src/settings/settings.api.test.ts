@@ -488,6 +488,41 @@ describe('settings API (sqlite)', () => {
     expect(response.json()).toMatchObject(expected);
   });
 
+  it('turns passkey sign-in on and off per realm, names each change in the audit, and shows it in the status', async () => {
+    const read = async () => {
+      const settings = (await call('GET', '/api/admin/settings/authentication')).json<{
+        data: { UserPasskeySignIn: boolean; AdminPasskeySignIn: boolean };
+      }>().data;
+      const status = (await t.app.inject({ url: '/api/system_status' })).json<{
+        data: { UserPasskeySignIn: boolean; AdminPasskeySignIn: boolean };
+      }>().data;
+      return {
+        settings: [settings.UserPasskeySignIn, settings.AdminPasskeySignIn],
+        status: [status.UserPasskeySignIn, status.AdminPasskeySignIn],
+      };
+    };
+    expect(await read()).toEqual({ settings: [true, false], status: [true, false] });
+    await call('PUT', '/api/admin/settings/authentication', {
+      ...AUTH,
+      UserPasskeySignIn: false,
+      AdminPasskeySignIn: true,
+    });
+    expect(await read()).toEqual({ settings: [false, true], status: [false, true] });
+    // Left out: kept as it is.
+    await call('PUT', '/api/admin/settings/authentication', AUTH);
+    expect(await read()).toEqual({ settings: [false, true], status: [false, true] });
+    const entries = (await call('GET', '/api/admin/logs')).json<{ data: { Entry: object }[] }>().data;
+    expect(entries.slice(0, 2).map((entry) => entry.Entry)).toEqual([
+      { [AuditActions.AuthenticationSettingsUpdated]: { AdminName: 'settings-admin', Description: 'authentication' } },
+      {
+        [AuditActions.AuthenticationSettingsUpdated]: {
+          AdminName: 'settings-admin',
+          Description: 'authentication: UserPasskeySignIn turned off, AdminPasskeySignIn turned on',
+        },
+      },
+    ]);
+  });
+
   it('refuses a certificate that does not belong to the key', async () => {
     const one = createSelfSignedCertificate({ commonName: 'a', days: 1, privateKey: rsaKey(0) });
     const other = createSelfSignedCertificate({ commonName: 'b', days: 1, privateKey: rsaKey(1) });

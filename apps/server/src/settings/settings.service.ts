@@ -135,6 +135,8 @@ export async function authenticationSettings(ctx: AppContext): Promise<Authentic
     UserSAMLConfigured: samlConfigured(s, 'user'),
     AdminSAMLConfigured: samlConfigured(s, 'admin'),
     ...oidcSettingsRecord(s),
+    UserPasskeySignIn: s.UserPasskeySignIn,
+    AdminPasskeySignIn: s.AdminPasskeySignIn,
   };
 }
 
@@ -184,6 +186,14 @@ export async function updateAuthentication(
     LDAPSkipVerifyTLS: body.LDAPSkipVerifyTLS,
     ...oidcSettingChanges(ctx, current, body),
   };
+  // A passkey alone signs in: turning that on or off is named in the audit entry, as the trust is.
+  const turned: string[] = [];
+  for (const key of ['UserPasskeySignIn', 'AdminPasskeySignIn'] as const) {
+    const value = body[key];
+    if (value === undefined) continue;
+    changes[key] = value;
+    if (value !== current[key]) turned.push(`${key} turned ${value ? 'on' : 'off'}`);
+  }
   for (const realm of ['user', 'admin'] as const) {
     const p = PREFIX[realm];
     const metadata = fileChange(body, `${p}SAMLMetadataFile`, checkMetadata);
@@ -204,7 +214,8 @@ export async function updateAuthentication(
       throw new BadRequestError({ extra: `${p}SAMLCertFile: the certificate does not belong to the private key` });
     }
   }
-  await writeAll(ctx, actor, 'authentication', changes, AuditActions.AuthenticationSettingsUpdated);
+  const what = turned.length === 0 ? 'authentication' : `authentication: ${turned.join(', ')}`;
+  await writeAll(ctx, actor, what, changes, AuditActions.AuthenticationSettingsUpdated);
 }
 
 /** POST /api/admin/settings/generate{User,Admin}SamlKeyCert: a new key pair replaces the realm's. */

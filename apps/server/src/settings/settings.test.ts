@@ -46,6 +46,8 @@ describe.each(bothStores())('settings store (%s)', (kind) => {
           [`${p}OIDCScopes`, 'openid profile email groups'],
         ]),
       ),
+      UserPasskeySignIn: true,
+      AdminPasskeySignIn: false,
     });
   });
 

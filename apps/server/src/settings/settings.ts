@@ -65,6 +65,9 @@ const SETTING_SCHEMAS = {
   ...OIDC_SETTING_SCHEMAS,
   /** OpenID Connect for admins, configured separately. */
   ...prefixedOidcSchemas('Admin'),
+  /** Signing in with a passkey alone (webauthn/): on for users, off for admins until one turns it on. */
+  UserPasskeySignIn: z.boolean().catch(true),
+  AdminPasskeySignIn: z.boolean().catch(false),
 };
 
 const SettingsSchema = z.object(SETTING_SCHEMAS);

@@ -9,6 +9,7 @@ import {
   POSTERN_VERSION,
   AuditActions,
   type AdminStatus,
+  type SystemStatus,
 } from '@postern/protocol';
 import { useTestApp } from '../test-support/use-test-app.js';
 import { bothStores } from '../test-support/store-kinds.js';
@@ -247,6 +248,12 @@ describe.each(bothStores())('status endpoints (%s)', { timeout: PASSWORD_TEST_TI
         JsBundleHash: 'test-bundle',
         UserSAMLConfigured: false,
         AdminSAMLConfigured: false,
+        UserOIDCConfigured: false,
+        UserOIDCProviderName: '',
+        AdminOIDCConfigured: false,
+        AdminOIDCProviderName: '',
+        UserPasskeySignIn: true,
+        AdminPasskeySignIn: false,
       },
     });
     await writeSetting(t.ctx.db, 'DiscoverIPURL', 'https://ip.example.com', t.clock.now());
@@ -277,6 +284,35 @@ describe.each(bothStores())('status endpoints (%s)', { timeout: PASSWORD_TEST_TI
     await writeSetting(t.ctx.db, 'AdminSAMLCertFile', 'certificate', now);
     await writeSetting(t.ctx.db, 'AdminSAMLKeyFile', 'key', now);
     expect(await configured()).toEqual({ user: true, admin: true });
+  });
+
+  it('offers each realm its OpenID Connect provider once all its parts are set, named for the button', async () => {
+    type Offer = Pick<
+      SystemStatus,
+      'UserOIDCConfigured' | 'UserOIDCProviderName' | 'AdminOIDCConfigured' | 'AdminOIDCProviderName'
+    >;
+    const offer = async () => {
+      const status = (await get('/api/system_status')).json<{ data: Offer }>().data;
+      return {
+        user: [status.UserOIDCConfigured, status.UserOIDCProviderName],
+        admin: [status.AdminOIDCConfigured, status.AdminOIDCProviderName],
+      };
+    };
+    const now = t.clock.now();
+    await writeSetting(t.ctx.db, 'OIDCIssuerURL', 'https://login.example.com/realms/staff', now);
+    await writeSetting(t.ctx.db, 'OIDCClientID', 'postern', now);
+    // The stored value is sealed; only whether there is one matters here.
+    await writeSetting(t.ctx.db, 'OIDCClientSecret', 'sealed secret', now);
+    // Without the public URL the provider has nowhere to send people back to.
+    expect(await offer()).toEqual({ user: [false, ''], admin: [false, ''] });
+    await writeSetting(t.ctx.db, 'PublicURL', 'https://access.example.org', now);
+    expect(await offer()).toEqual({ user: [true, 'login.example.com'], admin: [false, ''] });
+    await writeSetting(t.ctx.db, 'OIDCDisplayName', 'Staff ID', now);
+    await writeSetting(t.ctx.db, 'AdminOIDCIssuerURL', 'https://admins.example.com', now);
+    await writeSetting(t.ctx.db, 'AdminOIDCClientID', 'postern-admin', now);
+    expect(await offer()).toEqual({ user: [true, 'Staff ID'], admin: [false, ''] });
+    await writeSetting(t.ctx.db, 'AdminOIDCClientSecret', 'sealed secret', now);
+    expect(await offer()).toEqual({ user: [true, 'Staff ID'], admin: [true, 'admins.example.com'] });
   });
 
   it('points browsers at the built-in responder on the portal host when no discovery URL is set', async () => {

@@ -4,6 +4,7 @@ import {
   POSTERN_VERSION,
   type AclEntry,
   type AdminStatus,
+  type OidcRealm,
   type SystemStatus,
   type Theme,
   type UserStatus,
@@ -16,12 +17,13 @@ import { countUsers } from '../users/users.repo.js';
 import { countActiveUserSessions } from '../sessions/sessions.repo.js';
 import { adminSessionInfo } from '../auth/session-info.js';
 import { recentAudit } from '../audit/audit.js';
-import { readSetting, readSettings } from '../settings/settings.js';
+import { readSetting, readSettings, type Settings } from '../settings/settings.js';
 import { currentLicensing, currentUserLimitState, usersLicensedIn } from '../licence/licence.js';
 import { isoOrNull } from '../lib/rows.js';
 import { decodeLogo, samlConfigured } from '../settings/settings.service.js';
 import { userAclEntries } from '../grants/user-acl-entries.js';
 import { discoveryUrls, type PortalAddress } from '../ip-discovery/discovery-url.js';
+import { oidcConfigured, oidcRealmSettings, providerName } from '../oidc/oidc-settings.js';
 import { releaseStatus } from '../releases/release-feed.js';
 
 /** Knocs an admin sees in the console: hidden passive+ children and HideFromAdmins knocs excluded. */
@@ -134,5 +136,16 @@ export async function systemStatus(ctx: AppContext, bundleHash: string, portal: 
     JsBundleHash: bundleHash,
     UserSAMLConfigured: samlConfigured(settings, 'user'),
     AdminSAMLConfigured: samlConfigured(settings, 'admin'),
+    UserOIDCConfigured: oidcConfigured(settings, 'user'),
+    UserOIDCProviderName: oidcButtonName(settings, 'user'),
+    AdminOIDCConfigured: oidcConfigured(settings, 'admin'),
+    AdminOIDCProviderName: oidcButtonName(settings, 'admin'),
+    UserPasskeySignIn: settings.UserPasskeySignIn,
+    AdminPasskeySignIn: settings.AdminPasskeySignIn,
   };
+}
+
+/** The provider's name on a realm's login button; '' while the realm's provider is not set up. */
+function oidcButtonName(settings: Settings, realm: OidcRealm): string {
+  return oidcConfigured(settings, realm) ? providerName(oidcRealmSettings(settings, realm)) : '';
 }

@@ -329,6 +329,42 @@ export interface OidcSignOutsTable {
   expiresAt: number;
 }
 
+/** A registered passkey (webauthn/passkeys.repo.ts). */
+export interface PasskeysTable {
+  id: string;
+  /** 'user' or 'admin': whose id `accountId` is. */
+  realm: string;
+  accountId: string;
+  /** base64url. */
+  credentialId: string;
+  /** The COSE public key, base64url. */
+  publicKey: string;
+  counter: number;
+  /** JSON array of transport names. */
+  transports: string;
+  name: string;
+  /** The RP ID the credential was registered for. */
+  rpId: string;
+  backedUp: boolean;
+  discoverable: boolean;
+  createdAt: number;
+  lastUsedAt: number | null;
+}
+
+/** A WebAuthn challenge handed out and not yet answered (webauthn/ceremonies.ts). */
+export interface WebauthnCeremoniesTable {
+  /** SHA-256 (base64url) of the ceremony's handle. */
+  id: string;
+  realm: string;
+  purpose: string;
+  sessionId: string | null;
+  accountId: string | null;
+  challenge: string;
+  rpId: string;
+  origin: string;
+  expiresAt: number;
+}
+
 /** A named job's lease: only its holder runs it until it expires (cluster/lease.ts). */
 export interface LeasesTable {
   name: string;
@@ -366,6 +402,8 @@ export interface Database {
   samlAssertions: SamlAssertionsTable;
   oidcFlows: OidcFlowsTable;
   oidcSignOuts: OidcSignOutsTable;
+  passkeys: PasskeysTable;
+  webauthnCeremonies: WebauthnCeremoniesTable;
   storeMeta: StoreMetaTable;
   agents: AgentsTable;
   backends: BackendsTable;

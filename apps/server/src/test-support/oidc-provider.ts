@@ -57,6 +57,13 @@ function signJwt(claims: Record<string, unknown>, key: SigningKey): string {
   return `${input}.${sign('sha256', Buffer.from(input), key.privateKey).toString('base64url')}`;
 }
 
+/** A minimal login page: one field naming the account (`sub`) and a button, sent with GET to `<path>/login`. */
+function loginPage(interactionPath: string): string {
+  return `<!doctype html><html lang="en"><head><title>Test provider sign-in</title></head><body>
+<form method="get" action="${interactionPath}/login"><label>Account <input name="account" autocomplete="off"></label>
+<button type="submit">Sign in at the provider</button></form></body></html>`;
+}
+
 export class TestOidcProvider {
   /** The issuer identifier: `http://127.0.0.1:<port>`. */
   readonly issuer: string;
@@ -203,8 +210,9 @@ export class TestOidcProvider {
         });
         return;
       }
-      if (/^\/interaction\/[^/]+$/.test(url.pathname)) {
-        response.writeHead(200, { 'content-type': 'text/plain' }).end('sign in');
+      if (/^\/interaction\/[\w-]+$/.test(url.pathname)) {
+        // The login page, for a real browser (the path is word characters only, safe in the HTML).
+        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(loginPage(url.pathname));
         return;
       }
       handle(request, response);

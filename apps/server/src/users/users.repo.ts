@@ -182,7 +182,10 @@ export async function updateUser(db: Kysely<Database>, id: string, changes: User
     .execute();
 }
 
+/** Deletes the account with its passkeys (which no foreign key can tie to it: migration 0020). */
 export async function deleteUser(db: Kysely<Database>, id: string): Promise<void> {
+  await db.deleteFrom('passkeys').where('realm', '=', 'user').where('accountId', '=', id).execute();
+  await db.deleteFrom('webauthnCeremonies').where('realm', '=', 'user').where('accountId', '=', id).execute();
   await db.deleteFrom('users').where('id', '=', id).execute();
 }
 

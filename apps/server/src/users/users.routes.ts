@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   EmptyResponse,
+  PasskeyListResponse,
   GroupListResponse,
   UserCreateBody,
   UserCreateResponse,
@@ -13,6 +14,7 @@ import {
   UserAclListResponse,
 } from '@postern/protocol';
 import type { AppContext } from '../app-context.js';
+import { listPasskeysOf, resetPasskeys } from '../webauthn/passkeys.service.js';
 import { requireAdmin } from '../http/request-auth.js';
 import { listUserSessions } from '../sessions/sessions.service.js';
 import {
@@ -78,6 +80,25 @@ export function registerUserRoutes(app: FastifyInstance, ctx: AppContext): void 
     async (request) => {
       const { admin } = await requireAdmin(ctx, request);
       await resetUserTotp(ctx, admin, request.params.id);
+      return { data: null };
+    },
+  );
+
+  routes.get(
+    '/api/admin/users/:id/passkeys',
+    { schema: { params: IdParams, response: { 200: PasskeyListResponse } } },
+    async (request) => {
+      await requireAdmin(ctx, request);
+      return { data: await listPasskeysOf(ctx, 'user', request.params.id) };
+    },
+  );
+
+  routes.delete(
+    '/api/admin/users/:id/passkeys',
+    { schema: { params: IdParams, response: { 200: EmptyResponse } } },
+    async (request) => {
+      const { admin } = await requireAdmin(ctx, request);
+      await resetPasskeys(ctx, admin, 'user', request.params.id);
       return { data: null };
     },
   );

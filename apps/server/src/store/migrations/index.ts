@@ -16,6 +16,7 @@ import * as auditParties from './0016-audit-parties.js';
 import * as accountLanguage from './0017-account-language.js';
 import * as grantReadBack from './0018-grant-read-back.js';
 import * as accountProviders from './0019-account-providers.js';
+import * as passkeys from './0020-passkeys.js';
 
 /**
  * Every migration, in order. Append only: a released migration is never edited, because stores in
@@ -39,6 +40,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0017-account-language': accountLanguage,
   '0018-grant-read-back': grantReadBack,
   '0019-account-providers': accountProviders,
+  '0020-passkeys': passkeys,
 };
 
 export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS);

@@ -2,10 +2,11 @@ import { useTranslation } from 'react-i18next';
 import type { AdminRecord, AdminSessionRecord } from '@postern/protocol';
 import { useConfirmedActions } from '@/components/dialogs/use-confirmed-actions';
 import { useEndAdminSession, useInvalidateAdminSessions } from './admin-sessions-api';
+import { useRemoveAccountPasskeys } from '../passkeys/console-passkeys-api';
 import { adminsApi, useResetAdminTotp } from './api';
 
 /**
- * The admins screen's confirmed one-click actions: delete, reset 2FA, invalidate all admin sessions
+ * The admins screen's confirmed one-click actions: delete, reset 2FA, remove passkeys, invalidate all admin sessions
  * and end one session. Each asks first, says "done" in a notification, and leaves a refusal in
  * `failure` for the page's "Error" dialog.
  */
@@ -14,6 +15,7 @@ export function useAdminActions() {
   const { confirm, failure, clearFailure } = useConfirmedActions();
   const remove = adminsApi.useDelete();
   const resetTotp = useResetAdminTotp();
+  const removePasskeys = useRemoveAccountPasskeys('admins');
   const invalidate = useInvalidateAdminSessions();
   const endSession = useEndAdminSession();
 
@@ -37,6 +39,15 @@ export function useAdminActions() {
         mutation: resetTotp,
         variables: admin.ID,
         done: t('adminsScreen.msg.totpReset'),
+      }),
+    confirmRemovePasskeys: (admin: AdminRecord) =>
+      confirm({
+        title: t('passkeyConsole.removeTitle'),
+        message: t('passkeyConsole.removeMessage', { name: admin.Name }),
+        confirmLabel: t('passkeyConsole.remove'),
+        mutation: removePasskeys,
+        variables: admin.ID,
+        done: t('passkeyConsole.removed'),
       }),
     confirmInvalidateSessions: () =>
       confirm({

@@ -9,18 +9,19 @@ export function userHomePath(info: Pick<UserSessionInfo, 'NewUserDashboard'>): '
   return info.NewUserDashboard ? '/home/new' : '/home';
 }
 
+/** What of an admin session decides its second-factor step. */
+type AdminFactors = Pick<AdminSessionInfo, 'TotpEnabled' | 'AdminTotpVerified' | 'HasPasskeys'>;
+
 /**
  * The second-factor step a new admin session still owes (spec §4): verification when TOTP is on and
- * the admin has a verified authenticator, onboarding when TOTP is on but none is set up yet.
+ * the admin has a verified authenticator or a passkey, onboarding when TOTP is on but neither is set up yet.
  */
-export function adminSecondFactorStep(
-  info: Pick<AdminSessionInfo, 'TotpEnabled' | 'AdminTotpVerified'>,
-): SecondFactorStep | null {
+export function adminSecondFactorStep(info: AdminFactors): SecondFactorStep | null {
   if (!info.TotpEnabled) return null;
-  return info.AdminTotpVerified ? '/admin/otp/verify' : '/admin/otp/onboard';
+  return info.AdminTotpVerified || info.HasPasskeys === true ? '/admin/otp/verify' : '/admin/otp/onboard';
 }
 
 /** Where an admin goes right after signing in. */
-export function adminLandingPath(info: Pick<AdminSessionInfo, 'TotpEnabled' | 'AdminTotpVerified'>): string {
+export function adminLandingPath(info: AdminFactors): string {
   return adminSecondFactorStep(info) ?? ADMIN_HOME_PATH;
 }

@@ -1,6 +1,7 @@
-import { useEffect } from 'react';
+import { useEffect, useMemo } from 'react';
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import { STATUS_CACHE_MS } from '@postern/protocol';
+import { useTranslation } from 'react-i18next';
+import { STATUS_CACHE_MS, type SystemStatus } from '@postern/protocol';
 import { api } from '../../lib/api/client';
 import { fetchSystemStatus, statusKeys } from '../status/api';
 import { browserLocation } from '../../lib/navigation/browser-location';
@@ -68,15 +69,82 @@ export function useSsoAvailable(realm: Area): boolean | undefined {
   return data;
 }
 
-/** Where SSO starts: the server redirects on to the identity provider. */
-function ssoLoginUrl(realm: Area, kioskMode = false): string {
-  if (realm === 'admin') return '/api/admin/login/saml';
-  return `/api/login/saml?${new URLSearchParams({ kioskMode: String(kioskMode) }).toString()}`;
+/** The single sign-on protocols a login page can offer. */
+export type SsoProtocol = 'saml' | 'oidc';
+
+const LOGIN_PATHS: Record<SsoProtocol, Record<Area, string>> = {
+  saml: { user: '/api/login/saml', admin: '/api/admin/login/saml' },
+  oidc: { user: '/api/login/oidc', admin: '/api/admin/login/oidc' },
+};
+
+/** Where SSO starts: the server redirects on to the identity provider. Kiosk sign-ins are for users only. */
+function ssoLoginUrl(protocol: SsoProtocol, realm: Area, kioskMode: boolean): string {
+  const path = LOGIN_PATHS[protocol][realm];
+  if (realm === 'admin') return path;
+  return `${path}?${new URLSearchParams({ kioskMode: String(kioskMode) }).toString()}`;
 }
 
 /** Leaves the app for the SSO round trip (a full-page navigation, not a router one). */
-export function startSso(realm: Area, kioskMode = false): void {
-  browserLocation.assign(ssoLoginUrl(realm, kioskMode));
+export function startSso(realm: Area, kioskMode = false, protocol: SsoProtocol = 'saml'): void {
+  browserLocation.assign(ssoLoginUrl(protocol, realm, kioskMode));
+}
+
+/**
+ * The name of `realm`'s OpenID Connect provider when the server offers it (the public system
+ * status), null when it does not or the status cannot be read, `undefined` while asking.
+ */
+function useOidcProvider(realm: Area): string | null | undefined {
+  const { data, isError } = useQuery({
+    queryKey: statusKeys.system(),
+    queryFn: ({ signal }) => fetchSystemStatus({ signal, ignoreInvalidSession: true }),
+    staleTime: STATUS_CACHE_MS,
+    retry: false,
+  });
+  if (isError) return null;
+  if (data === undefined) return undefined;
+  return oidcProviderOf(data, realm);
+}
+
+function oidcProviderOf(status: SystemStatus, realm: Area): string | null {
+  const configured = realm === 'admin' ? status.AdminOIDCConfigured : status.UserOIDCConfigured;
+  const name = realm === 'admin' ? status.AdminOIDCProviderName : status.UserOIDCProviderName;
+  return configured ? name : null;
+}
+
+/** One way to sign in at an identity provider, as the login page's button offers it. */
+export interface SsoMethod {
+  protocol: SsoProtocol;
+  label: string;
+  start: () => void;
+}
+
+/** Whether any single sign-on way is offered (false while that is still being found out). */
+export function hasSso(methods: readonly SsoMethod[] | undefined): boolean {
+  return methods !== undefined && methods.length > 0;
+}
+
+/**
+ * The single sign-on ways `realm`'s login page offers, SAML (the specification's SSO) first, then
+ * OpenID Connect named after its provider; `undefined` while that is being found out. A provider
+ * that turns out to be unreachable sends the browser back here with `?error=`.
+ */
+export function useSsoMethods(realm: Area, kioskMode = false): SsoMethod[] | undefined {
+  const { t } = useTranslation();
+  const saml = useSsoAvailable(realm);
+  const oidcProvider = useOidcProvider(realm);
+  return useMemo(() => {
+    if (saml === undefined || oidcProvider === undefined) return undefined;
+    const methods: SsoMethod[] = [];
+    if (saml) methods.push({ protocol: 'saml', label: t('sso.signIn'), start: () => startSso(realm, kioskMode) });
+    if (oidcProvider !== null) {
+      methods.push({
+        protocol: 'oidc',
+        label: oidcProvider === '' ? t('sso.signInOidc') : t('sso.signInWith', { provider: oidcProvider }),
+        start: () => startSso(realm, kioskMode, 'oidc'),
+      });
+    }
+    return methods;
+  }, [saml, oidcProvider, realm, kioskMode, t]);
 }
 
 /** Whether nothing on the page has the keyboard focus. */
@@ -87,11 +155,12 @@ function nothingFocused(): boolean {
 
 /**
  * The spec's shortcut: Enter, pressed while no field (nor any other control) has the focus, starts
- * SSO. With focus on a field, Enter keeps its usual meaning (submitting that form).
+ * SSO (the first way offered). With focus on a field, Enter keeps its usual meaning (submitting
+ * that form). `start` undefined: no SSO, no shortcut.
  */
-export function useEnterStartsSso(enabled: boolean, start: () => void): void {
+export function useEnterStartsSso(start: (() => void) | undefined): void {
   useEffect(() => {
-    if (!enabled) return undefined;
+    if (start === undefined) return undefined;
     const onKeyDown = (event: KeyboardEvent) => {
       if (event.key !== 'Enter' || event.defaultPrevented || event.isComposing || event.repeat) return;
       if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
@@ -101,5 +170,5 @@ export function useEnterStartsSso(enabled: boolean, start: () => void): void {
     };
     document.addEventListener('keydown', onKeyDown);
     return () => document.removeEventListener('keydown', onKeyDown);
-  }, [enabled, start]);
+  }, [start]);
 }

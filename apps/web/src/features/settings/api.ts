@@ -2,9 +2,12 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   AuthenticationSettings,
   LicenceStatus,
+  OidcTestResult,
   SettingsRecord,
   type AuthenticationSettingsBody,
   type LicenceBody,
+  type OidcRealm,
+  type OidcTestBody,
   type SettingsConfigBody,
   type SettingsCustomizeBody,
 } from '@postern/protocol';
@@ -115,5 +118,16 @@ export function useGenerateSamlKeyCert() {
   return useMutation({
     mutationFn: (realm: SamlRealm) => api.post(SAML_GENERATE_PATHS[realm], undefined, SamlKeyCert),
     onSettled: () => queryClient.invalidateQueries({ queryKey: settingsKeys.authentication() }),
+  });
+}
+
+/**
+ * POST /api/admin/settings/oidc/test: tries the realm's stored configuration against its provider.
+ * Nothing is cached: each result belongs to the moment it was asked for.
+ */
+export function useTestOidcConfiguration() {
+  return useMutation({
+    mutationFn: (realm: OidcRealm) =>
+      api.post('/admin/settings/oidc/test', { Realm: realm } satisfies OidcTestBody, OidcTestResult),
   });
 }

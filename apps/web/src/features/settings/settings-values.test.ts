@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { AuthenticationSettings, SettingsRecord } from '@postern/protocol';
 import { authenticationBody, authenticationValues, configBody, customiseBody, UNCHANGED_FILE } from './settings-values';
-import { oidcAuthenticationDefaults } from '@/test-support/records/settings';
+import {
+  oidcAuthenticationDefaults,
+  oidcBodyDefaults,
+  passkeyBodyDefaults,
+  passkeySettingsDefaults,
+} from '@/test-support/records/settings';
 
 const RECORD: SettingsRecord = {
   License: '',
@@ -85,6 +90,7 @@ describe('authenticationBody', () => {
     UserSAMLConfigured: true,
     AdminSAMLConfigured: false,
     ...oidcAuthenticationDefaults(),
+    ...passkeySettingsDefaults(),
   };
 
   it('sends no file fields when no file was touched', () => {
@@ -95,7 +101,14 @@ describe('authenticationBody', () => {
       LDAPURL: '',
       LDAPStartTLS: false,
       LDAPSkipVerifyTLS: false,
+      ...oidcBodyDefaults(),
+      ...passkeyBodyDefaults(),
     });
+  });
+
+  it('sends both passkey switches as the form holds them', () => {
+    const values = { ...authenticationValues(SETTINGS), UserPasskeySignIn: false, AdminPasskeySignIn: true };
+    expect(authenticationBody(values)).toMatchObject({ UserPasskeySignIn: false, AdminPasskeySignIn: true });
   });
 
   it('sends a chosen file with Set and a removed one with Remove', () => {
@@ -110,5 +123,59 @@ describe('authenticationBody', () => {
       SAMLKeyFileRemove: true,
     });
     expect(authenticationBody(values)).not.toHaveProperty('SAMLKeyFile');
+  });
+
+  it('starts with no client secret in the form, even when one is stored', () => {
+    const values = authenticationValues({ ...SETTINGS, OIDCClientSecretSet: true, AdminOIDCClientSecretSet: true });
+    expect(values).toMatchObject({
+      OIDCClientSecret: '',
+      OIDCClientSecretRemove: false,
+      AdminOIDCClientSecret: '',
+      AdminOIDCClientSecretRemove: false,
+    });
+    const body = authenticationBody(values);
+    for (const field of [
+      'OIDCClientSecret',
+      'OIDCClientSecretRemove',
+      'AdminOIDCClientSecret',
+      'AdminOIDCClientSecretRemove',
+    ]) {
+      expect(body).not.toHaveProperty(field);
+    }
+  });
+
+  it('sends the OpenID Connect texts trimmed and a typed client secret of that realm only', () => {
+    const body = authenticationBody({
+      ...authenticationValues(SETTINGS),
+      OIDCIssuerURL: ' https://idp.example.com/realms/postern ',
+      OIDCUserNameClaim: '',
+      OIDCScopes: ' openid email ',
+      OIDCClientSecret: ' s3cret ',
+    });
+    expect(body).toMatchObject({
+      OIDCIssuerURL: 'https://idp.example.com/realms/postern',
+      // '' puts the default back on the server: it is sent, not left out.
+      OIDCUserNameClaim: '',
+      OIDCScopes: 'openid email',
+      OIDCClientSecret: 's3cret',
+      AdminOIDCIssuerURL: '',
+      AdminOIDCUserNameClaim: 'preferred_username',
+    });
+    expect(body).not.toHaveProperty('OIDCClientSecretRemove');
+    expect(body).not.toHaveProperty('AdminOIDCClientSecret');
+  });
+
+  it('sends a secret removal only when no new secret was typed', () => {
+    const values = { ...authenticationValues(SETTINGS), AdminOIDCClientSecretRemove: true };
+    expect(authenticationBody(values)).toMatchObject({ AdminOIDCClientSecretRemove: true });
+    expect(authenticationBody(values)).not.toHaveProperty('AdminOIDCClientSecret');
+
+    const replaced = authenticationBody({ ...values, AdminOIDCClientSecret: 'new' });
+    expect(replaced).toMatchObject({ AdminOIDCClientSecret: 'new' });
+    expect(replaced).not.toHaveProperty('AdminOIDCClientSecretRemove');
+    // Spaces alone are no secret: the stored one is removed as asked.
+    expect(authenticationBody({ ...values, AdminOIDCClientSecret: '  ' })).toMatchObject({
+      AdminOIDCClientSecretRemove: true,
+    });
   });
 });

@@ -112,12 +112,44 @@ export interface FilePick {
 }
 export const UNCHANGED_FILE: FilePick = { fileName: null, content: null, remove: false };
 
-/** The Authentication section's values: URLs and switches as stored, files as picks. */
+/** The OpenID Connect settings of one realm that the form edits as text, by their names without prefix. */
+const OIDC_TEXT_FIELDS = [
+  'OIDCIssuerURL',
+  'OIDCClientID',
+  'OIDCDisplayName',
+  'OIDCUserNameClaim',
+  'OIDCGroupsClaim',
+  'OIDCScopes',
+] as const;
+/** An OpenID Connect text field's name: the user realm's, or the admin realm's with its "Admin" prefix. */
+export type OidcTextField = `${'' | 'Admin'}${(typeof OIDC_TEXT_FIELDS)[number]}`;
+const OIDC_FIELDS: readonly OidcTextField[] = [
+  ...OIDC_TEXT_FIELDS,
+  ...OIDC_TEXT_FIELDS.map((field) => `Admin${field}` as const),
+];
+
+/**
+ * A realm's client secret as the form holds it: the stored one is never shown, so the field starts
+ * empty ('' keeps the stored secret), and removing the stored one is a request of its own.
+ */
+export type OidcSecretValues = Record<`${'' | 'Admin'}OIDCClientSecret`, string> &
+  Record<`${'' | 'Admin'}OIDCClientSecretRemove`, boolean>;
+
+/** The Authentication section's values: URLs and switches as stored, files as picks, secrets as typed. */
 export type AuthenticationValues = Pick<
   AuthenticationSettings,
-  'SAMLMetadataURL' | 'AdminSAMLMetadataURL' | 'PublicURL' | 'LDAPURL' | 'LDAPStartTLS' | 'LDAPSkipVerifyTLS'
+  | 'SAMLMetadataURL'
+  | 'AdminSAMLMetadataURL'
+  | 'PublicURL'
+  | 'LDAPURL'
+  | 'LDAPStartTLS'
+  | 'LDAPSkipVerifyTLS'
+  | 'UserPasskeySignIn'
+  | 'AdminPasskeySignIn'
 > &
-  Record<SamlFileField, FilePick>;
+  Record<SamlFileField, FilePick> &
+  Pick<AuthenticationSettings, OidcTextField> &
+  OidcSecretValues;
 
 const FILE_FIELDS: readonly SamlFileField[] = [
   ...SAML_FILE_FIELDS,
@@ -136,11 +168,24 @@ export function authenticationValues(s: AuthenticationSettings): AuthenticationV
     LDAPURL: s.LDAPURL,
     LDAPStartTLS: s.LDAPStartTLS,
     LDAPSkipVerifyTLS: s.LDAPSkipVerifyTLS,
+    UserPasskeySignIn: s.UserPasskeySignIn,
+    AdminPasskeySignIn: s.AdminPasskeySignIn,
     ...files,
+    ...(Object.fromEntries(OIDC_FIELDS.map((field) => [field, s[field]])) as Pick<
+      AuthenticationSettings,
+      OidcTextField
+    >),
+    OIDCClientSecret: '',
+    OIDCClientSecretRemove: false,
+    AdminOIDCClientSecret: '',
+    AdminOIDCClientSecretRemove: false,
   };
 }
 
-/** The authentication body: a file is sent with Set when chosen, with Remove when removed, else not at all. */
+/**
+ * The authentication body: a file is sent with Set when chosen, with Remove when removed, else not at
+ * all; a client secret only when one was typed (else the stored one stays), its Remove when asked.
+ */
 export function authenticationBody(values: AuthenticationValues): AuthenticationSettingsBody {
   const body: AuthenticationSettingsBody = {
     SAMLMetadataURL: values.SAMLMetadataURL.trim(),
@@ -149,6 +194,8 @@ export function authenticationBody(values: AuthenticationValues): Authentication
     LDAPURL: values.LDAPURL.trim(),
     LDAPStartTLS: values.LDAPStartTLS,
     LDAPSkipVerifyTLS: values.LDAPSkipVerifyTLS,
+    UserPasskeySignIn: values.UserPasskeySignIn,
+    AdminPasskeySignIn: values.AdminPasskeySignIn,
   };
   for (const field of FILE_FIELDS) {
     const pick = values[field];
@@ -157,6 +204,14 @@ export function authenticationBody(values: AuthenticationValues): Authentication
       body[field] = pick.content;
       body[`${field}Set`] = true;
     }
+  }
+  for (const field of OIDC_FIELDS) body[field] = values[field].trim();
+  for (const p of ['', 'Admin'] as const) {
+    // Provider secrets hold no spaces; one at either end is a copy-and-paste slip the field hides.
+    const secret = values[`${p}OIDCClientSecret`].trim();
+    // A new secret replaces the stored one anyway, and the server refuses both at once.
+    if (secret !== '') body[`${p}OIDCClientSecret`] = secret;
+    else if (values[`${p}OIDCClientSecretRemove`]) body[`${p}OIDCClientSecretRemove`] = true;
   }
   return body;
 }

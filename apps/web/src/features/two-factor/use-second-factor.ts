@@ -13,12 +13,15 @@ import { fetchAdminStatus, fetchUserStatus, statusKeys } from '../status/api';
 import { verifyOtp } from './api';
 
 /** Where a verification leads. */
-interface Destination {
+export interface Destination {
   to: string;
 }
 
-/** Builds the session a completed sign-in now has (the status call describes it) and names its home. */
-async function completeSignIn(realm: Area, queryClient: QueryClient): Promise<Destination> {
+/**
+ * Builds the session a completed sign-in now has (the status call describes it) and names its home.
+ * Every way of finishing a sign-in (a code, a passkey, an enrolment) ends here.
+ */
+export async function completeSignIn(realm: Area, queryClient: QueryClient): Promise<Destination> {
   const options = { ignoreInvalidSession: true };
   if (realm === 'user') {
     const status = await fetchUserStatus(options);

@@ -120,6 +120,20 @@ describe('dual-stack discovery', () => {
     });
   });
 
+  it('asks the next port only while none has answered with its family', async () => {
+    const fetch = host({
+      443: new TypeError('refused'),
+      222: { json: { IP: '198.51.100.4', Port: 222, Attestation: 'v1.1.v4' } },
+      3389: { json: { IP: '198.51.100.9', Port: 3389 } },
+      8000: { json: { IP: '198.51.100.9', Port: 8000 } },
+    });
+    expect(await discoverFamily('http://v4.portal.example', 4, [443, 222, 3389, 8000], fetch)).toMatchObject({
+      Port: 222,
+      IP: '198.51.100.4',
+    });
+    expect(fetch).toHaveBeenCalledTimes(2);
+  });
+
   it('asks nothing when the URL is off, and answers null when no port gave its family', async () => {
     const fetch = host({ 443: { json: { IP: '203.0.113.7' } } });
     expect(await discoverFamily('', 4, [443], fetch)).toBeNull();

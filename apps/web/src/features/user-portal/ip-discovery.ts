@@ -100,9 +100,12 @@ export async function discoverIps(
 export type IpFamily = 4 | 6;
 
 /**
- * Dual stack: asks one of the IPv4-only or IPv6-only discovery URLs (IPv4Api, IPv6Api) on each
- * discovery port and answers the first address of that `family` (in port order), or null. An answer
- * of the other family (a name that has both an A and an AAAA record after all) is not this URL's.
+ * Dual stack: asks one of the IPv4-only or IPv6-only discovery URLs (IPv4Api, IPv6Api) for the
+ * browser's address of that `family`, one discovery port after the other, and answers the first
+ * such address, or null. One answer is all a grant needs (the ports matter for the CGNAT probes of
+ * discoverIps, not here), so the next port is asked only when one is blocked or fails: a round costs
+ * the responder one request per URL, not one per port. An answer of the other family (a name that
+ * has both an A and an AAAA record after all) is not this URL's.
  */
 export async function discoverFamily(
   base: string,
@@ -111,8 +114,12 @@ export async function discoverFamily(
   fetchImpl: typeof fetch = (...args) => fetch(...args),
 ): Promise<DiscoveredIp | null> {
   if (base === '') return null;
-  const found = await discoverIps(base, ports, fetchImpl);
-  return found.find((entry) => parseIp(entry.IP)?.family === family) ?? null;
+  for (const port of ports) {
+    const url = discoveryUrl(base, port);
+    const found = url === null ? null : await probe(url, port, fetchImpl);
+    if (found !== null && parseIp(found.IP)?.family === family) return found;
+  }
+  return null;
 }
 
 /**

@@ -1,11 +1,13 @@
 import { useTranslation } from 'react-i18next';
 import type { UserRecord, UserSessionRecord } from '@postern/protocol';
 import { useConfirmedActions } from '@/components/dialogs/use-confirmed-actions';
+import { useRemoveAccountPasskeys } from '../passkeys/console-passkeys-api';
 import { usersApi } from './api';
 import { useEndUserSession, useInvalidateAllUserSessions, useResetUserTotp } from './user-details-api';
 
 /**
- * The Users screen's confirmed actions: delete a user, reset a user's 2FA, end every user session,
+ * The Users screen's confirmed actions: delete a user, reset a user's 2FA, remove a user's passkeys,
+ * end every user session,
  * end one session. Each asks first, says "done" in a notification, and leaves a refusal in
  * `failure` for the page's Error dialog. Every call refreshes the users queries when it settles.
  */
@@ -14,6 +16,7 @@ export function useUserActions() {
   const { confirm, failure, clearFailure } = useConfirmedActions();
   const remove = usersApi.useDelete();
   const resetTotp = useResetUserTotp();
+  const removePasskeys = useRemoveAccountPasskeys('users');
   const invalidateAll = useInvalidateAllUserSessions();
   const endSession = useEndUserSession();
 
@@ -40,6 +43,16 @@ export function useUserActions() {
         mutation: resetTotp,
         variables: user.ID,
         done: t('usersScreen.messages.totpReset'),
+      }),
+
+    askRemovePasskeys: (user: UserRecord) =>
+      confirm({
+        title: t('passkeyConsole.removeTitle'),
+        message: t('passkeyConsole.removeMessage', { name: user.Name }),
+        confirmLabel: t('passkeyConsole.remove'),
+        mutation: removePasskeys,
+        variables: user.ID,
+        done: t('passkeyConsole.removed'),
       }),
 
     /** Disabled while a previous request runs, so a double click cannot end sessions twice. */

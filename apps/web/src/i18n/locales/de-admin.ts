@@ -14,6 +14,7 @@ import { banners } from './de/banners';
 import { audit } from './de/audit';
 import { knocWizardApplication } from './de/knoc-wizard-application';
 import { knocWizard } from './de/knoc-wizard';
+import { passkeysConsole } from './de/passkeys-console';
 import type { enAdmin } from './en-admin';
 
 /** German texts of the admin console, loaded on demand as English's (`en-admin.ts`). */
@@ -32,5 +33,6 @@ export const deAdmin: MirroredResource<typeof enAdmin> = {
   ...banners,
   ...knocWizardApplication,
   ...knocWizard,
+  ...passkeysConsole,
   audit,
 };

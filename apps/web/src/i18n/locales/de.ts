@@ -2,6 +2,7 @@ import type { MirroredResource } from '../resource-types';
 import { auth } from './de/auth';
 import { common } from './de/common';
 import { err } from './de/errors';
+import { passkeys } from './de/passkeys';
 import { portal } from './de/portal';
 import type { en } from './en';
 
@@ -13,5 +14,6 @@ export const de: MirroredResource<typeof en> = {
   ...common,
   ...auth,
   ...portal,
+  ...passkeys,
   err,
 };

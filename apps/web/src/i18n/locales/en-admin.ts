@@ -13,6 +13,7 @@ import { banners } from './en/banners';
 import { audit } from './en/audit';
 import { knocWizardApplication } from './en/knoc-wizard-application';
 import { knocWizard } from './en/knoc-wizard';
+import { passkeysConsole } from './en/passkeys-console';
 
 /**
  * English texts only the admin console uses: the `admin` namespace, loaded on demand (a chunk of its
@@ -34,5 +35,6 @@ export const enAdmin = {
   ...banners,
   ...knocWizardApplication,
   ...knocWizard,
+  ...passkeysConsole,
   audit,
 };

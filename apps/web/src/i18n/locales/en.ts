@@ -2,6 +2,7 @@ import type { enAdmin } from './en-admin';
 import { auth } from './en/auth';
 import { common } from './en/common';
 import { err } from './en/errors';
+import { passkeys } from './en/passkeys';
 import { portal } from './en/portal';
 
 /**
@@ -16,6 +17,7 @@ export const en = {
   ...common,
   ...auth,
   ...portal,
+  ...passkeys,
   err,
 };
 

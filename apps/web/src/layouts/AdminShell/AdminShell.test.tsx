@@ -1,5 +1,6 @@
 import { screen, waitFor, within } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { browserLocation } from '../../lib/navigation/browser-location';
 import { installFakeApi } from '../../test-support/fake-api';
 import { adminStatus, signInAdmin, signInUser } from '../../test-support/fixtures';
 import { currentPath, renderApp } from '../../test-support/render-app';
@@ -89,5 +90,33 @@ describe('admin shell', () => {
     expect(api.calls('POST /api/admin/logout')).toHaveLength(1);
     expect(window.sessionStorage.getItem(SESSION_KEYS.admin)).toBeNull();
     expect(window.sessionStorage.getItem(SESSION_KEYS.user)).not.toBeNull();
+  });
+
+  it('goes on to the identity provider’s logout page when the server names one', async () => {
+    const endSession = 'https://id.example.com/logout?id_token_hint=t&post_logout_redirect_uri=x';
+    const api = installFakeApi({
+      'GET /api/admin/status': { body: { data: adminStatus() } },
+      'POST /api/admin/logout': { body: { data: { EndSessionURL: endSession } } },
+    });
+    const navigation = vi.spyOn(browserLocation, 'assign').mockImplementation(() => undefined);
+    signInAdmin();
+    const { user } = renderApp('/admin/knocs');
+    await user.click(await screen.findByRole('button', { name: 'Log out' }));
+    await waitFor(() => expect(navigation).toHaveBeenCalledExactlyOnceWith(endSession));
+    expect(api.calls('POST /api/admin/logout')).toHaveLength(1);
+    expect(window.sessionStorage.getItem(SESSION_KEYS.admin)).toBeNull();
+  });
+
+  it('follows no logout URL that is not a web address, returning to the login instead', async () => {
+    installFakeApi({
+      'GET /api/admin/status': { body: { data: adminStatus() } },
+      'POST /api/admin/logout': { body: { data: { EndSessionURL: 'javascript:alert(1)' } } },
+    });
+    const navigation = vi.spyOn(browserLocation, 'assign').mockImplementation(() => undefined);
+    signInAdmin();
+    const { user } = renderApp('/admin/knocs');
+    await user.click(await screen.findByRole('button', { name: 'Log out' }));
+    await waitFor(() => expect(currentPath()).toBe('/admin'));
+    expect(navigation).not.toHaveBeenCalled();
   });
 });

@@ -1,4 +1,9 @@
-import type { AuthenticationSettings, LicenceStatus, SettingsRecord } from '@postern/protocol';
+import type {
+  AuthenticationSettings,
+  AuthenticationSettingsBody,
+  LicenceStatus,
+  SettingsRecord,
+} from '@postern/protocol';
 
 /* Test data only: the Settings screen's three reads, each with its defaults. */
 
@@ -44,6 +49,35 @@ export function oidcAuthenticationDefaults() {
   } as Pick<AuthenticationSettings, Extract<keyof AuthenticationSettings, `${string}OIDC${string}`>>;
 }
 
+/**
+ * The OpenID Connect fields of PUT /api/admin/settings/authentication when the form of
+ * oidcAuthenticationDefaults was left alone: each text as stored, no secret, no removal.
+ */
+export function oidcBodyDefaults(): Partial<AuthenticationSettingsBody> {
+  const realm = <P extends '' | 'Admin'>(p: P) => ({
+    [`${p}OIDCIssuerURL`]: '',
+    [`${p}OIDCClientID`]: '',
+    [`${p}OIDCDisplayName`]: '',
+    [`${p}OIDCUserNameClaim`]: 'preferred_username',
+    [`${p}OIDCGroupsClaim`]: 'groups',
+    [`${p}OIDCScopes`]: 'openid profile email groups',
+  });
+  return { ...realm(''), ...realm('Admin') };
+}
+
+/** The passkey switches of GET /api/admin/settings/authentication as a new installation has them. */
+export function passkeySettingsDefaults(): Pick<AuthenticationSettings, 'UserPasskeySignIn' | 'AdminPasskeySignIn'> {
+  return { UserPasskeySignIn: true, AdminPasskeySignIn: false };
+}
+
+/**
+ * The passkey switches of PUT /api/admin/settings/authentication when the form of
+ * passkeySettingsDefaults was left alone: both are always sent, as stored.
+ */
+export function passkeyBodyDefaults(): Partial<AuthenticationSettingsBody> {
+  return passkeySettingsDefaults();
+}
+
 /** GET /api/admin/settings/authentication with nothing configured. */
 export function authenticationSettings(overrides: Partial<AuthenticationSettings> = {}): AuthenticationSettings {
   return {
@@ -64,6 +98,7 @@ export function authenticationSettings(overrides: Partial<AuthenticationSettings
     UserSAMLConfigured: false,
     AdminSAMLConfigured: false,
     ...oidcAuthenticationDefaults(),
+    ...passkeySettingsDefaults(),
     ...overrides,
   };
 }

@@ -1,5 +1,5 @@
 import { screen } from '@testing-library/react';
-import { AdminListResponse, type AdminRecord } from '@postern/protocol';
+import { AdminListResponse, PasskeyListResponse, type AdminRecord } from '@postern/protocol';
 import { adminRecord } from '../records/admins';
 import { hoursAgo } from '../time';
 import { data, type FakeRoute, type TypedHandler } from '../typed-fake-api';
@@ -29,7 +29,12 @@ export const ADMINS: AdminRecord[] = [
 
 /** Signs Grace in, serves `admins` and `routes`, and opens the Admins screen. */
 export function openAdmins(routes: Partial<Record<FakeRoute, TypedHandler>> = {}, admins: AdminRecord[] = ADMINS) {
-  return openAdminScreen('/admin/admins', { 'GET /api/admin/admins': data(AdminListResponse, admins), ...routes });
+  return openAdminScreen('/admin/admins', {
+    'GET /api/admin/admins': data(AdminListResponse, admins),
+    // The view dialog counts a local or LDAP admin's passkeys.
+    'GET /api/admin/admins/:id/passkeys': data(PasskeyListResponse, []),
+    ...routes,
+  });
 }
 
 /** The admins table, once loaded. */

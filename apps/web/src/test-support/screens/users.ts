@@ -3,6 +3,7 @@ import {
   AdminStatusResponse,
   AgentListResponse,
   GroupListResponse,
+  PasskeyListResponse,
   UserAclListResponse,
   UserListResponse,
   UserSessionListResponse,
@@ -58,6 +59,7 @@ export function userRoutes(users: UserRecord[] | (() => UserRecord[]) = THREE_US
     'GET /api/admin/users/:id/groups': data(GroupListResponse, []),
     'GET /api/admin/users/:id/acls': data(UserAclListResponse, []),
     'GET /api/admin/users/:id/sessions': data(UserSessionListResponse, []),
+    'GET /api/admin/users/:id/passkeys': data(PasskeyListResponse, []),
   } satisfies Partial<Record<FakeRoute, TypedHandler>>;
 }
 

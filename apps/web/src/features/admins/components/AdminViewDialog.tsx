@@ -3,6 +3,8 @@ import { Modal, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import type { AdminRecord, AdminSessionRecord } from '@postern/protocol';
 import { RelativeTime } from '@/components/RelativeTime';
+import { AccountPasskeyCount } from '../../passkeys/components/AccountPasskeyCount';
+import { accountHasPasskeys } from '../../passkeys/passkey-accounts';
 import { hasTotp } from '../admin-rules';
 import { AdminSessionsTable } from './AdminSessionsTable';
 
@@ -54,6 +56,11 @@ export function AdminViewDialog({ admin, onClose, onEndSession }: AdminViewDialo
             <Detail label={t('adminsScreen.form.dn')}>{admin.ThirdPartyAuth?.DN ?? ''}</Detail>
           ) : null}
           <Detail label={t('adminsScreen.form.totpEnabled')}>{totp}</Detail>
+          {accountHasPasskeys(admin.AuthType) ? (
+            <Detail label={t('passkeyConsole.detail')}>
+              <AccountPasskeyCount accounts="admins" id={admin.ID} />
+            </Detail>
+          ) : null}
           <Detail label={t('adminsScreen.form.loginEnabled')}>{yesNo(admin.LoginEnabled)}</Detail>
           <Detail label={t('adminsScreen.columns.lastLogin')}>
             {admin.LastLogin === null ? t('adminsScreen.never') : <RelativeTime date={admin.LastLogin} />}

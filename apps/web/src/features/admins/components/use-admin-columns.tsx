@@ -1,11 +1,12 @@
 import { useMemo } from 'react';
 import { Badge, Group, Text } from '@mantine/core';
-import { IconEdit, IconEye, IconShieldOff, IconTrash } from '@tabler/icons-react';
+import { IconEdit, IconEye, IconFingerprintOff, IconShieldOff, IconTrash } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { AdminRecord } from '@postern/protocol';
 import { RowAction } from '@/components/RowAction';
 import type { DataTableColumn } from '@/components/data-table/DataTable';
 import { RelativeTime } from '@/components/RelativeTime';
+import { accountHasPasskeys } from '../../passkeys/passkey-accounts';
 import { adminRowActions, isOwnAccount } from '../admin-rules';
 
 /** What the row actions open or ask. */
@@ -13,12 +14,22 @@ export interface AdminRowHandlers {
   view: (admin: AdminRecord) => void;
   edit: (admin: AdminRecord) => void;
   resetTotp: (admin: AdminRecord) => void;
+  removePasskeys: (admin: AdminRecord) => void;
   remove: (admin: AdminRecord) => void;
 }
 
 /**
+ * Why an admin's passkeys cannot be removed here, or null: the signed-in admin manages their own
+ * (the Passkeys button), and SAML and OpenID Connect admins hold none.
+ */
+function passkeysUnavailable(admin: AdminRecord, own: boolean): string | null {
+  if (!accountHasPasskeys(admin.AuthType)) return 'passkeyConsole.unavailable';
+  return own ? 'passkeyConsole.own' : null;
+}
+
+/**
  * The admins table (spec: sortable Name, AuthType, UserName, LastLogin; a marker when login is
- * disabled; row actions view, edit, reset 2FA, delete). `ownUserName` marks the signed-in admin,
+ * disabled; row actions view, edit, reset 2FA, remove passkeys, delete). `ownUserName` marks the signed-in admin,
  * whose reset and delete are unavailable.
  */
 export function useAdminColumns(ownUserName: string | undefined, on: AdminRowHandlers): DataTableColumn<AdminRecord>[] {
@@ -94,6 +105,13 @@ export function useAdminColumns(ownUserName: string | undefined, on: AdminRowHan
                 icon={<IconShieldOff size={18} aria-hidden />}
                 onClick={() => on.resetTotp(admin)}
                 unavailable={reason(unavailable.resetTotp)}
+                color="orange"
+              />
+              <RowAction
+                label={t('passkeyConsole.removeOf', { name: admin.Name })}
+                icon={<IconFingerprintOff size={18} aria-hidden />}
+                onClick={() => on.removePasskeys(admin)}
+                unavailable={reason(passkeysUnavailable(admin, isOwnAccount(admin, ownUserName)))}
                 color="orange"
               />
               <RowAction

@@ -1,16 +1,12 @@
-import { useEffect } from 'react';
-import { Button, Center, Group, Loader, Stack } from '@mantine/core';
+import { useState } from 'react';
+import { Anchor, Center, Stack } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { ErrorCodes } from '@postern/protocol';
-import { FormError } from '../../../components/FormError';
-import { hasErrorCode } from '../../../lib/api/api-error';
-import { renderError } from '../../../lib/api/render-error';
 import type { Area } from '../../../lib/area';
-import { useOtpSecret } from '../api';
-import { useLeavePendingSignIn, useSecondFactor } from '../use-second-factor';
+import { passkeysSupported } from '../../passkeys/ceremony';
+import { PasskeyEnrolmentForm } from '../../passkeys/components/PasskeyEnrolmentForm';
+import { AuthenticatorAppEnrolment } from './AuthenticatorAppEnrolment';
 import { BackToLogin } from './BackToLogin';
-import { CodeForm } from './CodeForm';
-import { EnrolmentSecret } from './EnrolmentSecret';
+import { OnboardingMethodChoice, type OnboardingMethod } from './OnboardingMethodChoice';
 
 /** Props of {@link TwoFactorOnboarding}. */
 export interface TwoFactorOnboardingProps {
@@ -20,72 +16,33 @@ export interface TwoFactorOnboardingProps {
 }
 
 /**
- * TwoFactorOnboard and AdminTwoFactorOnboard: a new secret as QR code and text, then a code from
- * the app to prove it is set up, which also finishes the sign-in (as does a deferred admin
- * enrolment): the person goes straight in, never asked for a second code.
+ * TwoFactorOnboard and AdminTwoFactorOnboard: the second factor a sign-in must set up. Where the
+ * browser can use passkeys, the person first picks a passkey or an authenticator app; elsewhere
+ * the app's enrolment starts at once (no secret is made before it is wanted).
  */
 export function TwoFactorOnboarding({ realm, deferable = false }: TwoFactorOnboardingProps) {
   const { t } = useTranslation();
-  const secret = useOtpSecret(realm);
-  const secondFactor = useSecondFactor(realm);
-  const leave = useLeavePendingSignIn(realm);
-  const expired = hasErrorCode(secret.error, ErrorCodes.invalidSession);
+  const [supported] = useState(passkeysSupported);
+  const [method, setMethod] = useState<OnboardingMethod | null>(null);
+  const chooseAgain = (
+    <Center>
+      <Anchor component="button" type="button" size="sm" onClick={() => setMethod(null)}>
+        {t('passkey.choice.back')}
+      </Anchor>
+    </Center>
+  );
 
-  useEffect(() => {
-    if (expired) leave();
-  }, [expired, leave]);
-
-  if (secret.isPending || expired) {
-    return (
-      <Center py="xl" role="status" aria-label={t('app.loading')}>
-        <Loader />
-      </Center>
-    );
+  if (!supported || method === 'app') {
+    return <AuthenticatorAppEnrolment realm={realm} deferable={deferable} footer={supported ? chooseAgain : null} />;
   }
-
-  if (secret.isError) {
-    // 'Already verified 2FA' (or any other refusal): say so, and offer the way back. Asking again
-    // only helps with a passing fault, not when there is nothing (left) to enrol.
-    const canRetry = ![ErrorCodes.alreadyVerified2fa, ErrorCodes.userAlreadyVerified].some((code) =>
-      hasErrorCode(secret.error, code),
-    );
+  if (method === 'passkey') {
     return (
       <Stack>
-        <FormError message={renderError(secret.error, t)} />
-        {canRetry ? (
-          <Group justify="center">
-            <Button variant="default" onClick={() => void secret.refetch()}>
-              {t('twoFactor.retry')}
-            </Button>
-          </Group>
-        ) : null}
+        <PasskeyEnrolmentForm realm={realm} />
+        {chooseAgain}
         <BackToLogin realm={realm} />
       </Stack>
     );
   }
-
-  return (
-    <Stack>
-      <EnrolmentSecret secret={secret.data} />
-      <CodeForm
-        pending={secondFactor.pending === 'code'}
-        error={secondFactor.error}
-        onSubmit={secondFactor.submitCode}
-        secondaryAction={
-          deferable ? (
-            <Button
-              variant="default"
-              fullWidth
-              loading={secondFactor.pending === 'defer'}
-              disabled={secondFactor.pending === 'code'}
-              onClick={secondFactor.defer}
-            >
-              {t('twoFactor.deferEnrolment')}
-            </Button>
-          ) : null
-        }
-      />
-      <BackToLogin realm={realm} />
-    </Stack>
-  );
+  return <OnboardingMethodChoice realm={realm} deferable={deferable} onChoose={setMethod} />;
 }

@@ -4,6 +4,8 @@ import dayjs from 'dayjs';
 import { useTranslation } from 'react-i18next';
 import type { UserRecord } from '@postern/protocol';
 import { RelativeTime } from '@/components/RelativeTime';
+import { AccountPasskeyCount } from '../../passkeys/components/AccountPasskeyCount';
+import { accountHasPasskeys } from '../../passkeys/passkey-accounts';
 
 function Detail({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -38,6 +40,11 @@ export function UserDetailsPanel({ user }: { user: UserRecord }) {
           {user.SessionLimit ?? t('usersScreen.view.licenceLimit')}
         </Detail>
         <Detail label={t('usersScreen.view.totp')}>{t(`usersScreen.view.${totp}`)}</Detail>
+        {accountHasPasskeys(user.AuthType) ? (
+          <Detail label={t('passkeyConsole.detail')}>
+            <AccountPasskeyCount accounts="users" id={user.ID} />
+          </Detail>
+        ) : null}
         <Detail label={t('usersScreen.view.validUntil')}>
           {user.ValidUntil === null ? t('usersScreen.view.noExpiry') : dayjs(user.ValidUntil).format('LLL')}
         </Detail>

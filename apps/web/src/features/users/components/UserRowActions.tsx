@@ -1,7 +1,8 @@
-import { IconEye, IconKeyOff, IconPencil, IconTrash } from '@tabler/icons-react';
+import { IconEye, IconFingerprintOff, IconKeyOff, IconPencil, IconTrash } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { UserRecord } from '@postern/protocol';
 import { RowActionMenu, type RowMenuItem } from '@/components/RowActionMenu';
+import { accountHasPasskeys } from '../../passkeys/passkey-accounts';
 
 /** What a user row's menu can do. */
 export interface UserRowActionsProps {
@@ -9,14 +10,16 @@ export interface UserRowActionsProps {
   onView: (user: UserRecord) => void;
   onEdit: (user: UserRecord) => void;
   onResetTotp: (user: UserRecord) => void;
+  onRemovePasskeys: (user: UserRecord) => void;
   onDelete: (user: UserRecord) => void;
 }
 
 /**
- * A user row's actions (spec §2): view, edit, reset 2FA (only when the user has TOTP on) and delete.
+ * A user row's actions (spec §2): view, edit, reset 2FA (only when the user has TOTP on), remove
+ * passkeys (for the accounts that hold them: local and LDAP) and delete.
  * Edit is left out for SAML users, who belong to their IdP (spec §5: SAML users cannot be edited).
  */
-export function UserRowActions({ user, onView, onEdit, onResetTotp, onDelete }: UserRowActionsProps) {
+export function UserRowActions({ user, onView, onEdit, onResetTotp, onRemovePasskeys, onDelete }: UserRowActionsProps) {
   const { t } = useTranslation();
   const items: RowMenuItem[] = [
     { label: t('usersScreen.actions.view'), icon: <IconEye size={16} aria-hidden />, onClick: () => onView(user) },
@@ -33,6 +36,13 @@ export function UserRowActions({ user, onView, onEdit, onResetTotp, onDelete }: 
       label: t('usersScreen.actions.resetTotp'),
       icon: <IconKeyOff size={16} aria-hidden />,
       onClick: () => onResetTotp(user),
+    });
+  }
+  if (accountHasPasskeys(user.AuthType)) {
+    items.push({
+      label: t('passkeyConsole.remove'),
+      icon: <IconFingerprintOff size={16} aria-hidden />,
+      onClick: () => onRemovePasskeys(user),
     });
   }
   items.push({

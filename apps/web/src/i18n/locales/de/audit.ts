@@ -70,5 +70,11 @@ export const audit: MirroredResource<typeof english> = {
     AllowlistRead: 'Allowlist abgerufen',
     AllowlistReadRefused: 'Abruf der Allowlist abgelehnt',
     SecretUnreadable: 'Ein gespeichertes Geheimnis ist nicht lesbar',
+    PasskeyAdded: 'Passkey hinzugefügt',
+    PasskeyRenamed: 'Passkey umbenannt',
+    PasskeyRemoved: 'Passkey entfernt',
+    PasskeyCounterRegressed: 'Passkey abgelehnt: sein Signaturzähler ging zurück (kopiert?)',
+    UserPasskeysReset: 'Passkeys eines Benutzers entfernt',
+    AdminPasskeysReset: 'Passkeys eines Administrators entfernt',
   },
 };

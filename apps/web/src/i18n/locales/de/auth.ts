@@ -17,12 +17,14 @@ export const auth: MirroredResource<typeof english> = {
   },
   sso: {
     signIn: 'Mit SSO anmelden',
+    signInWith: 'Mit {{provider}} anmelden',
+    signInOidc: 'Mit OpenID Connect anmelden',
     localToggle: 'Mit Benutzername und Passwort anmelden',
   },
   twoFactor: {
     verifyIntro: 'Geben Sie den Code aus Ihrer Authenticator-App ein, um die Anmeldung abzuschließen.',
     onboardIntro:
-      'Ihr Konto benötigt einen zweiten Faktor. Richten Sie eine Authenticator-App ein, zum Beispiel auf Ihrem Telefon.',
+      'Ihr Konto benötigt einen zweiten Faktor: einen Passkey oder eine Authenticator-App, zum Beispiel auf Ihrem Telefon.',
     codeLabel: 'Authentifizierungscode',
     codeDescription: 'Der 6-stellige Code aus Ihrer Authenticator-App',
     codeRequired: 'Sie müssen einen Code eingeben',

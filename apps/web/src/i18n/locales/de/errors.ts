@@ -151,4 +151,19 @@ export const err: MirroredResource<typeof english> = {
   knocTestNoDevice: 'Dieser Knoc wird von keinem Agenten durchgesetzt, es gibt also kein Gerät zum Testen',
   knocTestApplyFailed: 'Das Gerät hat die Testadresse abgelehnt; die Testfreigabe wurde beendet',
   knocTestNoAnswer: 'Der Agent hat sich nicht rechtzeitig zur Testadresse gemeldet; die Testfreigabe wurde beendet',
+  passkeyVerificationFailed: 'Der Passkey konnte nicht geprüft werden',
+  passkeyCounterRegressed:
+    'Dieser Passkey wurde möglicherweise kopiert und daher abgelehnt. Entfernen Sie ihn und fügen Sie einen neuen hinzu, oder wenden Sie sich an einen Administrator',
+  passkeyNotFound: 'Dieser Passkey wurde nicht gefunden',
+  passkeyLimitReached: 'Dieses Konto hat bereits die höchstzulässige Zahl an Passkeys; entfernen Sie zuerst einen',
+  passkeyAlreadyRegistered: 'Dieser Passkey ist bereits registriert',
+  noPasskeys: 'Dieses Konto hat keine Passkeys',
+  passkeySignInDisabled: 'Die Anmeldung mit einem Passkey ist ausgeschaltet',
+  passkeyOnlySecondFactor:
+    'Dieses Konto meldet sich mit seinem Verzeichnispasswort an; sein Passkey ist der zweite Schritt danach',
+  ceremonyExpired: 'Die Passkey-Anfrage ist abgelaufen; bitte erneut versuchen',
+  recentSignInRequired: 'Melden Sie sich erneut an, um Ihre Passkeys zu ändern',
+  passkeysNotForThisAccount: 'Passkeys sind für dieses Konto nicht verfügbar',
+  lastSecondFactor:
+    'Dies ist der einzige zweite Faktor des Kontos. Richten Sie zuerst eine Authenticator-App ein oder fügen Sie einen weiteren Passkey hinzu',
 };

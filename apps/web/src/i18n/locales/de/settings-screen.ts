@@ -43,7 +43,17 @@ export const settingsScreen = {
     authentication: {
       title: 'Authentifizierung',
       samlTab: 'SAML',
+      oidcTab: 'OpenID Connect',
       ldapTab: 'LDAP',
+      passkeysTab: 'Passkeys',
+    },
+    passkeys: {
+      userSignIn: 'Benutzer dürfen sich allein mit einem Passkey anmelden',
+      userSignInHelp:
+        'Ein Passkey, der prüft, wer ihn hält (PIN, Fingerabdruck, Gesicht), ersetzt Passwort und zweiten Faktor. Als zweiten Faktor können Benutzer ihre Passkeys immer verwenden.',
+      adminSignIn: 'Administratoren dürfen sich allein mit einem Passkey anmelden',
+      adminSignInHelp:
+        'Dasselbe für die Administrationskonsole. Als zweiten Faktor können Administratoren ihre Passkeys immer verwenden.',
     },
     saml: {
       publicUrl: 'Öffentliche URL',
@@ -79,6 +89,52 @@ export const settingsScreen = {
         admin: 'Ein neues SAML-Schlüsselpaar für Administratoren wurde erzeugt',
       },
       copyCertificate: 'Zertifikat kopieren',
+    },
+    oidc: {
+      legend: { user: 'OpenID Connect für Benutzer', admin: 'OpenID Connect für Administratoren' },
+      configured: 'Eingerichtet',
+      notConfigured: 'Nicht eingerichtet',
+      issuerUrl: 'Aussteller-URL (Issuer)',
+      issuerUrlHelp:
+        'Die Issuer-Kennung des Anbieters, genau so, wie sie in seinen Metadaten steht (Postern liest darunter …/.well-known/openid-configuration).',
+      clientId: 'Client-ID',
+      clientSecret: 'Client-Secret',
+      secretStored:
+        'Ein Secret ist gespeichert. Feld leer lassen, um es zu behalten, oder ein neues eingeben, um es zu ersetzen.',
+      secretNone: 'Kein Secret gespeichert.',
+      secretWillBeRemoved: 'Das gespeicherte Secret wird beim Speichern entfernt.',
+      secretStoredPlaceholder: 'Gespeichert (verborgen)',
+      removeSecret: 'Gespeichertes Secret entfernen',
+      keepSecret: 'Gespeichertes Secret behalten',
+      displayName: 'Anzeigename',
+      displayNameHelp: 'Auf der Schaltfläche der Anmeldeseite: „Mit … anmelden“. Leer: der Hostname des Ausstellers.',
+      userNameClaim: 'Claim für den Benutzernamen',
+      userNameClaimHelp: 'Der Claim, der den Benutzernamen enthält. Leer: {{default}}.',
+      groupsClaim: 'Claim für die Gruppen',
+      groupsClaimHelp:
+        'Der Claim mit den Gruppennamen des Benutzers, meist {{default}}. Leer: Es werden keine Gruppen übernommen.',
+      scopes: 'Scopes',
+      scopesHelp: 'Durch Leerzeichen getrennt; openid wird immer angefordert. Leer: {{default}}.',
+      claimInvalid: 'Ein Claim-Name enthält keine Leerzeichen und keine Steuerzeichen',
+      scopesInvalid: 'Höchstens 30 Scopes, durch Leerzeichen getrennt, ohne Anführungszeichen und Backslashes',
+      controlCharacters: 'Darf keine Steuerzeichen enthalten',
+      redirectUrl: 'Weiterleitungs-URI',
+      redirectUrlHelp: 'Diese Adresse beim Anbieter als Weiterleitungs-URI (Redirect URI) des Clients eintragen.',
+      redirectUrlPending: 'Ändert sich, sobald die neue öffentliche URL gespeichert ist.',
+      redirectUrlNone:
+        'Oben die öffentliche URL eintragen und speichern: Aus ihr ergibt sich die Weiterleitungs-URI, die beim Anbieter einzutragen ist.',
+      copyRedirectUrl: 'Weiterleitungs-URI kopieren',
+      test: 'Konfiguration testen',
+      testHelp:
+        'Liest mit den gespeicherten Einstellungen die Metadaten und Schlüssel des Anbieters. Ob das Client-Secret stimmt, zeigt erst eine Anmeldung.',
+      testSaveFirst: 'Bitte zuerst die Änderungen speichern: Der Test verwendet die gespeicherte Konfiguration.',
+      testWorks: 'Die Konfiguration funktioniert',
+      testIssuer: 'Aussteller: {{issuer}}',
+      testEndSession: 'Beim Abmelden von Postern wird man auch beim Anbieter abgemeldet.',
+      testNoEndSession:
+        'Der Anbieter bietet keine Abmeldung an: Beim Abmelden von Postern bleibt die Sitzung beim Anbieter bestehen.',
+      testFailed: 'Die Konfiguration funktioniert nicht',
+      testWarnings: 'Warnungen',
     },
     ldap: {
       url: 'LDAP-Server-URL',

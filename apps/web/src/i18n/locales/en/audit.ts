@@ -68,6 +68,12 @@ const auditAction: AuditActionTexts = {
   AllowlistRead: 'Allowlist retrieved',
   AllowlistReadRefused: 'Allowlist retrieval refused',
   SecretUnreadable: 'A stored secret cannot be read',
+  PasskeyAdded: 'Passkey added',
+  PasskeyRenamed: 'Passkey renamed',
+  PasskeyRemoved: 'Passkey removed',
+  PasskeyCounterRegressed: 'Passkey refused: its signature counter went back (copied?)',
+  UserPasskeysReset: 'User passkeys removed',
+  AdminPasskeysReset: 'Admin passkeys removed',
 };
 
 /** The audit namespace: action names under `audit.action`. */

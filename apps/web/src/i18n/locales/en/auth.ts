@@ -14,11 +14,14 @@ export const auth = {
   },
   sso: {
     signIn: 'Sign in with SSO',
+    /** OpenID Connect, named after its provider. */
+    signInWith: 'Sign in with {{provider}}',
+    signInOidc: 'Sign in with OpenID Connect',
     localToggle: 'Sign in with a username and password',
   },
   twoFactor: {
     verifyIntro: 'Enter the code your authenticator app shows to finish signing in.',
-    onboardIntro: 'Your account needs a second factor. Set up an authenticator app, such as one on your phone.',
+    onboardIntro: 'Your account needs a second factor: a passkey, or an authenticator app such as one on your phone.',
     codeLabel: 'Authentication code',
     codeDescription: 'The 6-digit code from your authenticator app',
     codeRequired: 'You must enter a code',

@@ -145,4 +145,18 @@ export const err: ErrorTexts = {
   knocTestNoDevice: 'This knoc is not enforced by an agent, so there is no device to test',
   knocTestApplyFailed: 'The device refused the test address; the test grant was ended',
   knocTestNoAnswer: 'The agent did not report on the test address in time; the test grant was ended',
+  passkeyVerificationFailed: 'The passkey could not be verified',
+  passkeyCounterRegressed:
+    'This passkey may have been copied, so it was refused. Remove it and add a new one, or ask an administrator',
+  passkeyNotFound: 'That passkey was not found',
+  passkeyLimitReached: 'This account holds the most passkeys it may have; remove one first',
+  passkeyAlreadyRegistered: 'This passkey is registered already',
+  noPasskeys: 'This account has no passkeys',
+  passkeySignInDisabled: 'Signing in with a passkey is turned off',
+  passkeyOnlySecondFactor: 'This account signs in with its directory password; its passkey is the second step after it',
+  ceremonyExpired: 'The passkey request has expired; please try again',
+  recentSignInRequired: 'Sign in again to change your passkeys',
+  passkeysNotForThisAccount: 'Passkeys are not available for this account',
+  lastSecondFactor:
+    'This is the account’s only second factor. Set up an authenticator app or add another passkey first',
 };

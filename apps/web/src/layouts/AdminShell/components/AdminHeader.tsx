@@ -2,10 +2,13 @@ import { Burger, Group, Text } from '@mantine/core';
 import { IconUserCircle } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { BrandLogo } from '../../../components/BrandLogo';
+import { CompactHeaderContext } from '../../../components/HeaderButton';
 import { useAdminSession } from '../../../lib/session/session-store';
 import { ColorSchemeToggle } from '../../../theme/ColorSchemeToggle';
 import { LanguageSwitch } from '../../../features/account/components/LanguageSwitch';
 import { useAdminStatus } from '../../../features/status/api';
+import { PasskeysButton } from '../../../features/passkeys/components/PasskeysButton';
+import { accountHasPasskeys } from '../../../features/passkeys/passkey-accounts';
 
 /** Props of {@link AdminHeader}. */
 export interface AdminHeaderProps {
@@ -13,7 +16,10 @@ export interface AdminHeaderProps {
   onToggleNav: () => void;
 }
 
-/** The organisation's logo, the product name, the colour-scheme toggle and the signed-in admin. */
+/**
+ * The organisation's logo, the product name, the colour-scheme toggle and the signed-in admin, with
+ * the admin's own passkeys where the account holds them.
+ */
 export function AdminHeader({ navOpened, onToggleNav }: AdminHeaderProps) {
   const { t } = useTranslation();
   const session = useAdminSession();
@@ -42,6 +48,12 @@ export function AdminHeader({ navOpened, onToggleNav }: AdminHeaderProps) {
             <Text size="sm">{session.Name}</Text>
           </Group>
         )}
+        {accountHasPasskeys(session?.AuthType) ? (
+          // An icon with its name as tooltip, like the other controls of this narrow header.
+          <CompactHeaderContext.Provider value>
+            <PasskeysButton realm="admin" />
+          </CompactHeaderContext.Provider>
+        ) : null}
         <LanguageSwitch area="admin" saved={savedLanguage} />
         <ColorSchemeToggle />
       </Group>

@@ -30,6 +30,8 @@ describe('admin login', () => {
   it.each([
     [{ TotpEnabled: true, AdminTotpVerified: true }, '/admin/otp/verify'],
     [{ TotpEnabled: true, AdminTotpVerified: false }, '/admin/otp/onboard'],
+    // A passkey is a second factor already: the admin verifies with it rather than enrolling one.
+    [{ TotpEnabled: true, AdminTotpVerified: false, HasPasskeys: true }, '/admin/otp/verify'],
   ])('sends an admin with %o to %s', async (totp, target) => {
     installFakeApi({ 'POST /api/admin/login': { body: { data: adminSession(totp) } } });
     const { user } = renderApp('/admin');
@@ -106,5 +108,29 @@ describe('admin login with single sign-on', () => {
     renderApp('/admin');
     expect(await screen.findByRole('button', { name: 'Sign in' })).toBeVisible();
     expect(screen.queryByRole('button', { name: 'Sign in with SSO' })).not.toBeInTheDocument();
+  });
+
+  it('offers the admins’ OpenID Connect provider, never the users’, and starts it without a kiosk flag', async () => {
+    installFakeApi({
+      'GET /api/system_status': {
+        body: {
+          data: {
+            IPApi: '',
+            JsBundleHash: 'build-1',
+            UserSAMLConfigured: false,
+            AdminSAMLConfigured: false,
+            UserOIDCConfigured: true,
+            UserOIDCProviderName: 'Staff ID',
+            AdminOIDCConfigured: true,
+            AdminOIDCProviderName: 'Admin ID',
+          },
+        },
+      },
+    });
+    const navigation = vi.spyOn(browserLocation, 'assign').mockImplementation(() => undefined);
+    const { user } = renderApp('/admin');
+    await user.click(await screen.findByRole('button', { name: 'Sign in with Admin ID' }));
+    expect(screen.queryByRole('button', { name: 'Sign in with Staff ID' })).not.toBeInTheDocument();
+    expect(navigation).toHaveBeenCalledExactlyOnceWith('/api/admin/login/oidc');
   });
 });

@@ -76,6 +76,32 @@ describe('admins screen: own account', { timeout: 30_000 }, () => {
   });
 });
 
+describe('admins screen: passkeys', { timeout: 30_000 }, () => {
+  it('removes an admin’s passkeys after confirmation and says so', async () => {
+    const { api, user } = openAdmins({ 'DELETE /api/admin/admins/:id/passkeys': EMPTY_OK });
+    await adminsTable();
+    await user.click(screen.getByRole('button', { name: 'Remove passkeys of Ada Lovelace' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Remove passkeys' });
+    expect(dialog).toHaveTextContent('Remove every passkey of Ada Lovelace?');
+    await user.click(within(dialog).getByRole('button', { name: 'Remove passkeys' }));
+    expect(await screen.findByText('Passkeys removed')).toBeVisible();
+    expect(api.calls('DELETE /api/admin/admins/:id/passkeys')[0]?.params).toEqual({ id: 'admin-ada' });
+  });
+
+  it('explains why one’s own passkeys and a SAML admin’s are not removed here', async () => {
+    const { api, user } = openAdmins();
+    await adminsTable();
+    const own = screen.getByRole('button', { name: 'Remove passkeys of Grace Hopper' });
+    expect(own).toHaveAccessibleDescription('Manage your own passkeys with the Passkeys button at the top');
+    expect(screen.getByRole('button', { name: 'Remove passkeys of Linus' })).toHaveAccessibleDescription(
+      'Passkeys are not available for this account',
+    );
+    await user.click(own);
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(api.requests.filter((request) => request.method === 'DELETE')).toHaveLength(0);
+  });
+});
+
 describe('admins screen: actions', { timeout: 30_000 }, () => {
   it('resets 2FA after confirmation, says so and refreshes the list', async () => {
     const { api, user } = openAdmins({ 'DELETE /api/admin/admins/:id/totpToken': EMPTY_OK });

@@ -36,6 +36,7 @@ export default function AdminsPage({ route }: RoutePageProps) {
     view: (item) => open({ type: 'view', item }),
     edit: (item) => open({ type: 'edit', item }),
     resetTotp: actions.confirmResetTotp,
+    removePasskeys: actions.confirmRemovePasskeys,
     remove: actions.confirmDelete,
   });
   // A dialog shows the admin as the list has it now, so a refresh after ending a session shows through.

@@ -4,7 +4,7 @@ import { AuthenticationSettingsResponse, ErrorCodes, SamlKeyCertResponse } from 
 import { signInAdmin } from '@/test-support/fixtures';
 import { renderApp } from '@/test-support/render-app';
 import { apiError, data } from '@/test-support/typed-fake-api';
-import { authenticationSettings } from '@/test-support/records/settings';
+import { authenticationSettings, oidcBodyDefaults, passkeyBodyDefaults } from '@/test-support/records/settings';
 import { findSection, installSettingsApi } from '@/test-support/screens/settings';
 
 const METADATA = '<md:EntityDescriptor><md:IDPSSODescriptor/></md:EntityDescriptor>';
@@ -68,6 +68,8 @@ describe('settings: authentication', { timeout: 30_000 }, () => {
       LDAPURL: 'ldaps://ldap.example.com',
       LDAPStartTLS: true,
       LDAPSkipVerifyTLS: true,
+      ...oidcBodyDefaults(),
+      ...passkeyBodyDefaults(),
     });
     expect(await screen.findByText('Settings updated')).toBeInTheDocument();
     await waitFor(() => expect(within(section).getByRole('button', { name: 'Save' })).toBeDisabled());

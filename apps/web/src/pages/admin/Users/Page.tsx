@@ -49,6 +49,7 @@ export default function UsersPage({ route }: RoutePageProps) {
         onView={() => open({ type: 'view', userId: user.ID })}
         onEdit={() => open({ type: 'edit', user })}
         onResetTotp={actions.askResetTotp}
+        onRemovePasskeys={actions.askRemovePasskeys}
         onDelete={(target) => actions.askDelete(target)}
       />
     ),

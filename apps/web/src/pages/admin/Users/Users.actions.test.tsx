@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import {
   ErrorCodes,
   GroupListResponse,
+  PasskeyListResponse,
   SessionsEndedResponse,
   UserAclListResponse,
   UserSessionListResponse,
@@ -11,6 +12,7 @@ import { findMenuItem, getMenuItem, menuItemTexts } from '@/test-support/menu';
 import { apiError, data, EMPTY_OK } from '@/test-support/typed-fake-api';
 import { findUsersTable, openUsersPage, userRoutes } from '@/test-support/screens/users';
 import { listedUser } from '@/test-support/records/users';
+import { passkeyRecord } from '@/test-support/records/passkeys';
 
 // Whole-app tests with dialogs take a few seconds each.
 vi.setConfig({ testTimeout: 20_000 });
@@ -38,9 +40,9 @@ const confirmIn = async (page: Page, title: string, button: string) => {
 
 describe('row actions', () => {
   it.each([
-    ['a local user', 'Ada Lovelace', ['View', 'Edit', 'Delete']],
-    ['a SAML user (not editable)', 'Sam', ['View', 'Delete']],
-    ['a user with TOTP on (reset 2FA)', 'Tom', ['View', 'Edit', 'Reset 2FA', 'Delete']],
+    ['a local user', 'Ada Lovelace', ['View', 'Edit', 'Remove passkeys', 'Delete']],
+    ['a SAML user (not editable, passkeys at the IdP)', 'Sam', ['View', 'Delete']],
+    ['a user with TOTP on (reset 2FA)', 'Tom', ['View', 'Edit', 'Reset 2FA', 'Remove passkeys', 'Delete']],
   ])('offers the right actions for %s', async (_case, name, expected) => {
     const page = openUsersPage(
       userRoutes([
@@ -104,6 +106,29 @@ describe('reset 2FA', () => {
     expect(await screen.findByRole('dialog', { name: 'Error' })).toHaveTextContent(
       'Two-factor authentication is not enabled for this account',
     );
+  });
+});
+
+describe('remove passkeys', () => {
+  it('removes every passkey of the user only after confirmation, and says so', async () => {
+    const page = openUsersPage({ 'DELETE /api/admin/users/:id/passkeys': EMPTY_OK });
+    await choose(page, 'Ada Lovelace', 'Remove passkeys');
+    const dialog = await screen.findByRole('dialog', { name: 'Remove passkeys' });
+    expect(dialog).toHaveTextContent('Remove every passkey of Ada Lovelace?');
+    expect(page.api.calls('DELETE /api/admin/users/:id/passkeys')).toHaveLength(0);
+    await page.user.click(within(dialog).getByRole('button', { name: 'Remove passkeys' }));
+    expect(await screen.findByText('Passkeys removed')).toBeVisible();
+    expect(page.api.calls('DELETE /api/admin/users/:id/passkeys')[0]?.params.id).toBe('u-ada');
+  });
+
+  it('shows how many passkeys a user holds in the details', async () => {
+    const page = openUsersPage({
+      'GET /api/admin/users/:id/passkeys': data(PasskeyListResponse, [passkeyRecord(), passkeyRecord({ ID: 'pk-2' })]),
+    });
+    await choose(page, 'Ada Lovelace', 'View');
+    const dialog = await screen.findByRole('dialog');
+    expect(await within(dialog).findByText('2 passkeys')).toBeVisible();
+    expect(page.api.calls('GET /api/admin/users/:id/passkeys')[0]?.params.id).toBe('u-ada');
   });
 });
 

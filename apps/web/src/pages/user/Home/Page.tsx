@@ -3,6 +3,8 @@ import { Container, Group, Modal, Stack, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { QueryState } from '@/components/QueryState';
 import { ChangePasswordButton } from '../../../features/account/components/ChangePasswordButton';
+import { PasskeysButton } from '../../../features/passkeys/components/PasskeysButton';
+import { accountHasPasskeys } from '../../../features/passkeys/passkey-accounts';
 import { visibleAcls } from '../../../features/acls/acl-view';
 import { byDescription } from '../../../features/acls/dashboard-sections';
 import { useAclActions } from '../../../features/acls/use-acl-actions';
@@ -35,7 +37,8 @@ export default function HomePage() {
   const name = data?.Name ?? session?.Name ?? '';
   const userName = data?.UserName ?? session?.UserName ?? '';
   const ends = data?.Ends ?? session?.Ends;
-  const local = (data?.AuthType ?? session?.AuthType) === 'local';
+  const authType = data?.AuthType ?? session?.AuthType;
+  const local = authType === 'local';
   const names = useMemo(() => [name, userName], [name, userName]);
   const unlicensed = data === undefined || portal.licensed ? null : unlicensedKeys(data.Licensed);
 
@@ -45,6 +48,7 @@ export default function HomePage() {
         <LanguageSwitch area="user" saved={data?.Language} />
         <ColorSchemeToggle />
         {local ? <ChangePasswordButton names={names} /> : null}
+        {accountHasPasskeys(authType) ? <PasskeysButton realm="user" /> : null}
         <LogoutButton />
       </PortalHeader>
       <Container size="lg" component="main" py="lg">

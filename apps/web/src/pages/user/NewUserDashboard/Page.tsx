@@ -4,6 +4,8 @@ import { IconSearch } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { QueryState } from '@/components/QueryState';
 import { ChangePasswordButton } from '../../../features/account/components/ChangePasswordButton';
+import { PasskeysButton } from '../../../features/passkeys/components/PasskeysButton';
+import { accountHasPasskeys } from '../../../features/passkeys/passkey-accounts';
 import { isDefaultCategory, visibleAcls } from '../../../features/acls/acl-view';
 import {
   byDescription,
@@ -74,7 +76,8 @@ export default function NewUserDashboardPage() {
 
   const name = data?.Name ?? session?.Name ?? '';
   const ends = data?.Ends ?? session?.Ends;
-  const local = (data?.AuthType ?? session?.AuthType) === 'local';
+  const authType = data?.AuthType ?? session?.AuthType;
+  const local = authType === 'local';
   const names = useMemo(() => [name, userName], [name, userName]);
   const timerHidden = highAccessibility && prefs.timerHidden;
 
@@ -98,6 +101,7 @@ export default function NewUserDashboardPage() {
         <LanguageSwitch area="user" saved={data?.Language} />
         <ColorSchemeToggle />
         {local ? <ChangePasswordButton names={names} /> : null}
+        {accountHasPasskeys(authType) ? <PasskeysButton realm="user" /> : null}
         <LogoutButton />
       </PortalHeader>
       <Container size="xl" component="main" py="lg">

@@ -1,0 +1,57 @@
+/** English: passkeys (WebAuthn): signing in with one, as a second factor, and managing one's own. */
+export const passkeys = {
+  passkey: {
+    signIn: 'Sign in with a passkey',
+    useForSecondFactor: 'Use a passkey',
+    or: 'or',
+    /** The person closed the browser's passkey prompt, or it timed out: nothing went wrong. */
+    cancelled: 'No passkey was used. You can try again, or use another way.',
+    /** The browser refused for a reason of its own (no matching passkey, an unsupported device). */
+    failed: 'Your browser could not use a passkey here.',
+    alreadyRegistered: 'This device already holds a passkey for your account.',
+    choice: {
+      heading: 'How would you like to confirm your sign-ins?',
+      passkey: 'Set up a passkey',
+      passkeyHint: 'Your device, security key or password manager confirms it is you: no codes to type.',
+      app: 'Use an authenticator app',
+      appHint: 'An app on your phone shows a 6-digit code to type in.',
+      back: 'Choose another way',
+    },
+    name: {
+      label: 'Passkey name',
+      description: 'So you can tell your passkeys apart, such as “Work laptop”.',
+      required: 'You must give the passkey a name',
+      tooLong: 'The name may have at most 64 characters',
+      controlCharacters: 'The name must not contain control characters',
+      suggestion: 'My passkey',
+    },
+    create: 'Create passkey',
+    enrolled: 'Your passkey is set up.',
+    manage: {
+      open: 'Passkeys',
+      title: 'Your passkeys',
+      intro: 'Passkeys let you sign in with your device, security key or password manager.',
+      empty: 'You have no passkeys yet.',
+      listLabel: 'Your passkeys',
+      created: 'Added',
+      lastUsed: 'Last used',
+      neverUsed: 'Never used',
+      synced: 'Synced',
+      syncedHint: 'Kept in sync across your devices by your password manager or platform.',
+      add: 'Add a passkey',
+      added: 'Passkey added.',
+      rename: 'Rename',
+      renameLabel: 'Rename {{name}}',
+      renameTitle: 'Rename passkey',
+      renamed: 'Passkey renamed.',
+      remove: 'Remove',
+      removeLabel: 'Remove {{name}}',
+      removeTitle: 'Remove passkey',
+      removeMessage: 'Remove the passkey “{{name}}”? It can no longer be used to sign in.',
+      removed: 'Passkey removed.',
+      recentSignIn:
+        'For your safety, passkeys can only be changed within {{minutes}} minutes of signing in. Sign in again to change your passkeys.',
+      limit: 'You have {{max}} passkeys, the most an account may hold.',
+    },
+  },
+};
