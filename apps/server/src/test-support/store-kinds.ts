@@ -60,6 +60,7 @@ export const BOTH_STORES_FILES: Readonly<Record<string, BothStoresReason>> = {
   'src/settings/settings.test.ts': 'smoke',
   'src/status/status.api.test.ts': 'smoke',
   'src/users/users.api.test.ts': 'smoke',
+  'src/webauthn/passkey-replicas.api.test.ts': 'concurrency',
   'src/webauthn/passkeys.api.test.ts': 'smoke',
   'src/users/user-duration.api.test.ts': 'store',
   'src/shared-state.api.test.ts': 'concurrency',

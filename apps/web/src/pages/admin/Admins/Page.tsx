@@ -70,7 +70,8 @@ export default function AdminsPage({ route }: RoutePageProps) {
             rowKey={(admin) => admin.ID}
             search={search}
             initialSort={{ column: 'name', direction: 'asc' }}
-            minWidth={720}
+            // Five row actions beside the names: narrower, the "You" badge would give up its text.
+            minWidth={760}
           />
         )}
       </QueryState>
