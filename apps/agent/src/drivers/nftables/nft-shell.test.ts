@@ -135,10 +135,12 @@ describe('NftShell', () => {
   });
 
   it('kills a shell that does not answer in time, and starts a new one next time', async () => {
-    const shell = fakeShell({ timeoutMs: 300 });
+    // Long enough for the fake nft (a Node.js process) to start on a busy machine: the first
+    // command's deadline covers the start too.
+    const shell = fakeShell({ timeoutMs: 2000 });
     const before = await pidOf(shell);
 
-    await expect(shell.run([write('hang')])).rejects.toThrow('nft did not answer within 300 ms');
+    await expect(shell.run([write('hang')])).rejects.toThrow('nft did not answer within 2000 ms');
 
     await expect.poll(() => alive(before), { timeout: 5000 }).toBe(false);
     expect(await pidOf(shell)).not.toBe(before);
