@@ -37,6 +37,7 @@ const API_SMOKE_TESTS = [
   'apps/server/src/admins/admins.api.test.ts',
   'apps/server/src/http/route-table.api.test.ts',
   'apps/server/src/settings/settings.api.test.ts',
+  'apps/server/src/settings/settings-logos.api.test.ts',
 ];
 /** The built server and the built agent driving a real ipset and HAProxy, on both stores. */
 const SYSTEM_TEST = 'tests/system/grants-netns.system.test.ts';

@@ -122,7 +122,10 @@ export async function verifySecondFactor(
     }
     throw error;
   });
-  const options = { before: recordUse(passkey, use, now), signInDescription: passkeyDescription(passkey) };
+  const options = {
+    before: (trx: AppContext['db']) => recordUse(trx, passkey, use, now),
+    signInDescription: passkeyDescription(passkey),
+  };
   if (caller.realm === 'user') {
     const finished = await finishUserSignIn(ctx, caller.account, caller.session, meta, options);
     return { ...finished, kiosk: caller.session.kiosk };
@@ -209,7 +212,7 @@ export function passwordlessUserSignIn(
       assertPasswordlessAllowed(user);
       const now = ctx.clock.now();
       assertUserMaySignIn(user, now);
-      await recordUse(passkey, use, now)(ctx.db);
+      await recordUse(ctx.db, passkey, use, now);
       const started = await startFullUserSession(
         ctx,
         user,
@@ -238,7 +241,7 @@ export function passwordlessAdminSignIn(
       const { passkey, use, account: admin } = proven;
       assertPasswordlessAllowed(admin);
       // Login permission is checked by startAdminSignIn, after the use is recorded: the passkey did sign.
-      await recordUse(passkey, use, ctx.clock.now())(ctx.db);
+      await recordUse(ctx.db, passkey, use, ctx.clock.now());
       const signedIn = await startAdminSignIn(ctx, admin, meta, previousToken, {
         signInDescription: passkeyDescription(passkey),
       });
@@ -257,10 +260,8 @@ function userHandleOf(body: AdminPasswordlessVerifyBody): string | null {
  * Records the passkey's use; refused (401) when another answer moved its counter since it was read
  * (two uses racing on two replicas: one of them is a copy's).
  */
-function recordUse(passkey: StoredPasskey, use: PasskeyUse, now: number) {
-  return async (db: AppContext['db']): Promise<void> => {
-    if (!(await recordPasskeyUse(db, passkey, { ...use, now }))) throw verificationFailed();
-  };
+async function recordUse(db: AppContext['db'], passkey: StoredPasskey, use: PasskeyUse, now: number): Promise<void> {
+  if (!(await recordPasskeyUse(db, passkey, { ...use, now }))) throw verificationFailed();
 }
 
 /**

@@ -1,12 +1,8 @@
-import { useState } from 'react';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useNavigate } from 'react-router';
+import { useQueryClient } from '@tanstack/react-query';
 import { notifications } from '@mantine/notifications';
 import { useTranslation } from 'react-i18next';
-import { ErrorCodes } from '@postern/protocol';
-import { hasErrorCode } from '../../lib/api/api-error';
 import type { Area } from '../../lib/area';
-import { completeSignIn, useLeavePendingSignIn } from '../two-factor/use-second-factor';
+import { completeSignIn, usePendingSignInStep } from '../two-factor/use-second-factor';
 import { registerPasskey } from './webauthn-api';
 
 /** What the onboarding screen needs from a passkey enrolment. */
@@ -24,30 +20,13 @@ export interface PasskeyEnrolment {
  */
 export function usePasskeyEnrolment(realm: Area): PasskeyEnrolment {
   const { t } = useTranslation();
-  const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const leave = useLeavePendingSignIn(realm);
-  const [error, setError] = useState<unknown>(null);
-  const mutation = useMutation({
-    mutationFn: async (name: string) => {
-      await registerPasskey(realm, name, true);
-      const destination = await completeSignIn(realm, queryClient);
-      // Said here, as the TOTP enrolment does: storing the session can unmount this screen.
-      notifications.show({ color: 'green', message: t('passkey.enrolled') });
-      return destination;
-    },
+  const step = usePendingSignInStep(realm, async (name: string) => {
+    await registerPasskey(realm, name, true);
+    const destination = await completeSignIn(realm, queryClient);
+    // Said here, as the TOTP enrolment does: storing the session can unmount this screen.
+    notifications.show({ color: 'green', message: t('passkey.enrolled') });
+    return destination;
   });
-
-  const enrol = (name: string) => {
-    setError(null);
-    mutation.mutate(name, {
-      onSuccess: ({ to }) => void navigate(to, { replace: true }),
-      onError: (failure) => {
-        if (hasErrorCode(failure, ErrorCodes.invalidSession)) leave();
-        else setError(failure);
-      },
-    });
-  };
-
-  return { enrol, pending: mutation.isPending, error };
+  return { enrol: step.run, pending: step.pending, error: step.error };
 }

@@ -1,10 +1,7 @@
-import { useRef, useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useNavigate } from 'react-router';
-import { ErrorCodes } from '@postern/protocol';
-import { hasErrorCode } from '../../lib/api/api-error';
+import { useRef } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { Area } from '../../lib/area';
-import { completeSignIn, useLeavePendingSignIn } from '../two-factor/use-second-factor';
+import { completeSignIn, usePendingSignInStep } from '../two-factor/use-second-factor';
 import { passkeysSupported, runAuthentication } from './ceremony';
 import { authenticationOptions, authenticationVerify, passkeyKeys } from './webauthn-api';
 
@@ -26,11 +23,8 @@ export interface PasskeySecondFactor {
  * code would; a pending sign-in that expired goes back to the login.
  */
 export function usePasskeySecondFactor(realm: Area): PasskeySecondFactor {
-  const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const leave = useLeavePendingSignIn(realm);
   const supported = passkeysSupported();
-  const [error, setError] = useState<unknown>(null);
   const optionsUsed = useRef(false);
   const options = useQuery({
     queryKey: [...passkeyKeys.all, 'second-factor', realm],
@@ -42,26 +36,18 @@ export function usePasskeySecondFactor(realm: Area): PasskeySecondFactor {
     refetchOnWindowFocus: false,
     refetchOnReconnect: false,
   });
-  const mutation = useMutation({
-    mutationFn: async () => {
-      const fresh = optionsUsed.current || options.data === undefined;
-      optionsUsed.current = true;
-      const ceremony = fresh ? await authenticationOptions(realm) : options.data;
-      await authenticationVerify(realm, await runAuthentication(ceremony));
-      return completeSignIn(realm, queryClient);
-    },
+  const step = usePendingSignInStep(realm, async (_: undefined) => {
+    const fresh = optionsUsed.current || options.data === undefined;
+    optionsUsed.current = true;
+    const ceremony = fresh ? await authenticationOptions(realm) : options.data;
+    await authenticationVerify(realm, await runAuthentication(ceremony));
+    return completeSignIn(realm, queryClient);
   });
 
-  const start = () => {
-    setError(null);
-    mutation.mutate(undefined, {
-      onSuccess: ({ to }) => void navigate(to, { replace: true }),
-      onError: (failure) => {
-        if (hasErrorCode(failure, ErrorCodes.invalidSession)) leave();
-        else setError(failure);
-      },
-    });
+  return {
+    offered: supported && options.isSuccess,
+    start: () => step.run(undefined),
+    pending: step.pending,
+    error: step.error,
   };
-
-  return { offered: supported && options.isSuccess, start, pending: mutation.isPending, error };
 }

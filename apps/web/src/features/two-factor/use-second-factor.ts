@@ -49,6 +49,41 @@ export function useLeavePendingSignIn(realm: Area): () => void {
   }, [navigate, realm]);
 }
 
+/** One step that finishes a pending sign-in (a code, a passkey, an enrolment), and its last failure. */
+export interface PendingSignInStep<V> {
+  run: (variables: V) => void;
+  pending: boolean;
+  /** What the step was last run with, while it is on its way. */
+  variables: V | undefined;
+  /** The last failure to show, or null. */
+  error: unknown;
+}
+
+/**
+ * Runs `step` (which ends in completeSignIn) and goes where it leads; a pending sign-in that is gone
+ * goes back to the login with "session expired", any other failure is kept for the screen to show.
+ */
+export function usePendingSignInStep<V>(
+  realm: Area,
+  step: (variables: V) => Promise<Destination>,
+): PendingSignInStep<V> {
+  const navigate = useNavigate();
+  const leave = useLeavePendingSignIn(realm);
+  const [error, setError] = useState<unknown>(null);
+  const mutation = useMutation({ mutationFn: step });
+  const run = (variables: V) => {
+    setError(null);
+    mutation.mutate(variables, {
+      onSuccess: ({ to }) => void navigate(to, { replace: true }),
+      onError: (failure) => {
+        if (hasErrorCode(failure, ErrorCodes.invalidSession)) leave();
+        else setError(failure);
+      },
+    });
+  };
+  return { run, pending: mutation.isPending, variables: mutation.variables, error };
+}
+
 /** What the two-factor screens need from the verification call. */
 export interface SecondFactor {
   /** Sends a code from the authenticator. */
@@ -67,38 +102,21 @@ export interface SecondFactor {
  */
 export function useSecondFactor(realm: Area): SecondFactor {
   const { t } = useTranslation();
-  const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const leave = useLeavePendingSignIn(realm);
-  const [error, setError] = useState<unknown>(null);
-  const mutation = useMutation({
-    mutationFn: async (body: AdminOtpVerifyBody) => {
-      const { Outcome } = await verifyOtp(realm, body);
-      // Every outcome signs in, an enrolment too: its code proved the new authenticator, and asking
-      // for one again would refuse the same code (each is accepted once) until the app shows the next.
-      const destination = await completeSignIn(realm, queryClient);
-      // Said here, not in onSuccess: storing the admin session can unmount this screen (its guard
-      // leads on to the console), and mutate()'s own callbacks never run after an unmount.
-      if (Outcome === 'Enrolled') notifications.show({ color: 'green', message: t('twoFactor.enrolled') });
-      return destination;
-    },
+  const step = usePendingSignInStep(realm, async (body: AdminOtpVerifyBody) => {
+    const { Outcome } = await verifyOtp(realm, body);
+    // Every outcome signs in, an enrolment too: its code proved the new authenticator, and asking
+    // for one again would refuse the same code (each is accepted once) until the app shows the next.
+    const destination = await completeSignIn(realm, queryClient);
+    // Said here, not in onSuccess: storing the admin session can unmount this screen (its guard
+    // leads on to the console), and mutate()'s own callbacks never run after an unmount.
+    if (Outcome === 'Enrolled') notifications.show({ color: 'green', message: t('twoFactor.enrolled') });
+    return destination;
   });
-
-  const send = (body: AdminOtpVerifyBody) => {
-    setError(null);
-    mutation.mutate(body, {
-      onSuccess: ({ to }) => void navigate(to, { replace: true }),
-      onError: (failure) => {
-        if (hasErrorCode(failure, ErrorCodes.invalidSession)) leave();
-        else setError(failure);
-      },
-    });
-  };
-
   return {
-    submitCode: (code) => send({ Code: code }),
-    defer: () => send({ deferEnrolment: true }),
-    pending: mutation.isPending ? (mutation.variables.deferEnrolment === true ? 'defer' : 'code') : null,
-    error,
+    submitCode: (code) => step.run({ Code: code }),
+    defer: () => step.run({ deferEnrolment: true }),
+    pending: step.pending ? (step.variables?.deferEnrolment === true ? 'defer' : 'code') : null,
+    error: step.error,
   };
 }
